@@ -1,0 +1,54 @@
+"""dpmo: differentially private multi-objective selection.
+
+Core (single objective):
+    :func:`select`, :func:`probabilities` (exponential mechanism, permute-and-flip, report-noisy-max),
+    :class:`Objective` (a utility with its global and local sensitivity), :func:`dampen` and
+    :func:`local_dampening` (local dampening, Farias et al. 2020/2023).
+Multi-objective (the paper's contribution):
+    :func:`pareto_score`, :func:`pareto_sensitivity`, :func:`priv_pareto` (PrivPareto) and
+    :func:`aggregate`, :func:`priv_agg` (PrivAgg).
+Applications, imported on first use:
+    :mod:`dpmo.graphs` (DP-MOTkIN), :mod:`dpmo.trees` (DP-MOET, DiffP-ID3, LocalDiffPID3),
+    :mod:`dpmo.datasets`, :mod:`dpmo.metrics`, :mod:`dpmo.audit`, :mod:`dpmo.experiments`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ._validation import check_random_state
+from .aggregate import aggregate, priv_agg
+from .dampening import dampen, local_dampening
+from .mechanisms import MECHANISMS, probabilities, select
+from .pareto import pareto_score, pareto_sensitivity, priv_pareto
+from .sensitivity import LocalSensitivity, Objective
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MECHANISMS",
+    "LocalSensitivity",
+    "Objective",
+    "aggregate",
+    "check_random_state",
+    "dampen",
+    "local_dampening",
+    "pareto_score",
+    "pareto_sensitivity",
+    "priv_agg",
+    "priv_pareto",
+    "probabilities",
+    "select",
+]
+
+_SUBMODULES = {"audit", "datasets", "experiments", "graphs", "metrics", "trees", "cli"}
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES)

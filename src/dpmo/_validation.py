@@ -1,0 +1,109 @@
+"""Input validation shared by every public function (the scikit-learn ``check_*`` style).
+
+Every check raises ``TypeError`` for a value of the wrong kind and ``ValueError`` for a value of the right
+kind outside what is allowed, and the message names the argument and says what is allowed.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_random_state",
+    "check_epsilon",
+    "check_sensitivity",
+    "check_scores",
+    "check_k",
+    "check_choice",
+]
+
+
+def check_random_state(rng: None | int | np.random.Generator) -> np.random.Generator:
+    """Turn ``rng`` into a :class:`numpy.random.Generator` (Scientific Python SPEC 7).
+
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator
+        ``None`` draws fresh entropy from the operating system, an int seeds a new PCG64 generator (the
+        same int gives the same stream), and a Generator is used as it is (and advanced).
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (bool, np.bool_)):
+        raise TypeError("rng must be None, an int seed or a numpy.random.Generator, not a bool")
+    if isinstance(rng, numbers.Integral):
+        if int(rng) < 0:
+            raise ValueError(f"rng must be a non-negative int seed, got {rng}")
+        return np.random.default_rng(int(rng))
+    raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def _real(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    return float(value)
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """Return ``epsilon`` as a float after checking it is a positive finite number."""
+    value = _real(epsilon, name)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {epsilon!r}")
+    return value
+
+
+def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
+    """Return ``sensitivity`` as a float after checking it is a positive finite number.
+
+    A sensitivity of 0 is refused: a utility that cannot change needs no private mechanism, and dividing by
+    it would silently make the selection deterministic.
+    """
+    value = _real(sensitivity, name)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {sensitivity!r}")
+    return value
+
+
+def check_scores(scores, name: str = "scores") -> np.ndarray:
+    """Return ``scores`` as a 1-D float64 array after checking it is non-empty and finite."""
+    try:
+        arr = np.asarray(scores)
+    except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here
+        raise TypeError(f"{name} must be a 1-D array of real numbers") from exc
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real, got complex values")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def check_k(k, n: int, name: str = "k") -> int:
+    """Return ``k`` as an int after checking ``1 <= k <= n``."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(k).__name__}")
+    k = int(k)
+    if k < 1 or k > n:
+        raise ValueError(f"{name} must be between 1 and the number of candidates ({n}), got {k}")
+    return k
+
+
+def check_choice(value, allowed, name: str) -> str:
+    """Return ``value`` after checking it is one of the strings in ``allowed``."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
+    return value

@@ -1,0 +1,297 @@
+"""Thin adapters between the experiment grid and the applications (:mod:`dpmo.trees`, :mod:`dpmo.graphs`).
+
+Each ``*_run`` function computes one repetition of one cell and returns its metrics as a dict of floats;
+:func:`dpmo.experiments.runner.run_task` calls it as ``fn(data, method, epsilon, rng, params,
+reference_seed=...)``. ``epsilon`` is None for a non-private method. Data are loaded once per worker
+process by :func:`load_data` (cached).
+
+Metrics are evaluation quantities computed on the private data by the experimenter, outside the private
+algorithms; they are not releases.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..metrics import coverage, front_share, recall, tpr_tnr, weighted_fitness
+from .config import DATASETS
+
+__all__ = [
+    "GraphData",
+    "load_data",
+    "load_table",
+    "load_graph_data",
+    "embedded_graph",
+    "pareto_front_mask",
+    "tree_pareto_run",
+    "tree_agg_run",
+    "graph_pareto_run",
+    "graph_agg_run",
+    "toy_run",
+]
+
+#: Seed of the embedded synthetic graph (public, fixed).
+SYNTHETIC_SEED = 20240601
+
+
+def _sensitivity_of(method: str) -> str:
+    if method.endswith("local"):
+        return "local"
+    if method.endswith("global"):
+        return "global"
+    raise ValueError(f"method {method!r} names no sensitivity (local/global)")
+
+
+# --------------------------------------------------------------------------------------------- data
+def load_table(name: str, files: Sequence[str] = ()):
+    """A labelled table as a ``dpmo.datasets.Dataset`` (X, y, features, name)."""
+    from .. import datasets
+
+    if name == "breast-cancer":
+        return datasets.load_breast_cancer()
+    paths = [Path(f) for f in files]
+    if name == "nltcs":
+        return datasets.load_nltcs(paths[0])
+    if name == "acs":
+        return datasets.load_acs(paths[0])
+    if name == "adult":
+        return datasets.load_adult(paths[0].parent)
+    raise ValueError(f"unknown table dataset {name!r}")
+
+
+def embedded_graph(name: str):
+    """A networkx graph shipped with networkx, or the seeded synthetic heavy-tailed graph."""
+    import networkx as nx
+
+    if name == "les-miserables":
+        g = nx.les_miserables_graph()
+    elif name == "karate":
+        g = nx.karate_club_graph()
+    elif name == "florentine":
+        g = nx.florentine_families_graph()
+    elif name == "synthetic":
+        # heavy-tailed degrees (Barabasi-Albert) with tunable clustering (Holme and Kim 2002)
+        g = nx.powerlaw_cluster_graph(3000, 3, 0.4, seed=SYNTHETIC_SEED)
+    else:
+        raise ValueError(f"unknown embedded graph {name!r}")
+    h = nx.Graph()
+    h.add_nodes_from(g.nodes())
+    h.add_edges_from(g.edges())  # drop weights and attributes
+    return nx.convert_node_labels_to_integers(h, ordering="sorted") if name != "synthetic" else h
+
+
+def pareto_front_mask(values: np.ndarray) -> np.ndarray:
+    """Boolean mask of the points not Pareto-dominated (no other point >= in both and > in one).
+
+    Two identical points are both on the front. O(n log n) for two objectives (sort and sweep).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2 or values.shape[1] != 2:
+        raise ValueError(f"values must have shape (n, 2), got {values.shape}")
+    a, b = values[:, 0], values[:, 1]
+    order = np.lexsort((-b, -a))  # a descending, then b descending
+    a_s, b_s = a[order], b[order]
+    # group by equal a: the first of each group has the group's largest b
+    new_group = np.ones(a_s.size, dtype=bool)
+    new_group[1:] = a_s[1:] != a_s[:-1]
+    group_id = np.cumsum(new_group) - 1
+    group_start = np.flatnonzero(new_group)
+    group_max_b = b_s[group_start]
+    # best b among points with strictly larger a = running max of previous groups' max b
+    prev_best = np.concatenate(([-np.inf], np.maximum.accumulate(group_max_b)[:-1]))
+    dominated_s = (prev_best[group_id] >= b_s) | (group_max_b[group_id] > b_s)
+    mask = np.empty(a.size, dtype=bool)
+    mask[order] = ~dominated_s
+    return mask
+
+
+@dataclass
+class GraphData:
+    """A graph of the applications plus what the metrics need, computed once per process.
+
+    ``ids`` are the original node ids (sorted), ``values`` the (degree, ego density) of each, in the same
+    order, as computed by :mod:`dpmo.graphs`.
+    """
+
+    name: str
+    graph: Any
+    ids: np.ndarray
+    values: np.ndarray
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def positions(self, nodes) -> np.ndarray:
+        nodes = np.asarray(nodes)
+        pos = np.searchsorted(self.ids, nodes)
+        pos = np.clip(pos, 0, self.ids.size - 1)
+        if not np.array_equal(self.ids[pos], nodes):
+            raise ValueError("selected node ids not found in the graph")
+        return pos
+
+    def values_of(self, nodes) -> np.ndarray:
+        return self.values[self.positions(nodes)]
+
+    def exact(self, approach: str, k: int, weights: tuple[float, float] = (1.0, 100.0)) -> np.ndarray:
+        key = ("exact", approach, int(k), tuple(float(w) for w in weights))
+        if key not in self._cache:
+            from .. import graphs
+
+            kw = {"weights": tuple(weights)} if approach == "agg" else {}
+            self._cache[key] = np.asarray(graphs.top_k_exact(self.graph, k, approach=approach, **kw))
+        return self._cache[key]
+
+    @property
+    def front(self) -> np.ndarray:
+        if "front" not in self._cache:
+            self._cache["front"] = self.ids[pareto_front_mask(self.values)]
+        return self._cache["front"]
+
+
+def _graph_values(graph) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, values (n, 2) of degree and ego density) from a :mod:`dpmo.graphs` graph object."""
+    from .. import graphs
+
+    if hasattr(graphs, "node_values"):
+        ids, vals = graphs.node_values(graph)
+        return np.asarray(ids), np.asarray(vals, dtype=np.float64)
+    ids = np.asarray(graph.nodes if hasattr(graph, "nodes") else graph.node_ids)
+    deg = np.asarray(graph.degree, dtype=np.float64)
+    ego = np.asarray(graph.ego_density if hasattr(graph, "ego_density") else graph.egodensity, dtype=np.float64)
+    return ids, np.column_stack([deg, ego])
+
+
+def load_graph_data(name: str, files: Sequence[str] = ()) -> GraphData:
+    """Load a graph dataset with :mod:`dpmo.graphs` and attach ids and (degree, ego density)."""
+    from .. import graphs
+
+    source = embedded_graph(name) if DATASETS[name].embedded else Path(files[0])
+    graph = graphs.load_graph(source)
+    ids, values = _graph_values(graph)
+    order = np.argsort(ids, kind="stable")
+    return GraphData(name=name, graph=graph, ids=ids[order], values=values[order])
+
+
+@functools.lru_cache(maxsize=8)
+def load_data(name: str, files: tuple[str, ...] = ()):
+    """Load dataset ``name`` (cached per process: each worker loads a dataset once)."""
+    if name == "toy":
+        return None
+    spec = DATASETS[name]
+    if spec.kind == "tree":
+        return load_table(name, files)
+    return load_graph_data(name, files)
+
+
+# --------------------------------------------------------------------------------------------- trees
+_TREE_KEYS = ("population_size", "selection_size", "n_iterations", "initial_depth", "max_depth", "n_output",
+              "mechanism")
+
+
+def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: dict, rng):
+    from ..trees import DPMOETClassifier
+
+    kw = {k: params[k] for k in _TREE_KEYS if k in params}
+    if approach == "agg":
+        kw["weights"] = tuple(params.get("weights", (3.0, 2.0)))
+    clf = DPMOETClassifier(epsilon=epsilon, approach=approach, sensitivity=sensitivity,
+                           features=data.features, random_state=rng, **kw)
+    clf.fit(data.X, data.y)
+    return np.asarray(clf.evaluate(data.X, data.y), dtype=np.float64).reshape(-1, 2)
+
+
+_REFERENCE_CACHE: dict[tuple, np.ndarray] = {}
+
+
+def _reference(data, params: dict, seed: np.random.SeedSequence, approach: str) -> np.ndarray:
+    """Objectives of the non-private reference run keyed by ``seed`` (cached: shared by all cells)."""
+    key = (data.name, approach, repr(sorted(params.items())), seed.entropy, tuple(seed.spawn_key))
+    if key not in _REFERENCE_CACHE:
+        if len(_REFERENCE_CACHE) > 20_000:
+            _REFERENCE_CACHE.clear()
+        sens = "global"  # ignored when epsilon is None
+        _REFERENCE_CACHE[key] = _moet(data, approach, None, sens, params, np.random.default_rng(seed))
+    return _REFERENCE_CACHE[key]
+
+
+def tree_pareto_run(data, method: str, epsilon: float | None, rng: np.random.Generator, params: dict, *,
+                    reference_seed: np.random.SeedSequence) -> dict[str, float]:
+    """One repetition of the tree Pareto experiment: C(X', X'') of the private output trees.
+
+    X' = (TPR, TNR) of NODP-MOET-Pareto's output trees (run from ``reference_seed``), X'' = those of
+    DP-MOET-Pareto (local or global) with budget ``epsilon``.
+    """
+    ref = _reference(data, params, reference_seed, "pareto")
+    out = _moet(data, "pareto", epsilon, _sensitivity_of(method), params, rng)
+    return {"coverage": coverage(ref, out, dominance=params.get("dominance", "strict")),
+            "coverage_weak": coverage(ref, out, dominance="weak")}
+
+
+def tree_agg_run(data, method: str, epsilon: float | None, rng: np.random.Generator, params: dict, *,
+                 reference_seed: np.random.SeedSequence | None = None) -> dict[str, float]:
+    """One repetition of the tree aggregation experiment: fitness w . (TPR, TNR) of the output tree."""
+    weights = tuple(params.get("weights", (3.0, 2.0)))
+    if method == "LocalDiffPID3":
+        from ..trees import LocalDiffPID3Classifier
+
+        clf = LocalDiffPID3Classifier(epsilon=epsilon, max_depth=params.get("max_depth", 5),
+                                      features=data.features, random_state=rng)
+        clf.fit(data.X, data.y)
+        tpr, tnr = tpr_tnr(data.y, clf.predict(data.X))
+    else:
+        private = method.startswith("DP-")
+        sens = _sensitivity_of(method) if private else "global"
+        objectives = _moet(data, "agg", epsilon if private else None, sens, params, rng)
+        tpr, tnr = objectives[0]
+    fitness = float(weighted_fitness(np.array([tpr, tnr]), weights))
+    return {"fitness": fitness, "tpr": float(tpr), "tnr": float(tnr)}
+
+
+# --------------------------------------------------------------------------------------------- graphs
+def graph_pareto_run(data: GraphData, method: str, epsilon: float | None, rng: np.random.Generator,
+                     params: dict, *, reference_seed=None) -> dict[str, float]:
+    """One repetition of the graph Pareto experiment: C(exact top-k, private top-k), front share, recall."""
+    from .. import graphs
+
+    k = int(params["k"])
+    picks = np.asarray(graphs.top_k(data.graph, k, epsilon, approach="pareto",
+                                    sensitivity=_sensitivity_of(method),
+                                    mechanism=params.get("mechanism", "exponential"), rng=rng))
+    exact = data.exact("pareto", k)
+    return {"coverage": coverage(data.values_of(exact), data.values_of(picks),
+                                 dominance=params.get("dominance", "strict")),
+            "front_share": front_share(picks, data.front),
+            "recall": recall(picks, exact)}
+
+
+def graph_agg_run(data: GraphData, method: str, epsilon: float | None, rng: np.random.Generator,
+                  params: dict, *, reference_seed=None) -> dict[str, float]:
+    """One repetition of the graph aggregation experiment: recall of the exact top-k by u_agg."""
+    from .. import graphs
+
+    k = int(params["k"])
+    weights = tuple(params.get("weights", (1.0, 100.0)))
+    picks = graphs.top_k(data.graph, k, epsilon, approach="agg", sensitivity=_sensitivity_of(method),
+                         weights=weights, mechanism=params.get("mechanism", "exponential"), rng=rng)
+    return {"recall": recall(picks, data.exact("agg", k, weights))}
+
+
+# --------------------------------------------------------------------------------------------- toy
+def toy_run(data, method: str, epsilon: float | None, rng: np.random.Generator, params: dict, *,
+            reference_seed: np.random.SeedSequence | None = None) -> dict[str, float]:
+    """A fast stand-in used to test the pipeline: exponential-mechanism pick among ``params["n"]`` scores.
+
+    ``score`` is the picked candidate's utility (scores 0..n-1, sensitivity 1), ``ref`` a draw from the
+    reference stream (the same for every method and epsilon of a repetition).
+    """
+    n = int(params.get("n", 20))
+    u = np.arange(n, dtype=np.float64)
+    eps = 1e6 if epsilon is None else float(epsilon)
+    gumbel = rng.gumbel(size=n)
+    pick = int(np.argmax(eps * u / 2.0 + gumbel))
+    ref = float(np.random.default_rng(reference_seed).random()) if reference_seed is not None else 0.0
+    return {"score": float(u[pick]), "ref": ref}

@@ -1,0 +1,342 @@
+"""Run an experiment grid in parallel, seeded per cell, resumable, into a tidy CSV.
+
+Seeding
+-------
+Every run draws its randomness from ``numpy.random.SeedSequence(entropy=seed, spawn_key=key)`` with
+``key = (crc32(experiment), crc32(dataset), crc32(method), crc32(epsilon), run)``: a pure function of the master
+seed and the run's coordinates. The whole grid is reproducible from one seed, any cell (or single run) can
+be re-run alone with identical results, results do not depend on ``--jobs``, on the backend or on the order
+in which tasks finish, and adding an epsilon or a method to the grid leaves the other runs unchanged.
+A second stream, keyed by ``(experiment, dataset, "reference", run)``, drives what a run compares against
+(the non-private reference of the tree Pareto experiment), so it is shared by all methods and budgets of
+repetition ``run``.
+
+Resume
+------
+Rows are appended to ``OUT/<experiment>.csv`` as each task finishes. A run whose ``(dataset, method,
+epsilon, run)`` is already in the CSV with the same ``settings`` fingerprint (algorithm settings and master
+seed, :func:`dpmo.experiments.config.settings_hash`) is not run again.
+
+Parallelism
+-----------
+Tasks (a few runs of one cell) go through joblib: the ``loky`` process pool on this machine, or a Dask
+cluster through ``dask.distributed``'s joblib backend (``backend="dask"``, ``scheduler=ADDRESS``; without an
+address a local cluster of ``jobs`` worker processes is started). A task is a small picklable
+:class:`Task`; the worker loads and caches the dataset itself.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import math
+import os
+import sys
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import NONPRIVATE_EPSILON, ExperimentConfig, settings_hash
+
+__all__ = [
+    "BASE_COLUMNS",
+    "Task",
+    "cell_seed",
+    "reference_seed",
+    "plan_tasks",
+    "run_task",
+    "read_rows",
+    "done_keys",
+    "run_experiment",
+    "csv_path",
+]
+
+#: Leading columns of every results CSV; the experiment's metric columns follow, then ``seconds``,
+#: ``seed`` and ``settings``.
+BASE_COLUMNS = ("experiment", "dataset", "method", "epsilon", "run")
+TRAILING_COLUMNS = ("seconds", "seed", "settings")
+
+
+def _crc(text: str) -> int:
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def _eps_text(epsilon: float) -> str:
+    return "inf" if math.isinf(epsilon) else f"{float(epsilon):.12g}"
+
+
+def cell_seed(seed: int, experiment: str, dataset: str, method: str, epsilon: float, run: int
+              ) -> np.random.SeedSequence:
+    """The seed sequence of one run of one cell (a pure function of its arguments).
+
+    O(1). ``epsilon = inf`` stands for a non-private method.
+    """
+    key = (_crc(experiment), _crc(dataset), _crc(method), _crc(_eps_text(epsilon)), int(run))
+    return np.random.SeedSequence(entropy=int(seed), spawn_key=key)
+
+
+def reference_seed(seed: int, experiment: str, dataset: str, run: int) -> np.random.SeedSequence:
+    """The seed sequence of the reference computation of repetition ``run`` (shared by all cells)."""
+    key = (_crc(experiment), _crc(dataset), _crc("reference"), int(run))
+    return np.random.SeedSequence(entropy=int(seed), spawn_key=key)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A few runs of one cell: everything a worker needs, as plain picklable data."""
+
+    experiment: str
+    dataset: str
+    files: tuple[str, ...]
+    method: str
+    epsilon: float
+    runs: tuple[int, ...]
+    seed: int
+    settings: str
+    run_function: str
+    metrics: tuple[str, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    nonprivate: bool = False
+
+
+def _resolve(path: str) -> Callable[..., dict[str, float]]:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def run_task(task: Task) -> list[dict[str, Any]]:
+    """Compute the runs of ``task``; one CSV row (a dict) per run.
+
+    The run function is called as ``fn(data, method, epsilon, rng, params, reference_seed=...)`` where
+    ``data`` comes from :func:`dpmo.experiments.methods.load_data` (cached per process), ``epsilon`` is
+    None for a non-private method and ``rng`` a Generator on :func:`cell_seed`. It returns a dict with one
+    float per metric.
+    """
+    from .methods import load_data
+
+    fn = _resolve(task.run_function)
+    data = load_data(task.dataset, task.files)
+    rows = []
+    for run in task.runs:
+        rng = np.random.default_rng(cell_seed(task.seed, task.experiment, task.dataset, task.method,
+                                              task.epsilon, run))
+        ref = reference_seed(task.seed, task.experiment, task.dataset, run)
+        eps = None if task.nonprivate else task.epsilon
+        start = time.perf_counter()
+        values = fn(data, task.method, eps, rng, dict(task.params), reference_seed=ref)
+        seconds = time.perf_counter() - start
+        row: dict[str, Any] = {
+            "experiment": task.experiment, "dataset": task.dataset, "method": task.method,
+            "epsilon": _eps_text(task.epsilon), "run": run,
+        }
+        for m in task.metrics:
+            row[m] = repr(float(values[m]))
+        row.update(seconds=f"{seconds:.6f}", seed=task.seed, settings=task.settings)
+        rows.append(row)
+    return rows
+
+
+def csv_path(out_dir: str | os.PathLike, experiment: str) -> Path:
+    """Where the rows of ``experiment`` go: ``OUT/<experiment>.csv``."""
+    return Path(out_dir) / f"{experiment}.csv"
+
+
+def columns(config: ExperimentConfig) -> list[str]:
+    return [*BASE_COLUMNS, *config.metrics, *TRAILING_COLUMNS]
+
+
+def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
+    """All rows of a results CSV (empty if the file does not exist)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _key(dataset: str, method: str, epsilon: float | str, run: int | str, settings: str) -> tuple:
+    return (dataset, method, _eps_text(float(epsilon)), int(run), settings)
+
+
+def done_keys(rows: Iterable[dict[str, str]]) -> set[tuple]:
+    """Keys ``(dataset, method, epsilon, run, settings)`` of the runs present in ``rows``."""
+    out = set()
+    for r in rows:
+        try:
+            out.add(_key(r["dataset"], r["method"], r["epsilon"], r["run"], r["settings"]))
+        except (KeyError, ValueError):
+            continue  # a truncated last line (interrupted write) is simply redone
+    return out
+
+
+def plan_tasks(config: ExperimentConfig, datasets: dict[str, Sequence[str]], *, seed: int,
+               methods: Sequence[str] | None = None, done: set[tuple] | None = None,
+               chunk: int | None = None) -> list[Task]:
+    """The tasks still to run for ``config`` on ``datasets`` (name -> file paths).
+
+    Non-private methods get one cell (``epsilon = inf``); every other method one cell per epsilon. Runs in
+    ``done`` are left out. O(datasets x methods x epsilons x runs).
+    """
+    done = done or set()
+    chunk = max(1, int(chunk or config.chunk))
+    methods = tuple(methods or config.methods)
+    tasks = []
+    for dataset, files in datasets.items():
+        params = config.params_for(dataset)
+        settings = settings_hash(config.name, dataset, params, seed)
+        for method in methods:
+            nonprivate = method in config.nonprivate
+            eps_list = (NONPRIVATE_EPSILON,) if nonprivate else config.epsilons
+            for eps in eps_list:
+                todo = [r for r in range(config.runs) if _key(dataset, method, eps, r, settings) not in done]
+                for i in range(0, len(todo), chunk):
+                    tasks.append(Task(
+                        experiment=config.name, dataset=dataset, files=tuple(str(f) for f in files),
+                        method=method, epsilon=float(eps), runs=tuple(todo[i:i + chunk]), seed=int(seed),
+                        settings=settings, run_function=config.run_function, metrics=config.metrics,
+                        params=params, nonprivate=nonprivate,
+                    ))
+    return tasks
+
+
+def _results(tasks: list[Task], jobs: int, backend: str, scheduler: str | None) -> Iterator[list[dict]]:
+    """Yield the rows of each task as it finishes (any order)."""
+    if not tasks:
+        return
+    if backend == "loky" and jobs == 1:
+        for t in tasks:
+            yield run_task(t)
+        return
+    import joblib
+
+    if backend == "loky":
+        par = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
+        yield from par(joblib.delayed(run_task)(t) for t in tasks)
+        return
+    if backend != "dask":
+        raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise RuntimeError("the dask backend needs dask.distributed: pip install 'dpmo[dask]'") from exc
+    cluster = None
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except OSError as exc:
+            raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+    else:
+        cluster = LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    try:
+        with joblib.parallel_config(backend="dask"):
+            par = joblib.Parallel(return_as="generator_unordered", batch_size=1)
+            yield from par(joblib.delayed(run_task)(t) for t in tasks)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _progress(total: int, desc: str, enabled: bool | None):
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover
+        enabled = False
+        tqdm = None
+    if not enabled or tqdm is None:
+        return None
+    return tqdm(total=total, desc=desc, unit="run", file=sys.stderr, dynamic_ncols=True)
+
+
+def run_experiment(config: ExperimentConfig, datasets: dict[str, Sequence[str]], out_dir: str | os.PathLike,
+                   *, seed: int = 0, jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
+                   methods: Sequence[str] | None = None, progress: bool | None = None,
+                   chunk: int | None = None) -> dict[str, Any]:
+    """Run what is missing of ``config``'s grid on ``datasets`` and append it to ``OUT/<name>.csv``.
+
+    Parameters
+    ----------
+    config : ExperimentConfig
+        Grid and settings (possibly the ``--quick`` version, or with other epsilons / runs).
+    datasets : dict
+        Dataset name -> paths of its files (``[]`` for embedded data), see
+        :func:`dpmo.experiments.config.find_dataset`.
+    out_dir : path
+        Folder of the CSV (created).
+    seed : int
+        Master seed.
+    jobs : int
+        Worker processes for ``backend="loky"`` (1 runs in this process); for ``"dask"`` without
+        ``scheduler``, the number of workers of the local cluster.
+    backend : {"loky", "dask"}
+    scheduler : str, optional
+        Address of a running Dask scheduler (``tcp://host:8786``).
+    methods : sequence of str, optional
+        Subset of ``config.methods``.
+    progress : bool, optional
+        Show a progress bar; default: only when stderr is a terminal.
+    chunk : int, optional
+        Runs per task (default ``config.chunk``).
+
+    Returns
+    -------
+    dict
+        ``csv`` (path), ``planned`` (runs to do), ``skipped`` (runs already done), ``seconds`` (wall time).
+
+    Notes
+    -----
+    Time: the sum of the runs' times divided by the number of workers, plus the start of the pool.
+    Memory: one copy of each dataset per worker.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = csv_path(out, config.name)
+    cols = columns(config)
+    existing = read_rows(path)
+    if path.exists() and path.stat().st_size > 0:
+        with path.open(newline="") as fh:
+            header = next(csv.reader(fh), [])
+        if header != cols:
+            raise ValueError(f"{path} has columns {header}, expected {cols}; use another --out folder")
+    done = done_keys(existing)
+    tasks = plan_tasks(config, datasets, seed=seed, methods=methods, done=done, chunk=chunk)
+    planned = sum(len(t.runs) for t in tasks)
+    total = planned + sum(1 for k in done if k[0] in datasets)
+    start = time.perf_counter()
+    bar = _progress(planned, config.name, progress)
+    n_cells = len({(t.dataset, t.method, t.epsilon) for t in tasks})
+    remaining = {}
+    for t in tasks:
+        key = (t.dataset, t.method, t.epsilon)
+        remaining[key] = remaining.get(key, 0) + len(t.runs)
+    cells_done = 0
+    new_file = not path.exists() or path.stat().st_size == 0
+    with path.open("a", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=cols)
+        if new_file:
+            writer.writeheader()
+            fh.flush()
+        for rows in _results(tasks, jobs, backend, scheduler):
+            writer.writerows(rows)
+            fh.flush()
+            if rows:
+                key = (rows[0]["dataset"], rows[0]["method"], float(rows[0]["epsilon"]))
+                remaining[key] -= len(rows)
+                if remaining[key] == 0:
+                    cells_done += 1
+            if bar is not None:
+                bar.update(len(rows))
+                bar.set_postfix_str(f"cells {cells_done}/{n_cells}")
+    if bar is not None:
+        bar.close()
+    return {"csv": path, "planned": planned, "skipped": total - planned,
+            "seconds": time.perf_counter() - start}

@@ -1,0 +1,126 @@
+"""Single-objective private selection: :func:`select` and :func:`probabilities`.
+
+One mechanism per small module: :mod:`.exponential`, :mod:`.permute_and_flip`, :mod:`.noisy_max`.
+All of them are epsilon-DP for a utility whose global sensitivity is at most ``sensitivity`` (for every
+candidate ``r`` and neighbouring inputs ``x, y``: ``|u(x, r) - u(y, r)| <= sensitivity``), whatever the
+neighbouring relation of the application is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import (
+    check_choice,
+    check_epsilon,
+    check_k,
+    check_random_state,
+    check_scores,
+    check_sensitivity,
+)
+from .exponential import log_probabilities_exponential, sample_exponential
+from .noisy_max import sample_noisy_max
+from .permute_and_flip import log_probabilities_permute_and_flip
+
+__all__ = ["MECHANISMS", "select", "probabilities"]
+
+#: Names accepted by ``mechanism``.
+MECHANISMS = ("exponential", "permute_and_flip", "laplace", "gumbel")
+
+_EXACT = ("exponential", "gumbel", "permute_and_flip")
+
+
+def select(
+    scores,
+    epsilon: float,
+    sensitivity: float,
+    *,
+    mechanism: str = "exponential",
+    k: int = 1,
+    rng=None,
+) -> np.ndarray:
+    """Choose ``k`` distinct candidates with large scores under epsilon-differential privacy.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+        Utility ``u(x, r)`` of every candidate (larger is better), finite.
+    epsilon : float
+        Total privacy budget of the call, > 0.
+    sensitivity : float
+        Global sensitivity ``Delta u`` of the scores, > 0.
+    mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}
+        * ``"exponential"``: ``P(r) ~ exp(eps u(r) / (2 Delta u))``, sampled by Gumbel-max in log space.
+        * ``"permute_and_flip"``: McKenna and Sheldon 2020, as report-noisy-max with exponential noise of
+          scale ``2 Delta u / eps``. Never worse than the exponential mechanism in expected utility.
+        * ``"laplace"``: report-noisy-max with Laplace noise of scale ``2 Delta u / eps``.
+        * ``"gumbel"``: report-noisy-max with Gumbel noise of scale ``2 Delta u / eps`` (the same
+          distribution as ``"exponential"``).
+    k : int, default 1
+        Number of distinct candidates, ``1 <= k <= n``. They are chosen in k rounds without replacement,
+        each with budget ``epsilon / k``, so the whole call is epsilon-DP by basic sequential composition.
+        For the exponential and Gumbel mechanisms the k rounds are done at once by the Gumbel top-k trick,
+        which has exactly the same distribution.
+    rng : None, int or numpy.random.Generator
+        Randomness (SPEC 7): None draws fresh OS entropy; the same seed gives the same output.
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (k,)
+        Indices of the chosen candidates, in selection order.
+
+    Notes
+    -----
+    Complexity: O(n + k log k) for exponential/gumbel, O(k n) for permute_and_flip/laplace; O(n) memory.
+    """
+    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
+    scores = check_scores(scores)
+    epsilon = check_epsilon(epsilon)
+    sensitivity = check_sensitivity(sensitivity)
+    k = check_k(k, scores.size)
+    rng = check_random_state(rng)
+    eps_round = epsilon / k
+    if mechanism in ("exponential", "gumbel"):
+        return sample_exponential(scores, eps_round, sensitivity, k, rng)
+    noise = "exponential" if mechanism == "permute_and_flip" else "laplace"
+    return sample_noisy_max(scores, eps_round, sensitivity, k, rng, noise)
+
+
+def probabilities(
+    scores, epsilon: float, sensitivity: float, *, mechanism: str, log: bool = False
+) -> np.ndarray:
+    """Exact output distribution of one private pick (k = 1), for privacy audits.
+
+    Parameters
+    ----------
+    scores, epsilon, sensitivity
+        As in :func:`select`.
+    mechanism : {"exponential", "gumbel", "permute_and_flip"}
+        Report-noisy-max with Laplace noise has no closed form and is refused.
+    log : bool, default False
+        Return natural-log probabilities (exact even where the probabilities underflow).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+
+    Notes
+    -----
+    O(n) for exponential/gumbel; O(n^2) for permute_and_flip (exact Gauss-Legendre quadrature of its
+    closed form, see :mod:`dpmo.mechanisms.permute_and_flip`).
+    """
+    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
+    if mechanism not in _EXACT:
+        raise ValueError(
+            f"mechanism must be one of {list(_EXACT)} for exact probabilities, got {mechanism!r}"
+        )
+    if not isinstance(log, (bool, np.bool_)):
+        raise TypeError(f"log must be a bool, got {type(log).__name__}")
+    scores = check_scores(scores)
+    epsilon = check_epsilon(epsilon)
+    sensitivity = check_sensitivity(sensitivity)
+    if mechanism == "permute_and_flip":
+        logp = log_probabilities_permute_and_flip(scores, epsilon, sensitivity)
+    else:
+        logp = log_probabilities_exponential(scores, epsilon, sensitivity)
+    return logp if log else np.exp(logp)

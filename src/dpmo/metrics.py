@@ -1,0 +1,134 @@
+"""Evaluation metrics shared by the applications: coverage C, recall, weighted fitness, TPR/TNR.
+
+These are computed on non-private quantities, for evaluation only; they are not private releases.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_choice
+
+__all__ = ["DOMINANCE", "dominates", "coverage", "recall", "front_share", "weighted_fitness", "tpr_tnr"]
+
+#: Readings of "a dominates b" for objective vectors (larger is better in every objective).
+#: ``"strict"``: better in every objective (the published code's reading of C; the default);
+#: ``"pareto"``: no worse in any and better in at least one (the textbook Pareto dominance);
+#: ``"weak"``: no worse in any (the paper's text; then every point covers itself).
+DOMINANCE = ("strict", "pareto", "weak")
+
+
+def _as_points(X, name: str) -> np.ndarray:
+    arr = np.asarray(X, dtype=np.float64)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must have shape (n_points, n_objectives), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
+def dominates(A, B, *, dominance: str = "strict") -> np.ndarray:
+    """Boolean matrix ``M[i, j]`` = point ``A[i]`` dominates point ``B[j]``.
+
+    Parameters
+    ----------
+    A, B : array_like, shape (a, m) and (b, m)
+        Objective vectors, larger is better.
+    dominance : {"strict", "pareto", "weak"}
+        See :data:`DOMINANCE`.
+
+    Notes
+    -----
+    O(a b m) time and memory.
+    """
+    check_choice(dominance, DOMINANCE, "dominance")
+    A = _as_points(A, "A")
+    B = _as_points(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(
+            f"A and B must have the same number of objectives, got {A.shape[1]} and {B.shape[1]}"
+        )
+    diff = A[:, None, :] - B[None, :, :]
+    if dominance == "strict":
+        return np.all(diff > 0, axis=2)
+    geq = np.all(diff >= 0, axis=2)
+    if dominance == "weak":
+        return geq
+    return geq & np.any(diff > 0, axis=2)
+
+
+def coverage(X_ref, X_eval, *, dominance: str = "strict") -> float:
+    """Coverage ``C(X', X'')`` (Zitzler, Deb and Thiele 2000; the paper's metric C).
+
+    The fraction of the points of ``X_eval`` (X'') dominated by at least one point of ``X_ref`` (X').
+    With ``X_ref`` the exact (non-private) result and ``X_eval`` a private one, 0 is best.
+
+    Parameters
+    ----------
+    X_ref, X_eval : array_like, shape (a, m) and (b, m)
+        Objective vectors of the two sets, larger is better.
+    dominance : {"strict", "pareto", "weak"}
+        The paper writes C with weak dominance, under which every point covers itself, so that a private
+        output equal to the exact one would score 1, the worst value (``../shared/notes/ERRATA.md``, 4).
+        The default is strict dominance (better in every objective), as the published code computes it.
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Notes
+    -----
+    O(a b m) time.
+    """
+    B = _as_points(X_eval, "X_eval")
+    if B.shape[0] == 0:
+        raise ValueError("X_eval must contain at least one point")
+    A = _as_points(X_ref, "X_ref")
+    if A.shape[0] == 0:
+        return 0.0
+    return float(np.mean(np.any(dominates(A, B, dominance=dominance), axis=0)))
+
+
+def recall(selected, relevant) -> float:
+    """Fraction of ``relevant`` items that appear in ``selected`` (recall of the true top-k).
+
+    O((a + b) log(a + b)) time.
+    """
+    relevant = np.unique(np.asarray(relevant))
+    if relevant.size == 0:
+        raise ValueError("relevant must contain at least one item")
+    return float(np.isin(relevant, np.asarray(selected)).mean())
+
+
+def front_share(selected, front) -> float:
+    """Fraction of ``selected`` items that belong to ``front`` (e.g. the Pareto front)."""
+    selected = np.asarray(selected)
+    if selected.size == 0:
+        raise ValueError("selected must contain at least one item")
+    return float(np.isin(selected, np.asarray(front)).mean())
+
+
+def weighted_fitness(values, weights) -> np.ndarray:
+    """Weighted sum ``sum_i w_i v_i`` over the last axis (e.g. 3 TPR + 2 TNR)."""
+    values = np.asarray(values, dtype=np.float64)
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 1 or values.shape[-1] != weights.shape[0]:
+        raise ValueError(
+            f"weights must have one entry per objective ({values.shape[-1]}), got {weights.shape}"
+        )
+    return values @ weights
+
+
+def tpr_tnr(y_true, y_pred) -> tuple[float, float]:
+    """True positive rate and true negative rate of binary predictions (0 when a class is absent)."""
+    y_true = np.asarray(y_true).astype(bool)
+    y_pred = np.asarray(y_pred).astype(bool)
+    if y_true.shape != y_pred.shape:
+        raise ValueError(f"y_true and y_pred must have the same shape, got {y_true.shape} and {y_pred.shape}")
+    p = int(y_true.sum())
+    n = y_true.size - p
+    tp = int(np.sum(y_true & y_pred))
+    tn = int(np.sum(~y_true & ~y_pred))
+    return (tp / p if p else 0.0, tn / n if n else 0.0)

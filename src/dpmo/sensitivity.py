@@ -1,0 +1,255 @@
+"""Utilities with their sensitivities: :class:`Objective` and local sensitivity functions.
+
+Vocabulary (the paper's section "Sensitivity", after Nissim et al. 2007 and Farias et al. 2023):
+
+* ``x`` is the private input, ``r`` a candidate, ``u(x, r)`` the utility (larger is better).
+* The global sensitivity ``Delta u`` bounds ``|u(x, r) - u(y, r)|`` over all neighbouring inputs ``x, y``.
+* A *local sensitivity function* ``delta(x, t, r)`` is *admissible* (the paper's Definition
+  "Admissibility") when
+
+  1. ``delta(x, 0, r) >= |u(x, r) - u(y, r)|`` for every neighbour ``y`` of ``x``, and
+  2. ``delta(x, t + 1, r) >= delta(y, t, r)`` for every neighbour ``y`` of ``x`` and every ``t >= 0``.
+
+  Taking ``y = x`` in 2 shows that an admissible function is non-decreasing in ``t``, and
+  ``min(delta, Delta u)`` is admissible whenever ``delta`` is.
+
+In ``dpmo`` the private input is fixed when an :class:`Objective` is built, so its local function is a
+callable of ``t`` alone that returns ``delta(x, t, r)`` for every candidate ``r`` at once.
+A local function may also accept an index array (``local(t, idx)``, returning the entries for the
+candidates ``idx`` only); mark such a function with :class:`LocalSensitivity`. The dampening loop uses it
+to work on the few candidates still unbracketed instead of all ``n``.
+
+What "neighbouring" means is the application's choice, and each application states its own (records
+added or removed for the trees, one edge for the graphs).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+
+import numpy as np
+
+from ._validation import check_scores, check_sensitivity
+
+__all__ = ["Objective", "LocalSensitivity", "evaluate_local"]
+
+
+class LocalSensitivity:
+    """A local sensitivity function that can be evaluated on a subset of candidates.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(t, idx)`` returns ``delta(x, t, r)`` for the candidates ``r`` in ``idx`` (an int array), or
+        for all candidates when ``idx`` is None.
+    name : str, optional
+        Shown in error messages.
+
+    vectorized_t : bool, default False
+        Declare that ``func`` broadcasts over an integer array of distances: called with ``t`` of shape
+        ``(B, 1)`` and ``idx`` of length ``q`` it returns shape ``(B, q)``. Closed-form functions (degree, ego
+        density, rates and their weighted sums) do; the dampening loop then brackets a candidate that needs
+        thousands of steps in a few block evaluations instead of thousands of calls.
+
+    Notes
+    -----
+    Calling the object as ``f(t)`` gives the full vector, so it is a valid local function anywhere.
+    """
+
+    supports_index = True
+
+    def __init__(
+        self,
+        func: Callable[[int, np.ndarray | None], np.ndarray],
+        name: str | None = None,
+        *,
+        vectorized_t: bool = False,
+    ):
+        if not callable(func):
+            raise TypeError("func must be callable as func(t, idx)")
+        self._func = func
+        self.name = name or getattr(func, "__name__", "local sensitivity")
+        self.vectorized_t = bool(vectorized_t)
+
+    def __call__(self, t: int, idx: np.ndarray | None = None) -> np.ndarray:
+        return self._func(t, idx)
+
+    def __repr__(self) -> str:
+        return f"LocalSensitivity({self.name})"
+
+
+def evaluate_local(local: Callable, t: int, idx: np.ndarray | None = None) -> np.ndarray:
+    """Evaluate a local function at distance ``t``, on the candidates ``idx`` (all when None).
+
+    Uses the subset form of a :class:`LocalSensitivity` (or any callable with ``supports_index = True``)
+    and falls back to slicing the full vector otherwise. No validation: see :meth:`Objective.sensitivity`.
+    """
+    if idx is not None and getattr(local, "supports_index", False):
+        return local(t, idx)
+    out = local(t)
+    if idx is None:
+        return out
+    return np.asarray(out)[idx]
+
+
+def _check_t(t) -> int:
+    if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Integral, np.integer)):
+        raise TypeError(f"t must be a non-negative int, got {type(t).__name__}")
+    if t < 0:
+        raise ValueError(f"t must be a non-negative int, got {t}")
+    return int(t)
+
+
+class Objective:
+    """One utility function evaluated on a fixed private input, with its sensitivities.
+
+    Parameters
+    ----------
+    values : array_like, shape (n,)
+        ``u(x, r)`` for every candidate ``r`` (larger is better). Finite.
+    global_sensitivity : float
+        ``Delta u`` (the paper's Definition "Global Sensitivity"). Positive and finite.
+    local : callable, optional
+        An admissible local sensitivity function ``t -> delta(x, t, .)`` of shape (n,), or a
+        :class:`LocalSensitivity`. None means the constant global sensitivity (always admissible).
+    name : str, optional
+        Used in error messages and reports.
+
+    Notes
+    -----
+    The object is immutable: ``values`` is a read-only copy. Every evaluation of the local function
+    through :meth:`sensitivity` is checked (shape, finite, non-negative) and capped at the global
+    sensitivity; the dampening loop also checks that it does not decrease in ``t``. Nothing here can check
+    admissibility itself: that is what the exhaustive tests of each shipped function do
+    (:mod:`dpmo.audit`).
+    """
+
+    __slots__ = ("_values", "_global", "_local", "_name")
+
+    def __init__(
+        self,
+        values,
+        global_sensitivity: float,
+        local: Callable | None = None,
+        *,
+        name: str = "objective",
+    ):
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        vals = check_scores(values, name=f"values of objective {name!r}").copy()
+        vals.setflags(write=False)
+        if local is not None and not callable(local):
+            raise TypeError(f"local of objective {name!r} must be callable as local(t) or None")
+        object.__setattr__(self, "_values", vals)
+        object.__setattr__(
+            self,
+            "_global",
+            check_sensitivity(global_sensitivity, f"global_sensitivity of objective {name!r}"),
+        )
+        object.__setattr__(self, "_local", local)
+        object.__setattr__(self, "_name", name)
+
+    def __setattr__(self, key, value):
+        raise AttributeError("Objective is immutable")
+
+    @property
+    def values(self) -> np.ndarray:
+        """Utility of every candidate, shape (n,), read-only."""
+        return self._values
+
+    @property
+    def global_sensitivity(self) -> float:
+        """The global sensitivity ``Delta u``."""
+        return self._global
+
+    @property
+    def local(self) -> Callable | None:
+        """The local sensitivity function, or None for the constant global one."""
+        return self._local
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def n(self) -> int:
+        """Number of candidates."""
+        return self._values.shape[0]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __repr__(self) -> str:
+        kind = "global only" if self._local is None else "local"
+        return f"Objective(name={self._name!r}, n={self.n}, global_sensitivity={self._global:g}, {kind})"
+
+    def sensitivity(self, t: int, idx: np.ndarray | None = None) -> np.ndarray:
+        """``min(delta(x, t, r), Delta u)`` for the candidates ``idx`` (all when None).
+
+        Parameters
+        ----------
+        t : int
+            Distance, ``t >= 0``.
+        idx : array of int, optional
+            Candidates to evaluate.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n,) or (len(idx),)
+
+        Raises
+        ------
+        ValueError
+            If the local function returns the wrong shape, a non-finite or a negative value.
+
+        Notes
+        -----
+        O(cost of the local function) time. Capping at the global sensitivity keeps an admissible
+        function admissible.
+        """
+        t = _check_t(t)
+        size = self.n if idx is None else len(idx)
+        if self._local is None:
+            return np.full(size, self._global)
+        out = np.asarray(evaluate_local(self._local, t, idx), dtype=np.float64)
+        if out.shape != (size,):
+            raise ValueError(
+                f"local sensitivity of objective {self._name!r} returned shape {out.shape} at t={t}; "
+                f"expected ({size},)"
+            )
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"local sensitivity of objective {self._name!r} is not finite at t={t}")
+        if np.any(out < 0):
+            raise ValueError(f"local sensitivity of objective {self._name!r} is negative at t={t}")
+        return np.minimum(out, self._global)
+
+    def take(self, idx) -> Objective:
+        """The same objective restricted to the candidates ``idx`` (in that order).
+
+        The element local sensitivity of a candidate does not depend on which other candidates are
+        present, so the restricted local function stays admissible.
+        """
+        idx = np.asarray(idx, dtype=np.intp)
+        if idx.ndim != 1:
+            raise ValueError("idx must be a 1-D array of candidate indices")
+        if idx.size and (idx.min() < -self.n or idx.max() >= self.n):
+            raise ValueError(f"idx must index the {self.n} candidates")
+        idx = idx % max(self.n, 1)
+        local = self._local
+        if local is None:
+            new_local = None
+        elif getattr(local, "supports_index", False):
+            new_local = LocalSensitivity(
+                lambda t, sub=None, _idx=idx: local(t, _idx if sub is None else _idx[np.asarray(sub)]),
+                name=getattr(local, "name", None),
+                vectorized_t=getattr(local, "vectorized_t", False),
+            )
+        else:
+            new_local = LocalSensitivity(
+                lambda t, sub=None, _idx=idx: np.asarray(local(t))[
+                    _idx if sub is None else _idx[np.asarray(sub)]
+                ],
+                name=getattr(local, "name", None),
+            )
+        return Objective(self._values[idx], self._global, new_local, name=self._name)

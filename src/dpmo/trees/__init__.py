@@ -1,0 +1,41 @@
+"""Private decision trees: DP-MOET (the paper's Application 1) and the DiffP-ID3 / LocalDiffPID3 baselines.
+
+Names are loaded from their modules on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    # array-based trees and the genetic operators
+    "TreePopulation": "tree",
+    "Tree": "tree",
+    "random_tree": "operations",
+    "crossover": "operations",
+    "mutate": "operations",
+    "prune": "operations",
+    # TPR / TNR objectives with admissible local sensitivity
+    "tpr_objective": "objectives",
+    "tnr_objective": "objectives",
+    "rate_sensitivity": "objectives",
+    # estimators
+    "DPMOETClassifier": "moet",
+    "DiffPID3Classifier": "id3",
+    "LocalDiffPID3Classifier": "id3",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,224 @@
+"""Local dampening: the dampening function, its edge cases, and an exhaustive audit on a real query."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dpmo
+from dpmo.audit import check_admissibility, local_sensitivity_at_distance, max_dampened_change, max_log_ratio
+from dpmo.dampening import dampen_objective
+
+
+def dampen_reference(u, deltas):
+    """Piecewise-linear interpolation of (b_i, i), breakpoints written out (positive segments only)."""
+    b = np.concatenate([[0.0], np.cumsum(deltas)])
+    a = abs(u)
+    for i in range(len(deltas)):
+        if b[i] <= a < b[i + 1]:
+            return np.sign(u) * (i + (a - b[i]) / (b[i + 1] - b[i]))
+    raise AssertionError("not bracketed")
+
+
+def test_hand_computed_breakpoints():
+    # delta(t) = t + 1 capped at 3: breakpoints 0, 1, 3, 6, 9, 12, ...
+    f = lambda t: np.full(6, min(t + 1.0, 3.0))  # noqa: E731
+    D = dpmo.dampen([0.0, 1.0, 2.5, -3.0, 10.0, 6.0], f, global_sensitivity=3.0)
+    np.testing.assert_allclose(D, [0.0, 1.0, 1.75, -2.0, 4 + 1 / 3, 3.0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    u=st.floats(-1e4, 1e4, allow_nan=False),
+    increments=st.lists(st.floats(0, 5), min_size=1, max_size=30),
+    start=st.floats(0, 3),
+)
+def test_matches_reference_and_is_odd(u, increments, start):
+    levels = start + np.cumsum([0.0] + increments)  # non-decreasing deltas, possibly zero at first
+    G = float(levels[-1]) + 1.0
+    f = lambda t: np.array([levels[t] if t < len(levels) else G])  # noqa: E731
+    floor = 1e-9 * G
+    deltas = [max(min(levels[t] if t < len(levels) else G, G), floor) for t in range(len(levels))]
+    deltas += [G] * int(abs(u) / G + 5)
+    D = dpmo.dampen([u], f, global_sensitivity=G)[0]
+    assert D == pytest.approx(dampen_reference(u, deltas), rel=1e-9, abs=1e-9)
+    assert dpmo.dampen([-u], f, global_sensitivity=G)[0] == pytest.approx(-D, abs=1e-12)
+
+
+def test_monotone_continuous_and_exact_on_breakpoints():
+    deltas = np.array([0.5, 0.5, 1.0, 2.0, 2.0, 4.0])
+    b = np.concatenate([[0.0], np.cumsum(deltas)])
+    f = lambda t: np.full(1, deltas[min(t, 5)])  # noqa: E731
+    for i, bi in enumerate(b[:-1]):
+        assert dpmo.dampen([bi], f, global_sensitivity=4.0)[0] == pytest.approx(i)
+        left = dpmo.dampen([bi - 1e-9], f, global_sensitivity=4.0)[0]
+        assert abs(left - i) < 1e-8  # continuous from the left
+    grid = np.linspace(-20, 20, 2001)
+    D = dpmo.dampen(grid, lambda t: np.full(grid.size, deltas[min(t, 5)]), global_sensitivity=4.0)
+    assert np.all(np.diff(D) >= 0)
+
+
+def test_constant_delta_is_scaling_and_none_is_global():
+    u = np.array([-7.0, 0.0, 3.0, 12.5])
+    np.testing.assert_allclose(dpmo.dampen(u, lambda t: np.full(4, 2.0), global_sensitivity=5.0), u / 2)
+    np.testing.assert_allclose(dpmo.dampen(u, None, global_sensitivity=5.0), u / 5)
+
+
+def test_zero_delta_terminates_and_stays_finite():
+    u = np.array([0.0, 1.0, -2.0])
+    D = dpmo.dampen(u, lambda t: np.zeros(3), global_sensitivity=1.0, max_steps=50)
+    floor = 1e-9
+    np.testing.assert_allclose(D, [0.0, 50 + (1 - 50 * floor), -(50 + (2 - 50 * floor))])
+    # zero for two leading levels, then positive (the Pareto score's case in the errata, point 3)
+    f = lambda t: np.full(3, 0.0 if t < 2 else 1.0)  # noqa: E731
+    D = dpmo.dampen(u, f, global_sensitivity=1.0)
+    np.testing.assert_allclose(D, [0.0, 2 + (1 - 2e-9), -(3 + (2 - 2e-9 - 1))], atol=1e-12)
+
+
+def test_iteration_cap_uses_global_sensitivity():
+    u = np.array([1000.0])
+    D = dpmo.dampen(u, lambda t: np.full(1, 0.01), global_sensitivity=2.0, max_steps=10)
+    assert D[0] == pytest.approx(10 + (1000 - 0.1) / 2.0)
+    with pytest.raises(ValueError, match="max_steps"):
+        dpmo.dampen(u, lambda t: np.full(1, 0.01), max_steps=10)
+
+
+def test_vectorized_blocks_equal_stepwise():
+    rng = np.random.default_rng(0)
+    deg = rng.integers(0, 500, size=300).astype(float)
+    u = deg + rng.uniform(0, 50, size=300)
+
+    def ego(t, idx):
+        d = deg if idx is None else deg[idx]
+        rest = d - t
+        return 1.0 + 50 * np.where(rest <= 2, 1.0, 2.0 / np.maximum(rest, 1.0))
+
+    step = dpmo.dampen(u, lambda t: ego(t, None), global_sensitivity=51.0)
+    block = dpmo.dampen(u, dpmo.LocalSensitivity(ego, vectorized_t=True), global_sensitivity=51.0)
+    subset = dpmo.dampen(u, dpmo.LocalSensitivity(ego), global_sensitivity=51.0)
+    np.testing.assert_allclose(block, step, rtol=1e-12)
+    np.testing.assert_allclose(subset, step, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "local, word",
+    [
+        (lambda t: np.ones(2), "shape"),
+        (lambda t: -np.ones(3), "negative"),
+        (lambda t: np.full(3, np.nan), "finite"),
+        (lambda t: np.full(3, 5.0 - t), "decreases"),
+        ("no", "callable"),
+    ],
+)
+def test_bad_local_functions(local, word):
+    with pytest.raises((ValueError, TypeError), match=word):
+        dpmo.dampen([1.0, 20.0, 3.0], local, global_sensitivity=10.0)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="global_sensitivity"):
+        dpmo.dampen([1.0], None)
+    with pytest.raises(ValueError, match="min_sensitivity"):
+        dpmo.dampen([1.0], lambda t: np.ones(1), global_sensitivity=1.0, min_sensitivity=2.0)
+    with pytest.raises(TypeError, match="max_steps"):
+        dpmo.dampen([1.0], lambda t: np.ones(1), max_steps=1.5)
+    with pytest.raises(ValueError, match="values"):
+        dpmo.dampen([np.nan], lambda t: np.ones(1))
+
+
+# ------------------------------------------------- exhaustive audit on a real query: the most frequent value
+# Private input: a multiset of records over V values, stored as the count vector c (total N).
+# Neighbours: add or remove one record (any value).  Candidates: the V values.
+# Utility: relative frequency u(x, r) = c_r / N (0 for the empty database); global sensitivity 1.
+# Admissible function (the same argument as for TPR in the errata):
+# delta(x, t) = 1 if N - t <= 1 else 1/(N - t).
+
+V = 3
+N_MAX = 9
+
+
+def frequency(c):
+    n = sum(c)
+    return np.array(c, float) / n if n else np.zeros(V)
+
+
+def freq_delta(c, t):
+    n = sum(c) - t
+    return np.full(V, 1.0 if n <= 1 else 1.0 / n)
+
+
+def neighbours(c):
+    for v in range(V):
+        yield c[:v] + (c[v] + 1,) + c[v + 1 :]
+        if c[v]:
+            yield c[:v] + (c[v] - 1,) + c[v + 1 :]
+
+
+STATES = [c for c in itertools.product(range(N_MAX + 1), repeat=V) if sum(c) <= N_MAX]
+
+
+def test_frequency_delta_is_admissible_and_bounds_exact_local_sensitivity():
+    assert check_admissibility(STATES, neighbours, frequency, freq_delta, t_max=N_MAX + 2) == []
+    big = [c for c in itertools.product(range(N_MAX + 5), repeat=V) if sum(c) <= N_MAX + 4]
+    exact = local_sensitivity_at_distance(big, neighbours, frequency, t_max=3)
+    for c in STATES:  # interior: the 3-ball stays inside `big`
+        for t in range(4):
+            assert np.all(freq_delta(c, t) >= exact[c][t] - 1e-12)
+    # tight at t = 0 somewhere: the bound is not loose everywhere
+    assert any(np.isclose(freq_delta(c, 0), exact[c][0]).any() for c in STATES if sum(c) >= 2)
+
+
+def dampened_frequency(c):
+    return dpmo.dampen(frequency(c), lambda t: freq_delta(c, t), global_sensitivity=1.0)
+
+
+def test_dampened_frequency_changes_by_at_most_one():
+    assert max_dampened_change(STATES, neighbours, dampened_frequency) <= 1 + 1e-9
+
+
+@pytest.mark.parametrize("mechanism", ["exponential", "permute_and_flip"])
+@pytest.mark.parametrize("eps", [0.1, 1.0, 8.0])
+def test_local_dampening_exact_privacy_audit(mechanism, eps):
+    worst = 0.0
+    for c in STATES:
+        px = dpmo.probabilities(dampened_frequency(c), eps, 1.0, mechanism=mechanism, log=True)
+        for y in neighbours(c):
+            py = dpmo.probabilities(dampened_frequency(y), eps, 1.0, mechanism=mechanism, log=True)
+            worst = max(worst, max_log_ratio(px, py, log=True))
+    assert worst <= eps + 1e-9
+
+
+def test_zero_sensitivity_levels_keep_dampening_bounded():
+    # u(N) = max(0, N - 5) has exact local sensitivity 0 at distance t while N + t < 5: zero leading levels.
+    def util(state):
+        return np.array([max(0.0, state[0] - 5.0), -max(0.0, state[0] - 5.0)])
+
+    def delta(state, t):
+        return np.full(2, 1.0 if state[0] + t >= 5 else 0.0)
+
+    def nbrs(state):
+        yield (state[0] + 1,)
+        if state[0]:
+            yield (state[0] - 1,)
+
+    states = [(n,) for n in range(30)]
+    assert check_admissibility(states, nbrs, util, delta, t_max=10) == []
+    D = lambda s: dpmo.dampen(util(s), lambda t: delta(s, t), global_sensitivity=1.0)  # noqa: E731
+    assert max_dampened_change(states, nbrs, D) <= 1 + 1e-9
+
+
+def test_local_dampening_selects_and_dampen_objective():
+    obj = dpmo.Objective([0.0, 5.0, 10.0], 1.0, lambda t: np.full(3, 0.5))
+    np.testing.assert_allclose(dampen_objective(obj), [0.0, 10.0, 20.0])
+    picks = [
+        dpmo.local_dampening(obj.values, 5.0, obj.local, rng=s, global_sensitivity=1.0)[0] for s in range(50)
+    ]
+    assert np.bincount(picks, minlength=3)[2] >= 45
+    out = dpmo.local_dampening(
+        obj.values, 1.0, obj.local, k=3, mechanism="permute_and_flip", rng=0, global_sensitivity=1.0
+    )
+    assert sorted(out.tolist()) == [0, 1, 2]
