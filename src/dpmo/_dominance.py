@@ -1,28 +1,28 @@
 """Offline dominance counting: for every query point, how many points are >= it in every coordinate.
 
 This is the counting engine behind :func:`dpmo.pareto_score` and :func:`dpmo.pareto_sensitivity`.
-Everything here works on non-private *and* private data alike and has no data-dependent stopping rule:
-it computes exact integer counts, so the choice of algorithm (which depends on sizes only) cannot leak
-anything.
+Every method computes the same exact integer counts, and the choice among them depends on sizes only,
+so the result never depends on which one ran.
 
 Algorithms (``P`` points, ``Q`` queries, ``m`` coordinates, ``N = P + Q``):
 
 * ``m = 1``: sort the points, one ``searchsorted`` per query. O(N log P).
-* ``m = 2``: offline sweep. Points are sorted by the first coordinate, queries are bucketed by the
-  position where their first coordinate would enter that order (``searchsorted``, so ``>=`` is exact
-  with ties); sweeping positions from the top, each point is added to a Fenwick tree indexed by its
-  position in the order of the second coordinate, and each query reads the suffix of that tree that
-  starts at its own ``searchsorted`` position. O(N log P) time, O(P + Q) memory. The sweep is
-  sequential and runs in a numba kernel.
+* ``m = 2``: offline sweep. Points are sorted by the first coordinate; each query gets the position
+  where its first coordinate would enter that order (``searchsorted`` on the left, so ``>=`` is exact with
+  ties) and the queries are processed by decreasing position. Sweeping positions from the top, each point
+  is added to a Fenwick tree indexed by its position in the order of the second coordinate, and each
+  query reads the suffix of that tree that starts at its own ``searchsorted`` position. When the queries
+  are the points themselves, a whole group of equal first coordinates is inserted before it is queried.
+  O(N log P) time, O(P + Q) memory; the sweep is sequential and runs in a numba kernel.
 * ``m >= 3``: Bentley's multidimensional divide and conquer. The points and queries are split at a
   median value ``v`` of the current coordinate (ties kept together: low = ``< v``, high = ``>= v``);
   high points dominate low queries in that coordinate for sure, so that cross pair recurses on the
   remaining coordinates only, while (high, high) and (low, low) recurse on the same coordinate. A block
   whose values are all equal in the current coordinate drops it. The two-coordinate base is the sweep
   above. O(N log^(m-1) N) time, O(N m) memory.
-* Small problems (``P * Q`` up to a few million pairs) use a blocked, vectorised brute force in
-  O(P Q m) time and O(P + block) memory, which beats sorting when there are few queries (the dampening
-  loop asks about a handful of candidates against all of them).
+* Small problems (``P * Q`` up to a few million pairs, or few queries) use a brute force in O(P Q m) time
+  and O(P) memory (a numba kernel whose inner loops vectorise), which beats sorting when there are few
+  queries (the dampening loop asks about a handful of candidates against all of them).
 
 Strict counts (``>`` in every coordinate) are reduced to weak ones exactly: for finite float64 values,
 ``p > q`` if and only if ``p >= nextafter(q, +inf)``.
@@ -33,14 +33,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["count_dominating", "count_dominating_naive"]
+__all__ = ["count_dominating", "count_dominating_naive", "count_columns", "pareto_delta_few"]
 
 #: Brute force when points * queries is at most this (pairs); above it, sort-based methods.
 _BRUTE_PAIRS = 1 << 22
 #: ... or when the number of queries is small compared with log(points) * this factor.
 _BRUTE_QUERIES_PER_LOG = 4
-#: Elements per temporary boolean block in the brute force.
-_BLOCK_ELEMENTS = 1 << 21
 
 
 def _as_columns(X: np.ndarray) -> np.ndarray:
@@ -77,6 +75,13 @@ def count_dominating(points, queries=None, *, strict: bool = False) -> np.ndarra
     Q = P if queries is None else _as_columns(queries)
     if Q.ndim != 2 or P.shape[0] != Q.shape[0]:
         raise ValueError("points and queries must be 2-D arrays with the same number of columns")
+    if strict:
+        Q = np.nextafter(Q, np.inf)
+    return _count(P, Q, 0, False)
+
+
+def count_columns(P: np.ndarray, Q: np.ndarray, *, strict: bool = False) -> np.ndarray:
+    """:func:`count_dominating` on float64 column arrays ``P`` (m, n_points) and ``Q`` (m, n_queries)."""
     if strict:
         Q = np.nextafter(Q, np.inf)
     return _count(P, Q, 0, False)
@@ -146,17 +151,31 @@ def _count_1d(p: np.ndarray, q: np.ndarray, same: bool) -> np.ndarray:
 
 
 def _brute(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-    """Blocked O(P Q m) count; P and Q are (m, .) column arrays."""
-    n_p = P.shape[1]
+    """O(P Q m) count; P and Q are (m, .) float64 column arrays."""
+    return _brute_kernel(np.ascontiguousarray(P), np.ascontiguousarray(Q))
+
+
+@numba.njit(cache=True, nogil=True)
+def _brute_kernel(P, Q):  # pragma: no cover - compiled
+    """For each query column ``Q[:, j]``, the number of point columns ``P[:, p] >= Q[:, j]`` (all rows).
+
+    One vectorisable pass per row and query over a byte mask of the points: O(P Q m) time, O(P) memory.
+    """
+    m, n_p = P.shape
     n_q = Q.shape[1]
     out = np.empty(n_q, dtype=np.int64)
-    block = max(1, _BLOCK_ELEMENTS // max(n_p, 1))
-    for s in range(0, n_q, block):
-        e = min(n_q, s + block)
-        mask = P[0][None, :] >= Q[0, s:e, None]
-        for c in range(1, P.shape[0]):
-            mask &= P[c][None, :] >= Q[c, s:e, None]
-        out[s:e] = np.count_nonzero(mask, axis=1)
+    ok = np.empty(n_p, dtype=np.uint8)
+    for j in range(n_q):
+        ok[:] = 1
+        for i in range(m):
+            thr = Q[i, j]
+            row = P[i]
+            for p in range(n_p):
+                ok[p] &= row[p] >= thr
+        c = 0
+        for p in range(n_p):
+            c += ok[p]
+        out[j] = c
     return out
 
 
@@ -179,51 +198,114 @@ def _group_starts(sorted_vals: np.ndarray) -> np.ndarray:
     return np.maximum.accumulate(np.where(new, np.arange(n, dtype=np.int64), 0))
 
 
-def _count_2d(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray, same: bool = False) -> np.ndarray:
+def _count_2d(
+    px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray, same: bool = False
+) -> np.ndarray:
     """Two-coordinate count by a Fenwick sweep. ``same``: the queries are the points themselves."""
     n = px.size
     order_x = np.argsort(px)
     order_y = np.argsort(py)
     rank_y = np.empty(n, dtype=np.int64)
     rank_y[order_y] = np.arange(n, dtype=np.int64)
+    ry_x = rank_y[order_x]  # y-position of the points, in x order
     sx = px[order_x]
     sy = py[order_y]
     if same:
-        start_x = np.empty(n, dtype=np.int64)
-        start_x[order_x] = _group_starts(sx)
         start_y = np.empty(n, dtype=np.int64)
         start_y[order_y] = _group_starts(sy)
-    else:
-        start_x = _start_positions(sx, qx)
-        start_y = _start_positions(sy, qy)
-    return _sweep2d(order_x.astype(np.int64), rank_y, start_x, start_y)
+        out_x = _sweep2d_self(ry_x, _group_starts(sx), start_y[order_x])
+        out = np.empty(n, dtype=np.int64)
+        out[order_x] = out_x
+        return out
+    qo = np.argsort(qx)
+    start_x = np.searchsorted(sx, qx[qo], side="left").astype(np.int64)  # non-decreasing
+    start_y = _start_positions(sy, qy)[qo]
+    out = np.empty(qx.size, dtype=np.int64)
+    out[qo] = _sweep2d(ry_x, start_x, start_y)
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
-def _sweep2d(order_x, rank_y, start_x, start_y):  # pragma: no cover - compiled
-    """Fenwick sweep. Points at x-positions >= start_x[j] and y-positions >= start_y[j] are counted."""
-    n = order_x.size
+def _sweep2d(ry_x, start_x, start_y):  # pragma: no cover - compiled
+    """Fenwick sweep over points in x order (``ry_x``: their y-positions). Queries come sorted by
+    ``start_x`` (first x-position with ``px >= qx``); query ``j`` counts the points at x-positions
+    ``>= start_x[j]`` and y-positions ``>= start_y[j]``."""
+    n = ry_x.size
     nq = start_x.size
-    head = np.full(n + 1, -1, dtype=np.int64)
-    nxt = np.empty(nq, dtype=np.int64)
-    for j in range(nq):
-        s = start_x[j]
-        nxt[j] = head[s]
-        head[s] = j
-    out = np.zeros(nq, dtype=np.int64)
-    tree = np.zeros(n + 1, dtype=np.int64)
-    for pos in range(n - 1, -1, -1):
-        i = n - rank_y[order_x[pos]]  # reversed y-rank, 1-based: prefix sums = suffixes in y
-        while i <= n:
-            tree[i] += 1
-            i += i & (-i)
-        j = head[pos]
-        while j != -1:
-            i = n - start_y[j]
+    tree = np.zeros(n + 1, dtype=np.int32)  # over reversed y-positions: prefix sums = suffixes in y
+    out = np.empty(nq, dtype=np.int64)
+    p = n
+    for j in range(nq - 1, -1, -1):
+        while p > start_x[j]:
+            p -= 1
+            i = n - ry_x[p]
+            while i <= n:
+                tree[i] += 1
+                i += i & (-i)
+        i = n - start_y[j]
+        acc = 0
+        while i > 0:
+            acc += tree[i]
+            i -= i & (-i)
+        out[j] = acc
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _sweep2d_self(ry_x, gstart_x, start_y_x):  # pragma: no cover - compiled
+    """Self-count: each point (in x order) is also a query; a group of equal x is added before it is
+    queried, so ties in x count (``>=``); ``start_y_x`` is the first y-position of the point's y value."""
+    n = ry_x.size
+    tree = np.zeros(n + 1, dtype=np.int32)
+    out = np.empty(n, dtype=np.int64)
+    pos = n - 1
+    while pos >= 0:
+        g = gstart_x[pos]
+        for p in range(g, pos + 1):
+            i = n - ry_x[p]
+            while i <= n:
+                tree[i] += 1
+                i += i & (-i)
+        for p in range(g, pos + 1):
+            i = n - start_y_x[p]
             acc = 0
             while i > 0:
                 acc += tree[i]
                 i -= i & (-i)
-            out[j] = acc
-            j = nxt[j]
+            out[p] = acc
+        pos = g - 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def pareto_delta_few(U, S, idx):  # pragma: no cover - compiled
+    """``delta^PS`` of the candidates ``idx`` by a fused O(n q m) pass (few queries).
+
+    ``U`` and ``S`` are (m, n) float64 columns: utilities and running sums of the objectives' deltas.
+    Returns ``#{r' != r : U + S >= U_r - S_r} - #{r' : U - S > U_r + S_r}`` (in every row) for each ``r`` in
+    ``idx``, with the same floating-point sums as the sort-based path.
+    """
+    m, n = U.shape
+    q = idx.size
+    out = np.empty(q, dtype=np.int64)
+    ok_a = np.empty(n, dtype=np.uint8)
+    ok_b = np.empty(n, dtype=np.uint8)
+    for j in range(q):
+        r = idx[j]
+        ok_a[:] = 1
+        ok_b[:] = 1
+        for i in range(m):
+            lo = U[i, r] - S[i, r]  # u^{-t}(r)
+            hi = U[i, r] + S[i, r]  # u^{+t}(r)
+            u = U[i]
+            s = S[i]
+            for rp in range(n):
+                ok_a[rp] &= u[rp] + s[rp] >= lo
+                ok_b[rp] &= u[rp] - s[rp] > hi
+        ca = 0
+        cb = 0
+        for rp in range(n):
+            ca += ok_a[rp]
+            cb += ok_b[rp]
+        out[j] = ca - 1 - cb
     return out

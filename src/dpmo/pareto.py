@@ -1,13 +1,320 @@
-"""PrivPareto (placeholder: being written)."""
+"""PrivPareto: private selection near the Pareto front (the paper's section "PrivPareto Mechanism").
+
+Vocabulary (the paper's section "Pareto Score"): ``m`` utilities ``u_1 .. u_m`` (larger is better) over
+``n`` candidates. Candidate ``a`` *dominates* ``b`` (the paper's ``a >=^x b``) when ``u_i(x, a) >= u_i(x, b)``
+for every ``i``: **weak** dominance, so two identical candidates dominate each other. The Pareto score
+(Definition "Pareto Score") is minus the number of *other* candidates that dominate ``r``:
+
+    PS(x, r) = -#{r' != r : u_i(x, r') >= u_i(x, r) for all i},
+
+0 on the Pareto front and at least ``-(n - 1)``, so its global sensitivity is ``n - 1``.
+
+The local sensitivity function (Definition "Admissible Function for Pareto Score") is
+``delta^PS(x, t, r) = |dom^-_{x,t,r}| + |ndom^+_{x,t,r}|`` with ``u_i^{+-t}(x, r) = u_i(x, r) +- sum_{j=0}^{t}
+delta^{u_i}(x, j, r)``. This module computes it through the identity (proved in ``docs/pareto.md`` and
+checked by brute force in the tests)
+
+    delta^PS(x, t, r) = #{r' != r : u^{+t}(r') >= u^{-t}(r) in every objective}
+                        - #{r' : u^{-t}(r') > u^{+t}(r) in every objective},
+
+i.e. two offline dominance counts (:mod:`dpmo._dominance`), instead of enumerating the sets.
+
+Neighbouring relation: whatever the objectives' sensitivities are stated for (their admissible functions
+and global sensitivities must all refer to the same relation); the Pareto score's guarantees hold for
+that relation.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import _dominance
+from ._validation import check_choice, check_epsilon, check_k, check_random_state
+from .dampening import dampen
+from .mechanisms import MECHANISMS, select
+from .sensitivity import LocalSensitivity, Objective
+
+__all__ = ["pareto_score", "pareto_sensitivity", "priv_pareto", "SENSITIVITY_MODES"]
+
+#: Values accepted by ``sensitivity`` in :func:`priv_pareto` and :func:`dpmo.priv_agg`.
+SENSITIVITY_MODES = ("local", "global")
 
 
-def pareto_score(U):
-    raise NotImplementedError
+def check_objectives(objectives, name: str = "objectives") -> list[Objective]:
+    """Return ``objectives`` as a non-empty list of :class:`dpmo.Objective` over the same candidates."""
+    if isinstance(objectives, Objective):
+        raise TypeError(f"{name} must be a sequence of dpmo.Objective (wrap a single one in a list)")
+    if not isinstance(objectives, Sequence) or isinstance(objectives, (str, bytes)):
+        raise TypeError(
+            f"{name} must be a sequence (list or tuple) of dpmo.Objective, got {type(objectives).__name__}"
+        )
+    objs = list(objectives)
+    if not objs:
+        raise ValueError(f"{name} must contain at least one dpmo.Objective")
+    for i, o in enumerate(objs):
+        if not isinstance(o, Objective):
+            raise TypeError(f"{name}[{i}] must be a dpmo.Objective, got {type(o).__name__}")
+    sizes = {o.n for o in objs}
+    if len(sizes) != 1:
+        detail = ", ".join(f"{o.name!r}: {o.n}" for o in objs)
+        raise ValueError(f"all {name} must have the same number of candidates, got {detail}")
+    return objs
 
 
-def pareto_sensitivity(objectives):
-    raise NotImplementedError
+def _check_t(t) -> int:
+    if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Integral, np.integer)):
+        raise TypeError(f"t must be a non-negative int, got {type(t).__name__}")
+    if t < 0:
+        raise ValueError(f"t must be a non-negative int, got {t}")
+    return int(t)
 
 
-def priv_pareto(objectives, epsilon, *, k=1, sensitivity="local", mechanism="exponential", rng=None):
-    raise NotImplementedError
+def _utility_matrix(U) -> np.ndarray:
+    if isinstance(U, Sequence) and len(U) and all(isinstance(o, Objective) for o in U):
+        U = np.column_stack([o.values for o in check_objectives(U)])
+    try:
+        arr = np.asarray(U)
+    except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here
+        raise TypeError("U must be an array of shape (n, m) of real numbers") from exc
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"U must be an array of shape (n, m) of real numbers, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError("U must be real, got complex values")
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(
+            f"U must have shape (n, m) (one row per candidate, one column per objective), got {arr.shape}"
+        )
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"U must have at least one candidate and one objective, got shape {arr.shape}")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("U must be finite (no NaN or inf)")
+    return arr
+
+
+def pareto_score(U) -> np.ndarray:
+    """Pareto score of every candidate (the paper's Definition "Pareto Score").
+
+    Parameters
+    ----------
+    U : array_like, shape (n, m), or a sequence of dpmo.Objective
+        ``U[r, i] = u_i(x, r)``, larger is better in every column; a 1-D array is one objective. Finite.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        ``PS(r) = -#{r' != r : U[r'] >= U[r] in every column}`` (weak dominance: identical candidates
+        dominate each other). 0 exactly on the Pareto front, at least ``-(n - 1)``.
+
+    Notes
+    -----
+    Time O(n log n) for m <= 2 (sort, then a Fenwick sweep for m = 2), O(n log^(m-1) n) for m >= 3
+    (Bentley's divide and conquer), and a direct O(n^2 m) count when n is small; memory O(n m).
+    See :mod:`dpmo._dominance`.
+
+    Examples
+    --------
+    The paper's Example (candidates a..e):
+
+    >>> pareto_score([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]).tolist()
+    [0, 0, -1, -1, -4]
+    """
+    arr = _utility_matrix(U)
+    return 1 - _dominance.count_dominating(arr)
+
+
+#: Fused brute force for delta^PS when queries * objectives <= this factor * log2(n) ** max(1, m - 1) (the
+#: cost ratio of the sort-based counts).
+_FEW_QUERIES_PER_LOG = 24
+
+
+class _ParetoDelta:
+    """State of ``delta^PS``: running sums of the objectives' deltas, advanced one ``t`` at a time.
+
+    ``S[i, r] = sum_{j <= t} delta^{u_i}(j, r)`` is kept for every candidate (O(n m) memory): the dampening
+    loop calls ``t = 0, 1, 2, ...`` in order, so each step adds one evaluation of every objective's function.
+    A call with a smaller ``t`` starts again from 0.
+    """
+
+    def __init__(self, objectives: list[Objective]):
+        self.objectives = objectives
+        self.U = np.ascontiguousarray(np.vstack([o.values for o in objectives]))  # (m, n) columns
+        self.m, self.n = self.U.shape
+        self.t = -1
+        self.S = np.zeros_like(self.U)
+
+    def _advance(self, t: int) -> None:
+        if t < self.t:
+            self.t = -1
+            self.S = np.zeros_like(self.U)
+        while self.t < t:
+            j = self.t + 1
+            for i, o in enumerate(self.objectives):
+                self.S[i] += o.sensitivity(j)  # validated, capped at the objective's global sensitivity
+            self.t = j
+
+    def __call__(self, t, idx=None) -> np.ndarray:
+        t = _check_t(t)
+        n = self.n
+        if idx is None:
+            idx = np.arange(n, dtype=np.intp)
+        else:
+            idx = np.asarray(idx, dtype=np.intp)
+            if idx.ndim != 1:
+                raise ValueError("idx must be a 1-D array of candidate indices")
+            if idx.size and (idx.min() < 0 or idx.max() >= n):
+                raise ValueError(f"idx must index the {n} candidates")
+        self._advance(t)
+        if idx.size * self.m <= _FEW_QUERIES_PER_LOG * np.log2(n + 1) ** max(1, self.m - 1):
+            delta = _dominance.pareto_delta_few(self.U, self.S, idx.astype(np.int64))
+        else:
+            P = self.U + self.S  # u^{+t}, (m, n)
+            Q = self.U - self.S  # u^{-t}
+            # r itself always satisfies u^{+t}(r) >= u^{-t}(r) (the deltas are >= 0), hence the - 1.
+            can_dominate = _dominance.count_columns(P, Q[:, idx]) - 1
+            surely_dominates = _dominance.count_columns(Q, P[:, idx], strict=True)
+            delta = can_dominate - surely_dominates
+        return np.minimum(delta, n - 1).astype(np.float64)
+
+
+def pareto_sensitivity(objectives) -> LocalSensitivity:
+    """Admissible local sensitivity function of the Pareto score, ``t -> delta^PS(x, t, .)``.
+
+    The paper's Definition "Admissible Function for Pareto Score" (admissible by the theorem that follows
+    it, label ``theo:admissible_delta_ps``, whenever every objective's function is admissible for the same
+    neighbouring relation; ERRATA point 3 confirms it exhaustively), computed as
+
+        delta^PS(t, r) = #{r' != r : u^{+t}(r') >= u^{-t}(r) in every objective}
+                         - #{r' : u^{-t}(r') > u^{+t}(r) in every objective},
+
+    where ``u_i^{+-t}(r) = u_i(r) +- sum_{j=0}^{t} delta^{u_i}(j, r)`` and ``delta^{u_i}(j, .)`` is
+    ``objectives[i].sensitivity(j)`` (the objective's local function capped at its global sensitivity, or
+    the global sensitivity when it has none). The result is capped at ``n - 1``.
+
+    Parameters
+    ----------
+    objectives : sequence of dpmo.Objective
+        ``m >= 1`` objectives over the same ``n`` candidates.
+
+    Returns
+    -------
+    dpmo.LocalSensitivity
+        ``f(t)`` gives ``delta^PS(x, t, r)`` for every candidate (float64, shape (n,)); ``f(t, idx)`` for the
+        candidates ``idx`` only. It may be 0, for instance for the centre of a star graph (ERRATA point 3);
+        :func:`dpmo.dampen` raises zero deltas to a public floor.
+
+    Notes
+    -----
+    The running sums are cached (O(n m) memory), so calling ``t = 0, 1, 2, ...`` in order (as the
+    dampening loop does) costs, per step, one evaluation of every objective's local function at that
+    ``t`` on all ``n`` candidates plus two dominance counts of the ``q`` queried candidates against all
+    ``n``: O((n + q) log n) for m <= 2, O((n + q) log^(m-1) (n + q)) for m >= 3, or O(n q m) when q is
+    small. A call with a smaller ``t`` than the previous one starts the sums again from 0.
+    """
+    objs = check_objectives(objectives)
+    state = _ParetoDelta(objs)
+    return LocalSensitivity(state, name="pareto score")
+
+
+def _checked_common(objectives, epsilon, k, sensitivity, mechanism, rng):
+    objs = check_objectives(objectives)
+    epsilon = check_epsilon(epsilon)
+    k = check_k(k, objs[0].n)
+    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
+    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
+    rng = check_random_state(rng)
+    return objs, epsilon, k, sensitivity, mechanism, rng
+
+
+def pareto_selection_scores(objectives, sensitivity: str = "local") -> tuple[np.ndarray, float]:
+    """Scores and sensitivity that PrivPareto hands to :func:`dpmo.select` in one round.
+
+    ``"global"``: ``(PS, n - 1)``; ``"local"``: ``(D, 1)`` with ``D`` the dampened Pareto scores
+    (``dpmo.dampen(PS, pareto_sensitivity(objectives), global_sensitivity=n - 1)``). Needs ``n >= 2``.
+    Exposed for audits: the output distribution of ``priv_pareto(..., k=1)`` is that of
+    ``dpmo.select(*pareto_selection_scores(...), ...)``.
+    """
+    objs = check_objectives(objectives)
+    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
+    n = objs[0].n
+    if n < 2:
+        raise ValueError("the Pareto score needs at least 2 candidates to have a positive sensitivity")
+    ps = pareto_score(np.column_stack([o.values for o in objs]))
+    if sensitivity == "global":
+        return ps.astype(np.float64), float(n - 1)
+    D = dampen(ps, pareto_sensitivity(objs), global_sensitivity=float(n - 1), name="pareto score")
+    return D, 1.0
+
+
+def priv_pareto(
+    objectives,
+    epsilon: float,
+    *,
+    k: int = 1,
+    sensitivity: str = "local",
+    mechanism: str = "exponential",
+    rng=None,
+) -> np.ndarray:
+    """PrivPareto: pick ``k`` candidates close to the Pareto front under epsilon-differential privacy.
+
+    The paper's Definitions "Global PrivPareto Mechanism" and "Local PrivPareto Mechanism".
+
+    Parameters
+    ----------
+    objectives : sequence of dpmo.Objective
+        ``m >= 1`` utilities over the same ``n`` candidates, larger is better, with global sensitivities
+        and (for ``"local"``) admissible local functions, all for the same neighbouring relation.
+    epsilon : float
+        Total privacy budget, > 0.
+    k : int, default 1
+        Number of distinct candidates, ``1 <= k <= n``.
+    sensitivity : {"local", "global"}
+        ``"global"``: ``dpmo.select(PS, epsilon / k, n - 1)``. ``"local"``: local dampening, i.e.
+        ``dpmo.select(D, epsilon / k, 1)`` with ``D = dampen(PS, delta^PS, global_sensitivity=n - 1)``
+        (see :func:`pareto_sensitivity`).
+    mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}
+        Base mechanism of :func:`dpmo.select`, for either version.
+    rng : None, int or numpy.random.Generator
+        Randomness (SPEC 7).
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (k,)
+        Indices into the original candidates, in selection order.
+
+    Notes
+    -----
+    Privacy: each of the ``k`` rounds is an ``epsilon / k``-DP selection (the Pareto score has global
+    sensitivity ``n_round - 1``; ``D`` has global sensitivity 1 under admissible deltas), and the rounds
+    compose to epsilon-DP (basic sequential composition). Each round recomputes the Pareto score and
+    ``delta^PS`` on the candidates not yet chosen (a candidate's score depends on the others, so it changes
+    when one is removed); which candidates remain depends only on earlier private outputs. With one
+    candidate left, it is returned without looking at the data.
+
+    Cost per round: :func:`pareto_score` plus, for ``"local"``, the dampening loop with
+    :func:`pareto_sensitivity` (see there) and :func:`dpmo.select`.
+    """
+    objs, epsilon, k, sensitivity, mechanism, rng = _checked_common(
+        objectives, epsilon, k, sensitivity, mechanism, rng
+    )
+    n = objs[0].n
+    eps_round = epsilon / k
+    remaining = np.arange(n, dtype=np.intp)
+    chosen: list[int] = []
+    current = objs
+    for rnd in range(k):
+        if rnd > 0:
+            current = [o.take(remaining) for o in objs]
+        if remaining.size == 1:
+            chosen.append(int(remaining[0]))
+            break
+        scores, sens = pareto_selection_scores(current, sensitivity)
+        pick = int(select(scores, eps_round, sens, mechanism=mechanism, rng=rng)[0])
+        chosen.append(int(remaining[pick]))
+        remaining = np.delete(remaining, pick)
+    return np.asarray(chosen, dtype=np.intp)

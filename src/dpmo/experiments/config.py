@@ -73,35 +73,47 @@ DATASETS: dict[str, DatasetSpec] = {
     spec.name: spec
     for spec in (
         DatasetSpec(
-            "nltcs", "tree", (("nltcs.dat",),),
+            "nltcs",
+            "tree",
+            (("nltcs.dat",),),
             "the 16-attribute binary NLTCS table (National Long Term Care Survey, 21,574 rows) as used by "
             "PrivBayes and the paper's code; survey home: https://www.nltcs.aas.duke.edu/",
             title="NLTCS",
         ),
         DatasetSpec(
-            "adult", "tree", (("adult.data",), ("adult.test",)),
+            "adult",
+            "tree",
+            (("adult.data",), ("adult.test",)),
             "UCI Adult: https://archive.ics.uci.edu/dataset/2/adult (files adult.data and adult.test)",
             title="Adult",
         ),
         DatasetSpec(
-            "acs", "tree", (("acs.dat",),),
+            "acs",
+            "tree",
+            (("acs.dat",),),
             "the 23-attribute binary ACS PUMS 2013-2014 table (47,461 rows) as used by PrivBayes and the "
             "paper's code; PUMS home: https://www.census.gov/programs-surveys/acs/microdata.html",
             title="ACS",
         ),
         DatasetSpec(
-            "github", "graph", (("musae_git_edges.csv",),),
+            "github",
+            "graph",
+            (("musae_git_edges.csv",),),
             "SNAP GitHub social network: https://snap.stanford.edu/data/github-social.html "
             "(git_web_ml.zip, file musae_git_edges.csv)",
             title="Github",
         ),
         DatasetSpec(
-            "enron", "graph", (("Email-Enron.txt", "Email-Enron.txt.gz", "email-Enron.txt", "email-Enron.txt.gz"),),
+            "enron",
+            "graph",
+            (("Email-Enron.txt", "Email-Enron.txt.gz", "email-Enron.txt", "email-Enron.txt.gz"),),
             "SNAP email-Enron: https://snap.stanford.edu/data/email-Enron.html (Email-Enron.txt.gz)",
             title="Enron",
         ),
         DatasetSpec(
-            "dblp", "graph", (("com-dblp.ungraph.txt", "com-dblp.ungraph.txt.gz"),),
+            "dblp",
+            "graph",
+            (("com-dblp.ungraph.txt", "com-dblp.ungraph.txt.gz"),),
             "SNAP com-DBLP: https://snap.stanford.edu/data/com-DBLP.html (com-dblp.ungraph.txt.gz)",
             title="DBLP",
         ),
@@ -246,15 +258,25 @@ EXPERIMENTS: dict[str, ExperimentConfig] = {
             datasets=("nltcs", "adult", "acs"),
             epsilons=(0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0),
             metrics=("coverage", "coverage_weak"),
-            metric_labels={"coverage": "mean C(X', X'') (lower is better)",
-                           "coverage_weak": "mean C with weak dominance"},
+            metric_labels={
+                "coverage": "mean C(X', X'') (lower is better)",
+                "coverage_weak": "mean C with weak dominance",
+            },
             lower_is_better=("coverage", "coverage_weak"),
             run_function="dpmo.experiments.methods:tree_pareto_run",
-            params=dict(population_size=30, selection_size=3, n_iterations=3, initial_depth=4, max_depth=10,
-                        n_output=3, mechanism="exponential", dominance="strict"),
+            params=dict(
+                population_size=30,
+                selection_size=3,
+                n_iterations=3,
+                initial_depth=4,
+                max_depth=10,
+                n_output=3,
+                mechanism="exponential",
+                dominance="strict",
+            ),
             paper_source="Table \\ref{table:private_tree_pareto}",
             paper_layout="table",
-            quick=dict(datasets=("breast-cancer",), epsilons=(0.01, 0.1, 1.0, 5.0), runs=8),
+            quick=dict(datasets=("breast-cancer",), runs=10),  # the paper's budgets, 10 repetitions
             chunk=5,
             note=_TREE_PARETO_NOTE,
         ),
@@ -269,11 +291,19 @@ EXPERIMENTS: dict[str, ExperimentConfig] = {
             metrics=("fitness", "tpr", "tnr"),
             metric_labels={"fitness": "mean fitness 3 TPR + 2 TNR", "tpr": "TPR", "tnr": "TNR"},
             run_function="dpmo.experiments.methods:tree_agg_run",
-            params=dict(population_size=100, selection_size=20, n_iterations=2, initial_depth=3, max_depth=5,
-                        n_output=1, weights=(3.0, 2.0), mechanism="exponential"),
+            params=dict(
+                population_size=100,
+                selection_size=20,
+                n_iterations=2,
+                initial_depth=3,
+                max_depth=5,
+                n_output=1,
+                weights=(3.0, 2.0),
+                mechanism="exponential",
+            ),
             paper_source="Figure \\ref{fig:weighted_tree}",
             paper_layout="figure",
-            quick=dict(datasets=("breast-cancer",), epsilons=(0.01, 0.1, 1.0, 2.0), runs=8),
+            quick=dict(datasets=("breast-cancer",), runs=10),
             chunk=5,
             note=_TREE_AGG_NOTE,
         ),
@@ -285,16 +315,18 @@ EXPERIMENTS: dict[str, ExperimentConfig] = {
             datasets=("github", "enron", "dblp"),
             epsilons=(0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0),
             metrics=("coverage", "front_share", "recall"),
-            metric_labels={"coverage": "mean C(top-k, picks) (lower is better)",
-                           "front_share": "share of picks on the Pareto front",
-                           "recall": "recall of the exact top-k"},
+            metric_labels={
+                "coverage": "mean C(top-k, picks) (lower is better)",
+                "front_share": "share of picks on the Pareto front",
+                "recall": "recall of the exact top-k",
+            },
             lower_is_better=("coverage",),
             run_function="dpmo.experiments.methods:graph_pareto_run",
             params=dict(k=3, mechanism="exponential", dominance="strict"),
             dataset_params={"dblp": {"k": 10}},
             paper_source="Table \\ref{table:topk_graph_pareto}",
             paper_layout="table",
-            quick=dict(datasets=("les-miserables", "synthetic"), epsilons=(0.1, 1.0, 10.0, 50.0), runs=30),
+            quick=dict(datasets=("les-miserables", "synthetic"), runs=40),
             chunk=100,
             note=_GRAPH_PARETO_NOTE,
         ),
@@ -311,7 +343,7 @@ EXPERIMENTS: dict[str, ExperimentConfig] = {
             params=dict(k=5, weights=(1.0, 100.0), mechanism="exponential"),
             paper_source="Figure \\ref{fig:graph_weighted}",
             paper_layout="figure",
-            quick=dict(datasets=("les-miserables", "synthetic"), epsilons=(0.01, 0.1, 1.0, 10.0, 100.0), runs=30),
+            quick=dict(datasets=("les-miserables", "synthetic"), runs=100),
             chunk=100,
             note=_GRAPH_AGG_NOTE,
         ),
@@ -367,5 +399,7 @@ def settings_hash(experiment: str, dataset: str, params: dict[str, Any], seed: i
 
     Rows of the CSV with another fingerprint (other settings or master seed) are not reused.
     """
-    blob = json.dumps({"e": experiment, "d": dataset, "p": params, "s": int(seed)}, sort_keys=True, default=str)
+    blob = json.dumps(
+        {"e": experiment, "d": dataset, "p": params, "s": int(seed)}, sort_keys=True, default=str
+    )
     return hashlib.sha1(blob.encode()).hexdigest()[:10]

@@ -28,7 +28,6 @@ __all__ = [
     "load_table",
     "load_graph_data",
     "embedded_graph",
-    "pareto_front_mask",
     "tree_pareto_run",
     "tree_agg_run",
     "graph_pareto_run",
@@ -86,31 +85,6 @@ def embedded_graph(name: str):
     return nx.convert_node_labels_to_integers(h, ordering="sorted") if name != "synthetic" else h
 
 
-def pareto_front_mask(values: np.ndarray) -> np.ndarray:
-    """Boolean mask of the points not Pareto-dominated (no other point >= in both and > in one).
-
-    Two identical points are both on the front. O(n log n) for two objectives (sort and sweep).
-    """
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim != 2 or values.shape[1] != 2:
-        raise ValueError(f"values must have shape (n, 2), got {values.shape}")
-    a, b = values[:, 0], values[:, 1]
-    order = np.lexsort((-b, -a))  # a descending, then b descending
-    a_s, b_s = a[order], b[order]
-    # group by equal a: the first of each group has the group's largest b
-    new_group = np.ones(a_s.size, dtype=bool)
-    new_group[1:] = a_s[1:] != a_s[:-1]
-    group_id = np.cumsum(new_group) - 1
-    group_start = np.flatnonzero(new_group)
-    group_max_b = b_s[group_start]
-    # best b among points with strictly larger a = running max of previous groups' max b
-    prev_best = np.concatenate(([-np.inf], np.maximum.accumulate(group_max_b)[:-1]))
-    dominated_s = (prev_best[group_id] >= b_s) | (group_max_b[group_id] > b_s)
-    mask = np.empty(a.size, dtype=bool)
-    mask[order] = ~dominated_s
-    return mask
-
-
 @dataclass
 class GraphData:
     """A graph of the applications plus what the metrics need, computed once per process.
@@ -147,22 +121,21 @@ class GraphData:
 
     @property
     def front(self) -> np.ndarray:
+        """Ids of the nodes no other node Pareto-dominates (textbook dominance; ties all on the front)."""
         if "front" not in self._cache:
-            self._cache["front"] = self.ids[pareto_front_mask(self.values)]
+            from .. import graphs
+
+            self._cache["front"] = np.sort(np.asarray(graphs.pareto_front(self.graph, dominance="pareto")))
         return self._cache["front"]
 
 
 def _graph_values(graph) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, values (n, 2) of degree and ego density) from a :mod:`dpmo.graphs` graph object."""
-    from .. import graphs
+    """(ids, values (n, 2) of degree and ego density) of a :class:`dpmo.graphs.Graph`.
 
-    if hasattr(graphs, "node_values"):
-        ids, vals = graphs.node_values(graph)
-        return np.asarray(ids), np.asarray(vals, dtype=np.float64)
-    ids = np.asarray(graph.nodes if hasattr(graph, "nodes") else graph.node_ids)
-    deg = np.asarray(graph.degree, dtype=np.float64)
-    ego = np.asarray(graph.ego_density if hasattr(graph, "ego_density") else graph.egodensity, dtype=np.float64)
-    return ids, np.column_stack([deg, ego])
+    Ego density with the paper's formula and convention (the default of :meth:`dpmo.graphs.Graph.points`),
+    the same values the mechanisms select on.
+    """
+    return np.asarray(graph.ids), np.asarray(graph.points(), dtype=np.float64)
 
 
 def load_graph_data(name: str, files: Sequence[str] = ()) -> GraphData:
@@ -188,8 +161,15 @@ def load_data(name: str, files: tuple[str, ...] = ()):
 
 
 # --------------------------------------------------------------------------------------------- trees
-_TREE_KEYS = ("population_size", "selection_size", "n_iterations", "initial_depth", "max_depth", "n_output",
-              "mechanism")
+_TREE_KEYS = (
+    "population_size",
+    "selection_size",
+    "n_iterations",
+    "initial_depth",
+    "max_depth",
+    "n_output",
+    "mechanism",
+)
 
 
 def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: dict, rng):
@@ -198,8 +178,14 @@ def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: 
     kw = {k: params[k] for k in _TREE_KEYS if k in params}
     if approach == "agg":
         kw["weights"] = tuple(params.get("weights", (3.0, 2.0)))
-    clf = DPMOETClassifier(epsilon=epsilon, approach=approach, sensitivity=sensitivity,
-                           features=data.features, random_state=rng, **kw)
+    clf = DPMOETClassifier(
+        epsilon=epsilon,
+        approach=approach,
+        sensitivity=sensitivity,
+        features=data.features,
+        random_state=rng,
+        **kw,
+    )
     clf.fit(data.X, data.y)
     return np.asarray(clf.evaluate(data.X, data.y), dtype=np.float64).reshape(-1, 2)
 
@@ -218,8 +204,15 @@ def _reference(data, params: dict, seed: np.random.SeedSequence, approach: str) 
     return _REFERENCE_CACHE[key]
 
 
-def tree_pareto_run(data, method: str, epsilon: float | None, rng: np.random.Generator, params: dict, *,
-                    reference_seed: np.random.SeedSequence) -> dict[str, float]:
+def tree_pareto_run(
+    data,
+    method: str,
+    epsilon: float | None,
+    rng: np.random.Generator,
+    params: dict,
+    *,
+    reference_seed: np.random.SeedSequence,
+) -> dict[str, float]:
     """One repetition of the tree Pareto experiment: C(X', X'') of the private output trees.
 
     X' = (TPR, TNR) of NODP-MOET-Pareto's output trees (run from ``reference_seed``), X'' = those of
@@ -227,19 +220,29 @@ def tree_pareto_run(data, method: str, epsilon: float | None, rng: np.random.Gen
     """
     ref = _reference(data, params, reference_seed, "pareto")
     out = _moet(data, "pareto", epsilon, _sensitivity_of(method), params, rng)
-    return {"coverage": coverage(ref, out, dominance=params.get("dominance", "strict")),
-            "coverage_weak": coverage(ref, out, dominance="weak")}
+    return {
+        "coverage": coverage(ref, out, dominance=params.get("dominance", "strict")),
+        "coverage_weak": coverage(ref, out, dominance="weak"),
+    }
 
 
-def tree_agg_run(data, method: str, epsilon: float | None, rng: np.random.Generator, params: dict, *,
-                 reference_seed: np.random.SeedSequence | None = None) -> dict[str, float]:
+def tree_agg_run(
+    data,
+    method: str,
+    epsilon: float | None,
+    rng: np.random.Generator,
+    params: dict,
+    *,
+    reference_seed: np.random.SeedSequence | None = None,
+) -> dict[str, float]:
     """One repetition of the tree aggregation experiment: fitness w . (TPR, TNR) of the output tree."""
     weights = tuple(params.get("weights", (3.0, 2.0)))
     if method == "LocalDiffPID3":
         from ..trees import LocalDiffPID3Classifier
 
-        clf = LocalDiffPID3Classifier(epsilon=epsilon, max_depth=params.get("max_depth", 5),
-                                      features=data.features, random_state=rng)
+        clf = LocalDiffPID3Classifier(
+            epsilon=epsilon, max_depth=params.get("max_depth", 5), features=data.features, random_state=rng
+        )
         clf.fit(data.X, data.y)
         tpr, tnr = tpr_tnr(data.y, clf.predict(data.X))
     else:
@@ -252,37 +255,77 @@ def tree_agg_run(data, method: str, epsilon: float | None, rng: np.random.Genera
 
 
 # --------------------------------------------------------------------------------------------- graphs
-def graph_pareto_run(data: GraphData, method: str, epsilon: float | None, rng: np.random.Generator,
-                     params: dict, *, reference_seed=None) -> dict[str, float]:
+def graph_pareto_run(
+    data: GraphData,
+    method: str,
+    epsilon: float | None,
+    rng: np.random.Generator,
+    params: dict,
+    *,
+    reference_seed=None,
+) -> dict[str, float]:
     """One repetition of the graph Pareto experiment: C(exact top-k, private top-k), front share, recall."""
     from .. import graphs
 
     k = int(params["k"])
-    picks = np.asarray(graphs.top_k(data.graph, k, epsilon, approach="pareto",
-                                    sensitivity=_sensitivity_of(method),
-                                    mechanism=params.get("mechanism", "exponential"), rng=rng))
+    picks = np.asarray(
+        graphs.top_k(
+            data.graph,
+            k,
+            epsilon,
+            approach="pareto",
+            sensitivity=_sensitivity_of(method),
+            mechanism=params.get("mechanism", "exponential"),
+            rng=rng,
+        )
+    )
     exact = data.exact("pareto", k)
-    return {"coverage": coverage(data.values_of(exact), data.values_of(picks),
-                                 dominance=params.get("dominance", "strict")),
-            "front_share": front_share(picks, data.front),
-            "recall": recall(picks, exact)}
+    return {
+        "coverage": coverage(
+            data.values_of(exact), data.values_of(picks), dominance=params.get("dominance", "strict")
+        ),
+        "front_share": front_share(picks, data.front),
+        "recall": recall(picks, exact),
+    }
 
 
-def graph_agg_run(data: GraphData, method: str, epsilon: float | None, rng: np.random.Generator,
-                  params: dict, *, reference_seed=None) -> dict[str, float]:
+def graph_agg_run(
+    data: GraphData,
+    method: str,
+    epsilon: float | None,
+    rng: np.random.Generator,
+    params: dict,
+    *,
+    reference_seed=None,
+) -> dict[str, float]:
     """One repetition of the graph aggregation experiment: recall of the exact top-k by u_agg."""
     from .. import graphs
 
     k = int(params["k"])
     weights = tuple(params.get("weights", (1.0, 100.0)))
-    picks = graphs.top_k(data.graph, k, epsilon, approach="agg", sensitivity=_sensitivity_of(method),
-                         weights=weights, mechanism=params.get("mechanism", "exponential"), rng=rng)
+    picks = graphs.top_k(
+        data.graph,
+        k,
+        epsilon,
+        approach="agg",
+        sensitivity=_sensitivity_of(method),
+        weights=weights,
+        mechanism=params.get("mechanism", "exponential"),
+        rng=rng,
+    )
     return {"recall": recall(picks, data.exact("agg", k, weights))}
 
 
 # --------------------------------------------------------------------------------------------- toy
-def toy_run(data, method: str, epsilon: float | None, rng: np.random.Generator, params: dict, *,
-            reference_seed: np.random.SeedSequence | None = None) -> dict[str, float]:
+def toy_run(
+    data,
+    method: str,
+    epsilon: float | None,
+    rng: np.random.Generator,
+    params: dict,
+    *,
+    reference_seed: np.random.SeedSequence | None = None,
+) -> dict[str, float]:
     """A fast stand-in used to test the pipeline: exponential-mechanism pick among ``params["n"]`` scores.
 
     ``score`` is the picked candidate's utility (scores 0..n-1, sensitivity 1), ``ref`` a draw from the

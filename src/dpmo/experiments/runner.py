@@ -3,10 +3,10 @@
 Seeding
 -------
 Every run draws its randomness from ``numpy.random.SeedSequence(entropy=seed, spawn_key=key)`` with
-``key = (crc32(experiment), crc32(dataset), crc32(method), crc32(epsilon), run)``: a pure function of the master
-seed and the run's coordinates. The whole grid is reproducible from one seed, any cell (or single run) can
-be re-run alone with identical results, results do not depend on ``--jobs``, on the backend or on the order
-in which tasks finish, and adding an epsilon or a method to the grid leaves the other runs unchanged.
+``key = (crc32(experiment), crc32(dataset), crc32(method), crc32(epsilon), run)``: a pure function of the
+master seed and the run's coordinates. The whole grid is reproducible from one seed, any cell (or single run)
+can be re-run alone with identical results, results do not depend on ``--jobs``, on the backend or on the
+order in which tasks finish, and adding an epsilon or a method to the grid leaves the other runs unchanged.
 A second stream, keyed by ``(experiment, dataset, "reference", run)``, drives what a run compares against
 (the non-private reference of the tree Pareto experiment), so it is shared by all methods and budgets of
 repetition ``run``.
@@ -56,10 +56,10 @@ __all__ = [
     "csv_path",
 ]
 
-#: Leading columns of every results CSV; the experiment's metric columns follow, then ``seconds``,
-#: ``seed`` and ``settings``.
+#: Leading columns of every results CSV; the experiment's metric columns follow, then ``seconds`` (wall time
+#: of the run), ``cpu_seconds`` (CPU time of the worker process during the run), ``seed`` and ``settings``.
 BASE_COLUMNS = ("experiment", "dataset", "method", "epsilon", "run")
-TRAILING_COLUMNS = ("seconds", "seed", "settings")
+TRAILING_COLUMNS = ("seconds", "cpu_seconds", "seed", "settings")
 
 
 def _crc(text: str) -> int:
@@ -70,8 +70,9 @@ def _eps_text(epsilon: float) -> str:
     return "inf" if math.isinf(epsilon) else f"{float(epsilon):.12g}"
 
 
-def cell_seed(seed: int, experiment: str, dataset: str, method: str, epsilon: float, run: int
-              ) -> np.random.SeedSequence:
+def cell_seed(
+    seed: int, experiment: str, dataset: str, method: str, epsilon: float, run: int
+) -> np.random.SeedSequence:
     """The seed sequence of one run of one cell (a pure function of its arguments).
 
     O(1). ``epsilon = inf`` stands for a non-private method.
@@ -123,20 +124,24 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     data = load_data(task.dataset, task.files)
     rows = []
     for run in task.runs:
-        rng = np.random.default_rng(cell_seed(task.seed, task.experiment, task.dataset, task.method,
-                                              task.epsilon, run))
+        rng = np.random.default_rng(
+            cell_seed(task.seed, task.experiment, task.dataset, task.method, task.epsilon, run)
+        )
         ref = reference_seed(task.seed, task.experiment, task.dataset, run)
         eps = None if task.nonprivate else task.epsilon
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         values = fn(data, task.method, eps, rng, dict(task.params), reference_seed=ref)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         row: dict[str, Any] = {
-            "experiment": task.experiment, "dataset": task.dataset, "method": task.method,
-            "epsilon": _eps_text(task.epsilon), "run": run,
+            "experiment": task.experiment,
+            "dataset": task.dataset,
+            "method": task.method,
+            "epsilon": _eps_text(task.epsilon),
+            "run": run,
         }
         for m in task.metrics:
             row[m] = repr(float(values[m]))
-        row.update(seconds=f"{seconds:.6f}", seed=task.seed, settings=task.settings)
+        row.update(seconds=f"{seconds:.6f}", cpu_seconds=f"{cpu:.6f}", seed=task.seed, settings=task.settings)
         rows.append(row)
     return rows
 
@@ -174,9 +179,15 @@ def done_keys(rows: Iterable[dict[str, str]]) -> set[tuple]:
     return out
 
 
-def plan_tasks(config: ExperimentConfig, datasets: dict[str, Sequence[str]], *, seed: int,
-               methods: Sequence[str] | None = None, done: set[tuple] | None = None,
-               chunk: int | None = None) -> list[Task]:
+def plan_tasks(
+    config: ExperimentConfig,
+    datasets: dict[str, Sequence[str]],
+    *,
+    seed: int,
+    methods: Sequence[str] | None = None,
+    done: set[tuple] | None = None,
+    chunk: int | None = None,
+) -> list[Task]:
     """The tasks still to run for ``config`` on ``datasets`` (name -> file paths).
 
     Non-private methods get one cell (``epsilon = inf``); every other method one cell per epsilon. Runs in
@@ -195,12 +206,22 @@ def plan_tasks(config: ExperimentConfig, datasets: dict[str, Sequence[str]], *, 
             for eps in eps_list:
                 todo = [r for r in range(config.runs) if _key(dataset, method, eps, r, settings) not in done]
                 for i in range(0, len(todo), chunk):
-                    tasks.append(Task(
-                        experiment=config.name, dataset=dataset, files=tuple(str(f) for f in files),
-                        method=method, epsilon=float(eps), runs=tuple(todo[i:i + chunk]), seed=int(seed),
-                        settings=settings, run_function=config.run_function, metrics=config.metrics,
-                        params=params, nonprivate=nonprivate,
-                    ))
+                    tasks.append(
+                        Task(
+                            experiment=config.name,
+                            dataset=dataset,
+                            files=tuple(str(f) for f in files),
+                            method=method,
+                            epsilon=float(eps),
+                            runs=tuple(todo[i : i + chunk]),
+                            seed=int(seed),
+                            settings=settings,
+                            run_function=config.run_function,
+                            metrics=config.metrics,
+                            params=params,
+                            nonprivate=nonprivate,
+                        )
+                    )
     return tasks
 
 
@@ -231,8 +252,15 @@ def _results(tasks: list[Task], jobs: int, backend: str, scheduler: str | None) 
         except OSError as exc:
             raise RuntimeError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
     else:
-        cluster = LocalCluster(n_workers=max(1, jobs), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        import logging
+
+        cluster = LocalCluster(
+            n_workers=max(1, jobs),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
         client = Client(cluster)
     try:
         with joblib.parallel_config(backend="dask"):
@@ -257,10 +285,19 @@ def _progress(total: int, desc: str, enabled: bool | None):
     return tqdm(total=total, desc=desc, unit="run", file=sys.stderr, dynamic_ncols=True)
 
 
-def run_experiment(config: ExperimentConfig, datasets: dict[str, Sequence[str]], out_dir: str | os.PathLike,
-                   *, seed: int = 0, jobs: int = 1, backend: str = "loky", scheduler: str | None = None,
-                   methods: Sequence[str] | None = None, progress: bool | None = None,
-                   chunk: int | None = None) -> dict[str, Any]:
+def run_experiment(
+    config: ExperimentConfig,
+    datasets: dict[str, Sequence[str]],
+    out_dir: str | os.PathLike,
+    *,
+    seed: int = 0,
+    jobs: int = 1,
+    backend: str = "loky",
+    scheduler: str | None = None,
+    methods: Sequence[str] | None = None,
+    progress: bool | None = None,
+    chunk: int | None = None,
+) -> dict[str, Any]:
     """Run what is missing of ``config``'s grid on ``datasets`` and append it to ``OUT/<name>.csv``.
 
     Parameters
@@ -338,5 +375,9 @@ def run_experiment(config: ExperimentConfig, datasets: dict[str, Sequence[str]],
                 bar.set_postfix_str(f"cells {cells_done}/{n_cells}")
     if bar is not None:
         bar.close()
-    return {"csv": path, "planned": planned, "skipped": total - planned,
-            "seconds": time.perf_counter() - start}
+    return {
+        "csv": path,
+        "planned": planned,
+        "skipped": total - planned,
+        "seconds": time.perf_counter() - start,
+    }

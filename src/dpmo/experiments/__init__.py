@@ -1,0 +1,36 @@
+"""Reproduce the paper's experiments: grid, seeding, parallel runs, tables, figures and report.
+
+Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
+
+* :mod:`.config`: the paper's settings per experiment (:data:`EXPERIMENTS`) and the datasets
+  (:data:`DATASETS`).
+* :mod:`.methods`: adapters calling :mod:`dpmo.trees` and :mod:`dpmo.graphs` for one run.
+* :mod:`.runner`: seeding (:func:`cell_seed`), resume, joblib / Dask execution (:func:`run_experiment`).
+* :mod:`.report`: Markdown tables, PNG figures and ``report.md`` (:func:`write_report`).
+"""
+
+from __future__ import annotations
+
+from .config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, DatasetSpec, ExperimentConfig
+from .report import mean_ci, paper_results, plot_experiment, summarize, write_report
+from .runner import Task, cell_seed, plan_tasks, read_rows, reference_seed, run_experiment, run_task
+
+__all__ = [
+    "DATASETS",
+    "EXPERIMENTS",
+    "EXPERIMENT_NAMES",
+    "DatasetSpec",
+    "ExperimentConfig",
+    "Task",
+    "cell_seed",
+    "mean_ci",
+    "paper_results",
+    "plan_tasks",
+    "plot_experiment",
+    "read_rows",
+    "reference_seed",
+    "run_experiment",
+    "run_task",
+    "summarize",
+    "write_report",
+]

@@ -1,0 +1,176 @@
+"""Degree and ego density as :class:`dpmo.Objective`, with admissible local sensitivity functions.
+
+Neighbouring relation: edge differential privacy (the paper's Definition "Edge Differential Privacy"). Two
+graphs on the same (public) node set are neighbours when they differ in exactly one edge, added or removed.
+"Distance t" is the number of edge additions and removals between two graphs.
+
+Degree (the paper's section "Sensitivity Analysis", paragraph "Degree"): one edge changes the degree of its
+two endpoints by exactly 1 and no other degree, so ``Delta degree = 1`` and ``delta(G, t, v) = 1`` for every
+``t`` (admissible: condition 1 is the global bound, condition 2 holds with equality).
+
+Ego density (paragraph "Egocentric density"; ``../shared/notes/ERRATA.md`` point 2): the global sensitivity is
+1 (the paper's example: the centre of a path on 3 nodes goes from 0 to 1 when the path is closed into a
+triangle; the paper's text calls it "Delta degree", a typo). The paper prints
+``delta(G, t, v) = 2 / (|N(v)| - t - 2)`` if ``|N(v)| - t > 2``, else 1. That function is *not admissible*: at
+``|N(v)| - t = 3`` it is 2, above the global sensitivity, and condition 2 fails (``v`` of degree 2 in ``G``
+and degree 3 in a neighbour ``G'``: ``delta(G, 1, v) = 1 < delta(G', 0, v) = 2``). The exact local
+sensitivity at degree ``d >= 3`` is ``2 / d``, reached by removing a neighbour that has no edge to the
+others (or adding a new one), so this module uses the tight admissible function
+
+    delta(G, t, v) = 1 if deg(v) - t <= 2, else 2 / (deg(v) - t),
+
+which equals the exact largest local sensitivity at distance ``t`` over graphs in which ``v`` has degree
+``deg(v)`` (both admissibility conditions and that equality are checked exhaustively on all graphs with 5 and
+6 nodes in ``tests/test_graphs_sensitivity.py``). With ``formula="published"`` (values halved for degree
+>= 2) the function is ``1 if deg(v) - t <= 2, else 1 / (deg(v) - t)``; the value ``low_degree`` given to
+nodes of degree < 2 does not matter, as long as it lies in [0, 1], since those nodes always get 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..sensitivity import LocalSensitivity, Objective
+from .io import Graph
+from .utilities import _check_convention
+
+__all__ = [
+    "degree_sensitivity",
+    "ego_density_sensitivity",
+    "degree_objective",
+    "ego_density_objective",
+    "objectives",
+]
+
+
+def degree_sensitivity(degree, t) -> np.ndarray:
+    """``delta(G, t, v) = 1`` for every node and ``t`` (broadcasts ``t`` against ``degree``)."""
+    degree = np.asarray(degree)
+    t = np.asarray(t)
+    return np.ones(np.broadcast_shapes(degree.shape, t.shape), dtype=np.float64)
+
+
+def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
+    """Tight admissible local sensitivity of ego density at distance ``t`` (see the module notes).
+
+    Parameters
+    ----------
+    degree : array_like of int
+        Degrees of the nodes in the graph ``G``.
+    t : int or array_like of int
+        Distance(s) ``t >= 0``; broadcast against ``degree`` (``t`` of shape (B, 1) gives (B, n)).
+    formula : {"paper", "published"}
+        ``"paper"``: ``1 if d - t <= 2 else 2 / (d - t)``;
+        ``"published"``: ``1 if d - t <= 2 else 1 / (d - t)``.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+
+    Notes
+    -----
+    O(size of the broadcast) time. Non-decreasing in ``t`` and at most 1 (the global sensitivity).
+    """
+    _, formula = _check_convention(0.0, formula)
+    d = np.asarray(degree, dtype=np.float64)
+    t = np.asarray(t)
+    if np.any(t < 0):
+        raise ValueError("t must be non-negative")
+    rest = d - t
+    c = 2.0 if formula == "paper" else 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(rest <= 2.0, 1.0, c / np.maximum(rest, 1.0))
+
+
+class _DegreeDelta:
+    """Picklable ``(t, idx) -> 1`` (vectorised over ``t``)."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __call__(self, t, idx=None):
+        size = self.n if idx is None else len(idx)
+        return np.ones(np.broadcast_shapes(np.shape(t), (size,)), dtype=np.float64)
+
+
+class _EgoDensityDelta:
+    """Picklable ``(t, idx) -> ego_density_sensitivity(degree[idx], t)`` (vectorised over ``t``)."""
+
+    def __init__(self, degree: np.ndarray, formula: str):
+        self.degree = degree
+        self.formula = formula
+
+    def __call__(self, t, idx=None):
+        d = self.degree if idx is None else self.degree[np.asarray(idx, dtype=np.intp)]
+        return ego_density_sensitivity(d, t, formula=self.formula)
+
+
+def _graph(graph) -> Graph:
+    if isinstance(graph, Graph):
+        return graph
+    from .io import load_graph
+
+    return load_graph(graph)
+
+
+def degree_objective(graph) -> Objective:
+    """Degree centrality as a :class:`dpmo.Objective` (global sensitivity 1, local ``delta = 1``).
+
+    Parameters
+    ----------
+    graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
+
+    Returns
+    -------
+    dpmo.Objective
+        Cached on the graph: calling again returns the same object.
+
+    Notes
+    -----
+    O(n) on first use. Neighbouring relation: one edge added or removed (edge differential privacy).
+    """
+    g = _graph(graph)
+
+    def build():
+        n = g.n_nodes
+        local = LocalSensitivity(_DegreeDelta(n), name="degree", vectorized_t=True)
+        return Objective(g.degree.astype(np.float64), 1.0, local, name="degree")
+
+    return g.cached(("objective", "degree"), build)
+
+
+def ego_density_objective(graph, *, low_degree: float = 0.0, formula: str = "paper") -> Objective:
+    """Egocentric density as a :class:`dpmo.Objective` with the tight admissible local sensitivity.
+
+    Parameters
+    ----------
+    graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
+    low_degree : float in [0, 1], default 0
+        Ego density of nodes of degree < 2 (see :func:`dpmo.graphs.ego_density`).
+    formula : {"paper", "published"}, default "paper"
+        See :func:`dpmo.graphs.ego_density`.
+
+    Returns
+    -------
+    dpmo.Objective
+        Global sensitivity 1, local function :func:`ego_density_sensitivity` (ERRATA point 2; the paper's
+        printed ``2 / (d - t - 2)`` is not admissible). Cached on the graph per convention.
+
+    Notes
+    -----
+    O(n) after the triangle count. Neighbouring relation: one edge added or removed.
+    """
+    g = _graph(graph)
+    low, formula = _check_convention(low_degree, formula)
+
+    def build():
+        local = LocalSensitivity(_EgoDensityDelta(g.degree, formula), name="ego density", vectorized_t=True)
+        return Objective(g.ego_density(low_degree=low, formula=formula), 1.0, local, name="ego density")
+
+    return g.cached(("objective", "ego_density", low, formula), build)
+
+
+def objectives(graph, *, low_degree: float = 0.0, formula: str = "paper") -> list[Objective]:
+    """``[degree_objective(graph), ego_density_objective(graph, ...)]``, the paper's order (degree first)."""
+    g = _graph(graph)
+    return [degree_objective(g), ego_density_objective(g, low_degree=low_degree, formula=formula)]

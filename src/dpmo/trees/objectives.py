@@ -1,0 +1,243 @@
+"""True positive rate and true negative rate as objectives, with admissible local sensitivity.
+
+The paper's Application 1 ("Problem Statement") scores a tree ``r`` on the private table ``x`` by
+
+    TPR(x, r) = TP(x, r) / P(x),        TNR(x, r) = TN(x, r) / N(x)
+
+(0 when the class is absent). Both lie in ``[0, 1]`` and their global sensitivity is 1 (the paper's
+example with one record). The paper's local sensitivity function delta^TPR ("Sensitivity Analysis") is
+**not admissible**: removing one false negative changes the rate by ``TP / (P (P - 1))`` while the printed
+function gives ``(P - TP) / (P (P - 1))`` (``../shared/notes/ERRATA.md``, point 1, and the tests). This module
+uses the exact element local sensitivity at distance ``t`` instead, for each neighbouring relation:
+
+**add/remove one record** (the relation of the paper's proofs, the default). For the rate ``h / s``
+(``h`` hits = TP or TN, ``s`` = P or N) a positive record (for TPR) moves ``(h, s - h)`` by one unit in one
+coordinate; with ``m = min(h, s - h)`` and ``M = max(h, s - h)``:
+
+    delta(t) = 1                          if (t >= s - 1 and h >= 1) or t >= s
+             = 1 / (s - t + 1)            else if h = 0 or h = s
+             = M / ((s - t) (s - t - 1))  else if t < m
+             = 1 / (s - t)                otherwise.
+
+**substitution of one record** (Hamming distance, the paper's Definition 1). A record can also switch
+between hit and miss, or between the classes, and the exact element local sensitivity is
+
+    delta(t) = 1 if s - t <= 1, else 1 / (s - t).
+
+Both are the exact element local sensitivities at distance ``t`` (the paper's Definition "Element Local
+Sensitivity") of the rate under their relation, hence admissible and the pointwise smallest admissible
+functions. The tests recompute them by breadth-first search over all count states with ``s <= 40`` and
+``t <= 40`` and check both admissibility conditions; the substitution function is also admissible (but up
+to twice larger) under add/remove.
+
+A one-record change moves the counts of every tree at once, but each tree's rate only through its own
+``(h, s)``, and the element local sensitivity is per tree; the count-state model lets the record fall on
+either side of every tree, which can only over-approximate what a real tree allows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_choice
+from ..sensitivity import LocalSensitivity, Objective
+
+__all__ = ["NEIGHBOURING", "rate_sensitivity", "rate", "tpr_objective", "tnr_objective"]
+
+#: Neighbouring relations supported by :func:`rate_sensitivity` (and :class:`dpmo.trees.DPMOETClassifier`).
+NEIGHBOURING = ("add_remove", "substitution")
+
+
+def _counts(hits, total, hits_name: str, total_name: str) -> tuple[np.ndarray, np.ndarray]:
+    h = np.asarray(hits)
+    s = np.asarray(total)
+    for arr, name in ((h, hits_name), (s, total_name)):
+        if arr.dtype == object or arr.dtype == bool or not np.issubdtype(arr.dtype, np.number):
+            raise TypeError(f"{name} must hold non-negative integer counts, got dtype {arr.dtype}")
+        if not np.issubdtype(arr.dtype, np.integer):
+            if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+                raise ValueError(f"{name} must hold non-negative integer counts")
+    h = h.astype(np.int64)
+    s = s.astype(np.int64)
+    if np.any(h < 0) or np.any(s < 0):
+        raise ValueError(f"{hits_name} and {total_name} must be non-negative counts")
+    try:
+        hb, sb = np.broadcast_arrays(h, s)
+    except ValueError:
+        raise ValueError(
+            f"{hits_name} and {total_name} must have broadcastable shapes, got {h.shape} and {s.shape}"
+        ) from None
+    if np.any(hb > sb):
+        raise ValueError(f"{hits_name} must not exceed {total_name}")
+    return h, s
+
+
+class _RateDelta:
+    """Closed-form delta of the rate ``h / s`` for fixed counts; evaluates ``(t, idx)`` with few numpy ops.
+
+    Every branch is computed with a denominator clamped to a safe value and then chosen with ``where``:
+    outside its branch a clamped value is discarded, inside it the clamp is inactive (``s - t >= 2`` in
+    the two ``M / ...`` and ``1 / (s - t)`` branches, ``s - t + 1 >= 2`` in the pure branch).
+
+    When every tree has the same ``s`` (the trees of one data set), the factors that depend on ``t`` only
+    are computed once per distance and broadcast, and the branches that cannot occur in the requested
+    block (``delta = 1`` near ``t = s``, the pure trees) are skipped: the result is the same.
+    """
+
+    __slots__ = ("h", "s", "m", "M", "pure", "one_at", "substitution", "s_common")
+
+    def __init__(self, h: np.ndarray, s: np.ndarray, substitution: bool):
+        h, s = np.broadcast_arrays(np.asarray(h, dtype=np.float64), np.asarray(s, dtype=np.float64))
+        self.h = np.array(h)
+        self.s = np.array(s)
+        self.m = np.minimum(h, s - h)
+        self.M = np.maximum(h, s - h)
+        self.pure = (h == 0) | (h == s)
+        # delta = 1 once s - t <= one_at: 1 when h >= 1 (t >= s - 1), 0 when h = 0 (t >= s)
+        self.one_at = np.where(h >= 1, 1.0, 0.0)
+        self.substitution = substitution
+        self.s_common = float(s.flat[0]) if s.size and np.all(s == s.flat[0]) else None
+
+    def __call__(self, t, idx=None) -> np.ndarray:
+        t = np.asarray(t, dtype=np.float64)
+        if self.s_common is not None and self.h.ndim == 1:
+            return self._common(t, idx)
+        if idx is None:
+            s, m, M, pure, one_at = self.s, self.m, self.M, self.pure, self.one_at
+        else:
+            s, m, M, pure, one_at = self.s[idx], self.m[idx], self.M[idx], self.pure[idx], self.one_at[idx]
+        r = s - t
+        if self.substitution:
+            return np.where(r <= 1.0, 1.0, 1.0 / np.maximum(r, 2.0))
+        rs = np.maximum(r, 2.0)
+        out = np.where(t < m, M / (rs * (rs - 1.0)), 1.0 / rs)
+        out = np.where(pure, 1.0 / np.maximum(r + 1.0, 2.0), out)
+        return np.where(r <= one_at, 1.0, out)
+
+    def _common(self, t: np.ndarray, idx) -> np.ndarray:
+        # t: scalar or an array broadcasting against the (q,) candidates, e.g. (B, 1)
+        q = self.h.shape[0] if idx is None else len(idx)
+        shape = np.broadcast_shapes(t.shape, (q,))
+        r = self.s_common - t  # depends on t only
+        rs = np.maximum(r, 2.0)
+        inv = 1.0 / rs
+        if self.substitution:
+            out = np.broadcast_to(inv, shape).copy()
+            if np.any(r <= 1.0):
+                out = np.where(np.broadcast_to(r, shape) <= 1.0, 1.0, out)
+            return out
+        m = self.m if idx is None else self.m[idx]
+        M = self.M if idx is None else self.M[idx]
+        out = np.where(t < m, M * (inv / (rs - 1.0)), inv)
+        pure = self.pure if idx is None else self.pure[idx]
+        if np.any(pure):
+            out = np.where(pure, 1.0 / np.maximum(r + 1.0, 2.0), out)
+        if np.any(r <= 1.0):
+            one_at = self.one_at if idx is None else self.one_at[idx]
+            out = np.where(r <= one_at, 1.0, out)
+        return np.broadcast_to(out, shape).copy() if out.shape != shape else out
+
+
+def _tight_add_remove(h: np.ndarray, s: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return _RateDelta(h, s, substitution=False)(t)
+
+
+def _simple(s: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return _RateDelta(np.zeros_like(np.asarray(s)), s, substitution=True)(t)
+
+
+def rate_sensitivity(hits, total, t, *, neighbouring: str = "add_remove") -> np.ndarray:
+    """Exact element local sensitivity at distance ``t`` of the rate ``hits / total``.
+
+    Parameters
+    ----------
+    hits : array_like of int
+        ``TP`` (for TPR) or ``TN`` (for TNR), one entry per tree.
+    total : array_like of int
+        ``P`` or ``N``: records of the class (broadcast against ``hits``).
+    t : int or array_like of int
+        Distance, ``t >= 0`` (broadcast against the counts: ``t`` of shape ``(B, 1)`` with counts of shape
+        ``(q,)`` gives ``(B, q)``).
+    neighbouring : {"add_remove", "substitution"}
+        The neighbouring relation (see the module notes for both formulas).
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        Values in ``(0, 1]``; the broadcast shape of the inputs.
+
+    Notes
+    -----
+    O(size of the broadcast) time. Admissible (the paper's Definition "Admissibility") for its relation;
+    the ``"substitution"`` function is admissible for both relations.
+    """
+    neighbouring = check_choice(neighbouring, NEIGHBOURING, "neighbouring")
+    h, s = _counts(hits, total, "hits", "total")
+    t = np.asarray(t)
+    if t.dtype == bool or not np.issubdtype(t.dtype, np.integer):
+        raise TypeError(f"t must be a non-negative int (or int array), got dtype {t.dtype}")
+    if np.any(t < 0):
+        raise ValueError("t must be non-negative")
+    if neighbouring == "substitution":
+        return _simple(np.broadcast_to(s, np.broadcast_shapes(h.shape, s.shape)), t)
+    return _tight_add_remove(h, s, t)
+
+
+def rate(hits, total) -> np.ndarray:
+    """``hits / total`` as float64, 0 where ``total`` is 0. O(size) time."""
+    h, s = _counts(hits, total, "hits", "total")
+    h, s = np.broadcast_arrays(h, s)
+    out = np.zeros(h.shape, dtype=np.float64)
+    np.divide(h, s, out=out, where=s > 0)
+    return out
+
+
+def _objective(hits, total, neighbouring: str, name: str, hits_name: str, total_name: str) -> Objective:
+    neighbouring = check_choice(neighbouring, NEIGHBOURING, "neighbouring")
+    h, s = _counts(hits, total, hits_name, total_name)
+    if h.ndim != 1:
+        raise ValueError(f"{hits_name} must be a 1-D array with one count per tree, got shape {h.shape}")
+    if s.ndim > 1 or (s.ndim == 1 and s.shape != h.shape):
+        raise ValueError(f"{total_name} must be a number or have the shape of {hits_name} {h.shape}")
+    s = np.broadcast_to(s, h.shape).copy()
+    h = h.copy()
+    h.setflags(write=False)
+    s.setflags(write=False)
+    values = rate(h, s)
+
+    func = _RateDelta(h, s, substitution=neighbouring == "substitution")
+    local = LocalSensitivity(func, name=f"delta^{name} ({neighbouring})", vectorized_t=True)
+    return Objective(values, 1.0, local, name=name)
+
+
+def tpr_objective(tp, p, *, neighbouring: str = "add_remove") -> Objective:
+    """True positive rate ``TP / P`` of every tree as a :class:`dpmo.Objective`.
+
+    Parameters
+    ----------
+    tp : array_like of int, shape (T,)
+        True positives of each tree.
+    p : int or array_like of int
+        Positive records of the data (the same for every tree).
+    neighbouring : {"add_remove", "substitution"}
+        Relation the local sensitivity function is exact for (module notes).
+
+    Returns
+    -------
+    dpmo.Objective
+        Values ``TP / P`` (0 when ``P = 0``), global sensitivity 1 and the admissible local function of
+        :func:`rate_sensitivity` (evaluable on subsets of trees and on blocks of distances).
+
+    Notes
+    -----
+    O(T) time to build; each evaluation of the local function is O(number of trees asked).
+    """
+    return _objective(tp, p, neighbouring, "TPR", "tp", "p")
+
+
+def tnr_objective(tn, n, *, neighbouring: str = "add_remove") -> Objective:
+    """True negative rate ``TN / N`` of every tree as a :class:`dpmo.Objective`.
+
+    Same as :func:`tpr_objective` with true negatives ``tn`` and negative records ``n``.
+    """
+    return _objective(tn, n, neighbouring, "TNR", "tn", "n")

@@ -1,0 +1,280 @@
+"""The ``dpmo`` command line: argument errors, the reproduce pipeline end to end (tiny grids), topk, trees."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from dpmo.cli import main
+from dpmo.experiments.runner import read_rows
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_error_line(err: str) -> str:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    assert lines[0].startswith("dpmo: error: ")
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------------------ bad input
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["reproduce", "tree-nope"], "unknown experiment 'tree-nope'"),
+        (["reproduce", "graph-agg", "--datasets", "facebook"], "unknown dataset 'facebook'"),
+        (["reproduce", "graph-agg", "--epsilons", "0"], "epsilon must be a positive finite number, got 0"),
+        (["reproduce", "graph-agg", "--epsilons", "1,-2"], "got -2"),
+        (["reproduce", "graph-agg", "--epsilons", "abc"], "epsilon must be a number"),
+        (["reproduce", "graph-agg", "--epsilons", "inf"], "positive finite"),
+        (["reproduce", "graph-agg", "--runs", "0"], "--runs: must be at least 1"),
+        (["reproduce", "graph-agg", "--runs", "two"], "--runs: expected a whole number"),
+        (["reproduce", "graph-agg", "--jobs", "0"], "--jobs"),
+        (["reproduce", "graph-agg", "--seed", "-1"], "seed must be >= 0"),
+        (["reproduce", "graph-agg", "--backend", "spark"], "invalid choice: 'spark'"),
+        (["reproduce", "graph-agg", "--scheduler", "tcp://x:1"], "--scheduler needs --backend dask"),
+        (["reproduce", "tree-agg", "--datasets", "github"], "'github' is a graph dataset"),
+        (["reproduce", "graph-agg", "--methods", "Magic"], "unknown method 'Magic'"),
+        (["reproduce", "graph-agg", "--data-dir", "/no/such/folder"], "is not a folder"),
+        (["topk", "/no/such/file.txt"], "cannot read /no/such/file.txt"),
+        (["topk", "/no/such/file.txt", "--epsilon", "-1"], "epsilon must be a positive finite number"),
+        (["trees", "/no/such/file.csv", "--label", "y"], "cannot read /no/such/file.csv"),
+        (["trees", "x.csv"], "the following arguments are required: --label"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        ([], "the following arguments are required: COMMAND"),
+    ],
+)
+def test_bad_input_gives_one_line_and_exit_2(argv, needle, capsys):
+    code, out, err = _run(argv, capsys)
+    assert code == 2
+    line = _one_error_line(err)
+    assert needle in line
+
+
+def test_missing_dataset_says_which_file_and_where_to_get_it(tmp_path, capsys):
+    code, _, err = _run(
+        ["reproduce", "graph-agg", "--datasets", "enron", "--data-dir", str(tmp_path)], capsys
+    )
+    assert code == 2
+    line = _one_error_line(err)
+    assert "Email-Enron.txt" in line and str(tmp_path) in line and "snap.stanford.edu" in line
+    code, _, err = _run(["reproduce", "tree-pareto", "--data-dir", str(tmp_path)], capsys)
+    assert code == 2
+    assert "nltcs.dat" in err and "Traceback" not in err
+
+
+def test_console_script_prints_no_traceback(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "dpmo.cli", "reproduce", "everything"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "dpmo: error: unknown experiment 'everything'; choose one of tree-pareto, tree-agg, graph-pareto, "
+        "graph-agg, all"
+    ]
+
+
+def test_help_exits_zero(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "--help"])
+    assert exc.value.code == 0
+    assert "--quick" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------ reproduce
+def test_reproduce_graph_agg_tiny_grid_and_resume(tmp_path, capsys):
+    out = tmp_path / "res"
+    argv = [
+        "reproduce",
+        "graph-agg",
+        "--datasets",
+        "karate",
+        "--epsilons",
+        "0.5,50",
+        "--runs",
+        "3",
+        "--jobs",
+        "1",
+        "--out",
+        str(out),
+        "--seed",
+        "9",
+    ]
+    code, _, err = _run(argv, capsys)
+    assert code == 0, err
+    rows = read_rows(out / "graph-agg.csv")
+    assert len(rows) == 2 * 2 * 3  # 2 methods x 2 budgets x 3 runs
+    assert {r["dataset"] for r in rows} == {"karate"}
+    assert all(0.0 <= float(r["recall"]) <= 1.0 for r in rows)
+    for f in ("report.md", "figures/graph-agg.png", "tables/graph-agg.md", "meta.json"):
+        assert (out / f).exists(), f
+    # again: nothing new is run, the CSV is unchanged
+    before = (out / "graph-agg.csv").read_text()
+    code, _, err = _run(argv, capsys)
+    assert code == 0 and "0 runs done, 12 already" in err
+    assert (out / "graph-agg.csv").read_text() == before
+    # one more run per cell: only those are added
+    code, _, err = _run(argv[:-6] + ["--runs", "4", "--jobs", "1", "--out", str(out), "--seed", "9"], capsys)
+    assert code == 0 and "4 runs done, 12 already" in err
+
+
+def test_reproduce_all_quick_tiny(tmp_path, capsys):
+    """Every experiment end to end on embedded data (tiny grid): CSVs, tables, figures and report."""
+    import matplotlib.image as mpimg
+
+    pytest.importorskip("dpmo.trees.moet", reason="DP-MOET not available yet")
+    out = tmp_path / "quick"
+    code, _, err = _run(
+        [
+            "reproduce",
+            "all",
+            "--quick",
+            "--runs",
+            "2",
+            "--epsilons",
+            "1",
+            "--jobs",
+            "1",
+            "--datasets",
+            "breast-cancer",
+            "karate",
+            "--out",
+            str(out),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    text = (out / "report.md").read_text()
+    for name in ("tree-pareto", "tree-agg", "graph-pareto", "graph-agg"):
+        assert (out / f"{name}.csv").exists()
+        img = mpimg.imread(out / "figures" / f"{name}.png")
+        assert img.shape[0] > 100 and img.shape[1] > 100
+        assert f"## {name}" in text
+    agg = read_rows(out / "tree-agg.csv")
+    assert {r["method"] for r in agg} == {
+        "DP-MOET-Agg-local",
+        "DP-MOET-Agg-global",
+        "LocalDiffPID3",
+        "NODP-MOET-Agg",
+    }
+    assert all(0.0 <= float(r["fitness"]) <= 5.0 for r in agg)
+    assert {r["epsilon"] for r in agg if r["method"] == "NODP-MOET-Agg"} == {"inf"}
+
+
+def test_reproduce_all_without_real_data_falls_back_to_embedded(tmp_path, capsys, monkeypatch):
+    """``all`` with no real data anywhere: a notice per experiment and a run on embedded data."""
+    monkeypatch.chdir(tmp_path)  # no ./data, no ../shared/data
+    monkeypatch.delenv("DPMO_DATA_DIR", raising=False)
+    code, _, err = _run(
+        [
+            "reproduce",
+            "all",
+            "--runs",
+            "1",
+            "--epsilons",
+            "1",
+            "--jobs",
+            "1",
+            "--methods",
+            "DP-MOTkIN-Agg-global",
+            "--out",
+            str(tmp_path / "o"),
+            "--no-report",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert "musae_git_edges.csv" in err  # says what is missing
+    assert "graph-agg: no real data found; running on embedded data" in err
+    rows = read_rows(tmp_path / "o" / "graph-agg.csv")
+    assert {r["dataset"] for r in rows} == {"les-miserables", "synthetic"}
+
+
+# ------------------------------------------------------------------------------------------ user files
+def test_topk_on_a_user_edge_list(tmp_path, capsys):
+    # two triangles joined by a path, plus a star: 5 nodes asked for
+    edges = [(1, 2), (2, 3), (1, 3), (3, 4), (4, 5), (5, 6), (6, 7), (5, 7), (10, 11), (10, 12), (10, 13)]
+    path = tmp_path / "g.txt"
+    path.write_text("# my graph\n" + "\n".join(f"{u} {v}" for u, v in edges) + "\n")
+    code, out, err = _run(["topk", str(path), "-k", "3", "--epsilon", "2", "--seed", "1", "--exact"], capsys)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert lines[1] == "node\tdegree\tego_density"
+    picked = [ln.split("\t") for ln in lines[2:5]]
+    nodes = {u for e in edges for u in e}
+    assert len({p[0] for p in picked}) == 3 and all(int(p[0]) in nodes for p in picked)
+    # the printed degrees are the nodes' true degrees
+    deg = {v: sum(v in e for e in edges) for v in nodes}
+    assert all(int(p[1]) == deg[int(p[0])] for p in picked)
+    assert lines[-1].startswith("# exact (non-private) top-k: ")
+    # same seed, same answer
+    code2, out2, _ = _run(["topk", str(path), "-k", "3", "--epsilon", "2", "--seed", "1", "--exact"], capsys)
+    assert out2 == out
+    # k larger than the graph
+    code, _, err = _run(["topk", str(path), "-k", "50"], capsys)
+    assert code == 2 and "larger than the number of nodes" in _one_error_line(err)
+
+
+def test_topk_malformed_file(tmp_path, capsys):
+    path = tmp_path / "bad.txt"
+    path.write_text("1 2\n3 x\n")
+    code, _, err = _run(["topk", str(path)], capsys)
+    assert code == 2
+    _one_error_line(err)
+
+
+def test_trees_on_a_user_csv(tmp_path, capsys):
+    pytest.importorskip("dpmo.trees.moet", reason="DP-MOET not available yet")
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2, 300)
+    b = rng.uniform(0, 10, 300)
+    y = ((a == 1) & (b > 5)).astype(int)
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,label\n" + "\n".join(f"{x},{z:.3f},{t}" for x, z, t in zip(a, b, y, strict=True)))
+    code, out, err = _run(
+        [
+            "trees",
+            str(path),
+            "--label",
+            "label",
+            "--categorical",
+            "a",
+            "--numeric",
+            "b=0:10",
+            "--epsilon",
+            "5",
+            "--population-size",
+            "20",
+            "--selection-size",
+            "4",
+            "--seed",
+            "3",
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert lines[1] == "tree\tTPR\tTNR\tfitness"
+    tpr, tnr, fit = (float(x) for x in lines[2].split("\t")[1:])
+    assert 0 <= tpr <= 1 and 0 <= tnr <= 1 and fit == pytest.approx(3 * tpr + 2 * tnr, abs=2e-4)
+    # no declared predictors: refused (domains are never read off the data)
+    code, _, err = _run(["trees", str(path), "--label", "label"], capsys)
+    assert code == 2 and "--categorical" in _one_error_line(err)
+    code, _, err = _run(["trees", str(path), "--label", "nope", "--numeric", "b=0:10"], capsys)
+    assert code == 2 and "nope" in _one_error_line(err)
+    code, _, err = _run(["trees", str(path), "--label", "label", "--numeric", "b=10:0"], capsys)
+    assert code == 2 and "LO must be smaller than HI" in _one_error_line(err)
