@@ -68,7 +68,8 @@ def test_missing_dataset_says_which_file_and_where_to_get_it(tmp_path, capsys):
     assert "Email-Enron.txt" in line and str(tmp_path) in line and "snap.stanford.edu" in line
     code, _, err = _run(["reproduce", "tree-pareto", "--data-dir", str(tmp_path)], capsys)
     assert code == 2
-    assert "nltcs.dat" in err and "Traceback" not in err
+    line = _one_error_line(err)
+    assert "nltcs.dat" in line and "also missing: adult, acs" in line
 
 
 def test_console_script_prints_no_traceback(tmp_path):
@@ -278,3 +279,25 @@ def test_trees_on_a_user_csv(tmp_path, capsys):
     assert code == 2 and "nope" in _one_error_line(err)
     code, _, err = _run(["trees", str(path), "--label", "label", "--numeric", "b=10:0"], capsys)
     assert code == 2 and "LO must be smaller than HI" in _one_error_line(err)
+
+
+def test_reproduce_graph_pareto_published_ego_density(tmp_path, capsys):
+    out = tmp_path / "eg"
+    base = [
+        "reproduce",
+        "graph-pareto",
+        "--datasets",
+        "karate",
+        "--epsilons",
+        "5",
+        "--runs",
+        "2",
+        "--jobs",
+        "1",
+    ]
+    assert main([*base, "--out", str(out)]) == 0
+    assert main([*base, "--out", str(out), "--ego-density", "published"]) == 0  # other settings: new rows
+    capsys.readouterr()
+    rows = read_rows(out / "graph-pareto.csv")
+    assert len(rows) == 2 * 2 * 2 and len({r["settings"] for r in rows}) == 2
+    assert all(0.0 <= float(r[m]) <= 1.0 for r in rows for m in ("coverage", "front_share", "recall"))

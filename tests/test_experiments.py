@@ -382,3 +382,35 @@ def test_budget_factor_finds_a_known_shift():
     same = report_mod.budget_factor(ours, ours, [1.0])
     assert same[0] == 1.0 and same[1] == 0.0
     assert report_mod.budget_factor({1.0: 0.5}, paper) is None  # one point: no curve
+
+
+def test_graph_adapter_ego_density_conventions():
+    """The adapter passes the ego-density convention through (checked against networkx's triangle counts)."""
+    import networkx as nx
+
+    from dpmo.experiments.methods import EGO_CONVENTIONS, load_graph_data
+
+    data = load_graph_data("karate")
+    g = nx.karate_club_graph()
+    nodes = np.array(sorted(g.nodes()))
+    tri = nx.triangles(g)
+    deg = dict(g.degree())
+    paper = data.values_of(nodes, EGO_CONVENTIONS["paper"])
+    published = data.values_of(nodes, EGO_CONVENTIONS["published"])
+    for i, v in enumerate(nodes):
+        d = deg[v]
+        assert paper[i, 0] == published[i, 0] == d
+        if d >= 2:
+            assert paper[i, 1] == pytest.approx(2 * tri[v] / (d * (d - 1)))
+            assert published[i, 1] == pytest.approx(tri[v] / (d * (d - 1)))
+        else:
+            assert paper[i, 1] == 0.0 and published[i, 1] == 1.0
+    assert min(deg.values()) == 1  # the degree-1 branch was exercised
+
+
+def test_report_uses_only_rows_of_the_current_settings(tmp_path):
+    _fake_csv(tmp_path, "graph-agg", lambda e, rng: float(rng.random() < 0.5))
+    text = report_mod.write_report(tmp_path, ["graph-agg"], settings={"graph-agg": {"enron": "x"}}).read_text()
+    assert "### Enron" in text and "Les Miserables" not in text
+    text = report_mod.write_report(tmp_path, ["graph-agg"], settings={"graph-agg": {"enron": "other"}})
+    assert "### Enron" not in text.read_text()  # no row of those settings: the experiment is left out

@@ -387,6 +387,40 @@ def test_priv_pareto_local_passes_dampened_scores(monkeypatch):
     np.testing.assert_allclose(rec.calls[1][0], dampen_reference_scores(U[rest], sub), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("path", ["few", "sort", "default", "rebuild"])
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m):
+    # priv_pareto reuses counts over all candidates and corrects them for the chosen ones: each round's
+    # scores must be exactly those of a fresh computation on the remaining candidates (Objective.take).
+    rng = np.random.default_rng(m)
+    n = 80
+    U = rng.integers(0, 4, size=(n, m)).astype(float)
+    tables = rng.integers(0, 3, size=(3, n, m)) * 0.25
+    tables = np.maximum.accumulate(tables, axis=0)  # non-decreasing in t, as dampen requires
+    objs = objectives_from_tables(U, tables, np.full(m, 0.75))
+    if path == "rebuild":  # a fresh state on the remaining candidates every 2 rounds
+        monkeypatch.setattr(pareto_mod, "_REBUILD_AFTER", 2)
+    if path == "few":
+        monkeypatch.setattr(pareto_mod, "_FEW_QUERIES_PER_LOG", 1e9)
+    elif path == "sort":
+        monkeypatch.setattr(pareto_mod, "_FEW_QUERIES_PER_LOG", 0)
+        monkeypatch.setattr(_dominance, "_BRUTE_PAIRS", 0)
+        monkeypatch.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
+    for sensitivity in ("local", "global"):
+        rec = Recorder()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(pareto_mod, "select", rec)
+            out = dpmo.priv_pareto(objs, 1.0, k=6, sensitivity=sensitivity)
+        remaining = np.arange(n)
+        for (scores, _, sens, _, _), chosen in zip(rec.calls, out, strict=True):
+            fresh, fresh_sens = pareto_mod.pareto_selection_scores(
+                [o.take(remaining) for o in objs], sensitivity
+            )
+            np.testing.assert_array_equal(scores, fresh)
+            assert sens == fresh_sens
+            remaining = remaining[remaining != chosen]
+
+
 def test_priv_pareto_output_contract():
     U, objs = example_objectives(seed=5, n=30)
     for sensitivity in ("local", "global"):

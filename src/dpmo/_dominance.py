@@ -80,8 +80,12 @@ def count_dominating(points, queries=None, *, strict: bool = False) -> np.ndarra
     return _count(P, Q, 0, False)
 
 
-def count_columns(P: np.ndarray, Q: np.ndarray, *, strict: bool = False) -> np.ndarray:
+def count_columns(P: np.ndarray, Q: np.ndarray | None = None, *, strict: bool = False) -> np.ndarray:
     """:func:`count_dominating` on float64 column arrays ``P`` (m, n_points) and ``Q`` (m, n_queries)."""
+    if Q is None and not strict:
+        return _count(P, P, 0, True)
+    if Q is None:
+        Q = P
     if strict:
         Q = np.nextafter(Q, np.inf)
     return _count(P, Q, 0, False)

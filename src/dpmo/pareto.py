@@ -131,14 +131,27 @@ def pareto_score(U) -> np.ndarray:
 #: Fused brute force for delta^PS when queries * objectives <= this factor * log2(n) ** max(1, m - 1) (the
 #: cost ratio of the sort-based counts).
 _FEW_QUERIES_PER_LOG = 24
+#: Steps whose counts are kept for the later rounds of priv_pareto: those that queried at least
+#: n / _CACHE_FRACTION candidates (the expensive, sort-based ones), at most _CACHE_STEPS of them.
+_CACHE_FRACTION = 16
+_CACHE_STEPS = 8
+_UNKNOWN = np.iinfo(np.int64).min
+#: After this many removals, priv_pareto starts a fresh state on the remaining candidates (the corrections
+#: cost O(removed) per candidate and step).
+_REBUILD_AFTER = 32
 
 
-class _ParetoDelta:
-    """State of ``delta^PS``: running sums of the objectives' deltas, advanced one ``t`` at a time.
+class _ParetoState:
+    """Pareto score and ``delta^PS`` of the candidates still in play, across the rounds of PrivPareto.
 
-    ``S[i, r] = sum_{j <= t} delta^{u_i}(j, r)`` is kept for every candidate (O(n m) memory): the dampening
-    loop calls ``t = 0, 1, 2, ...`` in order, so each step adds one evaluation of every objective's function.
-    A call with a smaller ``t`` starts again from 0.
+    * ``S[i, r] = sum_{j <= t} delta^{u_i}(j, r)`` is kept for every candidate (O(n m) memory); the dampening
+      loop calls ``t = 0, 1, 2, ...`` in order, so each step adds one evaluation of every objective's
+      function (a smaller ``t`` starts again from 0). A candidate's deltas do not depend on the others.
+    * Counts are made against all ``n`` candidates and corrected for the removed ones (the candidates chosen
+      in earlier rounds): ``#{r' : P(r') >= Q(r)}`` and ``#{r' : Q(r') > P(r)}`` each lose the removed
+      candidates that satisfy their condition. The full counts of the expensive steps (many queried
+      candidates) are kept, so a later round costs O(removed * q * m) there instead of a new sort-based count.
+      The results are the same integers as a fresh computation on the remaining candidates.
     """
 
     def __init__(self, objectives: list[Objective]):
@@ -147,6 +160,21 @@ class _ParetoDelta:
         self.m, self.n = self.U.shape
         self.t = -1
         self.S = np.zeros_like(self.U)
+        self.removed = np.empty(0, dtype=np.intp)
+        self.cache: dict[int, np.ndarray] = {}
+        self._ps_all = None
+
+    def remove(self, r: int) -> None:
+        self.removed = np.append(self.removed, np.intp(r))
+
+    def scores(self, remaining: np.ndarray) -> np.ndarray:
+        """Pareto score of the ``remaining`` candidates among themselves (int64)."""
+        if self._ps_all is None:
+            self._ps_all = 1 - _dominance.count_columns(self.U)
+        ps = self._ps_all[remaining]
+        if self.removed.size:  # the removed candidates that dominated r no longer count
+            ps = ps + _dominance.count_columns(self.U[:, self.removed], self.U[:, remaining])
+        return ps
 
     def _advance(self, t: int) -> None:
         if t < self.t:
@@ -158,28 +186,56 @@ class _ParetoDelta:
                 self.S[i] += o.sensitivity(j)  # validated, capped at the objective's global sensitivity
             self.t = j
 
-    def __call__(self, t, idx=None) -> np.ndarray:
-        t = _check_t(t)
-        n = self.n
-        if idx is None:
-            idx = np.arange(n, dtype=np.intp)
-        else:
-            idx = np.asarray(idx, dtype=np.intp)
-            if idx.ndim != 1:
-                raise ValueError("idx must be a 1-D array of candidate indices")
-            if idx.size and (idx.min() < 0 or idx.max() >= n):
-                raise ValueError(f"idx must index the {n} candidates")
+    def _count_all(self, idx: np.ndarray) -> np.ndarray:
+        """``#{r' != r : P(r') >= Q(r)} - #{r' : Q(r') > P(r)}`` over all n candidates, for r in idx."""
+        if idx.size * self.m <= _FEW_QUERIES_PER_LOG * np.log2(self.n + 1) ** max(1, self.m - 1):
+            return _dominance.pareto_delta_few(self.U, self.S, idx.astype(np.int64))
+        P = self.U + self.S  # u^{+t}, (m, n)
+        Q = self.U - self.S  # u^{-t}
+        # r itself always satisfies u^{+t}(r) >= u^{-t}(r) (the deltas are >= 0), hence the - 1.
+        can_dominate = _dominance.count_columns(P, Q[:, idx]) - 1
+        surely_dominates = _dominance.count_columns(Q, P[:, idx], strict=True)
+        return can_dominate - surely_dominates
+
+    def delta(self, t: int, idx: np.ndarray) -> np.ndarray:
+        """``delta^PS(t, r)`` for ``r`` in ``idx`` (original indices), among the remaining candidates."""
         self._advance(t)
-        if idx.size * self.m <= _FEW_QUERIES_PER_LOG * np.log2(n + 1) ** max(1, self.m - 1):
-            delta = _dominance.pareto_delta_few(self.U, self.S, idx.astype(np.int64))
+        cached = self.cache.get(t)
+        if cached is None:
+            d = self._count_all(idx)
+            if idx.size * _CACHE_FRACTION >= self.n and len(self.cache) < _CACHE_STEPS:
+                store = np.full(self.n, _UNKNOWN, dtype=np.int64)
+                store[idx] = d
+                self.cache[t] = store
         else:
-            P = self.U + self.S  # u^{+t}, (m, n)
-            Q = self.U - self.S  # u^{-t}
-            # r itself always satisfies u^{+t}(r) >= u^{-t}(r) (the deltas are >= 0), hence the - 1.
-            can_dominate = _dominance.count_columns(P, Q[:, idx]) - 1
-            surely_dominates = _dominance.count_columns(Q, P[:, idx], strict=True)
-            delta = can_dominate - surely_dominates
-        return np.minimum(delta, n - 1).astype(np.float64)
+            d = cached[idx]
+            missing = d == _UNKNOWN
+            if missing.any():
+                d[missing] = cached[idx[missing]] = self._count_all(idx[missing])
+        if self.removed.size:  # the removed candidates no longer count in either set
+            U, S, c = self.U, self.S, self.removed
+            lo = U[:, idx] - S[:, idx]  # u^{-t}(r)
+            hi = U[:, idx] + S[:, idx]  # u^{+t}(r)
+            d = d - _dominance.count_columns(U[:, c] + S[:, c], lo)
+            d = d + _dominance.count_columns(U[:, c] - S[:, c], hi, strict=True)
+        return np.minimum(d, self.n - self.removed.size - 1).astype(np.float64)
+
+    def local(self, remaining: np.ndarray) -> LocalSensitivity:
+        """``delta^PS`` of the ``remaining`` candidates as a function ``f(t, sub)`` (``sub`` indexes them)."""
+        size = remaining.size
+
+        def func(t, sub=None):
+            t = _check_t(t)
+            if sub is None:
+                return self.delta(t, remaining)
+            sub = np.asarray(sub, dtype=np.intp)
+            if sub.ndim != 1:
+                raise ValueError("idx must be a 1-D array of candidate indices")
+            if sub.size and (sub.min() < 0 or sub.max() >= size):
+                raise ValueError(f"idx must index the {size} candidates")
+            return self.delta(t, remaining[sub])
+
+        return LocalSensitivity(func, name="pareto score")
 
 
 def pareto_sensitivity(objectives) -> LocalSensitivity:
@@ -213,12 +269,13 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     The running sums are cached (O(n m) memory), so calling ``t = 0, 1, 2, ...`` in order (as the
     dampening loop does) costs, per step, one evaluation of every objective's local function at that
     ``t`` on all ``n`` candidates plus two dominance counts of the ``q`` queried candidates against all
-    ``n``: O((n + q) log n) for m <= 2, O((n + q) log^(m-1) (n + q)) for m >= 3, or O(n q m) when q is
-    small. A call with a smaller ``t`` than the previous one starts the sums again from 0.
+    ``n``: O((n + q) log n) for m <= 2, O((n + q) log^(m-1) (n + q)) for m >= 3, or one fused O(n q m) pass
+    when q is small. A call with a smaller ``t`` than the previous one starts the sums again from 0. The
+    counts of at most 8 steps that queried at least n / 16 candidates are kept (n integers each), so
+    evaluating such a step again costs O(q).
     """
     objs = check_objectives(objectives)
-    state = _ParetoDelta(objs)
-    return LocalSensitivity(state, name="pareto score")
+    return _ParetoState(objs).local(np.arange(objs[0].n, dtype=np.intp))
 
 
 def _checked_common(objectives, epsilon, k, sensitivity, mechanism, rng):
@@ -241,13 +298,17 @@ def pareto_selection_scores(objectives, sensitivity: str = "local") -> tuple[np.
     """
     objs = check_objectives(objectives)
     sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
-    n = objs[0].n
-    if n < 2:
+    if objs[0].n < 2:
         raise ValueError("the Pareto score needs at least 2 candidates to have a positive sensitivity")
-    ps = pareto_score(np.column_stack([o.values for o in objs]))
+    return _round_scores(_ParetoState(objs), np.arange(objs[0].n, dtype=np.intp), sensitivity)
+
+
+def _round_scores(state: _ParetoState, remaining: np.ndarray, sensitivity: str) -> tuple[np.ndarray, float]:
+    n_r = remaining.size
+    ps = state.scores(remaining)
     if sensitivity == "global":
-        return ps.astype(np.float64), float(n - 1)
-    D = dampen(ps, pareto_sensitivity(objs), global_sensitivity=float(n - 1), name="pareto score")
+        return ps.astype(np.float64), float(n_r - 1)
+    D = dampen(ps, state.local(remaining), global_sensitivity=float(n_r - 1), name="pareto score")
     return D, 1.0
 
 
@@ -296,25 +357,31 @@ def priv_pareto(
     when one is removed); which candidates remain depends only on earlier private outputs. With one
     candidate left, it is returned without looking at the data.
 
-    Cost per round: :func:`pareto_score` plus, for ``"local"``, the dampening loop with
-    :func:`pareto_sensitivity` (see there) and :func:`dpmo.select`.
+    Cost: the first round is :func:`pareto_score` plus, for ``"local"``, the dampening loop with
+    :func:`pareto_sensitivity` (see there) and :func:`dpmo.select`. The later rounds reuse the counts made
+    against all candidates and correct them for the ones already chosen (O(k q m) per step instead of a new
+    sort), which gives exactly the scores of a fresh computation on the remaining candidates.
     """
     objs, epsilon, k, sensitivity, mechanism, rng = _checked_common(
         objectives, epsilon, k, sensitivity, mechanism, rng
     )
     n = objs[0].n
     eps_round = epsilon / k
-    remaining = np.arange(n, dtype=np.intp)
+    remaining = np.arange(n, dtype=np.intp)  # original indices of the candidates still in play
     chosen: list[int] = []
-    current = objs
-    for rnd in range(k):
-        if rnd > 0:
-            current = [o.take(remaining) for o in objs]
+    state = None
+    for _ in range(k):
         if remaining.size == 1:
             chosen.append(int(remaining[0]))
             break
-        scores, sens = pareto_selection_scores(current, sensitivity)
+        if state is None or state.removed.size >= _REBUILD_AFTER:
+            # the state's candidates are base[0 .. ], base = the original indices it was built on
+            base = remaining
+            state = _ParetoState(objs if base.size == n else [o.take(base) for o in objs])
+        local_idx = np.searchsorted(base, remaining)  # base and remaining are sorted
+        scores, sens = _round_scores(state, local_idx, sensitivity)
         pick = int(select(scores, eps_round, sens, mechanism=mechanism, rng=rng)[0])
         chosen.append(int(remaining[pick]))
+        state.remove(local_idx[pick])
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)

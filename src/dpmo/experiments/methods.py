@@ -7,6 +7,11 @@ process by :func:`load_data` (cached).
 
 Metrics are evaluation quantities computed on the private data by the experimenter, outside the private
 algorithms; they are not releases.
+
+Cost: a run costs one call of the application (one ``DPMOETClassifier.fit`` and ``evaluate``, one
+``LocalDiffPID3Classifier.fit`` and ``predict``, or one ``dpmo.graphs.top_k``; see their docs) plus
+O(k log n) for the metrics; the exact top-k, the Pareto front and the non-private tree references are
+computed once per process and cached.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ from ..metrics import coverage, front_share, recall, tpr_tnr, weighted_fitness
 from .config import DATASETS
 
 __all__ = [
+    "EGO_CONVENTIONS",
     "GraphData",
+    "ego_convention",
     "load_data",
     "load_table",
     "load_graph_data",
@@ -85,68 +92,69 @@ def embedded_graph(name: str):
     return nx.convert_node_labels_to_integers(h, ordering="sorted") if name != "synthetic" else h
 
 
+#: Ego-density conventions (``ERRATA.md`` point 4): the paper's formula with density 0 below degree 2
+#: (default), or the published code's (no factor 2, density 1 for degree-1 nodes).
+EGO_CONVENTIONS: dict[str, dict[str, Any]] = {
+    "paper": {"formula": "paper", "low_degree": 0.0},
+    "published": {"formula": "published", "low_degree": 1.0},
+}
+
+
+def ego_convention(params: dict) -> dict[str, Any]:
+    """Arguments ``formula`` and ``low_degree`` of :mod:`dpmo.graphs` for ``params["ego_density"]``."""
+    name = params.get("ego_density", "paper")
+    if name not in EGO_CONVENTIONS:
+        raise ValueError(f"ego_density must be one of {sorted(EGO_CONVENTIONS)}, got {name!r}")
+    return dict(EGO_CONVENTIONS[name])
+
+
 @dataclass
 class GraphData:
-    """A graph of the applications plus what the metrics need, computed once per process.
+    """A :class:`dpmo.graphs.Graph` plus what the metrics need, computed once per process and convention.
 
-    ``ids`` are the original node ids (sorted), ``values`` the (degree, ego density) of each, in the same
-    order, as computed by :mod:`dpmo.graphs`.
+    ``ids`` are the original node ids (sorted increasingly, as :class:`dpmo.graphs.Graph` keeps them).
     """
 
     name: str
     graph: Any
-    ids: np.ndarray
-    values: np.ndarray
     _cache: dict = field(default_factory=dict, repr=False)
 
-    def positions(self, nodes) -> np.ndarray:
-        nodes = np.asarray(nodes)
-        pos = np.searchsorted(self.ids, nodes)
-        pos = np.clip(pos, 0, self.ids.size - 1)
-        if not np.array_equal(self.ids[pos], nodes):
-            raise ValueError("selected node ids not found in the graph")
-        return pos
+    @property
+    def ids(self) -> np.ndarray:
+        return np.asarray(self.graph.ids)
 
-    def values_of(self, nodes) -> np.ndarray:
-        return self.values[self.positions(nodes)]
+    def values_of(self, nodes, convention: dict[str, Any] | None = None) -> np.ndarray:
+        """(degree, ego density) of ``nodes`` (original ids), shape (len(nodes), 2)."""
+        return np.asarray(self.graph.points(nodes, **(convention or {})), dtype=np.float64)
 
-    def exact(self, approach: str, k: int, weights: tuple[float, float] = (1.0, 100.0)) -> np.ndarray:
-        key = ("exact", approach, int(k), tuple(float(w) for w in weights))
+    def exact(self, approach: str, k: int, weights=(1.0, 100.0), convention: dict[str, Any] | None = None):
+        """The exact top-k (original ids) of :func:`dpmo.graphs.top_k_exact`, cached."""
+        conv = convention or {}
+        key = ("exact", approach, int(k), tuple(float(w) for w in weights), tuple(sorted(conv.items())))
         if key not in self._cache:
             from .. import graphs
 
             kw = {"weights": tuple(weights)} if approach == "agg" else {}
-            self._cache[key] = np.asarray(graphs.top_k_exact(self.graph, k, approach=approach, **kw))
+            self._cache[key] = np.asarray(graphs.top_k_exact(self.graph, k, approach=approach, **kw, **conv))
         return self._cache[key]
 
-    @property
-    def front(self) -> np.ndarray:
+    def front(self, convention: dict[str, Any] | None = None) -> np.ndarray:
         """Ids of the nodes no other node Pareto-dominates (textbook dominance; ties all on the front)."""
-        if "front" not in self._cache:
+        conv = convention or {}
+        key = ("front", tuple(sorted(conv.items())))
+        if key not in self._cache:
             from .. import graphs
 
-            self._cache["front"] = np.sort(np.asarray(graphs.pareto_front(self.graph, dominance="pareto")))
-        return self._cache["front"]
-
-
-def _graph_values(graph) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, values (n, 2) of degree and ego density) of a :class:`dpmo.graphs.Graph`.
-
-    Ego density with the paper's formula and convention (the default of :meth:`dpmo.graphs.Graph.points`),
-    the same values the mechanisms select on.
-    """
-    return np.asarray(graph.ids), np.asarray(graph.points(), dtype=np.float64)
+            self._cache[key] = np.asarray(graphs.pareto_front(self.graph, dominance="pareto", **conv))
+        return self._cache[key]
 
 
 def load_graph_data(name: str, files: Sequence[str] = ()) -> GraphData:
-    """Load a graph dataset with :mod:`dpmo.graphs` and attach ids and (degree, ego density)."""
+    """Load a graph dataset with :func:`dpmo.graphs.load_graph` (embedded graphs from networkx)."""
     from .. import graphs
 
     source = embedded_graph(name) if DATASETS[name].embedded else Path(files[0])
-    graph = graphs.load_graph(source)
-    ids, values = _graph_values(graph)
-    order = np.argsort(ids, kind="stable")
-    return GraphData(name=name, graph=graph, ids=ids[order], values=values[order])
+    return GraphData(name=name, graph=graphs.load_graph(source))
 
 
 @functools.lru_cache(maxsize=8)
@@ -268,6 +276,7 @@ def graph_pareto_run(
     from .. import graphs
 
     k = int(params["k"])
+    conv = ego_convention(params)
     picks = np.asarray(
         graphs.top_k(
             data.graph,
@@ -277,14 +286,14 @@ def graph_pareto_run(
             sensitivity=_sensitivity_of(method),
             mechanism=params.get("mechanism", "exponential"),
             rng=rng,
+            **conv,
         )
     )
-    exact = data.exact("pareto", k)
+    exact = data.exact("pareto", k, convention=conv)
+    dominance = params.get("dominance", "strict")
     return {
-        "coverage": coverage(
-            data.values_of(exact), data.values_of(picks), dominance=params.get("dominance", "strict")
-        ),
-        "front_share": front_share(picks, data.front),
+        "coverage": coverage(data.values_of(exact, conv), data.values_of(picks, conv), dominance=dominance),
+        "front_share": front_share(picks, data.front(conv)),
         "recall": recall(picks, exact),
     }
 
@@ -303,6 +312,7 @@ def graph_agg_run(
 
     k = int(params["k"])
     weights = tuple(params.get("weights", (1.0, 100.0)))
+    conv = ego_convention(params)
     picks = graphs.top_k(
         data.graph,
         k,
@@ -312,8 +322,9 @@ def graph_agg_run(
         weights=weights,
         mechanism=params.get("mechanism", "exponential"),
         rng=rng,
+        **conv,
     )
-    return {"recall": recall(picks, data.exact("agg", k, weights))}
+    return {"recall": recall(picks, data.exact("agg", k, weights, conv))}
 
 
 # --------------------------------------------------------------------------------------------- toy

@@ -546,8 +546,9 @@ def write_report(
         datasets = sorted({r["dataset"] for r in rows}, key=_dataset_order(config))
         reps = sorted({s[config.primary_metric].n for s in summary.values() if config.primary_metric in s})
         cpu = sum(float(r.get("cpu_seconds") or r.get("seconds") or 0.0) for r in rows)
+        rep_text = "-".join(str(x) for x in sorted({reps[0], reps[-1]})) if reps else "-"
         lines.append(
-            f"| {name} | {', '.join(datasets)} | {'-'.join(str(x) for x in (reps[0], reps[-1]) if reps)} "
+            f"| {name} | {', '.join(datasets)} | {rep_text} "
             f"| {len(rows)} | {_fmt(info.get('seconds', math.nan), 1)} | {cpu:.1f} |"
         )
         metrics = [m for m in config.metrics if m != "coverage_weak" and m not in ("tpr", "tnr")]

@@ -347,7 +347,9 @@ def run_experiment(
     done = done_keys(existing)
     tasks = plan_tasks(config, datasets, seed=seed, methods=methods, done=done, chunk=chunk)
     planned = sum(len(t.runs) for t in tasks)
-    total = planned + sum(1 for k in done if k[0] in datasets)
+    chosen = tuple(methods or config.methods)
+    per_dataset = sum(1 if m in config.nonprivate else len(config.epsilons) for m in chosen) * config.runs
+    total = per_dataset * len(datasets)
     start = time.perf_counter()
     bar = _progress(planned, config.name, progress)
     n_cells = len({(t.dataset, t.method, t.epsilon) for t in tasks})

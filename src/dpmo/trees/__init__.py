@@ -11,6 +11,8 @@ _EXPORTS = {
     # array-based trees and the genetic operators
     "TreePopulation": "tree",
     "Tree": "tree",
+    "EncodedData": "tree",
+    "tree_from_nested": "tree",
     "random_tree": "operations",
     "crossover": "operations",
     "mutate": "operations",
@@ -21,6 +23,7 @@ _EXPORTS = {
     "rate_sensitivity": "objectives",
     # estimators
     "DPMOETClassifier": "moet",
+    "selection_scores": "moet",
     "DiffPID3Classifier": "id3",
     "LocalDiffPID3Classifier": "id3",
 }

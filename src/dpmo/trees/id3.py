@@ -58,7 +58,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._validation import check_choice, check_epsilon, check_random_state
-from ..dampening import local_dampening
+from ..dampening import dampen
 from ..mechanisms import MECHANISMS, select
 from .split_sensitivity import (
     CRITERIA,
@@ -68,7 +68,63 @@ from .split_sensitivity import (
     split_scores,
 )
 
-__all__ = ["DiffPID3Classifier", "LocalDiffPID3Classifier", "ID3Tree"]
+__all__ = ["DiffPID3Classifier", "LocalDiffPID3Classifier", "ID3Tree", "split_choice_scores"]
+
+
+def split_choice_scores(
+    n0,
+    n1,
+    groups,
+    n_groups: int,
+    *,
+    criterion: str = "info_gain",
+    local: bool = False,
+    max_records: int | None = 100_000,
+    noisy_count: float | None = None,
+) -> tuple[np.ndarray, float]:
+    """Scores and sensitivity of one private choice of split attribute, for :func:`dpmo.select`.
+
+    The attribute choice of a node is ``select(scores, eps, sensitivity)``; its exact distribution is
+    ``dpmo.probabilities(scores, eps, sensitivity, mechanism=...)`` (used by the privacy audit).
+
+    Parameters
+    ----------
+    n0, n1, groups, n_groups
+        The node's class counts per (attribute, value) pair and the attribute of each pair, as in
+        :func:`dpmo.trees.split_sensitivity.split_scores` (every value of the public domain included).
+    criterion : {"info_gain", "gini", "max"}
+    local : bool
+        False (DiffP-ID3): the criterion with its global sensitivity. True (LocalDiffPID3): the dampened
+        criterion ``D`` (:func:`dpmo.dampen` with the exact local sensitivity at distance t,
+        :func:`~dpmo.trees.split_sensitivity.node_local_sensitivity`, capped at the global sensitivity
+        when there is one) with sensitivity 1.
+    max_records : int or None
+        Public bound on the number of records (information gain only). None: DiffP-ID3 uses
+        ``noisy_count`` as Friedman and Schuster do (not a worst-case bound), LocalDiffPID3 no cap.
+    noisy_count : float, optional
+        The node's released noisy record count (needed only for info gain, DiffP-ID3, ``max_records=None``).
+
+    Returns
+    -------
+    scores : numpy.ndarray of float64, shape (n_groups,)
+    sensitivity : float
+
+    Notes
+    -----
+    O(m) for DiffP-ID3; for LocalDiffPID3 O(m log m) plus the dampening loop, O(c * steps) for the c
+    undominated cells and the number of t-steps needed to bracket every score.
+    """
+    scores = split_scores(n0, n1, groups, n_groups, criterion=criterion)
+    info = criterion == "info_gain"
+    if not local:
+        if info and max_records is None:
+            if noisy_count is None:
+                raise ValueError("noisy_count is required for info_gain with max_records=None")
+            return scores, info_gain_global_sensitivity(max(float(noisy_count), 1.0))
+        return scores, criterion_global_sensitivity(criterion, max_records)
+    cap = None if (info and max_records is None) else criterion_global_sensitivity(criterion, max_records)
+    delta = node_local_sensitivity(n0, n1, groups, n_groups, criterion=criterion)
+    return dampen(scores, delta, global_sensitivity=cap, name=f"{criterion} criterion"), 1.0
 
 
 class ID3Tree:
@@ -182,8 +238,7 @@ def _feature_domains(features, d: int, n_bins: int) -> tuple[np.ndarray, np.ndar
             size[j] = k
         elif kind != "numeric":
             raise TypeError(
-                f"features[{j}] must be a dpmo.datasets.Feature of kind 'categorical' or 'numeric', "
-                f"got {f!r}"
+                f"features[{j}] must be a dpmo.datasets.Feature of kind 'categorical' or 'numeric', got {f!r}"
             )
     return is_cat, size
 
@@ -317,9 +372,10 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         if self.criterion == "info_gain" and max_records is None and not self._local:
             warnings.warn(
-                "DiffPID3Classifier with max_records=None uses Friedman and Schuster's noisy node count in the "
-                "information-gain sensitivity; that is not a worst-case bound (epsilon-DP only when the noise "
-                "does not underestimate the node size). Pass a public max_records for a strict guarantee.",
+                "DiffPID3Classifier with max_records=None uses Friedman and Schuster's noisy node count in "
+                "the information-gain sensitivity; that is not a worst-case bound (epsilon-DP only when the "
+                "noise does not underestimate the node size). Pass a public max_records for a strict "
+                "guarantee.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -344,7 +400,8 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
 
         def make_leaf(node: int, idx: np.ndarray, eps_leaf: float) -> None:
             c1 = int(y[idx].sum())
-            counts = np.array([idx.size - c1, c1], dtype=np.float64) + rng.laplace(0.0, 1.0 / eps_leaf, size=2)
+            noise = rng.laplace(0.0, 1.0 / eps_leaf, size=2)
+            counts = np.array([idx.size - c1, c1], dtype=np.float64) + noise
             label[node] = int(counts[1] > counts[0])
             leaf_counts[node] = (float(counts[0]), float(counts[1]))
 
@@ -432,8 +489,18 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         ledger[-1] = (ledger[-1][0], rest)
         return ledger
 
-    def _choose(self, n0, n1, groups, n_groups, eps, n_hat, rng) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _choose(self, n0, n1, groups, n_groups, eps, n_hat, rng) -> int:
+        scores, sens = split_choice_scores(
+            n0,
+            n1,
+            groups,
+            n_groups,
+            criterion=self.criterion,
+            local=self._local,
+            max_records=self._max_records,
+            noisy_count=n_hat,
+        )
+        return int(select(scores, eps, sens, mechanism=self.mechanism, rng=rng)[0])
 
     # -------------------------------------------------------------------------------------------------
     def _check_fitted(self):
@@ -534,14 +601,6 @@ class DiffPID3Classifier(_BaseID3):
 
     _local = False
 
-    def _choose(self, n0, n1, groups, n_groups, eps, n_hat, rng) -> int:
-        scores = split_scores(n0, n1, groups, n_groups, criterion=self.criterion)
-        if self.criterion == "info_gain" and self._max_records is None:
-            sens = info_gain_global_sensitivity(max(n_hat, 1.0))  # Friedman and Schuster's noisy N
-        else:
-            sens = criterion_global_sensitivity(self.criterion, self._max_records)
-        return int(select(scores, eps, sens, mechanism=self.mechanism, rng=rng)[0])
-
 
 class LocalDiffPID3Classifier(_BaseID3):
     __doc__ = (
@@ -550,7 +609,8 @@ class LocalDiffPID3Classifier(_BaseID3):
     Farias et al., "Local Dampening: Differential Privacy for Non-numeric Queries via Local Sensitivity"
     (PVLDB 14(4) 2020; VLDB Journal 2023), application "private decision tree induction"; the paper's
     "LocalDiffPID3" baseline. Same algorithm and budget as :class:`DiffPID3Classifier`, but the attribute
-    is chosen by :func:`dpmo.local_dampening` with the exact local sensitivity at distance t of the
+    is chosen by local dampening (:func:`dpmo.dampen`, then :func:`dpmo.select` with sensitivity 1, as
+    :func:`dpmo.local_dampening` does) with the exact local sensitivity at distance t of the
     criterion (:func:`dpmo.trees.split_sensitivity.node_local_sensitivity`, a function of the node's class
     counts per attribute value), capped at the global sensitivity. With ``criterion="max"`` the local
     sensitivity is the global one (1) and the two estimators coincide.
@@ -569,26 +629,3 @@ class LocalDiffPID3Classifier(_BaseID3):
     )
 
     _local = True
-
-    def _choose(self, n0, n1, groups, n_groups, eps, n_hat, rng) -> int:
-        scores = split_scores(n0, n1, groups, n_groups, criterion=self.criterion)
-        import os
-        sh = float(os.environ.get("SHIFT", "0"))
-        scores = scores + sh * max(n_hat, 0.0)
-        local = node_local_sensitivity(n0, n1, groups, n_groups, criterion=self.criterion)
-        if os.environ.get("SHARED"):
-            from dpmo import LocalSensitivity
-            base = local
-            def f(t, idx=None, base=base):
-                full = base(t, None)
-                m = full.max(axis=-1, keepdims=True)
-                k = n_groups if idx is None else len(idx)
-                return np.broadcast_to(m, m.shape[:-1] + (k,)).copy()
-            local = LocalSensitivity(f, vectorized_t=True)
-        if self.criterion == "info_gain" and self._max_records is None:
-            cap = None
-        else:
-            cap = criterion_global_sensitivity(self.criterion, self._max_records)
-        return int(
-            local_dampening(scores, eps, local, mechanism=self.mechanism, rng=rng, global_sensitivity=cap)[0]
-        )
