@@ -80,6 +80,7 @@ def test_read_explicit_delimiter_and_gzip(tmp_path):
         ("0 1\n1 2.5\n", 2),  # float id
         ("id_1,id_2\n0,1\n2,3,4\n", 3),  # comma file, header, then a bad line
         ("0,1\n1;2\n", 2),
+        ("1 2 7\n3 4 8\n", 1),  # a weighted edge list: its first line is data, not a header
     ],
 )
 def test_malformed_line_reports_its_number(tmp_path, text, line):

@@ -198,7 +198,7 @@ def _audit_functions(criterion: str, t_max: int):
         n0, n1 = as_counts(state)
         return split_scores(n0, n1, criterion=criterion)
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def curve(state):
         n0, n1 = as_counts(state)
         return split_local_sensitivity(n0, n1, np.arange(t_max + 1)[:, None], criterion=criterion)
@@ -308,7 +308,7 @@ def node_counts(state: tuple):
     ],
 )
 def test_attribute_choice_is_epsilon_dp_on_all_small_datasets(criterion, local, max_records, epsilon):
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def logp(state):
         n0, n1, groups = node_counts(state)
         scores, sens = split_choice_scores(
@@ -325,7 +325,7 @@ def test_attribute_choice_is_epsilon_dp_on_all_small_datasets(criterion, local, 
 
 
 def test_dampened_scores_change_by_at_most_one():
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def dampened(state):
         n0, n1, groups = node_counts(state)
         return split_choice_scores(n0, n1, groups, 2, criterion="info_gain", local=True, max_records=None)[0]

@@ -100,3 +100,12 @@ def test_max_log_ratio():
     assert max_log_ratio([0.5, 0.5], [0.25, 0.75]) == pytest.approx(np.log(2))
     assert max_log_ratio([1.0, 0.0], [0.5, 0.5]) == np.inf
     assert max_log_ratio([1.0, 0.0], [1.0, 0.0]) == 0.0
+
+
+def test_objective_pickles():
+    import pickle
+
+    obj = dpmo.Objective([1.0, 2.0], 1.5, name="u")
+    back = pickle.loads(pickle.dumps(obj))
+    np.testing.assert_array_equal(back.values, obj.values)
+    assert back.global_sensitivity == 1.5 and back.name == "u" and back.local is None

@@ -153,6 +153,9 @@ class Objective:
     def __setattr__(self, key, value):
         raise AttributeError("Objective is immutable")
 
+    def __reduce__(self):
+        return (_make_objective, (self._values, self._global, self._local, self._name))
+
     @property
     def values(self) -> np.ndarray:
         """Utility of every candidate, shape (n,), read-only."""
@@ -253,3 +256,8 @@ class Objective:
                 name=getattr(local, "name", None),
             )
         return Objective(self._values[idx], self._global, new_local, name=self._name)
+
+
+def _make_objective(values, global_sensitivity, local, name):
+    """Unpickling helper of :class:`Objective`."""
+    return Objective(values, global_sensitivity, local, name=name)

@@ -390,7 +390,7 @@ def read_edge_list(path, *, delimiter: str | None = None, header: bool | None = 
         tabs).
     header : bool, optional
         Whether the first data line is a header (such as ``id_1,id_2``). Default: detected, i.e. a header if
-        that line does not hold two integers.
+        that line holds a field that is not an integer.
 
     Returns
     -------
@@ -433,7 +433,7 @@ def read_edge_list(path, *, delimiter: str | None = None, header: bool | None = 
         delimiter = "," if "," in first_line else None
     if header is None:
         tokens = _split(first_line, delimiter)
-        header = not (len(tokens) == 2 and all(_is_int(tok) for tok in tokens))
+        header = not all(_is_int(tok) for tok in tokens)  # a line of integers is data, even if malformed
     skiprows = first_lineno if header else first_lineno - 1
 
     try:
