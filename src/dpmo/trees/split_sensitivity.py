@@ -196,13 +196,13 @@ def cell_sensitivity(b, o, *, criterion: str = "info_gain") -> np.ndarray:
     """``g(b, o)``: largest change of the criterion when one record of a cell is added or removed.
 
     ``b`` is the cell's count (records with value ``j`` and class ``c``), ``o`` the count of the other class
-    for the same value. See the module docstring for the formulas. Broadcasts; O(size) time.
+    for the same value. See the module docstring for the formulas. Criteria ``"info_gain"`` and ``"gini"``
+    (the table-level local sensitivity of ``"max"`` is the constant 1: see :func:`split_local_sensitivity`).
+    Broadcasts; O(size) time.
     """
-    check_choice(criterion, CRITERIA, "criterion")
+    check_choice(criterion, ("info_gain", "gini"), "criterion")
     b = np.asarray(b, dtype=np.float64)
     o = np.asarray(o, dtype=np.float64)
-    if criterion == "max":
-        return np.ones(np.broadcast_shapes(b.shape, o.shape))
     a = b + o
     if criterion == "info_gain":
         removal = _d(np.maximum(a - 1.0, 0.0)) - _d(np.maximum(b - 1.0, 0.0))
@@ -216,8 +216,10 @@ def cell_local_sensitivity(b, o, t, *, criterion: str = "info_gain") -> np.ndarr
 
     Closed form (module docstring): ``g(0, o + t)`` when ``b = 0``, else the larger of ``g(b, o + t)`` and
     ``g(b - k*, o + t - k*)`` with ``k* = min(t, b - 1)``. Broadcasts over ``b``, ``o`` and ``t`` (e.g. ``t``
-    of shape (B, 1) against cells of shape (m,) gives (B, m)). O(size) time.
+    of shape (B, 1) against cells of shape (m,) gives (B, m)). Criteria ``"info_gain"`` and ``"gini"``.
+    O(size) time.
     """
+    check_choice(criterion, ("info_gain", "gini"), "criterion")
     b = np.asarray(b, dtype=np.float64)
     o = np.asarray(o, dtype=np.float64)
     t = np.asarray(t, dtype=np.float64)
