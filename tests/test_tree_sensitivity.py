@@ -323,3 +323,12 @@ def test_objective_validation():
         rate_sensitivity(1, 4, -1)
     with pytest.raises(TypeError):
         rate_sensitivity(1, 4, 0.5)
+
+
+def test_paper_function_decreases_in_t_and_dampen_rejects_it():
+    # An admissible function is non-decreasing in t (condition 2 with y = x); the printed one is not.
+    values = [paper_delta(13, 36, t) for t in range(20)]
+    drops = [t for t in range(19) if values[t + 1] < values[t]]
+    assert drops and drops[0] + 1 == 12  # delta(12) < delta(11)
+    with pytest.raises(ValueError, match="decreases"):
+        dpmo.dampen([13 / 36], lambda t: np.array([paper_delta(13, 36, t)]), global_sensitivity=1.0)
