@@ -1,7 +1,7 @@
 """Errata of the paper that are not tied to one application (docs/errata.md), shown by brute force.
 
-Item 8: the shorthand ``u_i^{+t}(x, r) = u_i(x, r) + sum_{j=0}^{t} delta^{u_i}(x, j, r)`` must be read with the
-sum; reading it as ``u_i(x, r) + delta^{u_i}(x, t, r)`` makes ``delta^PS`` inadmissible.
+Item 8: the shorthand ``u_i^{+t}(x, r) = u_i(x, r) + sum_{j=0}^{t} delta^{u_i}(x, j, r)`` must be read
+with the sum; reading it as ``u_i(x, r) + delta^{u_i}(x, t, r)`` makes ``delta^PS`` inadmissible.
 Private input: count vectors over 3 record types (databases of up to 8 records), neighbours add or remove one
 record. Candidates have two utilities: a count and a TPR-like rate with its admissible closed form.
 """
@@ -67,9 +67,7 @@ def test_cumulative_reading_is_admissible_and_matches_the_library():
     delta = lambda c, t: delta_ps_by_sets(c, t, cumulative=True)  # noqa: E731
     assert check_admissibility(STATES, neighbours, pareto_scores, delta, t_max=4) == []
     for c in STATES[::7]:
-        objs = [
-            dpmo.Objective(utilities(c)[i], 1.0, lambda t, c=c, i=i: deltas(c, t)[i]) for i in range(2)
-        ]
+        objs = [dpmo.Objective(utilities(c)[i], 1.0, lambda t, c=c, i=i: deltas(c, t)[i]) for i in range(2)]
         f = dpmo.pareto_sensitivity(objs)
         for t in range(4):
             np.testing.assert_array_equal(f(t), delta_ps_by_sets(c, t, cumulative=True))
