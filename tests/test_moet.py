@@ -12,9 +12,15 @@ import pytest
 import dpmo
 from dpmo.audit import max_log_ratio
 from dpmo.datasets import Feature, load_breast_cancer
-from dpmo.pareto import pareto_selection_scores
-from dpmo.trees import DPMOETClassifier, TreePopulation, random_tree, tnr_objective, tpr_objective
-from dpmo.trees.moet import _BlockParetoDelta, _pareto_pick_scores, selection_scores
+from dpmo.trees import (
+    DPMOETClassifier,
+    TreePopulation,
+    random_tree,
+    rate_sensitivity,
+    tnr_objective,
+    tpr_objective,
+)
+from dpmo.trees.moet import selection_scores
 from dpmo.trees.tree import tree_from_nested
 
 sklearn_base = pytest.importorskip("sklearn.base")
@@ -205,10 +211,33 @@ def test_categorical_features_are_used(cancer):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# the block-evaluated delta^PS is dpmo.pareto_sensitivity
+# the Pareto variant runs on dpmo.priv_pareto, with delta^PS evaluated for blocks of distances
 
 
-def test_block_pareto_delta_equals_library_function():
+def _delta_ps_reference(tp, P, tn, N, t_max, neighbouring):
+    """delta^PS(t, r) for t = 0 .. t_max - 1 from the paper's set definition (|dom^-| + |ndom^+|, capped at
+    n - 1), with the running sums added one distance after the other as the paper's sum over j = 0 .. t."""
+    U = np.column_stack([tp / P, tn / N if N else np.zeros(len(tn))])
+    n = U.shape[0]
+    S = np.zeros_like(U)
+    out = []
+    dom = np.all(U[None, :, :] >= U[:, None, :], axis=2) & ~np.eye(n, dtype=bool)  # dom[r, r']
+    for t in range(t_max):
+        d = np.column_stack(
+            [
+                rate_sensitivity(tp, P, t, neighbouring=neighbouring),
+                rate_sensitivity(tn, N, t, neighbouring=neighbouring),
+            ]
+        )
+        S = S + np.minimum(d, 1.0)
+        plus, minus = U + S, U - S
+        dom_minus = dom & np.any(minus[None, :, :] <= plus[:, None, :], axis=2)
+        ndom_plus = ~dom & ~np.eye(n, dtype=bool) & np.all(plus[None, :, :] >= minus[:, None, :], axis=2)
+        out.append(np.minimum(dom_minus.sum(axis=1) + ndom_plus.sum(axis=1), n - 1))
+    return np.array(out, dtype=float)
+
+
+def test_tree_pareto_sensitivity_blocks_equal_set_definition():
     rng = np.random.default_rng(0)
     for trial in range(12):
         n = int(rng.integers(2, 25))
@@ -218,20 +247,50 @@ def test_block_pareto_delta_equals_library_function():
             tp[: n // 2], tn[: n // 2] = tp[0], tn[0]  # duplicates (weak dominance ties)
         nb = ("add_remove", "substitution")[trial % 2]
         objs = [tpr_objective(tp, P, neighbouring=nb), tnr_objective(tn, N, neighbouring=nb)]
-        ref = dpmo.pareto_sensitivity(objs)
-        expected = np.array([ref(t) for t in range(300)])
-        mine = _BlockParetoDelta(objs)
-        np.testing.assert_array_equal(mine(np.arange(300)[:, None]), expected)
+        expected = _delta_ps_reference(tp, P, tn, N, 300, nb)
+        f = dpmo.pareto_sensitivity(objs)
+        assert f.vectorized_t  # the rates' closed forms are vectorised, so delta^PS is too
+        np.testing.assert_array_equal(f(np.arange(300)[:, None]), expected)
         idx = np.sort(rng.choice(n, max(1, n // 2), replace=False))
-        mine = _BlockParetoDelta(objs)
-        np.testing.assert_array_equal(mine(np.arange(0, 5)[:, None], idx), expected[:5][:, idx])
-        np.testing.assert_array_equal(mine(np.arange(5, 40)[:, None], idx), expected[5:40][:, idx])
-        np.testing.assert_array_equal(mine(3, idx), expected[3][idx])  # out of order: recomputed
-        for sens in ("local", "global"):
-            a, sa = pareto_selection_scores(objs, sens)
-            b, sb = _pareto_pick_scores(objs, sens)
-            assert sa == sb
-            np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
+        g = dpmo.pareto_sensitivity(objs)
+        np.testing.assert_array_equal(g(np.arange(0, 5)[:, None], idx), expected[:5][:, idx])
+        np.testing.assert_array_equal(g(np.arange(5, 40)[:, None], idx), expected[5:40][:, idx])
+        np.testing.assert_array_equal(g(3, idx), expected[3][idx])  # out of order: recomputed
+        # the dampened scores equal those of a one-distance-per-call dampening loop
+        h = dpmo.pareto_sensitivity(objs)
+        single = dpmo.LocalSensitivity(lambda t, i=None, h=h: h(t, i))  # not vectorized_t
+        ps = dpmo.pareto_score(objs).astype(float)
+        want = dpmo.dampen(ps, single, global_sensitivity=n - 1.0)
+        scores, sens = selection_scores(tp, P, tn, N, approach="pareto", neighbouring=nb)
+        assert sens == 1.0
+        np.testing.assert_allclose(scores, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("sensitivity", ["local", "global"])
+def test_pareto_variant_selects_with_priv_pareto(cancer, monkeypatch, sensitivity):
+    # every selection round is one call of dpmo.priv_pareto with the round's budget and number of picks
+    import dpmo.trees.moet as moet
+
+    calls = []
+    real = moet.priv_pareto
+
+    def spy(objs, epsilon, **kw):
+        out = real(objs, epsilon, **kw)
+        calls.append((objs[0].n, epsilon, kw["k"], kw["sensitivity"], kw["mechanism"], out))
+        return out
+
+    monkeypatch.setattr(moet, "priv_pareto", spy)
+    clf = DPMOETClassifier(
+        epsilon=0.9, sensitivity=sensitivity, mechanism="permute_and_flip", features=cancer.features,
+        random_state=2, **SMALL,
+    ).fit(cancer.X, cancer.y)  # fmt: skip
+    # k = 2 generations of s = 3 picks among 8 then 3 + 8 trees, then o = 2 final picks among 3 + 8
+    assert [(c[0], c[2]) for c in calls] == [(8, 3), (11, 3), (11, 2)]
+    for _, eps, _, sens, mech, out in calls:
+        assert eps == pytest.approx(0.9 / 3) and sens == sensitivity and mech == "permute_and_flip"
+        assert len(set(out.tolist())) == len(out)
+    ledger = clf.privacy_ledger_
+    assert math.fsum(e for *_, e in ledger) == pytest.approx(0.9)
 
 
 # ---------------------------------------------------------------------------------------------------------

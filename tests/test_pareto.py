@@ -51,17 +51,27 @@ def delta_ps_sets(U, S):
     return out
 
 
-def objectives_from_tables(U, deltas, globals_):
-    """Objectives whose local function at t returns deltas[t] (the last row repeated beyond the table)."""
+def objectives_from_tables(U, deltas, globals_, vectorized=False):
+    """Objectives whose local function at t returns deltas[t] (the last row repeated beyond the table).
+
+    ``vectorized=True`` marks them ``vectorized_t``: called with ``t`` of shape (B, 1) they return the rows
+    ``deltas[t0], ..., deltas[t0 + B - 1]`` (shape (B, q)), so the dampening loop asks for blocks.
+    """
     objs = []
     for i in range(U.shape[1]):
         table = np.asarray(deltas[:, :, i], float)  # (T, n)
 
         def local(t, idx=None, table=table):
-            row = table[min(t, table.shape[0] - 1)]
-            return row if idx is None else row[idx]
+            rows = table[np.minimum(np.asarray(t), table.shape[0] - 1)]  # (n,) or (B, 1, n)
+            if rows.ndim == 3:
+                rows = rows[:, 0, :]
+            return rows if idx is None else rows[..., idx]
 
-        objs.append(dpmo.Objective(U[:, i], globals_[i], dpmo.LocalSensitivity(local), name=f"u{i}"))
+        objs.append(
+            dpmo.Objective(
+                U[:, i], globals_[i], dpmo.LocalSensitivity(local, vectorized_t=vectorized), name=f"u{i}"
+            )
+        )
     return objs
 
 
@@ -237,6 +247,104 @@ def test_delta_ps_identity_equals_set_definition(problem, few):
         np.testing.assert_array_equal(fresh(t), expected)
 
 
+@settings(max_examples=120, deadline=None)
+@given(problem=delta_problems(), path=st.sampled_from(["brute", "count", "default"]), chunk=st.booleans())
+def test_delta_ps_blocks_of_distances_equal_set_definition(problem, path, chunk):
+    # t of shape (B, 1) gives (B, q): every row equals the set definition at its distance, on both block
+    # paths (vectorised brute force; single-t counting per row), with tiny chunks (memory bound) or not.
+    U, deltas, globals_, t = problem
+    n = U.shape[0]
+    T = t + 3
+    expected = np.array([delta_ps_sets(U, running_sums(deltas, globals_, s)) for s in range(T)])
+    with pytest.MonkeyPatch.context() as mp:
+        if path == "brute":
+            mp.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
+        elif path == "count":
+            mp.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 0)
+        if chunk:
+            mp.setattr(pareto_mod, "_BLOCK_CELLS", 1)  # one distance per chunk
+        for vectorized in (True, False):  # the objectives' own functions evaluated per block or per t
+            f = dpmo.pareto_sensitivity(objectives_from_tables(U, deltas, globals_, vectorized))
+            assert f.vectorized_t == vectorized
+            np.testing.assert_array_equal(f(np.arange(T)[:, None]), expected)
+            idx = np.arange(n)[::2]
+            g = dpmo.pareto_sensitivity(objectives_from_tables(U, deltas, globals_, vectorized))
+            np.testing.assert_array_equal(g(np.arange(2)[:, None], idx), expected[:2][:, idx])
+            np.testing.assert_array_equal(g(np.arange(2, T)[:, None], idx), expected[2:][:, idx])
+            np.testing.assert_array_equal(g(t, idx), expected[t][idx])  # a single t after a block
+            np.testing.assert_array_equal(g(np.arange(t, T)[:, None]), expected[t:])  # out of order
+            h = dpmo.pareto_sensitivity(objectives_from_tables(U, deltas, globals_, vectorized))
+            np.testing.assert_array_equal(h(np.arange(t + 1, T)[:, None]), expected[t + 1 :])  # skips ahead
+
+
+def test_delta_ps_blocks_are_bit_identical_to_single_steps():
+    # running sums of many small non-representable deltas: any change in the order of the additions would
+    # move some u +- S across a tie; the block paths must give exactly the single-t floats and counts.
+    rng = np.random.default_rng(11)
+    n, m, T = 30, 2, 400
+    U = rng.integers(0, 40, size=(n, m)) * 0.1
+    steps = rng.choice([0.1, 0.2, 0.3, 0.7], size=(T, n, m)) * 1e-2
+    tables = np.cumsum(steps, axis=0)  # non-decreasing in t
+    objs_v = objectives_from_tables(U, tables, np.full(m, 10.0), vectorized=True)
+    objs_s = objectives_from_tables(U, tables, np.full(m, 10.0), vectorized=False)
+    single = dpmo.pareto_sensitivity(objs_s)
+    expected = np.array([single(t) for t in range(T)])
+    for t in (0, 57, 399):  # spot checks of the single-t values against the set definition
+        s_seq = np.zeros((n, m))
+        for j in range(t + 1):  # the paper's sum over j = 0 .. t, in that order
+            s_seq = s_seq + np.minimum(tables[j], 10.0)
+        np.testing.assert_array_equal(expected[t], delta_ps_sets(U, s_seq))
+    for cells in (1 << 30, 0):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", cells)
+            f = dpmo.pareto_sensitivity(objs_v)
+            got = np.vstack([f(np.arange(a, b)[:, None]) for a, b in ((0, 1), (1, 3), (3, 131), (131, T))])
+            np.testing.assert_array_equal(got, expected)
+
+
+def test_vectorized_flag_follows_the_objectives():
+    vec = dpmo.LocalSensitivity(lambda t, idx=None: np.ones(np.broadcast_shapes(np.shape(t), (3,))),
+                                vectorized_t=True)  # fmt: skip
+    plain = dpmo.LocalSensitivity(lambda t, idx=None: np.ones(3))
+    a = dpmo.Objective([1.0, 2.0, 3.0], 1.0)  # global only
+    b = dpmo.Objective([3.0, 2.0, 1.0], 1.0, vec)
+    c = dpmo.Objective([3.0, 1.0, 2.0], 1.0, plain)
+    d = dpmo.Objective([3.0, 1.0, 2.0], 1.0, lambda t: np.ones(3))
+    assert dpmo.pareto_sensitivity([a]).vectorized_t
+    assert dpmo.pareto_sensitivity([a, b]).vectorized_t
+    assert not dpmo.pareto_sensitivity([a, c]).vectorized_t
+    assert not dpmo.pareto_sensitivity([b, d]).vectorized_t
+    # a non-vectorised function still accepts blocks (evaluated one distance at a time)
+    f = dpmo.pareto_sensitivity([b, c])
+    np.testing.assert_array_equal(f(np.arange(3)[:, None]), np.array([f(t) for t in range(3)]))
+
+
+def test_block_distances_bad_input():
+    f = dpmo.pareto_sensitivity([dpmo.Objective([1.0, 2.0], 1.0)])
+    with pytest.raises(TypeError, match="integer array"):
+        f(np.array([[0.0], [1.0]]))
+    with pytest.raises(TypeError, match="integer array"):
+        f(np.array([[True]]))
+    with pytest.raises(ValueError, match=r"shape \(B, 1\)"):
+        f(np.arange(3))
+    with pytest.raises(ValueError, match=r"shape \(B, 1\)"):
+        f(np.zeros((2, 2), dtype=int))
+    with pytest.raises(ValueError, match=r"shape \(B, 1\)"):
+        f(np.zeros((0, 1), dtype=int))
+    with pytest.raises(ValueError, match="consecutive"):
+        f(np.array([[0], [2]]))
+    with pytest.raises(ValueError, match="non-negative"):
+        f(np.array([[-1], [0]]))
+    assert f(np.array(1)).shape == (2,)  # a 0-d array is a single distance
+    bad = dpmo.LocalSensitivity(lambda t, idx=None: np.ones((1, 2)), vectorized_t=True)
+    with pytest.raises(ValueError, match="shape"):
+        dpmo.pareto_sensitivity([dpmo.Objective([1.0, 2.0], 1.0, bad)])(np.arange(3)[:, None])
+    neg = dpmo.LocalSensitivity(lambda t, idx=None: -np.ones(np.broadcast_shapes(np.shape(t), (2,))),
+                                vectorized_t=True)  # fmt: skip
+    with pytest.raises(ValueError, match="negative"):
+        dpmo.pareto_sensitivity([dpmo.Objective([1.0, 2.0], 1.0, neg)])(np.arange(3)[:, None])
+
+
 @settings(max_examples=60, deadline=None)
 @given(problem=delta_problems())
 def test_delta_ps_bounds(problem):
@@ -387,18 +495,21 @@ def test_priv_pareto_local_passes_dampened_scores(monkeypatch):
     np.testing.assert_allclose(rec.calls[1][0], dampen_reference_scores(U[rest], sub), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("path", ["few", "sort", "default", "rebuild"])
+@pytest.mark.parametrize(
+    "path", ["few", "sort", "default", "rebuild", "block-brute", "block-count", "block-rebuild"]
+)
 @pytest.mark.parametrize("m", [1, 2, 3])
 def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m):
     # priv_pareto reuses counts over all candidates and corrects them for the chosen ones: each round's
     # scores must be exactly those of a fresh computation on the remaining candidates (Objective.take).
+    # "block-*": vectorised objectives, so the dampening loop asks delta^PS for blocks of distances.
     rng = np.random.default_rng(m)
     n = 80
     U = rng.integers(0, 4, size=(n, m)).astype(float)
     tables = rng.integers(0, 3, size=(3, n, m)) * 0.25
     tables = np.maximum.accumulate(tables, axis=0)  # non-decreasing in t, as dampen requires
-    objs = objectives_from_tables(U, tables, np.full(m, 0.75))
-    if path == "rebuild":  # a fresh state on the remaining candidates every 2 rounds
+    objs = objectives_from_tables(U, tables, np.full(m, 0.75), vectorized=path.startswith("block"))
+    if path in ("rebuild", "block-rebuild"):  # a fresh state on the remaining candidates every 2 rounds
         monkeypatch.setattr(pareto_mod, "_REBUILD_AFTER", 2)
     if path == "few":
         monkeypatch.setattr(pareto_mod, "_FEW_QUERIES_PER_LOG", 1e9)
@@ -406,6 +517,10 @@ def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m)
         monkeypatch.setattr(pareto_mod, "_FEW_QUERIES_PER_LOG", 0)
         monkeypatch.setattr(_dominance, "_BRUTE_PAIRS", 0)
         monkeypatch.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
+    elif path == "block-brute":
+        monkeypatch.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
+    elif path == "block-count":
+        monkeypatch.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 0)
     for sensitivity in ("local", "global"):
         rec = Recorder()
         with pytest.MonkeyPatch.context() as mp:

@@ -16,7 +16,9 @@ audited twice: built on the closed forms, and built on the exact brute-force loc
 tightest admissible inputs, which stress the composition the most). For every database in the checked
 set and every neighbour: both admissibility conditions of ``delta^PS`` and ``delta^agg``,
 ``|D(x, r) - D(y, r)| <= 1``, and ``max_r |log P_x(r) - log P_y(r)| <= epsilon`` for the exponential mechanism
-and permute-and-flip, local and global, plus the two-round (k = 2) composition of PrivPareto.
+and permute-and-flip, local and global, plus the two-round (k = 2) composition of PrivPareto. The
+``-block`` configurations mark the objectives ``vectorized_t``, so that ``delta^PS`` and the dampening loop
+run on blocks of distances (the code path DP-MOET uses); the audit covers that path too.
 """
 
 from __future__ import annotations
@@ -105,11 +107,29 @@ def exact_delta(name):
     return delta
 
 
+def block_local(delta, c):
+    """``delta(c, .)`` as a ``vectorized_t`` LocalSensitivity: ``t`` of shape (B, 1) gives (B, q) (each row
+    computed by the scalar function, so the values are the audited ones)."""
+
+    def f(t, idx=None):
+        t = np.asarray(t)
+        rows = np.array([delta(c, int(s)) for s in t.reshape(-1)]).reshape(t.shape[:-1] + (N_CAND,))
+        if t.ndim == 0:
+            rows = np.asarray(delta(c, int(t)))
+        return rows if idx is None else rows[..., np.asarray(idx)]
+
+    return dpmo.LocalSensitivity(f, vectorized_t=True)
+
+
 def objectives(c, names, kind):
+    """``kind``: "closed" / "exact" functions; with "-block" they are marked ``vectorized_t``, so delta^PS
+    and the dampening loop work on blocks of distances (the block paths of ``dpmo.pareto``)."""
     objs = []
+    base, _, block = kind.partition("-")
     for name in names:
-        delta = CLOSED[name] if kind == "closed" else exact_delta(name)
-        objs.append(dpmo.Objective(UTILITIES[name](c), 1.0, lambda t, delta=delta: delta(c, t), name=name))
+        delta = CLOSED[name] if base == "closed" else exact_delta(name)
+        local = block_local(delta, c) if block else (lambda t, delta=delta: delta(c, t))
+        objs.append(dpmo.Objective(UTILITIES[name](c), 1.0, local, name=name))
     return objs
 
 
@@ -118,6 +138,10 @@ CONFIGS = [
     (("count", "rate"), "exact"),
     (("rate", "cost", "count"), "closed"),
     (("rate", "cost", "count"), "exact"),
+]
+BLOCK_CONFIGS = [
+    (("count", "rate"), "closed-block"),
+    (("rate", "cost", "count"), "exact-block"),
 ]
 WEIGHTS = {2: [1.0, 3.0], 3: [2.0, -0.5, 1.0]}
 EPSILONS = [0.1, 1.0, 5.0]
@@ -143,7 +167,11 @@ def test_base_functions_are_admissible_and_bound_exact_local_sensitivity(name):
 
 def pareto_delta(names, kind):
     def delta(c, t):
-        return dpmo.pareto_sensitivity(objectives(c, names, kind))(t)
+        f = dpmo.pareto_sensitivity(objectives(c, names, kind))
+        if kind.endswith("-block"):
+            assert f.vectorized_t
+            return f(np.arange(t + 1)[:, None])[-1]  # the last row of the block 0 .. t
+        return f(t)
 
     return delta
 
@@ -155,7 +183,7 @@ def pareto_utility(names):
     return util
 
 
-@pytest.mark.parametrize("names, kind", CONFIGS)
+@pytest.mark.parametrize("names, kind", CONFIGS + BLOCK_CONFIGS)
 def test_delta_ps_admissible_on_all_databases(names, kind):
     violations = check_admissibility(
         CHECK, neighbours, pareto_utility(names), pareto_delta(names, kind), T_MAX
@@ -179,7 +207,7 @@ def _cached(func):
     return wrapper
 
 
-@pytest.mark.parametrize("names, kind", CONFIGS)
+@pytest.mark.parametrize("names, kind", CONFIGS + BLOCK_CONFIGS)
 def test_priv_pareto_dampened_scores_and_probability_ratios(names, kind):
     local = _cached(lambda c: pareto_selection_scores(objectives(c, names, kind), "local"))
     glob = _cached(lambda c: pareto_selection_scores(objectives(c, names, kind), "global"))
@@ -197,7 +225,7 @@ def test_priv_pareto_dampened_scores_and_probability_ratios(names, kind):
             assert worst <= eps + 1e-9, (mechanism, eps, worst)
 
 
-@pytest.mark.parametrize("names, kind", CONFIGS[:2])
+@pytest.mark.parametrize("names, kind", CONFIGS[:2] + BLOCK_CONFIGS[:1])
 def test_priv_pareto_two_rounds_compose(names, kind):
     """k = 2: P(r1, r2) = P1(r1) P2(r2 | remaining), each round with epsilon / 2 on the candidates left."""
     eps = 1.0
@@ -226,10 +254,21 @@ def test_priv_pareto_two_rounds_compose(names, kind):
         assert worst <= eps + 1e-9, (version, worst)
 
 
+def test_block_paths_give_the_audited_values():
+    # the block kinds compute exactly the values of the single-distance kinds on every audited database
+    for names, kind in BLOCK_CONFIGS:
+        base = kind.partition("-")[0]
+        for c in CHECK:
+            f = dpmo.pareto_sensitivity(objectives(c, names, kind))
+            g = dpmo.pareto_sensitivity(objectives(c, names, base))
+            assert f.vectorized_t and not g.vectorized_t
+            np.testing.assert_array_equal(f(np.arange(T_MAX + 2)[:, None]), [g(t) for t in range(T_MAX + 2)])
+
+
 def test_priv_pareto_samples_from_the_audited_distribution():
     # the mechanism really is select() on the audited scores: same seed, same output
     c = (3, 1, 2)
-    for names, kind in CONFIGS:
+    for names, kind in CONFIGS + BLOCK_CONFIGS:
         objs = objectives(c, names, kind)
         for version in ("local", "global"):
             scores, sens = pareto_selection_scores(objs, version)

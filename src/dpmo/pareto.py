@@ -139,19 +139,62 @@ _UNKNOWN = np.iinfo(np.int64).min
 #: After this many removals, priv_pareto starts a fresh state on the remaining candidates (the corrections
 #: cost O(removed) per candidate and step).
 _REBUILD_AFTER = 32
+#: A block of distances is counted by a vectorised brute force over (distances, queries, candidates) when
+#: queries * remaining candidates * objectives is at most this (per distance); above it, each distance of
+#: the block goes through the counting path of a single t (sort-based or fused kernel).
+_BLOCK_BRUTE_CELLS = 1 << 13
+#: Memory bound of the block paths: the rows of a block are processed in chunks whose temporaries
+#: (running sums (rows, m, n), comparison masks (rows, q, n)) hold at most this many cells each.
+_BLOCK_CELLS = 1 << 20
+
+
+def _is_vectorized(local) -> bool:
+    """True when ``local`` is None (constant global sensitivity) or evaluates blocks of distances."""
+    return local is None or (
+        bool(getattr(local, "vectorized_t", False)) and bool(getattr(local, "supports_index", False))
+    )
+
+
+def _check_t_block(t) -> tuple[int, int]:
+    """``t`` as ``(t0, B)``: an int gives ``(t, 1)``; an integer array of shape (B, 1) must hold the
+    consecutive distances ``t0, t0 + 1, ..., t0 + B - 1`` with ``t0 >= 0``."""
+    if not isinstance(t, np.ndarray):
+        return _check_t(t), 1
+    if t.ndim == 0:
+        return _check_t(t[()]), 1
+    if t.dtype == np.bool_ or not np.issubdtype(t.dtype, np.integer):
+        raise TypeError(
+            f"t must be a non-negative int or an integer array of shape (B, 1), got dtype {t.dtype}"
+        )
+    if t.ndim != 2 or t.shape[1] != 1 or t.shape[0] == 0:
+        raise ValueError(
+            f"an array t must have shape (B, 1) with B >= 1 (consecutive distances), got {t.shape}"
+        )
+    ts = t[:, 0].astype(np.int64)
+    if ts[0] < 0:
+        raise ValueError(f"t must be non-negative, got {int(ts[0])}")
+    if ts.size > 1 and not np.all(np.diff(ts) == 1):
+        raise ValueError("an array t must hold consecutive distances t0, t0 + 1, ..., t0 + B - 1")
+    return int(ts[0]), int(ts.size)
 
 
 class _ParetoState:
     """Pareto score and ``delta^PS`` of the candidates still in play, across the rounds of PrivPareto.
 
     * ``S[i, r] = sum_{j <= t} delta^{u_i}(j, r)`` is kept for every candidate (O(n m) memory); the dampening
-      loop calls ``t = 0, 1, 2, ...`` in order, so each step adds one evaluation of every objective's
-      function (a smaller ``t`` starts again from 0). A candidate's deltas do not depend on the others.
+      loop calls ``t = 0, 1, 2, ...`` in order (one at a time, or in blocks of consecutive distances), so
+      each step adds one evaluation of every objective's function (a smaller ``t`` starts again from 0).
+      The sums are always accumulated one distance after the other, ``S_t = S_{t-1} + delta(t)``, so every
+      path gives the same floats. A candidate's deltas do not depend on the others.
     * Counts are made against all ``n`` candidates and corrected for the removed ones (the candidates chosen
       in earlier rounds): ``#{r' : P(r') >= Q(r)}`` and ``#{r' : Q(r') > P(r)}`` each lose the removed
       candidates that satisfy their condition. The full counts of the expensive steps (many queried
       candidates) are kept, so a later round costs O(removed * q * m) there instead of a new sort-based count.
       The results are the same integers as a fresh computation on the remaining candidates.
+    * Blocks of distances: small problems (``q * n_remaining * m`` cells per distance) are counted by a
+      vectorised brute force over (distances, queries, remaining candidates), directly among the remaining
+      candidates; larger ones run the single-``t`` counting above for each distance of the block. Either way
+      the objectives' functions are evaluated for a chunk of distances at once when they are vectorised.
     """
 
     def __init__(self, objectives: list[Objective]):
@@ -163,9 +206,18 @@ class _ParetoState:
         self.removed = np.empty(0, dtype=np.intp)
         self.cache: dict[int, np.ndarray] = {}
         self._ps_all = None
+        self._live = None
+        self.vectorized = all(_is_vectorized(o.local) for o in objectives)
 
     def remove(self, r: int) -> None:
         self.removed = np.append(self.removed, np.intp(r))
+        self._live = None
+
+    def live(self) -> np.ndarray:
+        """Indices of the candidates not removed (sorted)."""
+        if self._live is None:
+            self._live = np.delete(np.arange(self.n, dtype=np.intp), self.removed)
+        return self._live
 
     def scores(self, remaining: np.ndarray) -> np.ndarray:
         """Pareto score of the ``remaining`` candidates among themselves (int64)."""
@@ -176,16 +228,54 @@ class _ParetoState:
             ps = ps + _dominance.count_columns(self.U[:, self.removed], self.U[:, remaining])
         return ps
 
+    # -------------------------------------------------------------------------------- running sums
+    def _deltas(self, t0: int, rows: int) -> np.ndarray:
+        """``min(delta^{u_i}(t), Delta u_i)`` for ``t = t0 .. t0 + rows - 1``, every candidate: (rows, m, n).
+
+        The same values as :meth:`dpmo.Objective.sensitivity` (validated the same way); vectorised
+        functions are called once for the whole chunk, the others once per distance.
+        """
+        out = np.empty((rows, self.m, self.n))
+        ts = np.arange(t0, t0 + rows, dtype=np.int64)[:, None]
+        for i, o in enumerate(self.objectives):
+            if o.local is None:
+                out[:, i, :] = o.global_sensitivity
+            elif rows > 1 and _is_vectorized(o.local):
+                d = np.asarray(o.local(ts, None), dtype=np.float64)
+                if d.shape != (rows, self.n):
+                    raise ValueError(
+                        f"local sensitivity of objective {o.name!r} returned shape {d.shape} for the "
+                        f"distances {t0}..{t0 + rows - 1}; expected {(rows, self.n)}"
+                    )
+                if not np.all(np.isfinite(d)):
+                    raise ValueError(f"local sensitivity of objective {o.name!r} is not finite near t={t0}")
+                if np.any(d < 0):
+                    raise ValueError(f"local sensitivity of objective {o.name!r} is negative near t={t0}")
+                np.minimum(d, o.global_sensitivity, out=out[:, i, :])
+            else:
+                for b in range(rows):
+                    out[b, i, :] = o.sensitivity(t0 + b)  # validated, capped at the global sensitivity
+        return out
+
     def _advance(self, t: int) -> None:
+        """Bring the running sums to distance ``t`` (from 0 again when ``t`` is behind them)."""
         if t < self.t:
             self.t = -1
             self.S = np.zeros_like(self.U)
-        while self.t < t:
-            j = self.t + 1
+        if t == self.t + 1:  # one step, the common case of the dampening loop
             for i, o in enumerate(self.objectives):
-                self.S[i] += o.sensitivity(j)  # validated, capped at the objective's global sensitivity
-            self.t = j
+                self.S[i] += o.sensitivity(t)  # validated, capped at the objective's global sensitivity
+            self.t = t
+            return
+        chunk = max(1, _BLOCK_CELLS // (self.m * self.n))
+        while self.t < t:
+            rows = min(chunk, t - self.t)
+            D = self._deltas(self.t + 1, rows)
+            for b in range(rows):
+                self.S += D[b]
+            self.t += rows
 
+    # ------------------------------------------------------------------------------------ counting
     def _count_all(self, idx: np.ndarray) -> np.ndarray:
         """``#{r' != r : P(r') >= Q(r)} - #{r' : Q(r') > P(r)}`` over all n candidates, for r in idx."""
         if idx.size * self.m <= _FEW_QUERIES_PER_LOG * np.log2(self.n + 1) ** max(1, self.m - 1):
@@ -197,9 +287,9 @@ class _ParetoState:
         surely_dominates = _dominance.count_columns(Q, P[:, idx], strict=True)
         return can_dominate - surely_dominates
 
-    def delta(self, t: int, idx: np.ndarray) -> np.ndarray:
-        """``delta^PS(t, r)`` for ``r`` in ``idx`` (original indices), among the remaining candidates."""
-        self._advance(t)
+    def _delta_now(self, idx: np.ndarray) -> np.ndarray:
+        """``delta^PS(self.t, r)`` for ``r`` in ``idx``, among the remaining candidates (counting path)."""
+        t = self.t
         cached = self.cache.get(t)
         if cached is None:
             d = self._count_all(idx)
@@ -220,22 +310,89 @@ class _ParetoState:
             d = d + _dominance.count_columns(U[:, c] - S[:, c], hi, strict=True)
         return np.minimum(d, self.n - self.removed.size - 1).astype(np.float64)
 
+    def _brute_rows(self, S_rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """``delta^PS`` for every row of running sums ``S_rows`` (rows, m, n), by direct comparison of the
+        queries ``idx`` with the remaining candidates: (rows, q). O(rows q n m)."""
+        live = self.live()
+        U = self.U
+        if live.size == self.n:
+            U_l, S_l = U, S_rows
+        else:
+            U_l, S_l = U[:, live], S_rows[:, :, live]
+        up = U_l + S_l  # u^{+t}(r'), (rows, m, n_live)
+        lo = U_l - S_l  # u^{-t}(r')
+        up_q = U[:, idx] + S_rows[:, :, idx]  # u^{+t}(r), (rows, m, q)
+        lo_q = U[:, idx] - S_rows[:, :, idx]  # u^{-t}(r)
+        can = up[:, 0, None, :] >= lo_q[:, 0, :, None]  # (rows, q, n_live)
+        sure = lo[:, 0, None, :] > up_q[:, 0, :, None]
+        for i in range(1, self.m):
+            can &= up[:, i, None, :] >= lo_q[:, i, :, None]
+            sure &= lo[:, i, None, :] > up_q[:, i, :, None]
+        # r itself is among the live candidates and always satisfies u^{+t}(r) >= u^{-t}(r): the - 1.
+        d = np.count_nonzero(can, axis=2) - 1 - np.count_nonzero(sure, axis=2)
+        return np.minimum(d, live.size - 1).astype(np.float64)
+
+    def delta(self, t: int, idx: np.ndarray) -> np.ndarray:
+        """``delta^PS(t, r)`` for ``r`` in ``idx`` (original indices), among the remaining candidates."""
+        self._advance(t)
+        return self._delta_now(idx)
+
+    def delta_block(self, t0: int, B: int, idx: np.ndarray) -> np.ndarray:
+        """``delta^PS(t, r)`` for ``t = t0 .. t0 + B - 1`` and ``r`` in ``idx``: shape (B, q)."""
+        q = idx.size
+        out = np.empty((B, q))
+        n_live = self.n - self.removed.size
+        brute = q * n_live * self.m <= _BLOCK_BRUTE_CELLS
+        if t0 <= self.t:
+            self.t = -1
+            self.S = np.zeros_like(self.U)
+        if self.t < t0 - 1:
+            self._advance(t0 - 1)
+        per_row = self.m * self.n + (q * n_live if brute else 0)
+        chunk = max(1, _BLOCK_CELLS // max(1, per_row))
+        row = 0
+        while row < B:
+            rows = min(chunk, B - row)
+            D = self._deltas(self.t + 1, rows)
+            if brute:
+                # S_rows[b] = S + D[0] + ... + D[b], added in that order (as the single-step path does)
+                S_rows = np.cumsum(np.concatenate((self.S[None], D)), axis=0)[1:]
+                out[row : row + rows] = self._brute_rows(S_rows, idx)
+                self.S = S_rows[-1].copy()
+                self.t += rows
+            else:
+                for b in range(rows):
+                    self.S += D[b]
+                    self.t += 1
+                    out[row + b] = self._delta_now(idx)
+            row += rows
+        return out
+
     def local(self, remaining: np.ndarray) -> LocalSensitivity:
-        """``delta^PS`` of the ``remaining`` candidates as a function ``f(t, sub)`` (``sub`` indexes them)."""
+        """``delta^PS`` of the ``remaining`` candidates as a function ``f(t, sub)`` (``sub`` indexes them).
+
+        ``t`` is an int (result (q,)) or an integer array of shape (B, 1) of consecutive distances
+        (result (B, q)); the function is marked ``vectorized_t`` when every objective's function is None
+        or vectorised itself.
+        """
         size = remaining.size
 
         def func(t, sub=None):
-            t = _check_t(t)
+            t0, B = _check_t_block(t)
             if sub is None:
-                return self.delta(t, remaining)
-            sub = np.asarray(sub, dtype=np.intp)
-            if sub.ndim != 1:
-                raise ValueError("idx must be a 1-D array of candidate indices")
-            if sub.size and (sub.min() < 0 or sub.max() >= size):
-                raise ValueError(f"idx must index the {size} candidates")
-            return self.delta(t, remaining[sub])
+                idx = remaining
+            else:
+                sub = np.asarray(sub, dtype=np.intp)
+                if sub.ndim != 1:
+                    raise ValueError("idx must be a 1-D array of candidate indices")
+                if sub.size and (sub.min() < 0 or sub.max() >= size):
+                    raise ValueError(f"idx must index the {size} candidates")
+                idx = remaining[sub]
+            if isinstance(t, np.ndarray) and t.ndim == 2:
+                return self.delta_block(t0, B, idx)
+            return self.delta(t0, idx)
 
-        return LocalSensitivity(func, name="pareto score")
+        return LocalSensitivity(func, name="pareto score", vectorized_t=self.vectorized)
 
 
 def pareto_sensitivity(objectives) -> LocalSensitivity:

@@ -383,8 +383,6 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         levels = min(max_depth, d) + 1
         eps_level = eps / levels
         eps_half = eps_level / 2.0
-        self._eps_half = eps_half
-        self._max_records = max_records
 
         offsets = np.concatenate([[0], np.cumsum(size)])
         total = int(offsets[-1])
@@ -427,7 +425,7 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
                 groups = np.repeat(np.arange(remaining.size), size[remaining])
                 n0 = table[value_ids, 0].astype(np.float64)
                 n1 = table[value_ids, 1].astype(np.float64)
-                j = self._choose(n0, n1, groups, remaining.size, eps_half, n_hat, rng)
+                j = self._choose(n0, n1, groups, remaining.size, eps_half, n_hat, max_records, rng)
                 a = int(remaining[j])
                 k = int(size[a])
                 feature[node] = a
@@ -456,7 +454,6 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         self.features_ = None if features is None else tuple(features)
         self.domain_sizes_ = size
         self.categorical_ = is_cat
-        del self._eps_half, self._max_records
         return self
 
     def _ledger(self, eps: float, levels: int, eps_level: float) -> list[tuple[str, float]]:
@@ -489,7 +486,7 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         ledger[-1] = (ledger[-1][0], rest)
         return ledger
 
-    def _choose(self, n0, n1, groups, n_groups, eps, n_hat, rng) -> int:
+    def _choose(self, n0, n1, groups, n_groups, eps, n_hat, max_records, rng) -> int:
         scores, sens = split_choice_scores(
             n0,
             n1,
@@ -497,7 +494,7 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
             n_groups,
             criterion=self.criterion,
             local=self._local,
-            max_records=self._max_records,
+            max_records=max_records,
             noisy_count=n_hat,
         )
         return int(select(scores, eps, sens, mechanism=self.mechanism, rng=rng)[0])

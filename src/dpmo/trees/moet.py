@@ -34,10 +34,8 @@ import numpy as np
 
 from .._validation import check_choice, check_epsilon, check_random_state
 from ..aggregate import aggregate, aggregate_selection_scores, priv_agg
-from ..dampening import dampen
-from ..mechanisms import MECHANISMS, select
-from ..pareto import pareto_score
-from ..sensitivity import LocalSensitivity
+from ..mechanisms import MECHANISMS
+from ..pareto import pareto_score, pareto_selection_scores, priv_pareto
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 from .operations import crossover, feature_spec, mutate, prune, random_tree
 from .tree import EncodedData, Tree, TreePopulation, _check_X
@@ -104,115 +102,8 @@ def selection_scores(
     if approach == "pareto":
         if len(objs[0]) < 2:
             raise ValueError("the Pareto score needs at least 2 trees")
-        return _pareto_pick_scores(objs, sensitivity)
+        return pareto_selection_scores(objs, sensitivity)
     return aggregate_selection_scores(aggregate(objs, weights), sensitivity)
-
-
-class _BlockParetoDelta:
-    """delta^PS of the trees, evaluated for blocks of distances at once (``vectorized_t``).
-
-    The same function as :func:`dpmo.pareto_sensitivity` (the paper's Definition "Admissible Function
-    for Pareto Score", through the identity documented in :mod:`dpmo.pareto`):
-
-        delta^PS(t, r) = #{r' != r : u^{+t}(r') >= u^{-t}(r) in every objective}
-                         - #{r' : u^{-t}(r') > u^{+t}(r) in every objective},   capped at n - 1,
-
-    with ``u_i^{+-t}(r) = u_i(r) +- sum_{j<=t} min(delta^{u_i}(j, r), Delta u_i)``, the running sums taken in
-    the same order (so the floats agree bit for bit; the tests compare both). It differs only in cost:
-    the objectives' closed-form deltas are evaluated for a block of ``B`` distances at once and the two
-    dominance counts are a vectorised brute force over ``(B, q, n)``, so the dampening loop brackets a
-    candidate that needs thousands of steps in a few calls. Memory is bounded by working in sub-blocks.
-    The few trees of a DP-MOET population (tens to hundreds) make the O(B q n m) brute force cheap.
-    """
-
-    _CELLS = 1 << 22
-
-    def __init__(self, objectives):
-        self.objectives = objectives
-        self.U = np.vstack([o.values for o in objectives])  # (m, n)
-        self.m, self.n = self.U.shape
-        self.G = np.array([o.global_sensitivity for o in objectives])[:, None]
-        self._reset()
-
-    def _reset(self):
-        self.t_next = 0
-        self.carry = np.zeros((self.m, self.n))
-
-    def _deltas(self, ts: np.ndarray) -> np.ndarray:
-        """min(delta^{u_i}(t), Delta u_i) for the distances ``ts`` and every tree: (B, m, n)."""
-        cols = []
-        for o, g in zip(self.objectives, self.G[:, 0], strict=True):
-            if o.local is None:
-                cols.append(np.full((ts.size, self.n), g))
-            else:
-                cols.append(np.minimum(np.asarray(o.local(ts[:, None], None), dtype=np.float64), g))
-        return np.stack(cols, axis=1)
-
-    def _sums(self, t0: int, t1: int) -> np.ndarray:
-        """Running sums S(t) for t = t0 .. t1 (inclusive): (t1 - t0 + 1, m, n)."""
-        if t0 != self.t_next:
-            self._reset()
-            while self.t_next < t0:  # skip ahead (the dampening loop asks in order, so this is rare)
-                stop = min(t0, self.t_next + 4096)
-                d = self._deltas(np.arange(self.t_next, stop))
-                self.carry = np.cumsum(np.concatenate([self.carry[None], d]), axis=0)[-1]
-                self.t_next = stop
-        d = self._deltas(np.arange(t0, t1 + 1))
-        S = np.cumsum(np.concatenate([self.carry[None], d]), axis=0)[1:]
-        self.carry = S[-1]
-        self.t_next = t1 + 1
-        return S
-
-    def __call__(self, t, idx=None) -> np.ndarray:
-        t_arr = np.asarray(t)
-        ts = t_arr.reshape(-1).astype(np.int64)
-        if ts.size == 0:
-            raise ValueError("t must not be empty")
-        if ts.size > 1 and not np.all(np.diff(ts) == 1):
-            raise ValueError("a block of distances must be consecutive integers")
-        q_idx = np.arange(self.n) if idx is None else np.asarray(idx, dtype=np.intp)
-        S = self._sums(int(ts[0]), int(ts[-1]))  # (B, m, n)
-        B, q = ts.size, q_idx.size
-        out = np.empty((B, q))
-        step = max(1, self._CELLS // max(1, self.m * q * self.n))
-        for a in range(0, B, step):
-            Sb = S[a : a + step]
-            up = self.U + Sb  # u^{+t}, (b, m, n)
-            lo = self.U - Sb  # u^{-t}
-            can = np.all(up[:, :, None, :] >= lo[:, :, q_idx, None], axis=1).sum(axis=-1) - 1
-            sure = np.all(lo[:, :, None, :] > up[:, :, q_idx, None], axis=1).sum(axis=-1)
-            out[a : a + step] = np.minimum(can - sure, self.n - 1)
-        if t_arr.ndim == 0:
-            return out[0]
-        return out.reshape(t_arr.shape[:-1] + (q,)) if t_arr.ndim >= 2 else out
-
-
-def _pareto_pick_scores(objs, sensitivity: str) -> tuple[np.ndarray, float]:
-    """(scores, sensitivity) of one PrivPareto pick, as :func:`dpmo.pareto.pareto_selection_scores`."""
-    n = objs[0].n
-    ps = pareto_score(np.column_stack([o.values for o in objs]))
-    if sensitivity == "global":
-        return ps.astype(np.float64), float(n - 1)
-    local = LocalSensitivity(_BlockParetoDelta(objs), name="pareto score (trees)", vectorized_t=True)
-    return dampen(ps, local, global_sensitivity=float(n - 1), name="pareto score"), 1.0
-
-
-def _priv_pareto_trees(objs, epsilon, k, sensitivity, mechanism, rng) -> np.ndarray:
-    """PrivPareto with ``k`` picks, step for step as :func:`dpmo.priv_pareto` (epsilon / k per pick, the
-    Pareto score recomputed on the remaining trees), with the block-evaluated delta^PS."""
-    n = objs[0].n
-    remaining = np.arange(n, dtype=np.intp)
-    chosen: list[int] = []
-    for rnd in range(k):
-        current = objs if rnd == 0 else [o.take(remaining) for o in objs]
-        if remaining.size == 1:
-            chosen.append(int(remaining[0]))
-            break
-        scores, sens = _pareto_pick_scores(current, sensitivity)
-        pick = int(select(scores, epsilon / k, sens, mechanism=mechanism, rng=rng)[0])
-        chosen.append(int(remaining[pick]))
-        remaining = np.delete(remaining, pick)
-    return np.asarray(chosen, dtype=np.intp)
 
 
 def _argmax_random_ties(values: np.ndarray, rng: np.random.Generator) -> int:
@@ -415,7 +306,14 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
             return self._select_nodp(tp, p, tn, n, count, rng, w)
         objs = _objectives(tp, p, tn, n, self.neighbouring)
         if self.approach == "pareto":
-            chosen = _priv_pareto_trees(objs, eps_round, count, self.sensitivity, self.mechanism, rng)
+            chosen = priv_pareto(
+                objs,
+                eps_round,
+                k=count,
+                sensitivity=self.sensitivity,
+                mechanism=self.mechanism,
+                rng=rng,
+            )
         else:
             chosen = priv_agg(
                 objs,
