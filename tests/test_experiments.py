@@ -410,7 +410,8 @@ def test_graph_adapter_ego_density_conventions():
 
 def test_report_uses_only_rows_of_the_current_settings(tmp_path):
     _fake_csv(tmp_path, "graph-agg", lambda e, rng: float(rng.random() < 0.5))
-    text = report_mod.write_report(tmp_path, ["graph-agg"], settings={"graph-agg": {"enron": "x"}}).read_text()
+    path = report_mod.write_report(tmp_path, ["graph-agg"], settings={"graph-agg": {"enron": "x"}})
+    text = path.read_text()
     assert "### Enron" in text and "Les Miserables" not in text
     text = report_mod.write_report(tmp_path, ["graph-agg"], settings={"graph-agg": {"enron": "other"}})
     assert "### Enron" not in text.read_text()  # no row of those settings: the experiment is left out

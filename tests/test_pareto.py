@@ -259,6 +259,7 @@ def test_delta_ps_blocks_of_distances_equal_set_definition(problem, path, chunk)
     with pytest.MonkeyPatch.context() as mp:
         if path == "brute":
             mp.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
+            mp.setattr(pareto_mod, "_BLOCK_BRUTE_N", 1 << 30)
         elif path == "count":
             mp.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 0)
         if chunk:
@@ -519,6 +520,7 @@ def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m)
         monkeypatch.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
     elif path == "block-brute":
         monkeypatch.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
+        monkeypatch.setattr(pareto_mod, "_BLOCK_BRUTE_N", 1 << 30)
     elif path == "block-count":
         monkeypatch.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 0)
     for sensitivity in ("local", "global"):
@@ -534,6 +536,32 @@ def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m)
             np.testing.assert_array_equal(scores, fresh)
             assert sens == fresh_sens
             remaining = remaining[remaining != chosen]
+
+
+@pytest.mark.parametrize("limit", [0, 10**9])
+def test_dampening_blocks_are_chosen_by_size_only(monkeypatch, limit):
+    # priv_pareto hands the dampening loop the block form of delta^PS when few candidates remain
+    # (_DAMPEN_BLOCKS_MAX_N); either way the scores are those of the single-distance loop.
+    U, objs = example_objectives(seed=4, n=40)
+    vec = objectives_from_tables(
+        U, np.stack([np.full((40, 2), 0.05), np.full((40, 2), 0.1)]), [1.0, 2.0], True
+    )
+    flags = []
+    real = pareto_mod.dampen
+
+    def spy(values, local, **kw):
+        flags.append(local.vectorized_t)
+        return real(values, local, **kw)
+
+    monkeypatch.setattr(pareto_mod, "_DAMPEN_BLOCKS_MAX_N", limit)
+    monkeypatch.setattr(pareto_mod, "dampen", spy)
+    D, _ = pareto_mod.pareto_selection_scores(vec, "local")
+    assert flags == [limit > 0]
+    ref = dpmo.pareto_sensitivity(vec)
+    single = dpmo.LocalSensitivity(lambda t, idx=None: ref(t, idx))  # one distance per call
+    want = real(dpmo.pareto_score(vec).astype(float), single, global_sensitivity=39.0)
+    np.testing.assert_allclose(D, want, rtol=1e-12, atol=1e-12)
+    assert np.any(np.abs(D) > 2)  # the loop went through several segments
 
 
 def test_priv_pareto_output_contract():

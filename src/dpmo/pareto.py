@@ -140,12 +140,16 @@ _UNKNOWN = np.iinfo(np.int64).min
 #: cost O(removed) per candidate and step).
 _REBUILD_AFTER = 32
 #: A block of distances is counted by a vectorised brute force over (distances, queries, candidates) when
-#: queries * remaining candidates * objectives is at most this (per distance); above it, each distance of
-#: the block goes through the counting path of a single t (sort-based or fused kernel).
-_BLOCK_BRUTE_CELLS = 1 << 13
+#: at most _BLOCK_BRUTE_N candidates remain and queries * remaining candidates * objectives is at most
+#: _BLOCK_BRUTE_CELLS (per distance); otherwise each distance of the block goes through the counting path
+#: of a single t (sort-based or fused kernel), which is faster there (measured: benchmarks/bench_pareto.py).
+_BLOCK_BRUTE_N = 128
+_BLOCK_BRUTE_CELLS = 1 << 12
 #: Memory bound of the block paths: the rows of a block are processed in chunks whose temporaries
 #: (running sums (rows, m, n), comparison masks (rows, q, n)) hold at most this many cells each.
-_BLOCK_CELLS = 1 << 20
+_BLOCK_CELLS = 1 << 16
+#: priv_pareto lets the dampening loop ask for blocks of distances when at most this many candidates remain.
+_DAMPEN_BLOCKS_MAX_N = 1 << 13
 
 
 def _is_vectorized(local) -> bool:
@@ -229,18 +233,20 @@ class _ParetoState:
         return ps
 
     # -------------------------------------------------------------------------------- running sums
-    def _deltas(self, t0: int, rows: int) -> np.ndarray:
-        """``min(delta^{u_i}(t), Delta u_i)`` for ``t = t0 .. t0 + rows - 1``, every candidate: (rows, m, n).
+    def _deltas(self, t0: int, rows: int) -> list:
+        """``min(delta^{u_i}(t), Delta u_i)`` for ``t = t0 .. t0 + rows - 1``: one entry per objective, an
+        array (rows, n), or the float ``Delta u_i`` for an objective without local function (the same for
+        every distance and candidate).
 
         The same values as :meth:`dpmo.Objective.sensitivity` (validated the same way); vectorised
         functions are called once for the whole chunk, the others once per distance.
         """
-        out = np.empty((rows, self.m, self.n))
-        ts = np.arange(t0, t0 + rows, dtype=np.int64)[:, None]
-        for i, o in enumerate(self.objectives):
+        out: list = []
+        for o in self.objectives:
             if o.local is None:
-                out[:, i, :] = o.global_sensitivity
+                out.append(o.global_sensitivity)
             elif rows > 1 and _is_vectorized(o.local):
+                ts = np.arange(t0, t0 + rows, dtype=np.int64)[:, None]
                 d = np.asarray(o.local(ts, None), dtype=np.float64)
                 if d.shape != (rows, self.n):
                     raise ValueError(
@@ -251,11 +257,19 @@ class _ParetoState:
                     raise ValueError(f"local sensitivity of objective {o.name!r} is not finite near t={t0}")
                 if np.any(d < 0):
                     raise ValueError(f"local sensitivity of objective {o.name!r} is negative near t={t0}")
-                np.minimum(d, o.global_sensitivity, out=out[:, i, :])
+                out.append(np.minimum(d, o.global_sensitivity))
             else:
-                for b in range(rows):
-                    out[b, i, :] = o.sensitivity(t0 + b)  # validated, capped at the global sensitivity
+                # validated and capped at the global sensitivity by Objective.sensitivity
+                out.append(np.vstack([o.sensitivity(t0 + b) for b in range(rows)]))
         return out
+
+    def _add_row(self, D: list, b: int) -> None:
+        """``S += delta(t)`` for the row ``b`` of a chunk from :meth:`_deltas` (one addition per entry, the
+        same floats as ``S[i] += Objective.sensitivity(t)``)."""
+        S = self.S
+        for i, d in enumerate(D):
+            S[i] += d if isinstance(d, float) else d[b]
+        self.t += 1
 
     def _advance(self, t: int) -> None:
         """Bring the running sums to distance ``t`` (from 0 again when ``t`` is behind them)."""
@@ -272,8 +286,7 @@ class _ParetoState:
             rows = min(chunk, t - self.t)
             D = self._deltas(self.t + 1, rows)
             for b in range(rows):
-                self.S += D[b]
-            self.t += rows
+                self._add_row(D, b)
 
     # ------------------------------------------------------------------------------------ counting
     def _count_all(self, idx: np.ndarray) -> np.ndarray:
@@ -342,7 +355,7 @@ class _ParetoState:
         q = idx.size
         out = np.empty((B, q))
         n_live = self.n - self.removed.size
-        brute = q * n_live * self.m <= _BLOCK_BRUTE_CELLS
+        brute = n_live <= _BLOCK_BRUTE_N and q * n_live * self.m <= _BLOCK_BRUTE_CELLS
         if t0 <= self.t:
             self.t = -1
             self.S = np.zeros_like(self.U)
@@ -355,25 +368,28 @@ class _ParetoState:
             rows = min(chunk, B - row)
             D = self._deltas(self.t + 1, rows)
             if brute:
+                steps = np.empty((rows + 1, self.m, self.n))
+                steps[0] = self.S
+                for i, d in enumerate(D):
+                    steps[1:, i, :] = d
                 # S_rows[b] = S + D[0] + ... + D[b], added in that order (as the single-step path does)
-                S_rows = np.cumsum(np.concatenate((self.S[None], D)), axis=0)[1:]
+                S_rows = np.cumsum(steps, axis=0)[1:]
                 out[row : row + rows] = self._brute_rows(S_rows, idx)
                 self.S = S_rows[-1].copy()
                 self.t += rows
             else:
                 for b in range(rows):
-                    self.S += D[b]
-                    self.t += 1
+                    self._add_row(D, b)
                     out[row + b] = self._delta_now(idx)
             row += rows
         return out
 
-    def local(self, remaining: np.ndarray) -> LocalSensitivity:
+    def local(self, remaining: np.ndarray, blocks: bool = True) -> LocalSensitivity:
         """``delta^PS`` of the ``remaining`` candidates as a function ``f(t, sub)`` (``sub`` indexes them).
 
         ``t`` is an int (result (q,)) or an integer array of shape (B, 1) of consecutive distances
         (result (B, q)); the function is marked ``vectorized_t`` when every objective's function is None
-        or vectorised itself.
+        or vectorised itself (and ``blocks`` is true).
         """
         size = remaining.size
 
@@ -392,7 +408,7 @@ class _ParetoState:
                 return self.delta_block(t0, B, idx)
             return self.delta(t0, idx)
 
-        return LocalSensitivity(func, name="pareto score", vectorized_t=self.vectorized)
+        return LocalSensitivity(func, name="pareto score", vectorized_t=self.vectorized and blocks)
 
 
 def pareto_sensitivity(objectives) -> LocalSensitivity:
@@ -465,7 +481,11 @@ def _round_scores(state: _ParetoState, remaining: np.ndarray, sensitivity: str) 
     ps = state.scores(remaining)
     if sensitivity == "global":
         return ps.astype(np.float64), float(n_r - 1)
-    D = dampen(ps, state.local(remaining), global_sensitivity=float(n_r - 1), name="pareto score")
+    # Blocks of distances pay when a step is cheap (few candidates): they save the per-step overhead of
+    # the dampening loop. With many candidates every distance costs a pass over all of them, and the
+    # loop's doubling blocks would compute up to twice the distances it needs (sizes only, never values).
+    blocks = n_r <= _DAMPEN_BLOCKS_MAX_N
+    D = dampen(ps, state.local(remaining, blocks), global_sensitivity=float(n_r - 1), name="pareto score")
     return D, 1.0
 
 

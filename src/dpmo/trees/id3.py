@@ -81,6 +81,7 @@ def split_choice_scores(
     local: bool = False,
     max_records: int | None = 100_000,
     noisy_count: float | None = None,
+    nonnegative: bool = True,
 ) -> tuple[np.ndarray, float]:
     """Scores and sensitivity of one private choice of split attribute, for :func:`dpmo.select`.
 
@@ -103,6 +104,13 @@ def split_choice_scores(
         ``noisy_count`` as Friedman and Schuster do (not a worst-case bound), LocalDiffPID3 no cap.
     noisy_count : float, optional
         The node's released noisy record count (needed only for info gain, DiffP-ID3, ``max_records=None``).
+    nonnegative : bool, default True
+        LocalDiffPID3 only: dampen the non-negative form of the criterion, ``u + c |T|`` (``c`` the
+        largest impurity per record: 1 bit for info gain, 1/2 for Gini; the same for every attribute, so
+        the attributes keep their order), with its own exact local sensitivity. False dampens Friedman and
+        Schuster's ``u <= 0`` as it is; local dampening is odd in the score, so negative scores favour the
+        *more* sensitive attributes (see :mod:`dpmo.trees.id3`). DiffP-ID3 ignores it (the exponential
+        mechanism does not change when every score moves by the same amount).
 
     Returns
     -------
@@ -122,8 +130,14 @@ def split_choice_scores(
                 raise ValueError("noisy_count is required for info_gain with max_records=None")
             return scores, info_gain_global_sensitivity(max(float(noisy_count), 1.0))
         return scores, criterion_global_sensitivity(criterion, max_records)
-    cap = None if (info and max_records is None) else criterion_global_sensitivity(criterion, max_records)
-    delta = node_local_sensitivity(n0, n1, groups, n_groups, criterion=criterion)
+    if nonnegative:
+        scores = split_scores(n0, n1, groups, n_groups, criterion=criterion, nonnegative=True)
+    cap = (
+        None
+        if (info and max_records is None)
+        else criterion_global_sensitivity(criterion, max_records, nonnegative=nonnegative)
+    )
+    delta = node_local_sensitivity(n0, n1, groups, n_groups, criterion=criterion, nonnegative=nonnegative)
     return dampen(scores, delta, global_sensitivity=cap, name=f"{criterion} criterion"), 1.0
 
 

@@ -75,12 +75,18 @@ __all__ = [
     "cell_local_sensitivity",
     "split_local_sensitivity",
     "node_local_sensitivity",
+    "IMPURITY_OFFSET",
 ]
 
 #: Names accepted by ``criterion``.
 CRITERIA = ("info_gain", "gini", "max")
 
 _LN2 = math.log(2.0)
+
+#: Largest impurity per record of each criterion with two classes (``log2 2 = 1`` bit for the entropy,
+#: ``1 - 1/2`` for Gini; ``"max"`` is already non-negative). ``nonnegative=True`` adds ``c |T|`` to the
+#: criterion: ``u + c |T| = sum_j n_j (c - impurity_j) >= 0``. Public constants.
+IMPURITY_OFFSET = {"info_gain": 1.0, "gini": 0.5, "max": 0.0}
 
 
 def info_gain_global_sensitivity(n_records: float) -> float:
@@ -95,7 +101,9 @@ def info_gain_global_sensitivity(n_records: float) -> float:
     return math.log2(n + 1.0) + 1.0 / _LN2
 
 
-def criterion_global_sensitivity(criterion: str, max_records: float | None = None) -> float:
+def criterion_global_sensitivity(
+    criterion: str, max_records: float | None = None, *, nonnegative: bool = False
+) -> float:
     """Global sensitivity of a split criterion (add/remove one record).
 
     Parameters
@@ -104,20 +112,28 @@ def criterion_global_sensitivity(criterion: str, max_records: float | None = Non
     max_records : float, optional
         Public upper bound on the number of records; required for ``"info_gain"`` (whose global
         sensitivity grows with it), ignored otherwise.
+    nonnegative : bool, default False
+        Sensitivity of the non-negative form ``u + c |T|`` (``c = IMPURITY_OFFSET[criterion]``): a change
+        ``c - F`` with ``0 <= F <= G`` (``G`` the plain criterion's bound), so ``max(c, G - c)``.
 
     Returns
     -------
     float
-        ``log2(max_records + 1) + 1 / ln 2``, 2 or 1. O(1).
+        ``log2(max_records + 1) + 1 / ln 2``, 2 or 1 (non-negative form: ``G - 1``, 1.5, 1). O(1).
     """
     check_choice(criterion, CRITERIA, "criterion")
     if criterion == "gini":
-        return 2.0
-    if criterion == "max":
-        return 1.0
-    if max_records is None:
+        g = 2.0
+    elif criterion == "max":
+        g = 1.0
+    elif max_records is None:
         raise ValueError("max_records is required for the global sensitivity of criterion 'info_gain'")
-    return info_gain_global_sensitivity(max_records)
+    else:
+        g = info_gain_global_sensitivity(max_records)
+    if nonnegative:
+        c = IMPURITY_OFFSET[criterion]
+        return max(c, g - c)
+    return g
 
 
 def _phi(x: np.ndarray) -> np.ndarray:
@@ -157,7 +173,13 @@ def _check_counts(n0, n1, groups, n_groups) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def split_scores(
-    n0, n1, groups=None, n_groups: int | None = None, *, criterion: str = "info_gain"
+    n0,
+    n1,
+    groups=None,
+    n_groups: int | None = None,
+    *,
+    criterion: str = "info_gain",
+    nonnegative: bool = False,
 ) -> np.ndarray:
     """Criterion value ``u(T, A)`` of every candidate attribute of a node.
 
@@ -171,6 +193,11 @@ def split_scores(
         Number of candidates (default ``max(groups) + 1``).
     criterion : {"info_gain", "gini", "max"}
         See the module docstring (Friedman and Schuster's three criteria; larger is better).
+    nonnegative : bool, default False
+        Add ``c |T|`` with the public constant ``c = IMPURITY_OFFSET[criterion]`` (the largest impurity
+        per record): ``sum_j n_j (1 - H(C | A = j))`` for info gain (the information gain measured from the
+        uniform class prior), ``sum_j n_j (1/2 - Gini_j)`` for Gini, unchanged for max. Every attribute of
+        a node gets the same ``c |T|``, so the order of the attributes is unchanged; the values are >= 0.
 
     Returns
     -------
@@ -189,35 +216,74 @@ def split_scores(
         per_value = -2.0 * n0 * n1 / np.maximum(a, 1.0)
     else:
         per_value = np.maximum(n0, n1)
+    if nonnegative:
+        per_value = np.maximum(per_value + IMPURITY_OFFSET[criterion] * a, 0.0)  # >= 0 up to rounding
     return np.bincount(groups, weights=per_value, minlength=n_groups).astype(np.float64)
 
 
-def cell_sensitivity(b, o, *, criterion: str = "info_gain") -> np.ndarray:
+def _addition_change(b, o, criterion: str) -> np.ndarray:
+    """``F(b, o) >= 0``: the criterion *decreases* by ``F`` when a record is added to a cell ``(b, o)``.
+
+    Info gain: ``F = d(b + o) - d(b)``; Gini: ``F = 2 o^2 / (a (a + 1))``. ``F`` decreases in ``b``,
+    increases in ``o``, and ``F(b, 0) = 0``.
+    """
+    a = b + o
+    if criterion == "info_gain":
+        return _d(a) - _d(b)
+    return 2.0 * o * o / np.maximum(a * (a + 1.0), 1.0)
+
+
+def cell_sensitivity(b, o, *, criterion: str = "info_gain", nonnegative: bool = False) -> np.ndarray:
     """``g(b, o)``: largest change of the criterion when one record of a cell is added or removed.
 
     ``b`` is the cell's count (records with value ``j`` and class ``c``), ``o`` the count of the other class
     for the same value. See the module docstring for the formulas. Criteria ``"info_gain"`` and ``"gini"``
     (the table-level local sensitivity of ``"max"`` is the constant 1: see :func:`split_local_sensitivity`).
-    Broadcasts; O(size) time.
+    With ``nonnegative=True`` the change of ``u + c |T|``: ``max(g - c, c - F(b, o))`` (an addition changes
+    it by ``c - F(b, o)``, a removal by ``F(b - 1, o) - c = g - c``). Broadcasts; O(size) time.
     """
     check_choice(criterion, ("info_gain", "gini"), "criterion")
     b = np.asarray(b, dtype=np.float64)
     o = np.asarray(o, dtype=np.float64)
-    a = b + o
-    if criterion == "info_gain":
-        removal = _d(np.maximum(a - 1.0, 0.0)) - _d(np.maximum(b - 1.0, 0.0))
-        return np.where(b >= 1, removal, _d(o))
-    removal = 2.0 * o * o / np.maximum(a * (a - 1.0), 1.0)
-    return np.where(b >= 1, removal, 2.0 * o / (o + 1.0))
+    g = _addition_change(np.maximum(b - 1.0, 0.0), o, criterion)  # removal if b >= 1, else addition
+    if not nonnegative:
+        return g
+    c = IMPURITY_OFFSET[criterion]
+    return np.maximum(g - c, c - _addition_change(b, o, criterion))
 
 
-def cell_local_sensitivity(b, o, t, *, criterion: str = "info_gain") -> np.ndarray:
+def _min_addition_change(b, o, t, criterion: str) -> np.ndarray:
+    """``min F(b', o')`` over the cells ``(b', o')`` reachable from ``(b, o)`` within ``t`` steps.
+
+    ``F`` decreases in ``b`` and increases in ``o``, so the minimum uses all ``t`` steps to add own records
+    and remove other ones: ``0`` if ``t >= o`` (the cell becomes pure), else the minimum over
+    ``0 <= k <= t`` of ``P(m) = F(m, m + s)``, ``m = b + k``, ``s = o - t - b``. For both criteria
+    ``P'(m) >= 0`` exactly when ``m (1 - 2 s) >= s^2`` (info gain: ``P = d(2m + s) - d(m)``,
+    ``d'(x) = log2(1 + 1/x)``; Gini: ``ln P = 2 ln(m + s) - ln(2m + s) - ln(2m + s + 1)``): ``P`` decreases
+    everywhere when ``s >= 1`` and has its minimum at ``m0 = s^2 / (1 - 2 s)`` when ``s <= 0``, so the
+    integer minimum is among ``k = 0``, ``t`` and the integers next to ``m0 - b``.
+    """
+    s = o - t - b
+    kk = [np.zeros_like(s), t + np.zeros_like(s)]
+    m0 = np.where(s <= 0, s * s / np.maximum(1.0 - 2.0 * s, 1.0), b)
+    for r in (np.floor(m0), np.ceil(m0)):
+        kk.append(np.clip(r - b, 0.0, t))
+    best = None
+    for k in kk:
+        val = _addition_change(b + k, np.maximum(o - t + k, 0.0), criterion)
+        best = val if best is None else np.minimum(best, val)
+    return np.where(t >= o, 0.0, best)
+
+
+def cell_local_sensitivity(b, o, t, *, criterion: str = "info_gain", nonnegative: bool = False) -> np.ndarray:
     """Exact local sensitivity at distance ``t`` of one cell, ``max_{0<=k<=min(b,t)} g(b - k, o + t - k)``.
 
     Closed form (module docstring): ``g(0, o + t)`` when ``b = 0``, else the larger of ``g(b, o + t)`` and
-    ``g(b - k*, o + t - k*)`` with ``k* = min(t, b - 1)``. Broadcasts over ``b``, ``o`` and ``t`` (e.g. ``t``
-    of shape (B, 1) against cells of shape (m,) gives (B, m)). Criteria ``"info_gain"`` and ``"gini"``.
-    O(size) time.
+    ``g(b - k*, o + t - k*)`` with ``k* = min(t, b - 1)``. With ``nonnegative=True`` (criterion
+    ``u + c |T|``) it is ``max(LS - c, c - min F)``, ``LS`` the plain closed form and ``min F`` the smallest
+    addition change over the cells reachable within ``t`` steps (module docstring). Broadcasts over ``b``,
+    ``o`` and ``t`` (e.g. ``t`` of shape (B, 1) against cells of shape (m,) gives (B, m)). Criteria
+    ``"info_gain"`` and ``"gini"``. O(size) time.
     """
     check_choice(criterion, ("info_gain", "gini"), "criterion")
     b = np.asarray(b, dtype=np.float64)
@@ -228,11 +294,23 @@ def cell_local_sensitivity(b, o, t, *, criterion: str = "info_gain") -> np.ndarr
     first = cell_sensitivity(b, o + t, criterion=criterion)
     k = np.minimum(t, np.maximum(b - 1.0, 0.0))
     second = cell_sensitivity(b - k, o + t - k, criterion=criterion)
-    return np.maximum(first, second)
+    plain = np.maximum(first, second)
+    if not nonnegative:
+        return plain
+    c = IMPURITY_OFFSET[criterion]
+    b, o, t = np.broadcast_arrays(b, o, t)
+    return np.maximum(plain - c, c - _min_addition_change(b, o, t, criterion))
 
 
 def split_local_sensitivity(
-    n0, n1, t, groups=None, n_groups: int | None = None, *, criterion: str = "info_gain"
+    n0,
+    n1,
+    t,
+    groups=None,
+    n_groups: int | None = None,
+    *,
+    criterion: str = "info_gain",
+    nonnegative: bool = False,
 ) -> np.ndarray:
     """Exact local sensitivity at distance ``t`` of the criterion, for every candidate attribute of a node.
 
@@ -248,6 +326,8 @@ def split_local_sensitivity(
     t : int or array of int
         Distance(s); an array of shape (B, 1) gives a (B, n_groups) result.
     criterion : {"info_gain", "gini", "max"}
+    nonnegative : bool, default False
+        Local sensitivity of the non-negative form ``u + c |T|`` (:func:`split_scores`).
 
     Returns
     -------
@@ -259,10 +339,10 @@ def split_local_sensitivity(
     """
     check_choice(criterion, CRITERIA, "criterion")
     n0, n1, groups, n_groups = _check_counts(n0, n1, groups, n_groups)
-    return _grouped_local(n0, n1, groups, n_groups, np.asarray(t), criterion)
+    return _grouped_local(n0, n1, groups, n_groups, np.asarray(t), criterion, nonnegative)
 
 
-def _grouped_local(n0, n1, groups, n_groups, t, criterion) -> np.ndarray:
+def _grouped_local(n0, n1, groups, n_groups, t, criterion, nonnegative=False) -> np.ndarray:
     scalar = t.ndim == 0
     tt = t.reshape(1, 1) if scalar else t
     if criterion == "max":
@@ -271,7 +351,7 @@ def _grouped_local(n0, n1, groups, n_groups, t, criterion) -> np.ndarray:
         cells_b = np.concatenate([n0, n1])
         cells_o = np.concatenate([n1, n0])
         cells_g = np.concatenate([groups, groups])
-        ls = cell_local_sensitivity(cells_b, cells_o, tt, criterion=criterion)
+        ls = cell_local_sensitivity(cells_b, cells_o, tt, criterion=criterion, nonnegative=nonnegative)
         out = _group_max(ls, cells_g, n_groups)
     return out[0] if scalar else out
 
@@ -289,34 +369,56 @@ def _group_max(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndar
     return out
 
 
-def _undominated_cells(n0, n1, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _frontier(b: np.ndarray, o: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Mask of the cells that no other cell of the same group dominates (``b' <= b`` and ``o' >= o``)."""
+    order = np.lexsort((-o, b, g))
+    bs, os_, gs = b[order], o[order], g[order]
+    big = float(os_.max(initial=0.0)) + 1.0
+    key = os_ + gs * big
+    prev = np.concatenate([[-np.inf], np.maximum.accumulate(key)[:-1]])
+    keep = np.zeros(b.size, dtype=bool)
+    keep[order] = key > prev
+    return keep
+
+
+def _undominated_cells(n0, n1, groups, *, both: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cells ``(b, o)`` of each group that no other cell of the group dominates, sorted by group.
 
     A cell ``(b', o')`` with ``b' <= b`` and ``o' >= o`` has at least the local sensitivity at every distance
     of the cell ``(b, o)`` (:func:`cell_local_sensitivity` decreases in ``b`` and increases in ``o``: from
     ``(b', o')`` the path ``k' = min(k, b')`` reaches a cell with no larger own count and no smaller other
-    count), so dropping dominated cells leaves the group maximum unchanged. O(m log m).
+    count), so dropping dominated cells leaves the group maximum unchanged. ``both=True`` (non-negative
+    criterion) also keeps the cells undominated in the reverse order (``b' >= b`` and ``o' <= o``): its term
+    ``c - min F`` increases in ``b`` and decreases in ``o`` (the reachable cells of ``(b', o')`` are those
+    of ``(b, o)`` shifted to more own and fewer other records, where ``F`` is smaller). O(m log m).
     """
     b = np.concatenate([n0, n1])
     o = np.concatenate([n1, n0])
     g = np.concatenate([groups, groups])
-    order = np.lexsort((-o, b, g))
-    b, o, g = b[order], o[order], g[order]
-    big = float(o.max(initial=0.0)) + 1.0
-    key = o + g * big
-    prev = np.concatenate([[-np.inf], np.maximum.accumulate(key)[:-1]])
-    keep = key > prev
-    return b[keep], o[keep], g[keep]
+    keep = _frontier(b, o, g)
+    if both:
+        top = float(max(b.max(initial=0.0), o.max(initial=0.0)))
+        keep |= _frontier(top - b, top - o, g)
+    b, o, g = b[keep], o[keep], g[keep]
+    order = np.argsort(g, kind="stable")
+    return b[order], o[order], g[order]
 
 
 def node_local_sensitivity(
-    n0, n1, groups=None, n_groups: int | None = None, *, criterion: str = "info_gain"
+    n0,
+    n1,
+    groups=None,
+    n_groups: int | None = None,
+    *,
+    criterion: str = "info_gain",
+    nonnegative: bool = False,
 ) -> LocalSensitivity:
     """The local sensitivity function of a node, ready for :func:`dpmo.dampen` / :func:`dpmo.local_dampening`.
 
     Returns a :class:`dpmo.LocalSensitivity` ``f(t, idx)`` giving :func:`split_local_sensitivity` for the
     candidates ``idx`` (all when None); it broadcasts over an integer array ``t`` of shape (B, 1)
     (``vectorized_t=True``), so the dampening loop evaluates blocks of distances at once.
+    ``nonnegative=True``: the function of the non-negative form ``u + c |T|`` (:func:`split_scores`).
 
     Only the cells that no other cell of the same attribute dominates are kept (see
     :func:`_undominated_cells`); the result is the same, the work much smaller (an attribute with many
@@ -329,7 +431,7 @@ def node_local_sensitivity(
     """
     check_choice(criterion, CRITERIA, "criterion")
     n0, n1, groups, n_groups = _check_counts(n0, n1, groups, n_groups)
-    cb, co, cg = _undominated_cells(n0, n1, groups)
+    cb, co, cg = _undominated_cells(n0, n1, groups, both=nonnegative)
     starts = np.searchsorted(cg, np.arange(n_groups + 1))
 
     def func(t, idx=None):
@@ -344,8 +446,9 @@ def node_local_sensitivity(
         lo, hi = starts[idx], starts[idx + 1]
         counts = hi - lo
         sel = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts) + np.arange(counts.sum())
-        ls = cell_local_sensitivity(cb[sel], co[sel], tt, criterion=criterion)
+        ls = cell_local_sensitivity(cb[sel], co[sel], tt, criterion=criterion, nonnegative=nonnegative)
         out = _group_max(ls, np.repeat(np.arange(idx.size), counts), idx.size)
         return out.reshape(shape)
 
-    return LocalSensitivity(func, name=f"{criterion} split local sensitivity", vectorized_t=True)
+    name = f"{criterion}{' (non-negative)' if nonnegative else ''} split local sensitivity"
+    return LocalSensitivity(func, name=name, vectorized_t=True)
