@@ -4,11 +4,16 @@ Run from the repository root (the datasets are read from ``../shared/data`` or `
 
     python benchmarks/bench_id3.py                  # timing on Adult + fitness table, epsilon = 1
     python benchmarks/bench_id3.py --reps 40 --eps 0.1 0.5 1 2 --datasets nltcs acs adult
+    python benchmarks/bench_id3.py --no-timing --ablation --reps 40 --datasets nltcs
 
 Fitness is measured on the training data, as in the paper's tree aggregation experiment (figure "Mean
 fitness/utility score u_agg", LocalDiffPID3 at epsilon = 1: NLTCS 3.95, Adult 3.39, ACS 4.69). Seeds are
 paired: seed s gives both estimators the same noise for counts and leaves, so the difference column
 isolates the attribute choices (mean +- standard error over the seeds).
+
+``--ablation`` adds LocalDiffPID3 with each part of its attribute choice switched off: the criterion as
+Friedman and Schuster write it (``u <= 0``) instead of its non-negative form ``u + c |T|``, and one exact
+local sensitivity curve per attribute instead of the node's shared curve (the maximum over the attributes).
 """
 
 from __future__ import annotations
@@ -65,30 +70,46 @@ def timing(data, reps: int) -> None:
             )
 
 
-def fitness_table(names, eps_list, reps: int) -> None:
+def variant(nonnegative: bool, shared: bool) -> type:
+    """LocalDiffPID3Classifier with the form of its attribute choice set (ablation only)."""
+    return type(
+        f"Local_{'nonneg' if nonnegative else 'plain'}_{'shared' if shared else 'own'}",
+        (LocalDiffPID3Classifier,),
+        {"_nonnegative": nonnegative, "_shared": shared},
+    )
+
+
+def fitness_table(names, eps_list, reps: int, ablation: bool = False) -> None:
     print(f"\nMean fitness 3 TPR + 2 TNR on the training data, {reps} paired seeds, depth 5, info_gain")
-    head = f"  {'dataset':7s} {'eps':>5s} {'DiffP-ID3':>10s} {'LocalDiffPID3':>14s}"
+    locals_ = [("LocalDiffPID3", LocalDiffPID3Classifier)]
+    if ablation:
+        locals_ += [
+            ("  u<=0, shared", variant(False, True)),
+            ("  u+c|T|, own", variant(True, False)),
+            ("  u<=0, own", variant(False, False)),
+        ]
+    head = f"  {'dataset':7s} {'eps':>5s} {'DiffP-ID3':>10s} {'variant':>16s} {'mean':>7s}"
     print(f"{head} {'local - diffp':>16s}  paper")
     for name in names:
         data = load(name)
         for eps in eps_list:
-            a, b = [], []
-            for s in range(reps):
-                a.append(
-                    fitness(DiffPID3Classifier(eps, features=data.features, random_state=s).fit(data), data)
+            a = [
+                fitness(DiffPID3Classifier(eps, features=data.features, random_state=s).fit(data), data)
+                for s in range(reps)
+            ]
+            for label, cls in locals_:
+                b = [
+                    fitness(cls(eps, features=data.features, random_state=s).fit(data), data)
+                    for s in range(reps)
+                ]
+                d = np.array(b) - np.array(a)
+                paper = f"{PAPER[name]:.2f}" if eps == 1.0 and cls is LocalDiffPID3Classifier else ""
+                se = d.std(ddof=1) / np.sqrt(reps) if reps > 1 else 0.0
+                print(
+                    f"  {name:7s} {eps:5g} {np.mean(a):10.3f} {label:>16s} {np.mean(b):7.3f} "
+                    f"{d.mean():+9.3f} +- {se:.3f}  {paper}",
+                    flush=True,
                 )
-                b.append(
-                    fitness(
-                        LocalDiffPID3Classifier(eps, features=data.features, random_state=s).fit(data), data
-                    )
-                )
-            d = np.array(b) - np.array(a)
-            paper = f"{PAPER[name]:.2f}" if eps == 1.0 else ""
-            print(
-                f"  {name:7s} {eps:5g} {np.mean(a):10.3f} {np.mean(b):14.3f} "
-                f"{d.mean():+9.3f} +- {d.std(ddof=1) / np.sqrt(reps) if reps > 1 else 0:.3f}  {paper}",
-                flush=True,
-            )
 
 
 def main() -> None:
@@ -99,9 +120,12 @@ def main() -> None:
     parser.add_argument(
         "--datasets", nargs="+", default=["nltcs", "acs", "adult"], choices=["nltcs", "acs", "adult"]
     )
+    parser.add_argument("--ablation", action="store_true", help="also LocalDiffPID3 with parts switched off")
+    parser.add_argument("--no-timing", action="store_true", help="skip the fit-time measurement on Adult")
     args = parser.parse_args()
-    timing(load("adult"), args.timing_reps)
-    fitness_table(args.datasets, args.eps, args.reps)
+    if not args.no_timing:
+        timing(load("adult"), args.timing_reps)
+    fitness_table(args.datasets, args.eps, args.reps, args.ablation)
 
 
 if __name__ == "__main__":

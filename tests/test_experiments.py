@@ -294,7 +294,10 @@ def test_paper_results_transcription():
     assert paper[("graph-agg", "dblp", "DP-MOTkIN-Agg-global", 100.0, "recall")][0] == pytest.approx(0.9972)
     assert paper[("tree-agg", "nltcs", "NODP-MOET-Agg", math.inf, "fitness")][0] == pytest.approx(4.199937)
     assert paper[("tree-agg", "acs", "LocalDiffPID3", 2.0, "fitness")][0] == pytest.approx(4.6985, abs=1e-4)
-    assert all("table" in src or "fig" in src for _, src in paper.values())
+    assert all("table" in src or "fig" in src for _, src, _ in paper.values())
+    # table values are printed with 2 decimals; figure coordinates in full
+    assert paper[("tree-pareto", "nltcs", "DP-MOET-Pareto-local", 0.5, "coverage")][2] == pytest.approx(0.005)
+    assert paper[("graph-agg", "enron", "DP-MOTkIN-Agg-global", 0.01, "recall")][2] == 0.0
 
 
 # ------------------------------------------------------------------------------------------ helpers

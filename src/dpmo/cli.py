@@ -393,6 +393,8 @@ def _reproduce(args) -> int:
 
 # ------------------------------------------------------------------------------------------ topk / trees
 def _check_file(path: Path) -> Path:
+    if path.is_dir():
+        raise CLIError(f"cannot read {path}: it is a folder, not a file")
     if not path.is_file():
         raise CLIError(f"cannot read {path}: no such file")
     if not os.access(path, os.R_OK):

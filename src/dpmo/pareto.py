@@ -434,18 +434,27 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     -------
     dpmo.LocalSensitivity
         ``f(t)`` gives ``delta^PS(x, t, r)`` for every candidate (float64, shape (n,)); ``f(t, idx)`` for the
-        candidates ``idx`` only. It may be 0, for instance for the centre of a star graph (ERRATA point 3);
-        :func:`dpmo.dampen` raises zero deltas to a public floor.
+        candidates ``idx`` only. ``t`` may also be an integer array of shape ``(B, 1)`` holding consecutive
+        distances ``t0, t0 + 1, ..., t0 + B - 1``: the result then has shape ``(B, q)``, row ``b`` being
+        ``delta^PS(x, t0 + b, .)`` (exactly the floats of ``B`` single calls). The function is marked
+        ``vectorized_t`` (so that :func:`dpmo.dampen` asks for blocks) whenever every objective's local
+        function is None or itself ``vectorized_t``. It may be 0, for instance for the centre of a star
+        graph (ERRATA point 3); :func:`dpmo.dampen` raises zero deltas to a public floor.
 
     Notes
     -----
-    The running sums are cached (O(n m) memory), so calling ``t = 0, 1, 2, ...`` in order (as the
-    dampening loop does) costs, per step, one evaluation of every objective's local function at that
-    ``t`` on all ``n`` candidates plus two dominance counts of the ``q`` queried candidates against all
-    ``n``: O((n + q) log n) for m <= 2, O((n + q) log^(m-1) (n + q)) for m >= 3, or one fused O(n q m) pass
-    when q is small. A call with a smaller ``t`` than the previous one starts the sums again from 0. The
-    counts of at most 8 steps that queried at least n / 16 candidates are kept (n integers each), so
-    evaluating such a step again costs O(q).
+    The running sums are cached (O(n m) memory) and always accumulated one distance after the other,
+    ``S_t = S_{t-1} + delta(t)``, whatever the form of the calls, so every path gives the same floats and
+    the same integer counts. Calling ``t = 0, 1, 2, ...`` in order (as the dampening loop does) costs, per
+    distance, one evaluation of every objective's local function on all ``n`` candidates (one call per
+    chunk of distances for vectorised functions) plus two dominance counts of the ``q`` queried candidates
+    against all ``n``: O((n + q) log n) for m <= 2, O((n + q) log^(m-1) (n + q)) for m >= 3, or one fused
+    O(n q m) pass when q is small. For a block of ``B`` distances on a small problem (at most 128
+    candidates and ``q n m <= 4096``) the counts are a vectorised brute force over (distances, queries,
+    candidates), O(B q n m) time, done in chunks of at most 2^16 cells (bounded memory); larger problems
+    run the single-distance counts for each distance of the block. A call with a smaller ``t`` than the
+    last one starts the sums again from 0. The counts of at most 8 single-distance steps that queried at
+    least n / 16 candidates are kept (n integers each), so evaluating such a step again costs O(q).
     """
     objs = check_objectives(objectives)
     return _ParetoState(objs).local(np.arange(objs[0].n, dtype=np.intp))
@@ -465,7 +474,8 @@ def pareto_selection_scores(objectives, sensitivity: str = "local") -> tuple[np.
     """Scores and sensitivity that PrivPareto hands to :func:`dpmo.select` in one round.
 
     ``"global"``: ``(PS, n - 1)``; ``"local"``: ``(D, 1)`` with ``D`` the dampened Pareto scores
-    (``dpmo.dampen(PS, pareto_sensitivity(objectives), global_sensitivity=n - 1)``). Needs ``n >= 2``.
+    (``dpmo.dampen(PS, pareto_sensitivity(objectives), global_sensitivity=n - 1)``, up to rounding: see
+    :func:`priv_pareto` for when the dampening loop uses blocks of distances). Needs ``n >= 2``.
     Exposed for audits: the output distribution of ``priv_pareto(..., k=1)`` is that of
     ``dpmo.select(*pareto_selection_scores(...), ...)``.
     """
@@ -537,7 +547,13 @@ def priv_pareto(
     Cost: the first round is :func:`pareto_score` plus, for ``"local"``, the dampening loop with
     :func:`pareto_sensitivity` (see there) and :func:`dpmo.select`. The later rounds reuse the counts made
     against all candidates and correct them for the ones already chosen (O(k q m) per step instead of a new
-    sort), which gives exactly the scores of a fresh computation on the remaining candidates.
+    sort), which gives exactly the scores of a fresh computation on the remaining candidates. When at most
+    8,192 candidates remain and the objectives' functions are vectorised, the dampening loop evaluates
+    ``delta^PS`` for blocks of distances (a few calls instead of thousands when the deltas are tiny, as for
+    the rates of DP-MOET); with more candidates every distance costs a pass over all of them, and the
+    loop asks one distance at a time so as not to compute distances it does not need. The choice depends
+    on sizes only, and the scores agree to rounding (the dampening's own running sums are added in a
+    different order).
     """
     objs, epsilon, k, sensitivity, mechanism, rng = _checked_common(
         objectives, epsilon, k, sensitivity, mechanism, rng

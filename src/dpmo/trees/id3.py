@@ -82,6 +82,7 @@ def split_choice_scores(
     max_records: int | None = 100_000,
     noisy_count: float | None = None,
     nonnegative: bool = True,
+    shared: bool = True,
 ) -> tuple[np.ndarray, float]:
     """Scores and sensitivity of one private choice of split attribute, for :func:`dpmo.select`.
 
@@ -111,6 +112,11 @@ def split_choice_scores(
         Schuster's ``u <= 0`` as it is; local dampening is odd in the score, so negative scores favour the
         *more* sensitive attributes (see :mod:`dpmo.trees.id3`). DiffP-ID3 ignores it (the exponential
         mechanism does not change when every score moves by the same amount).
+    shared : bool, default True
+        LocalDiffPID3 only: dampen every attribute with the node's shared curve, the elementwise maximum of
+        the attributes' exact local sensitivities at distance t (admissible; the dampened scores then keep
+        the order of the scores). False: each attribute with its own curve (Farias et al.'s local
+        dampening as defined), which does not keep the order.
 
     Returns
     -------
@@ -137,7 +143,9 @@ def split_choice_scores(
         if (info and max_records is None)
         else criterion_global_sensitivity(criterion, max_records, nonnegative=nonnegative)
     )
-    delta = node_local_sensitivity(n0, n1, groups, n_groups, criterion=criterion, nonnegative=nonnegative)
+    delta = node_local_sensitivity(
+        n0, n1, groups, n_groups, criterion=criterion, nonnegative=nonnegative, shared=shared
+    )
     return dampen(scores, delta, global_sensitivity=cap, name=f"{criterion} criterion"), 1.0
 
 
@@ -261,6 +269,11 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the two private ID3 estimators (see the module docstring)."""
 
     _local = False
+    # LocalDiffPID3's form of the attribute choice (see split_choice_scores); class-level, not parameters:
+    # the defaults are the shipped algorithm, benchmarks/bench_id3.py --ablation overrides them in
+    # subclasses to measure each part.
+    _nonnegative = True
+    _shared = True
 
     def __init__(
         self,
@@ -510,6 +523,8 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
             local=self._local,
             max_records=max_records,
             noisy_count=n_hat,
+            nonnegative=self._nonnegative,
+            shared=self._shared,
         )
         return int(select(scores, eps, sens, mechanism=self.mechanism, rng=rng)[0])
 

@@ -372,7 +372,7 @@ def _group_max(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndar
 def _frontier(b: np.ndarray, o: np.ndarray, g: np.ndarray) -> np.ndarray:
     """Mask of the cells that no other cell of the same group dominates (``b' <= b`` and ``o' >= o``)."""
     order = np.lexsort((-o, b, g))
-    bs, os_, gs = b[order], o[order], g[order]
+    os_, gs = o[order], g[order]
     big = float(os_.max(initial=0.0)) + 1.0
     key = os_ + gs * big
     prev = np.concatenate([[-np.inf], np.maximum.accumulate(key)[:-1]])
@@ -412,6 +412,7 @@ def node_local_sensitivity(
     *,
     criterion: str = "info_gain",
     nonnegative: bool = False,
+    shared: bool = False,
 ) -> LocalSensitivity:
     """The local sensitivity function of a node, ready for :func:`dpmo.dampen` / :func:`dpmo.local_dampening`.
 
@@ -419,6 +420,11 @@ def node_local_sensitivity(
     candidates ``idx`` (all when None); it broadcasts over an integer array ``t`` of shape (B, 1)
     (``vectorized_t=True``), so the dampening loop evaluates blocks of distances at once.
     ``nonnegative=True``: the function of the non-negative form ``u + c |T|`` (:func:`split_scores`).
+    ``shared=True``: every candidate gets the node's *shared curve*, the elementwise maximum over all
+    ``n_groups`` candidates, ``max_A delta(T, t, A)`` (admissible for each candidate: condition 1 because
+    it is at least the candidate's own curve, condition 2 because each curve satisfies it, so their
+    maximum does). Local dampening with one curve for all candidates is a monotone map of the scores, so
+    it keeps their order (with a curve per candidate it does not).
 
     Only the cells that no other cell of the same attribute dominates are kept (see
     :func:`_undominated_cells`); the result is the same, the work much smaller (an attribute with many
@@ -431,6 +437,8 @@ def node_local_sensitivity(
     """
     check_choice(criterion, CRITERIA, "criterion")
     n0, n1, groups, n_groups = _check_counts(n0, n1, groups, n_groups)
+    if shared:  # one curve: the maximum over all the node's cells, whatever their attribute
+        groups = np.zeros_like(groups)
     cb, co, cg = _undominated_cells(n0, n1, groups, both=nonnegative)
     starts = np.searchsorted(cg, np.arange(n_groups + 1))
 
@@ -443,6 +451,10 @@ def node_local_sensitivity(
         if criterion == "max":
             return np.ones(shape)
         tt = t.reshape(1, 1) if t.ndim == 0 else t
+        if shared:
+            curve = cell_local_sensitivity(cb, co, tt, criterion=criterion, nonnegative=nonnegative)
+            curve = curve.max(axis=-1, initial=0.0)
+            return np.broadcast_to(curve[..., None], tt.shape[:-1] + (idx.size,)).reshape(shape).copy()
         lo, hi = starts[idx], starts[idx + 1]
         counts = hi - lo
         sel = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts) + np.arange(counts.sum())
@@ -450,5 +462,6 @@ def node_local_sensitivity(
         out = _group_max(ls, np.repeat(np.arange(idx.size), counts), idx.size)
         return out.reshape(shape)
 
-    name = f"{criterion}{' (non-negative)' if nonnegative else ''} split local sensitivity"
+    form = (" non-negative" if nonnegative else "") + (" shared" if shared else "")
+    name = f"{criterion}{form} split local sensitivity"
     return LocalSensitivity(func, name=name, vectorized_t=True)
