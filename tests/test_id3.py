@@ -237,17 +237,20 @@ def test_noisy_count_sensitivity_warns():
     LocalDiffPID3Classifier(1.0, max_records=None, features=data.features, random_state=0).fit(data.X, data.y)
 
 
-def test_local_dampening_can_prefer_a_worse_attribute_with_negative_scores():
-    # Why LocalDiffPID3 is not always better: D(x, r) dampens each candidate with its own sensitivity, and
-    # for negative scores (info gain = -|T| H(C | A)) a more sensitive candidate is dampened towards 0.
+def test_own_curves_on_negative_scores_prefer_a_worse_attribute_and_the_default_does_not():
+    # Why LocalDiffPID3 dampens the non-negative criterion with the node's shared curve. D(x, r) dampens
+    # each candidate with its own sensitivity curve and is odd in the score; with Friedman and Schuster's
+    # negative info gain (-|T| H(C | A)) a more sensitive candidate is dampened towards 0, i.e. favoured.
     # Attribute 0: pure-ish large cells; attribute 1: a slightly worse split with a tiny cell.
     n0 = np.array([900.0, 100.0, 950.0, 2.0])
     n1 = np.array([100.0, 900.0, 300.0, 750.0])
     groups = np.array([0, 0, 1, 1])
     u, _ = split_choice_scores(n0, n1, groups, 2, local=False)
-    D, one = split_choice_scores(n0, n1, groups, 2, local=True)
-    assert one == 1.0
-    assert u[0] > u[1] and D[1] > D[0]
+    assert u[0] > u[1]
+    D, one = split_choice_scores(n0, n1, groups, 2, local=True, nonnegative=False, shared=False)
+    assert one == 1.0 and D[1] > D[0]  # the worse attribute wins
+    D, one = split_choice_scores(n0, n1, groups, 2, local=True)  # shipped: u + |T|, shared curve
+    assert one == 1.0 and D[0] > D[1] > 0
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -307,28 +310,41 @@ def test_bad_data_is_refused(cls):
 # the paper's figure (tree aggregation experiment, NLTCS, epsilon = 1) and where local dampening pays off
 
 
-def test_nltcs_fitness_matches_the_paper(shared_data):
-    data = load_nltcs(shared_data / "nltcs.dat")
+@pytest.fixture(scope="module")
+def nltcs(shared_data):
+    return load_nltcs(shared_data / "nltcs.dat")
+
+
+def paired_fitness(data, epsilon: float, seeds) -> tuple[np.ndarray, np.ndarray]:
+    """Fitness of LocalDiffPID3 and DiffP-ID3 for the same seeds (the same count and leaf noise)."""
     local, diffp = [], []
-    for s in range(8):
+    for s in seeds:
         for cls, out in ((LocalDiffPID3Classifier, local), (DiffPID3Classifier, diffp)):
-            out.append(fitness(cls(1.0, features=data.features, random_state=s).fit(data), data.X, data.y))
-    # the paper's LocalDiffPID3 at epsilon = 1: 3.95 (3 TPR + 2 TNR on the training data)
+            clf = cls(epsilon, features=data.features, random_state=s).fit(data)
+            out.append(fitness(clf, data.X, data.y))
+    return np.array(local), np.array(diffp)
+
+
+def test_nltcs_fitness_matches_the_paper_and_beats_diffp_id3(nltcs):
+    # Acceptance of issue 7: NLTCS, epsilon = 1, depth 5, info gain, seeds 0..11 paired. The paper's
+    # LocalDiffPID3 at epsilon = 1: 3.95 (3 TPR + 2 TNR on the training data).
+    local, diffp = paired_fitness(nltcs, 1.0, range(12))
     assert abs(np.mean(local) - 3.95) <= 0.3
-    # on NLTCS the two are close (DiffP-ID3 slightly ahead at epsilon = 1, see docs/id3.md)
-    assert abs(np.mean(local) - np.mean(diffp)) <= 0.15
+    # at least DiffP-ID3's mean with the same settings (mean paired difference >= 0, no tolerance). The
+    # 40-seed benchmark gives +0.052 +- 0.015 (3.4 standard errors), so 12 seeds are enough to be stable.
+    assert np.mean(local - diffp) >= 0.0
     assert 3.0 < min(local) and max(local) <= 5.0
 
 
 def test_local_dampening_beats_the_global_sensitivity_on_acs(shared_data):
+    # ACS: at epsilon = 0.1 local dampening's finer resolution pays (40 seeds: +0.33 +- 0.10); at epsilon
+    # = 1 both find the same trees (+0.004 +- 0.003), and LocalDiffPID3 is never behind on average.
     data = load_acs(shared_data / "acs.dat")
-    diffs = []
-    for s in range(6):
-        a = DiffPID3Classifier(1.0, features=data.features, random_state=s).fit(data)
-        b = LocalDiffPID3Classifier(1.0, features=data.features, random_state=s).fit(data)
-        diffs.append(fitness(b, data.X, data.y) - fitness(a, data.X, data.y))
-    assert np.mean(diffs) > 0  # paired seeds: the same noise for counts and leaves, only the choices differ
-    assert np.mean(diffs) < 0.3
+    local, diffp = paired_fitness(data, 0.1, range(6))
+    assert np.mean(local - diffp) > 0.1
+    local, diffp = paired_fitness(data, 1.0, range(4))
+    assert np.mean(local - diffp) >= 0.0
+    assert abs(np.mean(local) - 4.69) <= 0.3  # the paper's LocalDiffPID3 on ACS at epsilon = 1
 
 
 def test_info_gain_bound_matches_friedman_schuster():

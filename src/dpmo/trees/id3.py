@@ -15,7 +15,11 @@ with remaining attributes ``R``:
    per cell for the noise, Friedman and Schuster's rule) the node is a leaf;
 3. otherwise the split attribute is chosen among ``R`` with the criterion (:mod:`.split_sensitivity`):
    by the exponential mechanism with the criterion's global sensitivity (DiffP-ID3) or by local dampening
-   with its exact local sensitivity (LocalDiffPID3), and the node gets one child per value of the
+   (LocalDiffPID3) of the criterion's non-negative form ``u + c |T|`` (``c`` = 1 bit for info gain, 1/2
+   for Gini: the same for every attribute, so the same order) with the node's shared curve, the
+   elementwise maximum over the attributes of their exact local sensitivities at distance t (admissible;
+   with one curve the dampened scores keep the order of the scores, with a curve per attribute and
+   negative scores they favour the more sensitive attributes), and the node gets one child per value of the
    attribute's public domain (also the values no record takes, so that the tree's shape reveals nothing
    beyond the noisy decisions);
 4. a leaf predicts the class with the larger Laplace-noised class count.
@@ -636,10 +640,11 @@ class LocalDiffPID3Classifier(_BaseID3):
     (PVLDB 14(4) 2020; VLDB Journal 2023), application "private decision tree induction"; the paper's
     "LocalDiffPID3" baseline. Same algorithm and budget as :class:`DiffPID3Classifier`, but the attribute
     is chosen by local dampening (:func:`dpmo.dampen`, then :func:`dpmo.select` with sensitivity 1, as
-    :func:`dpmo.local_dampening` does) with the exact local sensitivity at distance t of the
-    criterion (:func:`dpmo.trees.split_sensitivity.node_local_sensitivity`, a function of the node's class
-    counts per attribute value), capped at the global sensitivity. With ``criterion="max"`` the local
-    sensitivity is the global one (1) and the two estimators coincide.
+    :func:`dpmo.local_dampening` does) of the criterion's non-negative form ``u + c |T|`` with the node's
+    shared curve, the maximum over the attributes of their exact local sensitivities at distance t
+    (:func:`dpmo.trees.split_sensitivity.node_local_sensitivity`, a function of the node's class counts
+    per attribute value), capped at the global sensitivity; see :func:`split_choice_scores`. With
+    ``criterion="max"`` the local sensitivity is the global one (1) and the two estimators coincide.
 """
         + _PARAMS_DOC
         + """

@@ -48,6 +48,24 @@ quasi-convex function takes its maximum over an interval at an end, and ``k = b`
 ``k = b - 1`` (``g(0, o') = g(1, o') <= g(1, o' + 1)``). ``tests/test_id3_sensitivity.py`` checks the
 closed form against brute force on every small table.
 
+Non-negative form (what LocalDiffPID3 dampens)
+----------------------------------------------
+Local dampening is odd in the score, so with the criteria above (info gain and Gini are ``<= 0``) a more
+sensitive attribute is dampened towards 0, i.e. *favoured*. ``nonnegative=True`` adds ``c |T|``, ``c`` the
+public largest impurity per record (``IMPURITY_OFFSET``: 1 bit for info gain, 1/2 for Gini, 0 for max):
+``u + c |T| = sum_j n_j (c - impurity_j) >= 0``, the same for every attribute of a node up to that common
+term (same order). Adding a record to a cell changes it by ``c - F(b, o)``, ``F`` the plain decrease on
+addition (info gain ``F = d(a) - d(b)``, Gini ``F = 2 o^2 / (a (a + 1))``; ``F`` decreases in ``b``,
+increases in ``o``, ``F(b, 0) = 0``), removing one by ``g(b, o) - c``. Hence
+``g_c(b, o) = max(g(b, o) - c, c - F(b, o))``, global sensitivity ``max(c, G - c)``, and at distance t
+
+    LS_c(b, o, t) = max(LS_cell(b, o, t) - c, c - min F),
+
+``min F`` over the cells reachable within t steps: 0 if ``t >= o``, else the minimum over ``k`` of
+``P(m) = F(m, m + s)``, ``m = b + k``, ``s = o - t - b``; for both criteria ``P'(m) >= 0`` iff
+``m (1 - 2 s) >= s^2``, so the minimum is at ``k = 0``, ``k = t`` or next to ``m0 = s^2 / (1 - 2 s)``.
+The tests check it equals the brute-force local sensitivity at distance t (hence admissible).
+
 The local dampening paper (Farias et al., VLDB Journal 2023, "private decision tree induction") uses the
 information gain of Friedman and Schuster with an element local sensitivity obtained by enumerating the
 reachable cell counts ("Candidates" algorithm) and the same per-cell change ``h(a, b)``; the closed form
