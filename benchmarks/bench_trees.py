@@ -25,6 +25,7 @@ The data folder defaults to ``$DPMO_DATA_DIR`` or ``../shared/data`` beside the 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -153,7 +154,16 @@ INV_EPS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0)
 #: gets epsilon (the paper's Algorithm passes epsilon to every DP-MOSelection call); (k + 1) s = each pick
 #: gets epsilon.
 INV_FACTORS = {"round": 4, "pick": 12}
-INV_VARIANTS = ("local", "global", "paper-delta", "eps/round", "eps/pick", "pareto-dom")
+INV_VARIANTS = (
+    "local",
+    "global",
+    "paper-delta",
+    "eps/round",
+    "eps/pick",
+    "non-cumulative",
+    "pareto-dom",
+    "pareto-dom eps/pick",
+)
 _INV_DATA: dict = {}
 
 
@@ -197,19 +207,30 @@ def pareto_dominance_score(U) -> np.ndarray:
     return -np.sum(geq & gt, axis=1)
 
 
-class ParetoDominanceDelta:
-    """delta^PS of :func:`pareto_dominance_score`: the paper's set definition (|dom^-| + |ndom^+|, capped
-    at n - 1) with ``dom`` the Pareto dominators, by brute force over blocks of distances (few trees).
-    ERRATA point 3 reports both admissibility conditions verified for this convention as well."""
+class BruteParetoDelta:
+    """delta^PS by the paper's set definition (|dom^-| + |ndom^+|, capped at n - 1), by brute force over
+    blocks of distances (few trees), for two conventions the library does not ship (investigation only):
 
-    def __init__(self, objs):
+    * ``dominance="pareto"``: ``dom`` = the Pareto dominators (>= everywhere, > somewhere) of
+      :func:`pareto_dominance_score`; ERRATA point 3 reports both admissibility conditions verified for
+      this convention as well;
+    * ``cumulative=False``: ``u^{+-t} = u +- delta(t)`` instead of the paper's sum over j = 0 .. t, the
+      non-cumulative reading of the shorthand, which is NOT admissible (docs/pareto.md: the exhaustive
+      audit finds thousands of violations of condition 2).
+    """
+
+    def __init__(self, objs, dominance: str = "pareto", cumulative: bool = True):
         self.objs = objs
         self.U = np.column_stack([o.values for o in objs])  # (n, m)
         self.n = self.U.shape[0]
         U = self.U
-        geq = np.all(U[None, :, :] >= U[:, None, :], axis=2)
-        self.dom = geq & np.any(U[None, :, :] > U[:, None, :], axis=2)  # dom[r, r']: r' dominates r
-        self.sums = np.zeros((0, self.n, self.U.shape[1]))  # running sums for t = 0, 1, ...
+        geq = np.all(U[None, :, :] >= U[:, None, :], axis=2)  # geq[r, r'] = r' >= r
+        if dominance == "pareto":
+            self.dom = geq & np.any(U[None, :, :] > U[:, None, :], axis=2)  # r' dominates r
+        else:
+            self.dom = geq & ~np.eye(self.n, dtype=bool)
+        self.cumulative = cumulative
+        self.sums = np.zeros((0, self.n, self.U.shape[1]))  # S(t) for t = 0, 1, ...
 
     def _grow(self, t1: int) -> None:
         t0 = self.sums.shape[0]
@@ -221,14 +242,16 @@ class ParetoDominanceDelta:
             [np.minimum(np.broadcast_to(o.local(steps, None), (steps.size, self.n)), 1.0) for o in self.objs],
             axis=2,
         )
-        start = self.sums[-1:] if t0 else np.zeros((1, self.n, self.U.shape[1]))
-        self.sums = np.concatenate([self.sums, np.cumsum(np.concatenate([start, d]), axis=0)[1:]])
+        if self.cumulative:  # the paper's sum over j = 0 .. t, added in that order
+            start = self.sums[-1:] if t0 else np.zeros((1, self.n, self.U.shape[1]))
+            d = np.cumsum(np.concatenate([start, d]), axis=0)[1:]
+        self.sums = np.concatenate([self.sums, d])
 
     def __call__(self, t, idx=None):
         t = np.asarray(t)
         ts = t.reshape(-1)
         self._grow(int(ts[-1]))
-        S = self.sums[ts]  # (B, n, m), the paper's sum over j = 0 .. t
+        S = self.sums[ts]  # (B, n, m)
         q = np.arange(self.n) if idx is None else np.asarray(idx, dtype=np.intp)
         P, Q = self.U + S, self.U - S  # u^{+t}, u^{-t}
         dom = self.dom[q][None]  # (1, q, n): r' dominates the query r
@@ -239,8 +262,10 @@ class ParetoDominanceDelta:
         return out[0] if t.ndim == 0 else out
 
 
-def priv_pareto_dominance(objs, epsilon, *, k=1, sensitivity="local", mechanism="exponential", rng=None):
-    """dpmo.priv_pareto with :func:`pareto_dominance_score` (same rounds and budget split)."""
+def priv_pareto_variant(
+    objs, epsilon, *, k=1, sensitivity="local", mechanism="exponential", rng=None, dominance, cumulative
+):
+    """dpmo.priv_pareto (same rounds and budget split) with the conventions of :class:`BruteParetoDelta`."""
     n = objs[0].n
     remaining = np.arange(n)
     chosen = []
@@ -249,11 +274,13 @@ def priv_pareto_dominance(objs, epsilon, *, k=1, sensitivity="local", mechanism=
             chosen.append(int(remaining[0]))
             break
         sub = [o.take(remaining) for o in objs]
-        ps = pareto_dominance_score(np.column_stack([o.values for o in sub])).astype(np.float64)
+        U = np.column_stack([o.values for o in sub])
+        ps = (pareto_dominance_score(U) if dominance == "pareto" else dpmo.pareto_score(U)).astype(np.float64)
         if sensitivity == "global":
             scores, sens = ps, float(remaining.size - 1)
         else:
-            local = dpmo.LocalSensitivity(ParetoDominanceDelta(sub), vectorized_t=True)
+            delta = BruteParetoDelta(sub, dominance, cumulative)
+            local = dpmo.LocalSensitivity(delta, vectorized_t=True)
             scores, sens = dpmo.dampen(ps, local, global_sensitivity=remaining.size - 1.0), 1.0
         pick = int(dpmo.select(scores, epsilon / k, sens, mechanism=mechanism, rng=rng)[0])
         chosen.append(int(remaining[pick]))
@@ -291,8 +318,9 @@ def _inv_worker(data_dir: str, variant: str, eps, seeds) -> list:
     base = variant.removeprefix("nodp-") if variant.startswith("nodp") else variant
     if variant == "global":
         kw["sensitivity"] = "global"
-    elif variant in ("eps/round", "eps/pick"):
+    if variant.endswith(("eps/round", "eps/pick")):
         kw["epsilon"] = float(eps) * INV_FACTORS[variant.split("/")[1]]
+        base = variant.split(" ")[0]
     out = []
     try:
         DPMOETClassifier._select = spy
@@ -302,8 +330,10 @@ def _inv_worker(data_dir: str, variant: str, eps, seeds) -> list:
                 paper_rate_objective(tn, n, "TNR"),
             ]
         elif base == "pareto-dom":
-            moet.priv_pareto = priv_pareto_dominance
+            moet.priv_pareto = functools.partial(priv_pareto_variant, dominance="pareto", cumulative=True)
             moet.pareto_score = pareto_dominance_score
+        elif base == "non-cumulative":
+            moet.priv_pareto = functools.partial(priv_pareto_variant, dominance="weak", cumulative=False)
         for seed in seeds:
             shares.clear()
             clf = DPMOETClassifier(features=ds.features, random_state=int(seed), **kw, **PARETO)
@@ -376,13 +406,15 @@ def _mechanism_diagnostics(data_dir: str, n_runs: int = 10) -> None:
         print(f"   {e:8.3f} " + " ".join(f"{np.mean(v):14.3f}" for v in m.values()))
 
 
-def investigate(data_dir: str, repeats: int, jobs: int) -> None:
+def investigate(data_dir: str, repeats: int, jobs: int, variants=INV_VARIANTS, epsilons=INV_EPS) -> None:
     from joblib import Parallel, delayed
 
     t_start = time.perf_counter()
+    variants = tuple(variants)
+    epsilons = tuple(float(e) for e in epsilons)
     seeds = np.arange(repeats)
     chunks = [seeds[i : i + 25] for i in range(0, repeats, 25)]
-    tasks = [(v, e) for v in INV_VARIANTS for e in INV_EPS]
+    tasks = [(v, e) for v in variants for e in epsilons]
     tasks += [("nodp", None), ("nodp-pareto-dom", None)]
     work = []
     for v, e in tasks:
@@ -400,23 +432,28 @@ def investigate(data_dir: str, repeats: int, jobs: int) -> None:
         f"{time.perf_counter() - t_start:.0f} s with {jobs} jobs =="
     )
 
-    def refs(variant: str, kind: str, seed: int):
-        nodp = runs["nodp-pareto-dom" if variant == "pareto-dom" else "nodp", None]
+    def refs(variant: str, kind: str, seed: int, ref=None):
+        if ref is None:  # the NODP run with the variant's own convention of the Pareto score
+            ref = "nodp-pareto-dom" if variant.startswith("pareto-dom") else "nodp"
+        nodp = runs[ref, None]
         if kind == "fresh":  # an independent NODP run per repetition
             return nodp[10_000 + seed][0]
         return nodp[seed][0]  # "same": the NODP run with the private run's seed (same initial trees)
 
-    def c_values(variant, eps, kind="fresh", dominance="strict"):
+    def c_values(variant, eps, kind="fresh", dominance="strict", ref=None):
         return [
-            coverage(refs(variant, kind, s), runs[variant, eps][s][0], dominance=dominance) for s in seeds
+            coverage(refs(variant, kind, s, ref), runs[variant, eps][s][0], dominance=dominance)
+            for s in seeds
         ]
 
     print("\nC(X', X''), strict dominance, X' a fresh NODP run per repetition (mean +- s.e.):")
-    head = f"{'epsilon':>7} " + " ".join(f"{v:>15}" for v in INV_VARIANTS) + "   paper: MO_l  MO_g"
+    head = f"{'epsilon':>7} " + " ".join(f"{v:>19}" for v in variants) + "   paper: MO_l  MO_g"
     print(head)
-    for i, eps in enumerate(INV_EPS):
-        row = " ".join(f"{_mean_se(c_values(v, eps)):>15}" for v in INV_VARIANTS)
-        print(f"{eps:7.2f} {row}   {PAPER_C_NLTCS['local'][i]:10.2f} {PAPER_C_NLTCS['global'][i]:5.2f}")
+    for eps in epsilons:
+        row = " ".join(f"{_mean_se(c_values(v, eps)):>19}" for v in variants)
+        i = PAPER_C_NLTCS["eps"].index(eps) if eps in PAPER_C_NLTCS["eps"] else None
+        paper = "" if i is None else f"{PAPER_C_NLTCS['local'][i]:10.2f} {PAPER_C_NLTCS['global'][i]:5.2f}"
+        print(f"{eps:7.2f} {row}   {paper}")
     for label, nod in (("weak-dominance NODP", "nodp"), ("Pareto-dominance NODP", "nodp-pareto-dom")):
         floor = {
             d: [coverage(runs[nod, None][10_000 + s][0], runs[nod, None][s][0], dominance=d) for s in seeds]
@@ -427,13 +464,28 @@ def investigate(data_dir: str, repeats: int, jobs: int) -> None:
             f"pareto {_mean_se(floor['pareto'])}, weak {_mean_se(floor['weak'])}"
         )
 
+    mixed = [v for v in variants if not v.startswith("pareto-dom") and v != "global"]
+    if mixed:
+        print(
+            "\nThe same private runs against a Pareto-dominance NODP X' (the published code's two-objective "
+            "convention),\nstrict dominance in C, fresh X' per repetition:"
+        )
+        print(f"{'epsilon':>7} " + " ".join(f"{v:>19}" for v in mixed) + "   paper: MO_l")
+        for eps in epsilons:
+            row = " ".join(f"{_mean_se(c_values(v, eps, ref='nodp-pareto-dom')):>19}" for v in mixed)
+            i = PAPER_C_NLTCS["eps"].index(eps) if eps in PAPER_C_NLTCS["eps"] else None
+            paper = "" if i is None else f"{PAPER_C_NLTCS['local'][i]:10.2f}"
+            print(f"{eps:7.2f} {row}   {paper}")
+    if "local" not in variants:
+        print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
+        return
     print("\nReadings of C and references X' for the local variant (mean over the repetitions):")
     fixed = [runs["nodp", None][10_000 + j][0] for j in range(10)]
     print(
         f"{'epsilon':>7} {'strict/fresh':>13} {'strict/same':>12} {'strict/fixed':>19} "
         f"{'pareto/fresh':>13} {'weak/fresh':>11} {'weak/same':>10}"
     )
-    for eps in INV_EPS:
+    for eps in epsilons:
         per_fixed = [np.mean([coverage(x, runs["local", eps][s][0]) for s in seeds]) for x in fixed]
         same = np.mean(c_values("local", eps, "same"))
         print(
@@ -446,13 +498,13 @@ def investigate(data_dir: str, repeats: int, jobs: int) -> None:
 
     print("\nShare of the private picks on the weak Pareto front of their round (non-dominated front for")
     print("pareto-dom), mean over rounds and repetitions; NODP for comparison:")
-    print(f"{'epsilon':>7} " + " ".join(f"{v:>11}" for v in INV_VARIANTS))
-    for eps in INV_EPS:
+    print(f"{'epsilon':>7} " + " ".join(f"{v:>19}" for v in variants))
+    for eps in epsilons:
         vals = []
-        for v in INV_VARIANTS:
-            col = 2 if v == "pareto-dom" else 1
+        for v in variants:
+            col = 2 if v.startswith("pareto-dom") else 1
             vals.append(np.mean([runs[v, eps][s][col] for s in seeds]))
-        print(f"{eps:7.2f} " + " ".join(f"{x:11.3f}" for x in vals))
+        print(f"{eps:7.2f} " + " ".join(f"{x:19.3f}" for x in vals))
     print(
         f"{'NODP':>7} weak front {np.mean([r[1] for r in runs['nodp', None].values()]):.3f}; "
         f"pareto-dom NODP on its front {np.mean([r[2] for r in runs['nodp-pareto-dom', None].values()]):.3f}"
@@ -481,6 +533,12 @@ def main(argv=None) -> None:
     parser.add_argument("--investigate", action="store_true", help="the Pareto-coverage investigation")
     parser.add_argument("--inv-repeats", type=int, default=150, help="repetitions per cell (investigation)")
     parser.add_argument("--jobs", type=int, default=2, help="joblib jobs for the investigation")
+    parser.add_argument(
+        "--inv-variants",
+        default=",".join(INV_VARIANTS),
+        help="comma-separated subset of: " + ", ".join(INV_VARIANTS),
+    )
+    parser.add_argument("--inv-eps", default=",".join(map(str, INV_EPS)), help="comma-separated epsilons")
     args = parser.parse_args(argv)
     data = Path(args.data)
     t0 = time.perf_counter()
@@ -496,7 +554,8 @@ def main(argv=None) -> None:
     if args.pareto_c:
         pareto_c(datasets["nltcs"], args.pareto_repeats)
     if args.investigate:
-        investigate(str(data), args.inv_repeats, args.jobs)
+        eps = [float(e) for e in args.inv_eps.split(",")]
+        investigate(str(data), args.inv_repeats, args.jobs, args.inv_variants.split(","), eps)
 
 
 if __name__ == "__main__":
