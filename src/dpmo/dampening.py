@@ -35,7 +35,7 @@ import numpy as np
 
 from ._validation import check_scores, check_sensitivity
 from .mechanisms import select
-from .sensitivity import Objective, evaluate_local
+from .sensitivity import Objective, check_local_values, evaluate_local
 
 __all__ = ["dampen", "dampen_objective", "local_dampening", "DEFAULT_FLOOR"]
 
@@ -52,17 +52,6 @@ def _check_steps(max_steps) -> int:
     if max_steps < 1:
         raise ValueError(f"max_steps must be a positive int, got {max_steps}")
     return int(max_steps)
-
-
-def _checked(d, shape, t, name: str) -> np.ndarray:
-    d = np.asarray(d, dtype=np.float64)
-    if d.shape != shape:
-        raise ValueError(f"local sensitivity of {name} returned shape {d.shape} at t={t}; expected {shape}")
-    if not np.all(np.isfinite(d)):
-        raise ValueError(f"local sensitivity of {name} is not finite at t={t}")
-    if np.any(d < 0):
-        raise ValueError(f"local sensitivity of {name} is negative at t={t}")
-    return d
 
 
 def dampen(
@@ -152,10 +141,10 @@ def dampen(
         if vectorized:
             B = max(1, min(block, max_steps - t, _MAX_BLOCK, _MAX_BLOCK_CELLS // q))
             ts = np.arange(t, t + B)[:, None]
-            d = _checked(local(ts, active), (B, q), t, name)
+            d = check_local_values(local(ts, active), (B, q), t, name)
         else:
             B = 1
-            d = _checked(evaluate_local(local, t, idx), (q,), t, name)[None, :]
+            d = check_local_values(evaluate_local(local, t, idx), (q,), t, name)[None, :]
         if G is not None:
             d = np.minimum(d, G)
         if prev is not None:

@@ -26,7 +26,6 @@ that relation.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,7 +34,7 @@ from . import _dominance
 from ._validation import check_choice, check_epsilon, check_k, check_random_state
 from .dampening import dampen
 from .mechanisms import MECHANISMS, select
-from .sensitivity import LocalSensitivity, Objective
+from .sensitivity import LocalSensitivity, Objective, _check_t, check_local_values
 
 __all__ = ["pareto_score", "pareto_sensitivity", "priv_pareto", "SENSITIVITY_MODES"]
 
@@ -62,14 +61,6 @@ def check_objectives(objectives, name: str = "objectives") -> list[Objective]:
         detail = ", ".join(f"{o.name!r}: {o.n}" for o in objs)
         raise ValueError(f"all {name} must have the same number of candidates, got {detail}")
     return objs
-
-
-def _check_t(t) -> int:
-    if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Integral, np.integer)):
-        raise TypeError(f"t must be a non-negative int, got {type(t).__name__}")
-    if t < 0:
-        raise ValueError(f"t must be a non-negative int, got {t}")
-    return int(t)
 
 
 def _utility_matrix(U) -> np.ndarray:
@@ -247,16 +238,9 @@ class _ParetoState:
                 out.append(o.global_sensitivity)
             elif rows > 1 and _is_vectorized(o.local):
                 ts = np.arange(t0, t0 + rows, dtype=np.int64)[:, None]
-                d = np.asarray(o.local(ts, None), dtype=np.float64)
-                if d.shape != (rows, self.n):
-                    raise ValueError(
-                        f"local sensitivity of objective {o.name!r} returned shape {d.shape} for the "
-                        f"distances {t0}..{t0 + rows - 1}; expected {(rows, self.n)}"
-                    )
-                if not np.all(np.isfinite(d)):
-                    raise ValueError(f"local sensitivity of objective {o.name!r} is not finite near t={t0}")
-                if np.any(d < 0):
-                    raise ValueError(f"local sensitivity of objective {o.name!r} is negative near t={t0}")
+                d = check_local_values(
+                    o.local(ts, None), (rows, self.n), f"{t0}..{t0 + rows - 1}", f"objective {o.name!r}"
+                )
                 out.append(np.minimum(d, o.global_sensitivity))
             else:
                 # validated and capped at the global sensitivity by Objective.sensitivity

@@ -32,7 +32,7 @@ import numpy as np
 
 from ._validation import check_scores, check_sensitivity
 
-__all__ = ["Objective", "LocalSensitivity", "evaluate_local"]
+__all__ = ["Objective", "LocalSensitivity", "evaluate_local", "check_local_values"]
 
 
 class LocalSensitivity:
@@ -91,6 +91,23 @@ def evaluate_local(local: Callable, t: int, idx: np.ndarray | None = None) -> np
     if idx is None:
         return out
     return np.asarray(out)[idx]
+
+
+def check_local_values(values, shape: tuple, t, name: str) -> np.ndarray:
+    """Return the output of a local function as float64 after checking its shape, finiteness and sign.
+
+    ``t`` (an int or a description of a block of distances) and ``name`` go into the error message.
+    """
+    out = np.asarray(values, dtype=np.float64)
+    if out.shape != tuple(shape):
+        raise ValueError(
+            f"local sensitivity of {name} returned shape {out.shape} at t={t}; expected {tuple(shape)}"
+        )
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"local sensitivity of {name} is not finite at t={t}")
+    if np.any(out < 0):
+        raise ValueError(f"local sensitivity of {name} is negative at t={t}")
+    return out
 
 
 def _check_t(t) -> int:
@@ -215,16 +232,7 @@ class Objective:
         size = self.n if idx is None else len(idx)
         if self._local is None:
             return np.full(size, self._global)
-        out = np.asarray(evaluate_local(self._local, t, idx), dtype=np.float64)
-        if out.shape != (size,):
-            raise ValueError(
-                f"local sensitivity of objective {self._name!r} returned shape {out.shape} at t={t}; "
-                f"expected ({size},)"
-            )
-        if not np.all(np.isfinite(out)):
-            raise ValueError(f"local sensitivity of objective {self._name!r} is not finite at t={t}")
-        if np.any(out < 0):
-            raise ValueError(f"local sensitivity of objective {self._name!r} is negative at t={t}")
+        out = check_local_values(evaluate_local(self._local, t, idx), (size,), t, f"objective {self._name!r}")
         return np.minimum(out, self._global)
 
     def take(self, idx) -> Objective:
