@@ -13,11 +13,15 @@ Cases
 * The same on the real GitHub graph (``../shared/data``) and on a synthetic DBLP-size graph, when available.
 * A stress case: two counting objectives (delta = 1 and 2), where the dampening needs hundreds of t-steps.
 * PrivAgg local at the same sizes (degree + 100 ego density, the paper's weights).
+* Blocks of distances (``docs/pareto.md``): local PrivPareto on few candidates whose deltas are tiny (33
+  trees with TPR/TNR over Adult-size class counts, as in DP-MOET; two counting objectives over 2,000
+  candidates), with the dampening loop asking for blocks (the default at these sizes) and one distance per
+  call (blocks disabled), and the number of calls of delta^PS each way.
 
 Times are the best of ``--repeat`` runs after a warm-up; the warm-up (numba compilation, or loading its
 on-disk cache) is timed separately in a fresh state. "t-steps" is the number of calls the dampening loop made
-to delta^PS. Peak memory is tracemalloc's peak over one run (numpy allocations; numba's temporaries are
-O(n) and not traced).
+to delta^PS (for the block cases: distances evaluated / calls, over all rounds). Peak memory is
+tracemalloc's peak over one run (numpy allocations; numba's temporaries are O(n) and not traced).
 """
 
 from __future__ import annotations
@@ -146,6 +150,54 @@ def real_graph_objectives():
     return out
 
 
+def trees_like(n=33, seed=0):
+    """TPR and TNR objectives of n trees over Adult's class counts (P = 11,208, N = 34,014), seeded."""
+    from dpmo.trees import tnr_objective, tpr_objective
+
+    rng = np.random.default_rng(seed)
+    P, N = 11_208, 34_014
+    tp = rng.integers(0, P + 1, n)
+    tn = rng.integers(0, N + 1, n)
+    tp[n // 2 :], tn[n // 2 :] = tp[: n - n // 2], tn[: n - n // 2]  # duplicated trees, as after crossover
+    return [tpr_objective(tp, P), tnr_objective(tn, N)]
+
+
+def block_cases(rep):
+    """Local PrivPareto with and without blocks of distances in the dampening loop."""
+    from dpmo import pareto
+
+    real = pareto.dampen
+    calls: list[int] = []
+
+    def spy(values, local, **kw):  # counts the distances asked for and the calls
+        def counted(dist, idx=None):
+            calls.append(int(np.size(dist)))
+            return local(dist, idx)
+
+        return real(values, dpmo.LocalSensitivity(counted, vectorized_t=local.vectorized_t), **kw)
+
+    out = []
+    for name, objs, k in (
+        ("33 trees (TPR/TNR), k = 3", trees_like(), 3),
+        ("two counts", two_counts(2000, seed=3), 1),
+    ):
+        for label, limit in (("blocks", pareto._DAMPEN_BLOCKS_MAX_N), ("1 t per call", 0)):
+            saved = pareto._DAMPEN_BLOCKS_MAX_N
+            pareto._DAMPEN_BLOCKS_MAX_N = limit
+            try:
+                dpmo.priv_pareto(objs, 1.0, k=k, rng=0)
+                sec = timed(lambda objs=objs, k=k: dpmo.priv_pareto(objs, 1.0, k=k, rng=0), rep)
+                calls.clear()
+                pareto.dampen = spy
+                dpmo.priv_pareto(objs, 1.0, k=k, rng=0)
+            finally:
+                pareto.dampen = real
+                pareto._DAMPEN_BLOCKS_MAX_N = saved
+            steps = f"{sum(calls)}/{len(calls)}"
+            out.append((f"PrivPareto local, {name}, {label}", objs[0].n, sec, steps, "", ""))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -196,6 +248,8 @@ def main() -> None:
         objs = graph_like(n)
         t = timed(lambda objs=objs: dpmo.priv_agg(objs, [1.0, 100.0], 1.0, k=5, rng=0), rep)
         rows.append(("PrivAgg local, k = 5, degree + 100 ego", n, t, "", "", ""))
+
+    rows += block_cases(rep)
 
     print()
     head = f"{'case':<52} {'n':>9} {'time (s)':>9} {'t-steps':>8} {'peak MB':>8} {'target':>8}"
