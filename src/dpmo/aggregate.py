@@ -16,7 +16,7 @@ import numpy as np
 from .dampening import dampen
 from .mechanisms import select
 from .pareto import _checked_common, check_objectives
-from .sensitivity import LocalSensitivity, Objective
+from .sensitivity import LocalSensitivity, Objective, check_local_values
 
 __all__ = ["aggregate", "priv_agg"]
 
@@ -52,9 +52,8 @@ def _objective_delta(o: Objective, t, idx) -> np.ndarray:
     t = np.asarray(t)
     if o.local is None:
         return np.full(np.broadcast_shapes(t.shape, (size,)), o.global_sensitivity)
-    d = np.asarray(o.local(t, idx), dtype=np.float64)
-    if not np.all(np.isfinite(d)) or (d.size and d.min() < 0):
-        raise ValueError(f"local sensitivity of objective {o.name!r} is negative or not finite")
+    shape = np.broadcast_shapes(t.shape, (size,))
+    d = check_local_values(o.local(t, idx), shape, f"{t.min()}..{t.max()}", f"objective {o.name!r}")
     return np.minimum(d, o.global_sensitivity)
 
 
