@@ -36,21 +36,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 # ------------------------------------------------------------------------------------------ parsing
-def _positive_int(text: str) -> int:
+def _whole(text: str, what: str = "expected") -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"{what} a whole number, got {text!r}") from None
+
+
+def _positive_int(text: str) -> int:
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
 def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    value = _whole(text)
     if value == -1:
         return os.cpu_count() or 1
     if value < 1:
@@ -69,10 +70,7 @@ def _epsilon(text: str) -> float:
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
+    value = _whole(text, "seed must be")
     if value < 0:
         raise argparse.ArgumentTypeError(f"seed must be >= 0, got {value}")
     return value
