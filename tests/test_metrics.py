@@ -28,10 +28,13 @@ def test_identical_output_is_best_under_strict_and_worst_under_weak():
     assert metrics.coverage(X, X, dominance="weak") == 1.0
 
 
-@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=8),
-       st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=8))
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=8),
+    st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=1, max_size=8),
+)
 def test_coverage_matches_definition(A, B):
     for dom in metrics.DOMINANCE:
+
         def covers(a, b, dom=dom):
             ge = all(x >= y for x, y in zip(a, b, strict=True))
             gt = [x > y for x, y in zip(a, b, strict=True)]

@@ -315,6 +315,31 @@ def test_population_matches_per_row_traversal(n):
     assert trees[3].predict(X).tolist() == expected[3].tolist()
 
 
+def test_cached_encoding_follows_the_contents_not_the_object():
+    rng = np.random.default_rng(5)
+    X, y = random_data(rng, 80)
+    pop = TreePopulation([random_tree(3, FEATURES, rng) for _ in range(4)])
+    first = EncodedData.cached(X, y)
+    assert EncodedData.cached(X.copy(), y.copy()) is first  # equal contents: reused
+    assert not first.tables.flags.writeable and not first.X.flags.writeable
+    before = pop.counts(first)
+    # the caller changes its arrays in place: the cached encoding keeps the old contents ...
+    X[:, 0] = 1.0 - X[:, 0]
+    np.testing.assert_array_equal(pop.counts(first)[0], before[0])
+    # ... and the changed data get a fresh encoding with their own counts
+    changed = EncodedData.cached(X, y)
+    assert changed is not first
+    np.testing.assert_array_equal(pop.counts(changed)[0], pop.counts(X, y)[0])
+    y2 = 1 - y
+    assert EncodedData.cached(X, y2) is not changed  # labels are part of the key
+    np.testing.assert_array_equal(pop.counts(EncodedData.cached(X, y2))[0], pop.counts(X, y2)[0])
+    # bounded: old entries are dropped
+    for i in range(1, EncodedData.CACHE_SIZE + 2):
+        EncodedData.cached(np.roll(X, i, axis=0), np.roll(y, i))
+    assert len(EncodedData._CACHE) == EncodedData.CACHE_SIZE
+    assert EncodedData.cached(X, y) is not changed  # evicted, encoded again
+
+
 def test_leaf_index_points_to_leaves():
     rng = np.random.default_rng(11)
     X, _ = random_data(rng, 50)

@@ -44,6 +44,7 @@ DEFAULT_FLOOR = 1e-9
 
 _MAX_BLOCK = 4096
 _MAX_BLOCK_CELLS = 2**16
+_FIRST_BLOCK_CELLS = 2**9
 
 
 def _check_steps(max_steps) -> int:
@@ -124,7 +125,9 @@ def dampen(
     b = np.zeros(n)
     prev = None
     t = 0
-    block = 1
+    # first block: a few thousand cells at most (cheap even when one step would do), then doubling;
+    # depends on n only, never on the values
+    block = max(1, _FIRST_BLOCK_CELLS // n)
     vectorized = bool(getattr(local, "vectorized_t", False)) and getattr(local, "supports_index", False)
     while active.size:
         if t >= max_steps:

@@ -373,7 +373,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         X, y, features, is_cat, ncat = self._check_data(X, y, fitting=True)
         if y is None:
             raise ValueError("fit needs labels y")
-        enc = EncodedData(X, y)
+        enc = EncodedData.cached(X, y)
         if X.shape[0]:
             self._check_domains(enc, is_cat, ncat)
         rng = check_random_state(self.random_state)
@@ -464,7 +464,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         X = self._X(X)
         if y is None:
             raise ValueError("evaluate needs labels y")
-        enc = EncodedData(X, y)
+        enc = EncodedData.cached(X, y)
         tp, P, tn, N = self.population_.counts(enc)
         tpr = np.divide(tp, P, out=np.zeros(tp.size), where=P > 0)
         tnr = np.divide(tn, N, out=np.zeros(tn.size), where=N > 0)
