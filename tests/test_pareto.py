@@ -483,6 +483,67 @@ def test_priv_pareto_rounds_recompute_scores_on_remaining(monkeypatch, mechanism
         remaining = remaining[remaining != chosen]
 
 
+@pytest.mark.parametrize("rebuild_after", [2, 32])
+def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
+    """_pareto_rounds with a RoundCache shared by many calls hands select the very floats (bit for bit)
+    that priv_pareto computes without a cache, round after round, also across state rebuilds."""
+    monkeypatch.setattr(pareto_mod, "_REBUILD_AFTER", rebuild_after)
+    real_select = pareto_mod.select
+    seen = []
+
+    def recording_select(scores, *args, **kwargs):
+        seen.append(np.array(scores, dtype=np.float64))
+        return real_select(scores, *args, **kwargs)
+
+    monkeypatch.setattr(pareto_mod, "select", recording_select)
+    rng = np.random.default_rng(8)
+    n = 30
+    U = rng.integers(0, 5, size=(n, 2)).astype(float)
+    d1 = rng.uniform(0.05, 0.6, n)
+    objs = [
+        dpmo.Objective(
+            U[:, 0],
+            1.0,
+            dpmo.LocalSensitivity(
+                lambda t, idx=None: np.broadcast_to(
+                    d1 if idx is None else d1[idx],
+                    np.broadcast_shapes(np.shape(t), (n if idx is None else len(idx),)),
+                ).copy(),
+                vectorized_t=True,
+            ),
+        ),
+        dpmo.Objective(U[:, 1], 2.0),
+    ]
+    for sensitivity in ("local", "global"):
+        cache = pareto_mod.RoundCache()
+        hits_possible = 0
+        for seed in range(12):
+            eps = (0.5, 50.0)[seed % 2]  # large epsilon repeats the same picks: the cache answers
+            seen.clear()
+            ref = dpmo.priv_pareto(objs, eps, k=5, sensitivity=sensitivity, rng=seed)
+            fresh = list(seen)
+            seen.clear()
+            checked = pareto_mod._checked_common(objs, eps, 5, sensitivity, "exponential", seed)
+            ours = pareto_mod._pareto_rounds(*checked, cache=cache)
+            assert ours.tolist() == ref.tolist()
+            assert len(seen) == len(fresh) == 5
+            for a, b in zip(seen, fresh, strict=True):
+                np.testing.assert_array_equal(a, b)
+            hits_possible += 1
+        assert 5 <= len(cache) < 5 * hits_possible  # some rounds were answered by the cache
+
+
+def test_round_cache_is_bounded():
+    cache = pareto_mod.RoundCache(max_bytes=3 * 8 * 10)
+    for i in range(5):
+        cache.put(("local", (i,)), np.full(10, float(i)), 1.0)
+    assert len(cache) == 3 and cache.get(("local", (0,))) is None
+    scores, sens = cache.get(("local", (4,)))
+    assert sens == 1.0 and not scores.flags.writeable and scores[0] == 4.0
+    cache.put(("local", (9,)), np.zeros(100), 1.0)  # larger than the whole budget: not kept
+    assert cache.get(("local", (9,))) is None and len(cache) == 3
+
+
 def test_priv_pareto_local_passes_dampened_scores(monkeypatch):
     U, objs = example_objectives(seed=3)
     rec = Recorder()

@@ -26,6 +26,8 @@ that relation.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -192,8 +194,9 @@ class _ParetoState:
       the objectives' functions are evaluated for a chunk of distances at once when they are vectorised.
     """
 
-    def __init__(self, objectives: list[Objective]):
+    def __init__(self, objectives: list[Objective], keep_all: bool = False):
         self.objectives = objectives
+        self.keep_all = keep_all  # keep the counts of every step (not only the expensive ones)
         self.U = np.ascontiguousarray(np.vstack([o.values for o in objectives]))  # (m, n) columns
         self.m, self.n = self.U.shape
         self.t = -1
@@ -203,6 +206,28 @@ class _ParetoState:
         self._ps_all = None
         self._live = None
         self.vectorized = all(_is_vectorized(o.local) for o in objectives)
+
+    def fork(self) -> _ParetoState:
+        """A new state on the same candidates with nothing removed, keeping what this one has counted.
+
+        The Pareto scores and the full counts of the kept steps are exact integers that do not depend on
+        the removals, so the new state gives the same results as a fresh one, only faster. Running sums
+        start again from 0 (the dampening loop starts at ``t = 0``).
+        """
+        new = object.__new__(_ParetoState)
+        new.objectives = self.objectives
+        new.U = self.U
+        new.m, new.n = self.m, self.n
+        new.t = -1
+        new.S = np.zeros_like(self.U)
+        new.removed = np.empty(0, dtype=np.intp)
+        new.keep_all = self.keep_all
+        # shared: an entry is filled at most once, always with the same exact count, whoever fills it
+        new.cache = dict(self.cache)
+        new._ps_all = self._ps_all
+        new._live = None
+        new.vectorized = self.vectorized
+        return new
 
     def remove(self, r: int) -> None:
         self.removed = np.append(self.removed, np.intp(r))
@@ -290,7 +315,7 @@ class _ParetoState:
         cached = self.cache.get(t)
         if cached is None:
             d = self._count_all(idx)
-            if idx.size * _CACHE_FRACTION >= self.n and len(self.cache) < _CACHE_STEPS:
+            if (self.keep_all or idx.size * _CACHE_FRACTION >= self.n) and len(self.cache) < _CACHE_STEPS:
                 store = np.full(self.n, _UNKNOWN, dtype=np.int64)
                 store[idx] = d
                 self.cache[t] = store
@@ -542,23 +567,112 @@ def priv_pareto(
     objs, epsilon, k, sensitivity, mechanism, rng = _checked_common(
         objectives, epsilon, k, sensitivity, mechanism, rng
     )
+    return _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng)
+
+
+class RoundCache:
+    """Scores of PrivPareto rounds for one fixed list of objectives, kept for later calls (internal).
+
+    A round's scores (``(D, 1)`` or ``(PS, n_round - 1)``) are a deterministic function of the objectives
+    and of the candidates already chosen, so an application that runs :func:`priv_pareto` many times on
+    the same data (the experiments of :mod:`dpmo.graphs`) can keep them: the key is the sensitivity mode
+    and the chosen candidates *in order*, and the stored scores are the very floats the round would
+    compute again (the state is rebuilt exactly as without a cache: see :func:`_pareto_rounds`). Caching
+    changes the running time only, never an output or its distribution. Least recently used entries are
+    dropped once the scores held exceed ``max_bytes``. Thread-safe.
+    """
+
+    def __init__(self, max_bytes: int = 64 << 20):
+        self.max_bytes = int(max_bytes)
+        self._entries: OrderedDict[tuple, tuple[np.ndarray, float]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self._template: _ParetoState | None = None
+
+    def state(self) -> _ParetoState | None:
+        """A fresh counting state on all the candidates with the counts of an earlier call, or None."""
+        with self._lock:
+            return None if self._template is None else self._template.fork()
+
+    def keep_state(self, state: _ParetoState) -> None:
+        """Remember the counts of ``state`` (built on all the candidates, nothing removed yet)."""
+        with self._lock:
+            if self._template is None:
+                self._template = state.fork()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: tuple):
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None:
+                self._entries.move_to_end(key)
+            return hit
+
+    def put(self, key: tuple, scores: np.ndarray, sens: float) -> None:
+        scores = np.array(scores, dtype=np.float64)
+        scores.setflags(write=False)
+        if scores.nbytes > self.max_bytes:
+            return
+        with self._lock:
+            if key in self._entries:
+                return
+            self._entries[key] = (scores, float(sens))
+            self._bytes += scores.nbytes
+            while self._bytes > self.max_bytes:
+                _, (old, _) = self._entries.popitem(last=False)
+                self._bytes -= old.nbytes
+
+
+def _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, cache: RoundCache | None = None):
+    """The k rounds of :func:`priv_pareto` on checked arguments, optionally reusing cached round scores.
+
+    The state that counts dominance is built at rounds 0, R, 2R, ... (R = ``_REBUILD_AFTER``) on the
+    candidates remaining then, and told about every later pick, exactly as without a cache; when the
+    cache answers a round the state is not needed, and it is built (with the same removals) only at the
+    first round the cache cannot answer.
+    """
     n = objs[0].n
     eps_round = epsilon / k
-    remaining = np.arange(n, dtype=np.intp)  # original indices of the candidates still in play
+    all_idx = np.arange(n, dtype=np.intp)
+    remaining = all_idx  # original indices of the candidates still in play
     chosen: list[int] = []
     state = None
-    for _ in range(k):
+    state_round = -1
+    base = all_idx
+    for r in range(k):
         if remaining.size == 1:
             chosen.append(int(remaining[0]))
             break
-        if state is None or state.removed.size >= _REBUILD_AFTER:
-            # the state's candidates are base[0 .. ], base = the original indices it was built on
-            base = remaining
-            state = _ParetoState(objs if base.size == n else [o.take(base) for o in objs])
-        local_idx = np.searchsorted(base, remaining)  # base and remaining are sorted
-        scores, sens = _round_scores(state, local_idx, sensitivity)
+        r0 = r - r % _REBUILD_AFTER  # the round whose candidates the state is built on
+        if state_round != r0:
+            state = None
+        key = (sensitivity, tuple(chosen))
+        hit = cache.get(key) if cache is not None else None
+        if hit is not None:
+            scores, sens = hit
+        else:
+            if state is None:
+                # the state's candidates are base[0 .. ], base = the original indices it was built on
+                base = np.delete(all_idx, chosen[:r0]) if r0 else all_idx
+                state = cache.state() if cache is not None and r0 == 0 else None
+                if state is None:
+                    sub = objs if base.size == n else [o.take(base) for o in objs]
+                    state = _ParetoState(sub, keep_all=cache is not None and r0 == 0)
+                state_round = r0
+                for c in chosen[r0:]:
+                    state.remove(int(np.searchsorted(base, c)))
+            local_idx = np.searchsorted(base, remaining)  # base and remaining are sorted
+            scores, sens = _round_scores(state, local_idx, sensitivity)
+            if cache is not None:
+                cache.put(key, scores, sens)
+                if r == 0:
+                    cache.keep_state(state)
         pick = int(select(scores, eps_round, sens, mechanism=mechanism, rng=rng)[0])
-        chosen.append(int(remaining[pick]))
-        state.remove(local_idx[pick])
+        c = int(remaining[pick])
+        chosen.append(c)
+        if state is not None:
+            state.remove(int(np.searchsorted(base, c)))
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)

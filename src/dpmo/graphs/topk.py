@@ -28,7 +28,7 @@ import numpy as np
 from .._validation import check_choice, check_epsilon, check_k, check_random_state
 from ..aggregate import aggregate, aggregate_selection_scores
 from ..mechanisms import MECHANISMS, select
-from ..pareto import pareto_score, pareto_selection_scores, priv_pareto
+from ..pareto import RoundCache, _pareto_rounds, pareto_score, pareto_selection_scores, priv_pareto
 from .io import Graph, load_graph
 from .objectives import objectives
 from .utilities import _check_convention
@@ -221,7 +221,11 @@ def top_k(
         return g.ids.copy()  # the only node, without looking at the (edgeless) data
     objs = objectives(g, low_degree=low, formula=formula)
     if approach == "pareto":
-        idx = priv_pareto(objs, epsilon, k=k, sensitivity=sensitivity, mechanism=mechanism, rng=rng)
+        # Identical to priv_pareto(objs, epsilon, k=k, ...) (checked in the tests); the scores of each round
+        # are kept on the graph, keyed by the nodes already chosen, so repeated calls skip the rounds
+        # already seen (always the first one).
+        cache = g.cached(("pareto-rounds", low, formula), RoundCache)
+        idx = _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, cache=cache)
     else:
         # Identical to priv_agg(objs, w, epsilon, k=k, ...) (checked in the tests), with its scores cached.
         scores, sens = selection_scores(
