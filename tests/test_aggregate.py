@@ -149,6 +149,30 @@ def test_matches_independent_computation(m, n, seed, t):
     np.testing.assert_allclose(agg.sensitivity(t), expected, atol=1e-12)
 
 
+def test_closed_form_breakpoints_combine_only_when_the_caps_cannot_act():
+    from dpmo.trees import tnr_objective, tpr_objective
+
+    rng = np.random.default_rng(4)
+    tpr = tpr_objective(rng.integers(0, 51, 9), 50)
+    tnr = tnr_objective(rng.integers(0, 31, 9), 30)
+    glob = dpmo.Objective(rng.random(9), 0.5)
+    agg = dpmo.aggregate([tpr, tnr, glob], [3.0, -2.0, 4.0])
+    assert agg.local.bound == pytest.approx(3 + 2 + 4 * 0.5)
+    deltas = agg.local(np.arange(60)[:, None])
+    running = np.vstack([np.zeros(9), np.cumsum(deltas, axis=0)])
+    for T in (0, 1, 7, 29, 31, 60):
+        np.testing.assert_allclose(agg.local.cumulative(np.full(9, T)), running[T], rtol=1e-12)
+    # a part whose function may exceed its global sensitivity (no bound, or bound > Delta u): no closed form
+    loose = dpmo.Objective(
+        rng.random(9),
+        0.5,
+        dpmo.LocalSensitivity(lambda t, idx=None: np.ones(9 if idx is None else len(idx)), vectorized_t=True),
+    )
+    assert dpmo.aggregate([tpr, loose], [1.0, 1.0]).local.cumulative is None
+    too_big = dpmo.Objective(tpr.values, 0.5, tpr.local)  # rate bound 1 > Delta u = 0.5
+    assert dpmo.aggregate([too_big, tnr], [1.0, 1.0]).local.cumulative is None
+
+
 @pytest.mark.parametrize(
     "weights, exc, word",
     [

@@ -104,6 +104,103 @@ def test_vectorized_blocks_equal_stepwise():
     np.testing.assert_allclose(subset, step, rtol=1e-12)
 
 
+def _without_closed_form(local):
+    return dpmo.LocalSensitivity(local, vectorized_t=True)
+
+
+@settings(max_examples=60)
+@given(
+    n=st.integers(1, 30),
+    P=st.integers(0, 3000),
+    N=st.integers(0, 60),
+    w=st.tuples(st.floats(-4, 4), st.floats(0.1, 4)),
+    max_steps=st.sampled_from([100_000, 40, 3]),
+    neighbouring=st.sampled_from(["add_remove", "substitution"]),
+    seed=st.integers(0, 2**16),
+)
+def test_closed_form_bisection_equals_the_loop(n, P, N, w, max_steps, neighbouring, seed):
+    """dampen with closed-form breakpoints (rates and their weighted sums) gives the loop's scores."""
+    from dpmo.trees import tnr_objective, tpr_objective
+
+    rng = np.random.default_rng(seed)
+    objs = [
+        tpr_objective(rng.integers(0, P + 1, n), P, neighbouring=neighbouring),
+        tnr_objective(rng.integers(0, N + 1, n), N, neighbouring=neighbouring),
+    ]
+    agg = dpmo.aggregate(objs, w)
+    assert agg.local.cumulative is not None
+    for obj in (*objs, agg):
+        G = obj.global_sensitivity
+        closed = dpmo.dampen(obj.values, obj.local, global_sensitivity=G, max_steps=max_steps)
+        loop = dpmo.dampen(
+            obj.values, _without_closed_form(obj.local), global_sensitivity=G, max_steps=max_steps
+        )
+        np.testing.assert_allclose(closed, loop, rtol=1e-9, atol=1e-9)
+
+
+def test_closed_form_with_cap_floor_and_step_limit():
+    # delta(t) = c + k t (capped at G by dampen), b(T) = c T + k T (T - 1) / 2
+    c = np.array([0.5, 0.01, 2.0, 0.3, 0.0])
+    k = np.array([0.25, 0.0, 1.0, 0.0, 0.5])
+    u = np.array([7.3, -40.0, 55.0, 1e6, 3.0])
+
+    def f(t, idx=None):
+        sel = slice(None) if idx is None else idx
+        return c[sel] + k[sel] * np.asarray(t, dtype=float)
+
+    def cum(T, idx=None):
+        sel = slice(None) if idx is None else idx
+        T = np.asarray(T, dtype=float)
+        return c[sel] * T + k[sel] * T * (T - 1) / 2
+
+    closed = dpmo.LocalSensitivity(f, vectorized_t=True, cumulative=cum)
+    plain = _without_closed_form(f)
+    # c = 0 for the last candidate: delta(0) is below the floor, so dampen uses the loop (same result)
+    for G, steps in ((4.0, 100_000), (4.0, 6), (1e9, 100_000)):
+        got = dpmo.dampen(u, closed, global_sensitivity=G, max_steps=steps)
+        np.testing.assert_allclose(
+            got, dpmo.dampen(u, plain, global_sensitivity=G, max_steps=steps), rtol=1e-12
+        )
+    alive = slice(0, 4)
+    for G, steps in ((4.0, 100_000), (4.0, 6), (1.5, 3), (1e9, 100_000)):
+        got = dpmo.dampen(u[alive], closed, global_sensitivity=G, max_steps=steps)
+        ref = dpmo.dampen(u[alive], plain, global_sensitivity=G, max_steps=steps)
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
+    # hand check of the cap: candidate 2 reaches G = 4 at t = 2 (2 + 1 * 2), b(2) = 2 + 3 = 5
+    assert dpmo.dampen(u[alive], closed, global_sensitivity=4.0)[2] == pytest.approx(2 + (55 - 5) / 4)
+    with pytest.raises(ValueError, match="max_steps"):
+        dpmo.dampen(u[alive], closed, max_steps=5)
+
+
+def test_local_sensitivity_closed_form_arguments():
+    f = lambda t, idx=None: np.ones(2)  # noqa: E731
+    with pytest.raises(ValueError, match="vectorized_t"):
+        dpmo.LocalSensitivity(f, cumulative=lambda T, idx=None: T)
+    with pytest.raises(TypeError, match="cumulative"):
+        dpmo.LocalSensitivity(f, vectorized_t=True, cumulative="no")
+    with pytest.raises(ValueError, match="bound"):
+        dpmo.LocalSensitivity(f, bound=0.0)
+    # take() keeps the closed form, on the right candidates
+    obj = dpmo.Objective(
+        [1.0, 2.0, 3.0],
+        1.0,
+        dpmo.LocalSensitivity(
+            lambda t, idx=None: np.broadcast_to(
+                np.array([0.1, 0.2, 0.3])[idx if idx is not None else slice(None)],
+                np.broadcast_shapes(np.shape(t), (3 if idx is None else len(idx),)),
+            ),
+            vectorized_t=True,
+            cumulative=lambda T, idx=None: (
+                np.asarray(T) * np.array([0.1, 0.2, 0.3])[idx if idx is not None else slice(None)]
+            ),
+            bound=0.3,
+        ),
+    )
+    sub = obj.take([2, 0])
+    assert sub.local.bound == 0.3
+    np.testing.assert_allclose(sub.local.cumulative(np.array([10, 10])), [3.0, 1.0])
+
+
 @pytest.mark.parametrize(
     "local, word",
     [

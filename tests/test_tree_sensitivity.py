@@ -306,6 +306,33 @@ def test_objectives_values_and_local_functions():
     assert o.take([1]).values.tolist() == [0.3]
 
 
+@pytest.mark.parametrize("neighbouring", ["add_remove", "substitution"])
+def test_closed_form_breakpoints_are_the_running_sums(neighbouring):
+    """local.cumulative(T) = sum_{j<T} delta(j) for every state with s <= 40 and T <= s + 5, and on
+    samples of large tables (what dpmo.dampen's bisection relies on)."""
+    for s_ in range(S_MAX + 1):
+        h = np.arange(s_ + 1)
+        o = tpr_objective(h, s_, neighbouring=neighbouring)
+        ts = np.arange(s_ + 6)
+        deltas = np.vstack([rate_sensitivity(h, s_, int(t), neighbouring=neighbouring) for t in ts])
+        running = np.vstack([np.zeros(h.size), np.cumsum(deltas, axis=0)])  # running[T] = b(T)
+        for T in range(s_ + 7):
+            got = o.local.cumulative(np.full(h.size, T), None)
+            np.testing.assert_allclose(got, running[T], rtol=1e-12, atol=1e-15)
+        sub = np.array([s_ // 2, 0])
+        np.testing.assert_allclose(
+            o.local.cumulative(np.array([3, 1]), sub), running[[3, 1], sub], rtol=1e-12
+        )
+    rng = np.random.default_rng(2)
+    for s_ in (997, 20_000, 45_222):
+        h = np.concatenate([[0, s_, s_ // 2, 1, s_ - 1], rng.integers(0, s_ + 1, 20)])
+        o = tnr_objective(h, s_, neighbouring=neighbouring)
+        running = np.cumsum(o.local(np.arange(s_ + 3)[:, None]), axis=0)
+        for T in rng.integers(1, s_ + 4, 15):
+            got = o.local.cumulative(np.full(h.size, T))
+            np.testing.assert_allclose(got, running[T - 1], rtol=1e-10)
+
+
 def test_objective_validation():
     with pytest.raises(ValueError, match="exceed"):
         tpr_objective([5], 4)

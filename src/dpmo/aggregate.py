@@ -107,7 +107,46 @@ def aggregate(objectives, weights) -> Objective:
             total = total + abs(wi) * _objective_delta(o, t, idx)
         return total
 
-    return Objective(values, G, LocalSensitivity(local, name=name, vectorized_t=vectorized), name=name)
+    # Closed-form breakpoints when every part has them and its cap never acts (bound <= Delta u_i): then
+    # sum_{j<T} sum_i |w_i| min(delta_i(j), Delta u_i) = sum_i |w_i| b_i(T).
+    def closed(o: Objective) -> bool:
+        f = o.local
+        if f is None:
+            return True
+        bound = getattr(f, "bound", None)
+        return (
+            getattr(f, "cumulative", None) is not None
+            and getattr(f, "supports_index", False)
+            and bound is not None
+            and bound <= o.global_sensitivity
+        )
+
+    cumulative = bound = None
+    if vectorized and all(closed(o) for _, o in used):
+
+        def cumulative(T, idx=None):
+            T = np.asarray(T)
+            total = 0.0
+            for wi, o in used:
+                if o.local is None:
+                    part = o.global_sensitivity * T.astype(np.float64)
+                else:
+                    size = o.n if idx is None else len(idx)
+                    part = check_local_values(
+                        o.local.cumulative(T, idx),
+                        np.broadcast_shapes(T.shape, (size,)),
+                        "T",
+                        f"objective {o.name!r} (cumulative)",
+                    )
+                total = total + abs(wi) * part
+            return total
+
+        bound = float(
+            sum(abs(wi) * (o.global_sensitivity if o.local is None else o.local.bound) for wi, o in used)
+        )
+
+    local_fn = LocalSensitivity(local, name=name, vectorized_t=vectorized, cumulative=cumulative, bound=bound)
+    return Objective(values, G, local_fn, name=name)
 
 
 def priv_agg(

@@ -120,6 +120,11 @@ def dampen(
         raise TypeError("local must be callable as local(t), a dpmo.LocalSensitivity, or None")
 
     a = np.abs(u)
+    vectorized = bool(getattr(local, "vectorized_t", False)) and getattr(local, "supports_index", False)
+    if vectorized and getattr(local, "cumulative", None) is not None and n:
+        D = _dampen_closed(a, local, G, floor, max_steps, name)
+        if D is not None:
+            return np.sign(u) * D
     D = np.zeros(n)
     active = np.arange(n)
     b = np.zeros(n)
@@ -128,7 +133,6 @@ def dampen(
     # first block: a few thousand cells at most (cheap even when one step would do), then doubling;
     # depends on n only, never on the values
     block = max(1, _FIRST_BLOCK_CELLS // n)
-    vectorized = bool(getattr(local, "vectorized_t", False)) and getattr(local, "supports_index", False)
     while active.size:
         if t >= max_steps:
             if G is None:
@@ -181,6 +185,69 @@ def dampen(
         t += B
         block *= 2
     return np.sign(u) * D
+
+
+def _dampen_closed(a, local, G, floor, max_steps: int, name: str) -> np.ndarray | None:
+    """``|D|`` from closed-form breakpoints ``b(T) = local.cumulative(T)``, by bisection; None when the
+    floor would act (then the loop handles it).
+
+    The loop stops a candidate at the first step ``j`` with ``|u| < b(j + 1)`` or ``delta(j) >= Delta u``
+    (or at ``max_steps``). Here ``t_G`` (first distance with ``delta >= Delta u``, else ``max_steps``) and
+    ``T = max{t <= t_G : b(t) <= |u|}`` are found by bisection (``delta`` and ``b`` are non-decreasing),
+    giving the same segment: ``D = T + (|u| - b(T)) / delta(T)`` when ``T < t_G``, else
+    ``t_G + (|u| - b(t_G)) / Delta u``. The floor never acts when ``delta(0) >= floor`` (``delta`` does not
+    decrease). O(n log max_steps) evaluations of ``local`` and ``local.cumulative``.
+    """
+    n = a.size
+    everyone = np.arange(n)
+
+    def delta(T, idx):
+        return check_local_values(local(T, idx), (idx.size,), "(one distance per candidate)", name)
+
+    def cum(T, idx):
+        where = "(one distance per candidate)"
+        return check_local_values(local.cumulative(T, idx), (idx.size,), where, f"{name} (cumulative)")
+
+    if np.any(delta(np.zeros(n, dtype=np.int64), everyone) < floor):
+        return None
+    top = np.full(n, max_steps, dtype=np.int64)  # t_G, capped at max_steps
+    if G is not None:
+        last = np.full(n, max_steps - 1, dtype=np.int64)
+        reach = np.flatnonzero(delta(last, everyone) >= G)
+        lo = np.zeros(reach.size, dtype=np.int64)
+        hi = last[reach]  # delta(hi) >= G; find the first such distance
+        act = np.flatnonzero(lo < hi)
+        while act.size:
+            mid = (lo[act] + hi[act]) // 2
+            big = delta(mid, reach[act]) >= G
+            hi[act] = np.where(big, mid, hi[act])
+            lo[act] = np.where(big, lo[act], mid + 1)
+            act = act[lo[act] < hi[act]]
+        top[reach] = lo
+    lo = np.zeros(n, dtype=np.int64)  # b(lo) <= |u| always holds (b(0) = 0)
+    hi = top.copy()
+    act = np.flatnonzero(lo < hi)
+    while act.size:
+        mid = (lo[act] + hi[act] + 1) // 2
+        ok = cum(mid, act) <= a[act]
+        lo[act] = np.where(ok, mid, lo[act])
+        hi[act] = np.where(ok, hi[act], mid - 1)
+        act = act[lo[act] < hi[act]]
+    T = lo
+    bT = cum(T, everyone)
+    D = np.empty(n)
+    inside = np.flatnonzero(T < top)
+    if inside.size:
+        D[inside] = T[inside] + (a[inside] - bT[inside]) / delta(T[inside], inside)
+    capped = np.flatnonzero(T >= top)
+    if capped.size:
+        if G is None:
+            raise ValueError(
+                f"{capped.size} candidate(s) of {name} are not bracketed after max_steps={max_steps} steps; "
+                "pass global_sensitivity (the steps after the cap then use it) or raise max_steps"
+            )
+        D[capped] = top[capped] + (a[capped] - bT[capped]) / G
+    return D
 
 
 def dampen_objective(objective: Objective, **kwargs) -> np.ndarray:

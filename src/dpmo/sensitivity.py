@@ -48,9 +48,21 @@ class LocalSensitivity:
 
     vectorized_t : bool, default False
         Declare that ``func`` broadcasts over an integer array of distances: called with ``t`` of shape
-        ``(B, 1)`` and ``idx`` of length ``q`` it returns shape ``(B, q)``. Closed-form functions (degree, ego
-        density, rates and their weighted sums) do; the dampening loop then brackets a candidate that needs
-        thousands of steps in a few block evaluations instead of thousands of calls.
+        ``(B, 1)`` and ``idx`` of length ``q`` it returns shape ``(B, q)``, and with ``t`` of shape ``(q,)``
+        the value of each candidate at its own distance. Closed-form functions (degree, ego density, rates
+        and their weighted sums) do; the dampening loop then brackets a candidate that needs thousands of
+        steps in a few block evaluations instead of thousands of calls.
+    cumulative : callable, optional
+        ``cumulative(T, idx)``: the breakpoints ``b(T, r) = sum_{j < T} delta(j, r)`` of local dampening in
+        closed form, for an integer array ``T`` of shape ``(q,)`` (one distance per candidate of ``idx``;
+        all candidates when ``idx`` is None), without the floor and cap of :func:`dpmo.dampen`. It must
+        be the exact sum of ``func`` (the tests of every shipped one compare it with the running sum).
+        Requires ``vectorized_t``. :func:`dpmo.dampen` then finds each candidate's segment by bisection,
+        O(n log max_steps) instead of O(number of steps x n).
+    bound : float, optional
+        A constant ``func`` never exceeds (1 for a rate). :func:`dpmo.aggregate` combines closed-form
+        sums only of functions whose bound is at most their objective's global sensitivity (so the cap
+        at the global sensitivity never acts).
 
     Notes
     -----
@@ -65,12 +77,25 @@ class LocalSensitivity:
         name: str | None = None,
         *,
         vectorized_t: bool = False,
+        cumulative: Callable[[np.ndarray, np.ndarray | None], np.ndarray] | None = None,
+        bound: float | None = None,
     ):
         if not callable(func):
             raise TypeError("func must be callable as func(t, idx)")
+        if cumulative is not None:
+            if not callable(cumulative):
+                raise TypeError("cumulative must be callable as cumulative(T, idx) or None")
+            if not vectorized_t:
+                raise ValueError(
+                    "cumulative needs vectorized_t=True (dampen evaluates one distance per candidate)"
+                )
+        if bound is not None:
+            bound = check_sensitivity(bound, "bound")
         self._func = func
         self.name = name or getattr(func, "__name__", "local sensitivity")
         self.vectorized_t = bool(vectorized_t)
+        self.cumulative = cumulative
+        self.bound = bound
 
     def __call__(self, t: int, idx: np.ndarray | None = None) -> np.ndarray:
         return self._func(t, idx)
@@ -251,10 +276,15 @@ class Objective:
         if local is None:
             new_local = None
         elif getattr(local, "supports_index", False):
+            cum = getattr(local, "cumulative", None)
             new_local = LocalSensitivity(
                 lambda t, sub=None, _idx=idx: local(t, _idx if sub is None else _idx[np.asarray(sub)]),
                 name=getattr(local, "name", None),
                 vectorized_t=getattr(local, "vectorized_t", False),
+                cumulative=None
+                if cum is None
+                else lambda T, sub=None, _idx=idx: cum(T, _idx if sub is None else _idx[np.asarray(sub)]),
+                bound=getattr(local, "bound", None),
             )
         else:
             new_local = LocalSensitivity(

@@ -38,6 +38,7 @@ either side of every tree, which can only over-approximate what a real tree allo
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import digamma
 
 from .._validation import check_choice
 from ..sensitivity import LocalSensitivity, Objective
@@ -137,6 +138,45 @@ class _RateDelta:
             out = np.where(r <= one_at, 1.0, out)
         return np.broadcast_to(out, shape).copy() if out.shape != shape else out
 
+    def cumulative(self, T, idx=None) -> np.ndarray:
+        """``b(T) = sum_{j < T} delta(j)`` in closed form, elementwise (``T`` broadcasts against the trees).
+
+        With ``H(k) = 1 + 1/2 + ... + 1/k`` (computed as ``digamma(k + 1) + euler_gamma``) and
+        ``c = s - one_at`` the first distance where ``delta = 1``, ``T' = min(T, c)``:
+
+        * substitution: ``H(s) - H(s - T')`` (``c = s - 1``);
+        * a pure tree (``h = 0`` or ``h = s``): ``H(s + 1) - H(s + 1 - T')``;
+        * otherwise, with ``T'' = min(T', m)``: ``M (1/(s - T'') - 1/s)`` (the terms
+          ``M / ((s - j)(s - j - 1)) = M (1/(s - j - 1) - 1/(s - j))`` telescope) plus
+          ``H(s - m) - H(s - T')`` when ``T' > m``;
+
+        plus ``T - T'`` steps of 1. O(size) time.
+        """
+        T = np.asarray(T, dtype=np.float64)
+        if idx is None:
+            h, s, m, M, pure, one_at = self.h, self.s, self.m, self.M, self.pure, self.one_at
+        else:
+            h, s, m, M, pure, one_at = (
+                a[idx] for a in (self.h, self.s, self.m, self.M, self.pure, self.one_at)
+            )
+        if self.substitution:
+            c = np.maximum(s - 1.0, 0.0)
+            Tc = np.minimum(T, c)
+            return _harmonic(s) - _harmonic(s - Tc) + (T - Tc)
+        c = s - one_at
+        Tc = np.minimum(T, c)
+        pure_sum = _harmonic(s + 1.0) - _harmonic(s + 1.0 - Tc)
+        Tm = np.minimum(Tc, m)
+        safe_s = np.maximum(s, 2.0)  # s >= 2 for a tree that is not pure; the clamp only guards the others
+        rising = M * (1.0 / np.maximum(safe_s - Tm, 1.0) - 1.0 / safe_s)
+        flat = np.where(Tc > m, _harmonic(np.maximum(s - m, 0.0)) - _harmonic(np.maximum(s - Tc, 0.0)), 0.0)
+        return np.where(pure, pure_sum, rising + flat) + (T - Tc)
+
+
+def _harmonic(k: np.ndarray) -> np.ndarray:
+    """Harmonic numbers ``H(k) = sum_{i=1}^{k} 1/i`` for integer-valued ``k >= 0`` (``H(0) = 0``)."""
+    return digamma(np.asarray(k, dtype=np.float64) + 1.0) + np.euler_gamma
+
 
 def _tight_add_remove(h: np.ndarray, s: np.ndarray, t: np.ndarray) -> np.ndarray:
     return _RateDelta(h, s, substitution=False)(t)
@@ -206,7 +246,9 @@ def _objective(hits, total, neighbouring: str, name: str, hits_name: str, total_
     values = rate(h, s)
 
     func = _RateDelta(h, s, substitution=neighbouring == "substitution")
-    local = LocalSensitivity(func, name=f"delta^{name} ({neighbouring})", vectorized_t=True)
+    local = LocalSensitivity(
+        func, name=f"delta^{name} ({neighbouring})", vectorized_t=True, cumulative=func.cumulative, bound=1.0
+    )
     return Objective(values, 1.0, local, name=name)
 
 
