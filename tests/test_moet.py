@@ -90,6 +90,19 @@ def test_fit_predict_evaluate(cancer):
     clf2 = DPMOETClassifier(epsilon=1.0, random_state=0, **SMALL).fit(cancer)
     assert [t.to_nested() for t in clf2.trees_] == [t.to_nested() for t in clf.trees_]
     np.testing.assert_allclose(clf2.evaluate(cancer), clf.evaluate(cancer.X, cancer.y))
+    # ... and so can an EncodedData built with the labels (same trees, same evaluation)
+    from dpmo.trees import EncodedData
+
+    enc = EncodedData(cancer.X, cancer.y)
+    clf3 = DPMOETClassifier(epsilon=1.0, features=cancer.features, random_state=0, **SMALL).fit(enc)
+    assert [t.to_nested() for t in clf3.trees_] == [t.to_nested() for t in clf.trees_]
+    np.testing.assert_allclose(clf3.evaluate(enc), clf.evaluate(cancer.X, cancer.y))
+    with pytest.raises(ValueError, match="building it"):
+        DPMOETClassifier(epsilon=1.0, random_state=0, **SMALL).fit(enc, cancer.y)
+    with pytest.raises(ValueError, match="no labels"):
+        DPMOETClassifier(epsilon=1.0, random_state=0, **SMALL).fit(EncodedData(cancer.X))
+    with pytest.raises(ValueError, match="no labels"):
+        clf3.evaluate(EncodedData(cancer.X))
 
 
 def test_same_seed_same_trees(cancer):

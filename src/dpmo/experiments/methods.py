@@ -194,8 +194,24 @@ def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: 
         random_state=rng,
         **kw,
     )
-    clf.fit(data.X, data.y)
-    return np.asarray(clf.evaluate(data.X, data.y), dtype=np.float64).reshape(-1, 2)
+    enc = _encoded(data)
+    clf.fit(enc)
+    return np.asarray(clf.evaluate(enc), dtype=np.float64).reshape(-1, 2)
+
+
+_ENCODINGS: dict[int, tuple[Any, Any]] = {}
+
+
+def _encoded(data):
+    """The table's :class:`dpmo.trees.EncodedData`, built once per process (the data are never modified)."""
+    from ..trees import EncodedData
+
+    hit = _ENCODINGS.get(id(data))
+    if hit is None or hit[0] is not data:
+        if len(_ENCODINGS) > 8:
+            _ENCODINGS.clear()
+        hit = _ENCODINGS[id(data)] = (data, EncodedData(data.X, data.y))
+    return hit[1]
 
 
 _REFERENCE_CACHE: dict[tuple, np.ndarray] = {}

@@ -252,6 +252,15 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
             )
         return eps, p, s, k, d, dmax, o, w
 
+    @staticmethod
+    def _labels_of(enc: EncodedData, y):
+        """``(X, y)`` of an :class:`EncodedData` passed as ``X`` (it must hold the labels)."""
+        if y is not None:
+            raise ValueError("with an EncodedData as X, pass the labels when building it, not as y")
+        if enc.y is None:
+            raise ValueError("the EncodedData passed as X has no labels; build it with EncodedData(X, y)")
+        return enc.X, enc.y.astype(np.int8)
+
     def _check_data(self, X, y=None, *, fitting: bool):
         from ..datasets import Dataset
 
@@ -358,11 +367,14 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like (n, d) or dpmo.datasets.Dataset
+        X : array_like (n, d), dpmo.datasets.Dataset or dpmo.trees.EncodedData
             Categorical codes and numeric values scaled to [0, 1] with public bounds. A Dataset supplies
-            ``y`` and (when ``features`` is None) the metadata.
+            ``y`` and (when ``features`` is None) the metadata. An EncodedData built with labels
+            (``EncodedData(X, y)``) supplies both and is used as it is: fitting many estimators on one
+            table then encodes it once (otherwise :meth:`EncodedData.cached` recognises the table by a
+            digest of its contents, a few milliseconds per call).
         y : array_like of 0/1, shape (n,)
-            1 = positive class.
+            1 = positive class (not with an EncodedData).
 
         Returns
         -------
@@ -370,10 +382,13 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         """
         start = time.perf_counter()
         eps, p, s, k, d, dmax, o, w = self._validate_params()
+        given = X if isinstance(X, EncodedData) else None
+        if given is not None:
+            X, y = self._labels_of(given, y)
         X, y, features, is_cat, ncat = self._check_data(X, y, fitting=True)
         if y is None:
             raise ValueError("fit needs labels y")
-        enc = EncodedData.cached(X, y)
+        enc = given if given is not None else EncodedData.cached(X, y)
         if X.shape[0]:
             self._check_domains(enc, is_cat, ncat)
         rng = check_random_state(self.random_state)
@@ -455,16 +470,23 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         """(TPR, TNR) of every output tree on ``(X, y)``, array (n_output, 2). NOT private.
 
         Rates are 0 when a class is absent. Used by experiments (coverage C, aggregate fitness).
-        O(nodes x n / 64) with the bitset engine.
+        ``X`` may be an EncodedData built with labels (as in :meth:`fit`). O(nodes x n / 64) with the
+        bitset engine.
         """
         from ..datasets import Dataset
 
-        if isinstance(X, Dataset) and y is None:
-            y = X.y
-        X = self._X(X)
-        if y is None:
-            raise ValueError("evaluate needs labels y")
-        enc = EncodedData.cached(X, y)
+        if isinstance(X, EncodedData):
+            self._X(X.X)
+            enc = X
+            if y is not None or enc.y is None:
+                self._labels_of(enc, y)  # raises the matching error
+        else:
+            if isinstance(X, Dataset) and y is None:
+                y = X.y
+            X = self._X(X)
+            if y is None:
+                raise ValueError("evaluate needs labels y")
+            enc = EncodedData.cached(X, y)
         tp, P, tn, N = self.population_.counts(enc)
         tpr = np.divide(tp, P, out=np.zeros(tp.size), where=P > 0)
         tnr = np.divide(tn, N, out=np.zeros(tn.size), where=N > 0)
