@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import numbers
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
@@ -479,6 +480,7 @@ class EncodedData:
 
     #: Encodings kept by :meth:`cached` (least recently used first).
     _CACHE: OrderedDict[bytes, EncodedData] = OrderedDict()
+    _CACHE_LOCK = threading.Lock()
     #: Number of encodings :meth:`cached` keeps.
     CACHE_SIZE = 4
 
@@ -490,6 +492,7 @@ class EncodedData:
         of fits on one table the encoding (sorting every column and building the bit sets) would
         otherwise dominate. The key is a digest of the *contents* of ``X`` and ``y`` (with their shapes
         and dtypes), so a modified array is encoded anew; the last :attr:`CACHE_SIZE` encodings are kept.
+        Thread-safe.
         The result is the same object for equal data: treat it as read-only (its tables are).
 
         Notes
@@ -508,16 +511,18 @@ class EncodedData:
             digest.update(repr((yc.shape, yc.dtype.str)).encode())
             digest.update(memoryview(yc).cast("B"))
         key = digest.digest()
-        enc = cls._CACHE.get(key)
-        if enc is not None:
-            cls._CACHE.move_to_end(key)
-            return enc
+        with cls._CACHE_LOCK:
+            enc = cls._CACHE.get(key)
+            if enc is not None:
+                cls._CACHE.move_to_end(key)
+                return enc
         Xc = Xc.copy()  # the cached encoding must not see later changes of the caller's array
         Xc.setflags(write=False)
         enc = cls(Xc, y)
-        cls._CACHE[key] = enc
-        while len(cls._CACHE) > cls.CACHE_SIZE:
-            cls._CACHE.popitem(last=False)
+        with cls._CACHE_LOCK:
+            cls._CACHE[key] = enc
+            while len(cls._CACHE) > cls.CACHE_SIZE:
+                cls._CACHE.popitem(last=False)
         return enc
 
     def _build_tables(self) -> None:
