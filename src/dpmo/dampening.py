@@ -130,7 +130,7 @@ def dampen(
     b = np.zeros(n)
     prev = None
     t = 0
-    # first block: a few thousand cells at most (cheap even when one step would do), then doubling;
+    # first block: about 512 cells (cheap even when one step would do), then doubling;
     # depends on n only, never on the values
     block = max(1, _FIRST_BLOCK_CELLS // n)
     while active.size:

@@ -477,9 +477,8 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
 
         if isinstance(X, EncodedData):
             self._X(X.X)
+            self._labels_of(X, y)  # it must hold the labels, and y must not be given
             enc = X
-            if y is not None or enc.y is None:
-                self._labels_of(enc, y)  # raises the matching error
         else:
             if isinstance(X, Dataset) and y is None:
                 y = X.y

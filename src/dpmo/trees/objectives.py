@@ -153,12 +153,8 @@ class _RateDelta:
         plus ``T - T'`` steps of 1. O(size) time.
         """
         T = np.asarray(T, dtype=np.float64)
-        if idx is None:
-            h, s, m, M, pure, one_at = self.h, self.s, self.m, self.M, self.pure, self.one_at
-        else:
-            h, s, m, M, pure, one_at = (
-                a[idx] for a in (self.h, self.s, self.m, self.M, self.pure, self.one_at)
-            )
+        parts = (self.s, self.m, self.M, self.pure, self.one_at)
+        s, m, M, pure, one_at = parts if idx is None else (a[idx] for a in parts)
         if self.substitution:
             c = np.maximum(s - 1.0, 0.0)
             Tc = np.minimum(T, c)
