@@ -155,12 +155,12 @@ def test_closed_form_with_cap_floor_and_step_limit():
 
     closed = dpmo.LocalSensitivity(f, vectorized_t=True, cumulative=cum)
     plain = _without_closed_form(f)
-    # c = 0 for the last candidate: delta(0) is below the floor, so dampen uses the loop (same result)
-    for G, steps in ((4.0, 100_000), (4.0, 6), (1e9, 100_000)):
-        got = dpmo.dampen(u, closed, global_sensitivity=G, max_steps=steps)
-        np.testing.assert_allclose(
-            got, dpmo.dampen(u, plain, global_sensitivity=G, max_steps=steps), rtol=1e-12
-        )
+    # c = 0 for the last candidate: the floor acts at t = 0 (and, with min_sensitivity = 0.3, also where
+    # delta = c + k t < 0.3: several steps for candidates 1, 3 and 4)
+    for G, steps, floor in ((4.0, 100_000, None), (4.0, 6, None), (1e9, 100_000, None), (4.0, 100_000, 0.3)):
+        got = dpmo.dampen(u, closed, global_sensitivity=G, max_steps=steps, min_sensitivity=floor)
+        ref = dpmo.dampen(u, plain, global_sensitivity=G, max_steps=steps, min_sensitivity=floor)
+        np.testing.assert_allclose(got, ref, rtol=1e-12)
     alive = slice(0, 4)
     for G, steps in ((4.0, 100_000), (4.0, 6), (1.5, 3), (1e9, 100_000)):
         got = dpmo.dampen(u[alive], closed, global_sensitivity=G, max_steps=steps)

@@ -122,9 +122,7 @@ def dampen(
     a = np.abs(u)
     vectorized = bool(getattr(local, "vectorized_t", False)) and getattr(local, "supports_index", False)
     if vectorized and getattr(local, "cumulative", None) is not None and n:
-        D = _dampen_closed(a, local, G, floor, max_steps, name)
-        if D is not None:
-            return np.sign(u) * D
+        return np.sign(u) * _dampen_closed(a, local, G, floor, max_steps, name)
     D = np.zeros(n)
     active = np.arange(n)
     b = np.zeros(n)
@@ -187,58 +185,80 @@ def dampen(
     return np.sign(u) * D
 
 
-def _dampen_closed(a, local, G, floor, max_steps: int, name: str) -> np.ndarray | None:
-    """``|D|`` from closed-form breakpoints ``b(T) = local.cumulative(T)``, by bisection; None when the
-    floor would act (then the loop handles it).
+def _dampen_closed(a, local, G, floor, max_steps: int, name: str) -> np.ndarray:
+    """``|D|`` from closed-form breakpoints ``b(T) = local.cumulative(T)``, by bisection.
 
-    The loop stops a candidate at the first step ``j`` with ``|u| < b(j + 1)`` or ``delta(j) >= Delta u``
-    (or at ``max_steps``). Here ``t_G`` (first distance with ``delta >= Delta u``, else ``max_steps``) and
-    ``T = max{t <= t_G : b(t) <= |u|}`` are found by bisection (``delta`` and ``b`` are non-decreasing),
-    giving the same segment: ``D = T + (|u| - b(T)) / delta(T)`` when ``T < t_G``, else
-    ``t_G + (|u| - b(t_G)) / Delta u``. The floor never acts when ``delta(0) >= floor`` (``delta`` does not
-    decrease). O(n log max_steps) evaluations of ``local`` and ``local.cumulative``.
+    The loop stops a candidate at the first step ``j`` with ``|u| < b'(j + 1)`` or ``delta(j) >= Delta u``
+    (or at ``max_steps``), where ``b'`` sums the floored deltas ``max(delta, c)``. Here, per candidate, with
+    ``delta`` non-decreasing: ``t_c`` (first distance with ``delta >= c``: the floor acts only before it),
+    ``t_G`` (first distance with ``delta >= Delta u``, else ``max_steps``; ``t_c <= t_G``),
+    ``b'(T) = c min(T, t_c) + b(T) - b(min(T, t_c))`` and ``T = max{t <= t_G : b'(t) <= |u|}``, all found by
+    bisection. That is the loop's segment: ``D = T + (|u| - b'(T)) / max(delta(T), c)`` when ``T < t_G``,
+    else ``t_G + (|u| - b'(t_G)) / Delta u``. O(n log max_steps) evaluations of ``local`` and
+    ``local.cumulative``; which path :func:`dampen` takes depends only on the function having a closed form.
     """
     n = a.size
     everyone = np.arange(n)
+    where = "(one distance per candidate)"
 
     def delta(T, idx):
-        return check_local_values(local(T, idx), (idx.size,), "(one distance per candidate)", name)
+        return check_local_values(local(T, idx), (idx.size,), where, name)
 
     def cum(T, idx):
-        where = "(one distance per candidate)"
         return check_local_values(local.cumulative(T, idx), (idx.size,), where, f"{name} (cumulative)")
 
-    if np.any(delta(np.zeros(n, dtype=np.int64), everyone) < floor):
-        return None
-    top = np.full(n, max_steps, dtype=np.int64)  # t_G, capped at max_steps
-    if G is not None:
-        last = np.full(n, max_steps - 1, dtype=np.int64)
-        reach = np.flatnonzero(delta(last, everyone) >= G)
+    def first_at_least(threshold) -> np.ndarray:
+        """First distance in [0, max_steps) where delta >= threshold, max_steps when there is none."""
+        out = np.full(n, max_steps, dtype=np.int64)
+        at_zero = delta0 >= threshold
+        out[at_zero] = 0
+        later = np.flatnonzero(~at_zero)
+        if not later.size:
+            return out
+        last = np.full(later.size, max_steps - 1, dtype=np.int64)
+        reach = later[delta(last, later) >= threshold]
         lo = np.zeros(reach.size, dtype=np.int64)
-        hi = last[reach]  # delta(hi) >= G; find the first such distance
+        hi = np.full(reach.size, max_steps - 1, dtype=np.int64)  # delta(hi) >= threshold
         act = np.flatnonzero(lo < hi)
         while act.size:
             mid = (lo[act] + hi[act]) // 2
-            big = delta(mid, reach[act]) >= G
+            big = delta(mid, reach[act]) >= threshold
             hi[act] = np.where(big, mid, hi[act])
             lo[act] = np.where(big, lo[act], mid + 1)
             act = act[lo[act] < hi[act]]
-        top[reach] = lo
-    lo = np.zeros(n, dtype=np.int64)  # b(lo) <= |u| always holds (b(0) = 0)
+        out[reach] = lo
+        return out
+
+    delta0 = delta(np.zeros(n, dtype=np.int64), everyone)
+    t_c = first_at_least(floor)
+    floored = np.flatnonzero(t_c > 0)
+    top = first_at_least(G) if G is not None else np.full(n, max_steps, dtype=np.int64)
+
+    def cum_floored(T, idx):
+        out = cum(T, idx)
+        if floored.size:
+            Tc = np.minimum(T, t_c[idx])
+            low = Tc > 0
+            if np.any(low):
+                out[low] = out[low] - cum(Tc[low], idx[low]) + floor * Tc[low]
+        return out
+
+    lo = np.zeros(n, dtype=np.int64)  # b'(lo) <= |u| always holds (b'(0) = 0)
     hi = top.copy()
     act = np.flatnonzero(lo < hi)
     while act.size:
         mid = (lo[act] + hi[act] + 1) // 2
-        ok = cum(mid, act) <= a[act]
+        ok = cum_floored(mid, act) <= a[act]
         lo[act] = np.where(ok, mid, lo[act])
         hi[act] = np.where(ok, hi[act], mid - 1)
         act = act[lo[act] < hi[act]]
     T = lo
-    bT = cum(T, everyone)
+    bT = cum_floored(T, everyone)
     D = np.empty(n)
     inside = np.flatnonzero(T < top)
     if inside.size:
-        D[inside] = T[inside] + (a[inside] - bT[inside]) / delta(T[inside], inside)
+        step = np.maximum(delta(T[inside], inside), floor)
+        D[inside] = T[inside] + (a[inside] - bT[inside]) / step
     capped = np.flatnonzero(T >= top)
     if capped.size:
         if G is None:
