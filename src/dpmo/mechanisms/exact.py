@@ -131,18 +131,38 @@ class RandomBits:
 # ---------------------------------------------------------------------------------------------------
 
 
-def _float_x(scores: np.ndarray, top: float, epsilon: float, sensitivity: float) -> np.ndarray:
+def _frexp(value) -> tuple[float, int]:
+    """``(m, e)``: ``value = M 2^e`` with ``M`` in [0.5, 1) and ``m`` the float nearest to ``M``.
+
+    One rounding (none for a float); works for a :class:`fractions.Fraction` of any size.
+    """
+    if isinstance(value, float):
+        m, e = np.frexp(value)
+        return float(m), int(e)
+    v = Fraction(value)
+    e = v.numerator.bit_length() - v.denominator.bit_length()
+    m = v / Fraction(2) ** e
+    if m >= 1:
+        m, e = m / 2, e + 1
+    elif m < Fraction(1, 2):
+        m, e = m * 2, e - 1
+    return float(m), e
+
+
+def _float_x(scores: np.ndarray, top: float, epsilon, sensitivity: float) -> np.ndarray:
     """Float approximation of ``x = epsilon (top - u) / (2 sensitivity)`` (inf when above the float range).
 
     Formed from mantissas and exponents so that no intermediate overflows or underflows:
     ``g = top - u`` (one rounding; from halves when it would overflow: halving a float >= 2^-1021 is
-    exact, and a smaller one is negligible next to an overflowing difference), ``epsilon / sensitivity``'s
-    mantissa ratio (one rounding), the product of the mantissas (one rounding) and an exact power-of-two
-    scaling, which may round only into the subnormal range (absolute error <= 2^-1075) or overflow (then
-    ``x > 2^1023``). Hence ``|x_float - x| <= 2^-50 x + 2^-1072`` whenever ``x_float`` is finite.
+    exact, and a smaller one is negligible next to an overflowing difference), the mantissa of
+    ``epsilon`` (one rounding when it is a fraction, see :func:`_frexp`), the mantissa ratio (one
+    rounding), the product of the mantissas (one rounding) and an exact power-of-two scaling (Python
+    int exponents: epsilon may be a tiny fraction), which may round only into the subnormal range
+    (absolute error <= 2^-1075) or overflow (then ``x > 2^1023``). At most five roundings of relative
+    2^-53 each, hence ``|x_float - x| <= 2^-50 x + 2^-1072`` whenever ``x_float`` is finite.
     """
-    em, ee = np.frexp(epsilon)
-    dm, de = np.frexp(sensitivity)
+    em, ee = _frexp(epsilon)
+    dm, de = _frexp(sensitivity)
     cm = em / dm
     with np.errstate(all="ignore"):
         g = top - scores
@@ -151,7 +171,7 @@ def _float_x(scores: np.ndarray, top: float, epsilon: float, sensitivity: float)
             g = top * 0.5 - scores * 0.5
             shift = 1
         gm, ge = np.frexp(g)
-        return np.ldexp(gm * cm, ge + (int(ee) - int(de) - 1 + shift))
+        return np.ldexp(gm * cm, ge + (ee - de - 1 + shift))
 
 
 def _float_enclosure(x_float: np.ndarray, levels: np.ndarray | None):
@@ -167,7 +187,7 @@ def _float_enclosure(x_float: np.ndarray, levels: np.ndarray | None):
     return a_lo, a_hi
 
 
-def exact_x(score: float, top: float, epsilon: float, sensitivity: float) -> Fraction:
+def exact_x(score: float, top: float, epsilon: float | Fraction, sensitivity: float) -> Fraction:
     """``x = epsilon (top - u) / (2 sensitivity)`` as an exact rational (floats are dyadic rationals)."""
     return (Fraction(top) - Fraction(score)) * Fraction(epsilon) / (2 * Fraction(sensitivity))
 
@@ -209,7 +229,7 @@ def _resolve(x: Fraction, L: int, v: int, source: RandomBits) -> bool:
 def bernoulli_exp(
     scores: np.ndarray,
     top: float,
-    epsilon: float,
+    epsilon: float | Fraction,
     sensitivity: float,
     source: RandomBits,
     x_float: np.ndarray | None = None,
@@ -240,14 +260,14 @@ def bernoulli_exp(
 # ---------------------------------------------------------------------------------------------------
 
 
-def _round_permute_and_flip(scores: np.ndarray, epsilon: float, sensitivity: float, source) -> int:
+def _round_permute_and_flip(scores: np.ndarray, epsilon: float | Fraction, sensitivity: float, source) -> int:
     """One exact permute-and-flip pick: all coins at once, then a uniform pick among the heads."""
     top = float(scores.max())
     heads = np.flatnonzero(bernoulli_exp(scores, top, epsilon, sensitivity, source))
     return int(heads[source.below(heads.size)])
 
 
-def _round_exponential(scores: np.ndarray, epsilon: float, sensitivity: float, source) -> int:
+def _round_exponential(scores: np.ndarray, epsilon: float | Fraction, sensitivity: float, source) -> int:
     """One exact exponential-mechanism pick by rejection from the dyadic envelope 2^-L."""
     n = scores.size
     top = float(scores.max())
@@ -278,11 +298,12 @@ _ROUNDS = {"exponential": _round_exponential, "permute_and_flip": _round_permute
 
 
 def sample_exact(
-    scores: np.ndarray, epsilon: float, sensitivity: float, k: int, rng, mechanism: str
+    scores: np.ndarray, epsilon: float | Fraction, sensitivity: float, k: int, rng, mechanism: str
 ) -> np.ndarray:
     """k exact picks without replacement, each a round of ``mechanism`` with budget ``epsilon``.
 
-    ``mechanism`` is a key of :data:`EXACT_MECHANISMS`; ``rng`` as in :class:`RandomBits`. O(k n)
+    ``mechanism`` is a key of :data:`EXACT_MECHANISMS`; ``rng`` as in :class:`RandomBits`; ``epsilon`` a
+    float or an exact :class:`fractions.Fraction` (the share recorded in the budget). O(k n)
     vectorised work plus O(k) expected exact work.
     """
     one_round = _ROUNDS[EXACT_MECHANISMS[mechanism]]
