@@ -177,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--seed", type=_seed, default=None, help="seed (default: fresh randomness)")
     top.add_argument("--exact", action="store_true", help="also print the exact (non-private) top-k")
+    top.add_argument("--header", action="store_true", help="skip the first line (never guessed)")
+    top.add_argument("--string-ids", action="store_true", help="node ids are text, not integers")
 
     tr = sub.add_parser(
         "trees",
@@ -405,7 +407,7 @@ def _topk(args) -> int:
 
     path = _check_file(Path(args.graph_file))
     try:
-        graph = graphs.load_graph(path)
+        graph = graphs.load_graph(path, header=args.header, ids="str" if args.string_ids else "int")
         if args.k > graph.n_nodes:
             raise CLIError(f"-k {args.k} is larger than the number of nodes ({graph.n_nodes})")
         picks = graphs.top_k(
