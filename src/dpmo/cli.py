@@ -183,12 +183,20 @@ def build_parser() -> argparse.ArgumentParser:
     tr = sub.add_parser(
         "trees",
         help="private cost-sensitive decision tree on a CSV table (DP-MOET)",
-        description="Build DP-MOET trees on CSV_FILE (header line, comma-separated) and print "
-        "their TPR and TNR on the same table. Predictors are the columns named by "
-        "--categorical and --numeric, with public domains.",
+        description="Build DP-MOET trees on TABLE and print their TPR and TNR on the same table. "
+        "TABLE is a CSV file (comma-separated, with a header line or --no-header; the predictors are "
+        "the columns named by --categorical and --numeric, with public domains), a .dat table with its "
+        ".domain file beside it (nltcs.dat, acs.dat), or the UCI Adult files (adult.data, adult.test, "
+        "or a folder holding both).",
     )
-    tr.add_argument("csv_file", metavar="CSV_FILE")
-    tr.add_argument("--label", required=True, metavar="COL", help="name of the class column")
+    tr.add_argument("csv_file", metavar="TABLE")
+    tr.add_argument(
+        "--label",
+        metavar="COL",
+        help="the class column: its name (a CSV with a header), its 0-based number (a CSV without header, "
+        "or a .dat table: default 13 for nltcs, 10 for acs, else the last); not needed for Adult",
+    )
+    tr.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns 0, 1, ...)")
     tr.add_argument(
         "--positive",
         metavar="VALUE",
@@ -468,19 +476,23 @@ def _parse_categories(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]
 def _trees(args) -> int:
     import numpy as np
 
-    from .datasets import load_csv
     from .metrics import weighted_fitness
+    from .tables import read_table
 
-    path = _check_file(Path(args.csv_file))
+    path = Path(args.csv_file)
+    if not (path.is_dir() and (path / "adult.data").is_file()):
+        path = _check_file(path)
     bounds = _parse_bounds(args.numeric)
     categorical = _parse_categories(args.categorical)
-    if not bounds and not categorical:
-        raise CLIError(
-            "name the predictors and their public domains: --categorical COL[=V1,V2,...] "
-            "(0,1 by default) and/or --numeric COL=LO:HI (never read off the data)"
-        )
     try:
-        data = load_csv(path, args.label, positive=args.positive, categorical=categorical, bounds=bounds)
+        data = read_table(
+            path,
+            label=args.label,
+            positive=args.positive,
+            categorical=categorical,
+            bounds=bounds,
+            header=not args.no_header,
+        )
         if data.y.min() == data.y.max():
             raise CLIError(f"column {args.label!r} has a single class; need positives and negatives")
         from .trees import DPMOETClassifier
