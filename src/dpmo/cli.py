@@ -50,12 +50,14 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _jobs(text: str) -> int:
+def _jobs(text: str) -> int | str:
+    if text.strip().lower() == "auto":
+        return "auto"
     value = _whole(text)
     if value == -1:
         return os.cpu_count() or 1
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 (or -1 for all cores), got {value}")
+        raise argparse.ArgumentTypeError(f"must be auto, at least 1, or -1 for all cores, got {value}")
     return value
 
 
@@ -115,9 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs",
         "-j",
         type=_jobs,
-        default=os.cpu_count() or 1,
+        default="auto",
         metavar="N",
-        help="parallel workers (default: all cores; -1 = all cores)",
+        help="parallel workers: auto (default: runs in this process while the work left looks shorter "
+        "than a few seconds, then on all cores; measured fastest on 2 cores), N, or -1 = all cores",
     )
     rep.add_argument("--seed", type=_seed, default=0, help="master seed (default 0)")
     rep.add_argument(
@@ -142,6 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         help="Dask scheduler address, e.g. tcp://10.0.0.1:8786 (default with --backend dask: a "
         "local cluster of --jobs workers)",
+    )
+    rep.add_argument(
+        "--progress",
+        choices=("auto", "bar", "lines", "off"),
+        default="auto",
+        help="auto (default): a bar on a terminal, a plain line on stderr every 10%% or 30 s otherwise "
+        "(logs, pipes)",
     )
     rep.add_argument("--no-report", action="store_true", help="only run, do not write tables/figures/report")
     rep.add_argument(
@@ -339,7 +349,7 @@ def _reproduce(args) -> int:
         settings[name] = {d: settings_hash(name, d, config.params_for(d), args.seed) for d in datasets}
         _notice(
             f"{name}: datasets {', '.join(datasets)}; {len(config.epsilons)} budgets; {config.runs} runs "
-            f"per cell; {args.jobs} jobs ({args.backend})"
+            f"per cell; --jobs {args.jobs} ({args.backend})"
         )
         try:
             result = run_experiment(
@@ -351,6 +361,7 @@ def _reproduce(args) -> int:
                 backend=args.backend,
                 scheduler=args.scheduler,
                 methods=methods,
+                progress=args.progress,
             )
         except KeyboardInterrupt:
             raise CLIError(
@@ -368,7 +379,8 @@ def _reproduce(args) -> int:
             "seconds": round(result["seconds"], 2),
             "planned": result["planned"],
             "skipped": result["skipped"],
-            "jobs": args.jobs,
+            "jobs": result.get("jobs", args.jobs),
+            "jobs_option": args.jobs,
             "backend": args.backend,
             "datasets": list(datasets),
             "quick": bool(args.quick),
