@@ -264,6 +264,7 @@ def _reproduce(args) -> int:
     from dataclasses import replace
 
     from .experiments.config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, default_data_dirs, settings_hash
+    from .experiments.environment import environment
     from .experiments.report import write_report
     from .experiments.runner import run_experiment
 
@@ -390,6 +391,8 @@ def _reproduce(args) -> int:
             # datasets run earlier into the same folder stay in the report unless their settings changed
             "settings": {**previous.get("settings", {}), **settings[name]},
             "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+            # the code that computed these rows: dpmo version, git commit, Python and package versions
+            "environment": environment(),
         }
         meta_file.write_text(json.dumps(meta, indent=2))
         ran.append(name)
