@@ -176,7 +176,7 @@ def test_budget_readings_spend_what_they_say(scale, per_pick):
     data = load_breast_cancer()
     clf = ReadingMOET(1.0, reading={"eps_scale": scale}, features=data.features, random_state=0, **PARETO)
     clf.fit(data.X, data.y)
-    spent = [e for _, _, e in clf.privacy_ledger_]
+    spent = [rec.epsilon for rec in clf.budget_.ledger]
     assert len(spent) == 6 and np.allclose(spent, per_pick)  # 3 rounds of 2 picks
 
 
@@ -186,7 +186,7 @@ def test_reading_moet_printed_delta_and_pareto_reference_run():
     clf = ReadingMOET(0.5, reading=r, features=data.features, random_state=1, **PARETO).fit(data.X, data.y)
     assert clf.evaluate(data.X, data.y).shape == (2, 2)
     ref = ReadingMOET(None, reading=r, features=data.features, random_state=1, **PARETO).fit(data.X, data.y)
-    assert ref.privacy_ledger_ == []
+    assert ref.budget_ is None
 
 
 def test_reading_id3_shipped_form_equals_the_library():

@@ -17,6 +17,7 @@ paper's numbers correspond to. The public estimators and functions of :mod:`dpmo
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -130,31 +131,54 @@ class ReadingMOET(DPMOETClassifier):
     """DP-MOET under readings (experiments only; NOT private with the non-private readings).
 
     ``reading`` is the experiment's ``params`` dict (keys ``tpr_delta``, ``eps_scale``, ``exp_half``,
-    ``ref_dominance``). Everything else is :class:`dpmo.trees.DPMOETClassifier`.
+    ``ref_dominance``). Everything else is :class:`dpmo.trees.DPMOETClassifier`. Under a budget reading the
+    fit's :class:`dpmo.Budget` (``budget_``) is made as large as what the reading spends (``epsilon`` times
+    the number of rounds or picks, times 2 without the factor 1/2), so its ledger shows the real cost.
     """
 
     def __init__(self, epsilon=1.0, *, reading=None, **kw):
         super().__init__(epsilon, **kw)
         self.reading = reading
 
-    def _select(self, tp, p, tn, n, count, eps_round, rnd, rng, ledger, w):
+    def _factor_total(self) -> float:
+        r = self.reading or {}
+        k, s, o = self.n_iterations, self.selection_size, self.n_output
+        scale = r.get("eps_scale", "run")
+        f = {"run": 1.0, "round": float(k + 1), "pick": float(k * s + o)}[scale]
+        return f * (1.0 if r.get("exp_half", True) else 2.0)
+
+    def fit(self, X, y=None, budget=None):
+        stated = self.epsilon
+        self._stated = None if stated is None else Fraction(float(stated))
+        factor = self._factor_total()
+        if stated is None or factor == 1.0:
+            return super().fit(X, y, budget)
+        self.epsilon = float(stated) * factor * (1.0 + 1e-9)  # slack: the spends below are exact fractions
+        try:
+            return super().fit(X, y, budget)
+        finally:
+            self.epsilon = stated
+
+    def _select(self, tp, p, tn, n, count, eps_round, rnd, rng, budget, w):
         r = self.reading or {}
         if eps_round is None:
             if r.get("ref_dominance", "weak") == "pareto" and self.approach == "pareto":
                 return self._select_nodp_pareto_dominance(tp, p, tn, n, count, rng)
-            return super()._select(tp, p, tn, n, count, eps_round, rnd, rng, ledger, w)
-        eps_round = eps_round * eps_factor(r, rounds=self.n_iterations + 1, picks=count)
+            return super()._select(tp, p, tn, n, count, eps_round, rnd, rng, budget, w)
+        k = self.n_iterations
+        # the library's share of this round, times the reading's factor (exact)
+        factor = eps_factor(r, rounds=k + 1, picks=count)
+        eps_round = self._stated / (k + 1) * Fraction(factor)
         kind = r.get("tpr_delta", "tight")
         if kind == "tight":
-            return super()._select(tp, p, tn, n, count, eps_round, rnd, rng, ledger, w)
+            return super()._select(tp, p, tn, n, count, eps_round, rnd, rng, budget, w)
         make = printed_rate_objective if kind == "printed" else published_rate_objective
         objs = [make(tp, p, "TPR"), make(tn, n, "TNR")]
-        kw = dict(k=count, sensitivity=self.sensitivity, mechanism=self.mechanism, rng=rng)
+        kw = dict(k=count, sensitivity=self.sensitivity, mechanism=self.mechanism, rng=rng, budget=budget)
         if self.approach == "pareto":
             chosen = priv_pareto(objs, eps_round, **kw)
         else:
             chosen = priv_agg(objs, w, eps_round, **kw)
-        ledger.extend((rnd, j, eps_round / count) for j in range(count))
         return np.asarray(chosen, dtype=np.intp)
 
     def _select_nodp_pareto_dominance(self, tp, p, tn, n, count, rng):
