@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from dpmo.trees.id3 import ID3Tree, split_choice_scores
 
 ESTIMATORS = [DiffPID3Classifier, LocalDiffPID3Classifier]
 PARAMS = {"epsilon", "max_depth", "criterion", "random_state", "features", "n_bins", "max_records"}
-PARAMS |= {"mechanism"}
+PARAMS |= {"mechanism", "classes"}
 
 
 def synthetic(n: int = 400, seed: int = 0) -> Dataset:
@@ -197,15 +198,15 @@ def test_tiny_budget_gives_a_single_leaf():
 def test_ledger_sums_to_epsilon(cls, max_depth, n_features, levels):
     data = synthetic()
     clf = cls(0.7, max_depth=max_depth, features=data.features, random_state=0).fit(data.X, data.y)
-    ledger = clf.privacy_ledger_
-    assert all(isinstance(step, str) and e > 0 for step, e in ledger)
+    ledger = clf.budget_.ledger
+    assert all(isinstance(r.what, str) and r.epsilon > 0 for r in ledger)
     assert len(ledger) == 2 * (levels - 1) + 1  # per depth: count + choice-or-leaf; last depth: leaves
-    assert sum(e for _, e in ledger) == pytest.approx(0.7, abs=1e-15)
-    eps_level = 0.7 / levels
-    for _, e in ledger[:-1]:
-        assert e == pytest.approx(eps_level / 2)
-    assert ledger[-1][1] == pytest.approx(eps_level)
-    assert "leaf" in ledger[-1][0]
+    assert sum(r.epsilon for r in ledger) == Fraction(0.7)  # exact
+    level_share = Fraction(0.7) / levels
+    for r in ledger[:-1]:
+        assert r.epsilon == level_share / 2
+    assert ledger[-1].epsilon == level_share
+    assert "leaves" in ledger[-1].what
 
 
 def test_noise_scales_follow_the_budget_split():
@@ -281,23 +282,23 @@ def test_bad_data_is_refused(cls):
     data = synthetic(n=50)
     clf = cls(1.0, features=data.features, random_state=0)
     X = data.X.copy()
-    with pytest.raises(ValueError, match="0/1"):
-        clf.fit(X, data.y + 1)
-    with pytest.raises(ValueError, match="shape"):
+    with pytest.raises(ValueError, match="binary"):
+        clf.fit(X, data.y + np.arange(data.y.size) % 3)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         clf.fit(X, data.y[:-1])
     X[0, 1] = 3  # ternary attribute: code 3 is outside its public domain
     with pytest.raises(ValueError, match="codes"):
         clf.fit(X, data.y)
     X = data.X.copy()
-    X[0, 2] = 1.5  # numeric columns are scaled to [0, 1]
-    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+    X[0, 2] = 1.5  # numeric columns are scaled to [0, 1]: clipped to the public range
+    with pytest.warns(UserWarning, match=r"\[0, 1\]"):
         clf.fit(X, data.y)
     X[0, 2] = np.nan
-    with pytest.raises(ValueError, match="finite"):
+    with pytest.raises(ValueError, match="NaN"):
         clf.fit(X, data.y)
     with pytest.raises(ValueError, match="features describes"):
         cls(1.0, features=data.features[:2]).fit(data.X, data.y)
-    with pytest.raises(ValueError, match="y is required"):
+    with pytest.raises(ValueError, match="requires y"):
         clf.fit(data.X)
     with pytest.raises(Exception, match="not fitted"):
         cls(1.0).predict(data.X)

@@ -33,6 +33,7 @@ from .environment import environment, environment_text
 from .figures import dataset_order, plot_experiment
 from .findings import budget_factor, why_different
 from .paper import PAPER_NUMBERS, paper_reference, paper_results
+from .readings import readings_note
 from .runner import csv_path, read_rows
 
 __all__ = [
@@ -437,6 +438,8 @@ def write_report(
             + ".",
             "",
             _note(config, datasets, _epsilons(summary)),
+            "",
+            readings_note(rows),
             "",
             f"![{name}](figures/{fig.name})",
             "",
