@@ -29,6 +29,7 @@ from .._validation import check_choice, check_epsilon, check_k, check_random_sta
 from ..aggregate import aggregate, aggregate_selection_scores
 from ..mechanisms import MECHANISMS, select
 from ..pareto import RoundCache, _pareto_rounds, pareto_score, pareto_selection_scores, priv_pareto
+from .chebyshev import top_k_chebyshev
 from .io import Graph, load_graph
 from .objectives import objectives
 from .utilities import _check_convention
@@ -164,6 +165,9 @@ def top_k(
     rng=None,
     low_degree: float = 0.0,
     formula: str = "paper",
+    directions=None,
+    aspirations=None,
+    shares=None,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
@@ -175,8 +179,10 @@ def top_k(
         Number of nodes, ``1 <= k <= n``.
     epsilon : float
         Total privacy budget (> 0); each of the ``k`` rounds gets ``epsilon / k``.
-    approach : {"pareto", "agg"}
-        Pareto score (:func:`dpmo.priv_pareto`) or weighted sum (:func:`dpmo.priv_agg`).
+    approach : {"pareto", "agg", "chebyshev"}
+        Pareto score (:func:`dpmo.priv_pareto`), weighted sum (:func:`dpmo.priv_agg`), or PrivChebyshev
+        (:func:`dpmo.priv_chebyshev`, not in the paper: k public directions spread the picks along the
+        front; defaults :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`).
     sensitivity : {"local", "global"}
         Local dampening with the admissible functions, or the global sensitivity.
     weights : (float, float), default (1.0, 100.0)
@@ -190,6 +196,9 @@ def top_k(
         Ego density of nodes of degree < 2 (the published code uses 1 for degree-1 nodes).
     formula : {"paper", "published"}, default "paper"
         Ego density formula, see :func:`dpmo.graphs.ego_density`.
+    directions, aspirations, shares : optional
+        Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
+        order degree, ego density); ignored by the other approaches.
 
     Returns
     -------
@@ -211,7 +220,7 @@ def top_k(
     n = g.n_nodes
     k = check_k(k, n)
     epsilon = check_epsilon(epsilon)
-    approach = check_choice(approach, APPROACHES, "approach")
+    approach = check_choice(approach, (*APPROACHES, "chebyshev"), "approach")
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
@@ -220,7 +229,20 @@ def top_k(
     if n == 1:
         return g.ids.copy()  # the only node, without looking at the (edgeless) data
     objs = objectives(g, low_degree=low, formula=formula)
-    if approach == "pareto":
+    if approach == "chebyshev":
+        idx = top_k_chebyshev(
+            objs,
+            n,
+            k,
+            epsilon,
+            directions=directions,
+            aspirations=aspirations,
+            shares=shares,
+            sensitivity=sensitivity,
+            mechanism=mechanism,
+            rng=rng,
+        )
+    elif approach == "pareto":
         # Identical to priv_pareto(objs, epsilon, k=k, ...) (checked in the tests); the scores of each round
         # are kept on the graph, keyed by the nodes already chosen, so repeated calls skip the rounds
         # already seen (always the first one).
