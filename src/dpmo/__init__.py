@@ -18,6 +18,7 @@ import importlib
 
 from ._validation import check_random_state
 from .aggregate import aggregate, priv_agg
+from .chebyshev import priv_chebyshev
 from .dampening import dampen, local_dampening
 from .mechanisms import MECHANISMS, probabilities, select
 from .pareto import pareto_score, pareto_sensitivity, priv_pareto
@@ -36,6 +37,7 @@ __all__ = [
     "pareto_score",
     "pareto_sensitivity",
     "priv_agg",
+    "priv_chebyshev",
     "priv_pareto",
     "probabilities",
     "select",

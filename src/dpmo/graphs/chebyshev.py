@@ -23,9 +23,10 @@ def graph_chebyshev_settings(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np
 
     Round 0 takes degree alone (direction ``(1, 0)``) with ``DEGREE_ROUND_SHARE`` of epsilon. Rounds
     ``j = 1 .. k - 1`` take direction ``(1, 1)`` (dampened degree and dampened ego density in the same
-    unit, edges) with a degree aspiration ``2 n^((k - j) / (2 (k - 1)))`` (from ``2 sqrt(n)`` down to 2,
-    geometrically: each round aims at a lower-degree, denser part of the front) and share equal parts of
-    the rest of epsilon. ``k = 1``: direction ``(1, 1)``, aspiration 0, all of epsilon.
+    unit, edges) with a degree aspiration ``2 n^((k - j) / (2 (k - 1)))`` (from ``2 sqrt(n)`` for ``j = 1``
+    down to ``2 n^(1 / (2 (k - 1)))``, geometrically: each round aims at a lower-degree, denser part of
+    the front) and share equal parts of the rest of epsilon. ``k = 1``: direction ``(1, 1)``,
+    aspiration 0, all of epsilon.
     """
     if k == 1:
         return np.ones((1, 2)), np.zeros((1, 2)), np.ones(1)
