@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import itertools
 import numbers
+from fractions import Fraction
 
 import numpy as np
 
 from ._validation import check_choice, check_epsilon, check_k, check_random_state
+from .budget import resolve_budget
 from .dampening import dampen
 from .mechanisms import MECHANISMS, select
 from .pareto import SENSITIVITY_MODES, check_objectives
@@ -164,6 +166,7 @@ def priv_chebyshev(
     sensitivity: str = "local",
     mechanism: str = "exponential",
     rng=None,
+    budget=None,
 ) -> np.ndarray:
     """PrivChebyshev: ``k`` candidates spread along the Pareto front, under epsilon-DP.
 
@@ -189,6 +192,10 @@ def priv_chebyshev(
         Base mechanism of :func:`dpmo.select`.
     rng : None, int or numpy.random.Generator
         Randomness (SPEC 7).
+    budget : dpmo.Budget, optional
+        Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one record
+        per round (``epsilon * shares[j]``, the last round the exact rest). Without it the call spends
+        ``epsilon`` of its own.
 
     Returns
     -------
@@ -209,7 +216,8 @@ def priv_chebyshev(
     """
     objs = check_objectives(objectives)
     n, m = objs[0].n, len(objs)
-    epsilon = check_epsilon(epsilon)
+    if epsilon is not None or budget is None:
+        check_epsilon(epsilon)
     k = check_k(k, n)
     W = _check_directions(directions, k, m)
     A = _matrix(aspirations, "aspirations", k, m, default=0.0)
@@ -217,15 +225,28 @@ def priv_chebyshev(
     sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     gen = check_random_state(rng)
+    budget, eps = resolve_budget(epsilon, budget)
+    parts = [eps * Fraction(float(x)) for x in S[:-1]]
+    parts.append(eps - sum(parts, Fraction(0)))  # exact: the rounds spend exactly epsilon
+    if parts[-1] <= 0:
+        raise ValueError("shares must sum to 1")
     cache: dict = {}
     remaining = np.arange(n, dtype=np.intp)
     chosen: list[int] = []
     for j in range(k):
-        if remaining.size == 1:  # the last candidate, without looking at the data
+        if remaining.size == 1:  # the last candidate, without looking at the data; its share is charged
+            budget.spend(sum(parts[j:], Fraction(0)), f"priv_chebyshev: round {j + 1} of {k} (no data used)")
             chosen.append(int(remaining[0]))
             break
         s = _round(objs, A[j], W[j], sensitivity, cache)[remaining]
-        pick = int(select(s, epsilon * S[j], 1.0, mechanism=mechanism, rng=gen)[0])
+        eps_j = budget.spend(
+            parts[j],
+            f"priv_chebyshev: round {j + 1} of {k} (Chebyshev scalarisation along {W[j].tolist()})",
+            mechanism=mechanism,
+            sensitivity=1.0,
+            candidates=remaining.size,
+        )
+        pick = int(select(s, eps_j, 1.0, mechanism=mechanism, rng=gen)[0])
         chosen.append(int(remaining[pick]))
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)

@@ -41,7 +41,7 @@ def graph_chebyshev_settings(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np
 
 
 def top_k_chebyshev(
-    objs, n: int, k: int, epsilon: float, *, directions, aspirations, shares, sensitivity, mechanism, rng
+    objs, n, k, epsilon, *, directions, aspirations, shares, sensitivity, mechanism, rng, budget=None
 ) -> np.ndarray:
     """Indices of the ``k`` nodes chosen by :func:`dpmo.priv_chebyshev` (graph defaults for None)."""
     W, A, S = graph_chebyshev_settings(n, k)
@@ -55,6 +55,7 @@ def top_k_chebyshev(
         sensitivity=sensitivity,
         mechanism=mechanism,
         rng=rng,
+        budget=budget,
     )
 
 
