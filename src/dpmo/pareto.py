@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _dominance
-from ._validation import check_choice
+from ._validation import check_choice, check_t
 from .dampening import dampen
 from .selection import (
     SENSITIVITIES,
@@ -43,7 +43,7 @@ from .selection import (
     register_approach,
     select_multiobjective,
 )
-from .sensitivity import LocalSensitivity, Objective, _check_t, check_local_values
+from .sensitivity import LocalSensitivity, Objective, check_local_values
 
 __all__ = [
     "pareto_score",
@@ -151,9 +151,9 @@ def _check_t_block(t) -> tuple[int, int]:
     """``t`` as ``(t0, B)``: an int gives ``(t, 1)``; an integer array of shape (B, 1) must hold the
     consecutive distances ``t0, t0 + 1, ..., t0 + B - 1`` with ``t0 >= 0``."""
     if not isinstance(t, np.ndarray):
-        return _check_t(t), 1
+        return check_t(t), 1
     if t.ndim == 0:
-        return _check_t(t[()]), 1
+        return check_t(t[()]), 1
     if t.dtype == np.bool_ or not np.issubdtype(t.dtype, np.integer):
         raise TypeError(
             f"t must be a non-negative int or an integer array of shape (B, 1), got dtype {t.dtype}"

@@ -278,9 +278,9 @@ class Graph:
 
     def ego_density(self, *, low_degree: float = 0.0, formula: str = "paper") -> np.ndarray:
         """Ego density of every node (cached); see :func:`dpmo.graphs.ego_density`."""
-        from .utilities import _check_convention, ego_density
+        from .utilities import check_convention, ego_density
 
-        key = ("ego_density",) + _check_convention(low_degree, formula)
+        key = ("ego_density",) + check_convention(low_degree, formula)
         return self.cached(key, lambda: ego_density(self, low_degree=low_degree, formula=formula))
 
     def points(self, ids=None, *, low_degree: float = 0.0, formula: str = "paper") -> np.ndarray:
@@ -548,3 +548,8 @@ def _csr_from_pairs(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, n
     indptr = csr.indptr.astype(np.int64, copy=False)
     indices = csr.indices.astype(np.int64, copy=False)
     return indptr, indices
+
+
+#: Public names of the parsing helpers, for the other modules of :mod:`dpmo.graphs`.
+csr_from_pairs = _csr_from_pairs
+unique_sorted = _unique_sorted

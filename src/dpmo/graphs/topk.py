@@ -35,7 +35,7 @@ from ..selection import SelectionCache, approaches, get_approach, select_multiob
 from ..selection import selection_scores as _pipeline_scores
 from .io import Graph, load_graph
 from .objectives import objectives
-from .utilities import _check_convention
+from .utilities import check_convention
 
 __all__ = [
     "APPROACHES",
@@ -91,7 +91,7 @@ def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> 
     ed(u) >= ed(v)}``. O(n log n) on first use, read-only int64 array.
     """
     g = _graph(graph)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
 
     def build():
         ps = pareto_score(g.points(low_degree=low, formula=formula))
@@ -108,7 +108,7 @@ def aggregate_scores(graph, *, weights=_PAPER_WEIGHTS, low_degree: float = 0.0, 
     ``|w_degree| + |w_ego|``, local ``|w_degree| + |w_ego| * delta^ego``.
     """
     g = _graph(graph)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     w = _weights_key(weights)
     return g.cached(
         ("aggregate", w, low, formula),
@@ -145,7 +145,7 @@ def selection_scores(
     appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     w = _weights_key(weights)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     if g.n_nodes < 2:
         raise ValueError("private selection needs a graph with at least 2 nodes")
     cache = _selection_cache(g, low, formula)
@@ -228,7 +228,7 @@ def top_k(
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     rng = check_random_state(rng)
     budget, epsilon = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
     # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
@@ -296,7 +296,7 @@ def top_k_exact(
     k = check_k(k, g.n_nodes)
     approach = check_choice(approach, APPROACHES, "approach")
     w = _weights_key(weights)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     if approach == "pareto":
         primary = pareto_scores(g, low_degree=low, formula=formula)
     else:
@@ -336,7 +336,7 @@ def pareto_front(
     """
     g = _graph(graph)
     dominance = check_choice(dominance, DOMINANCE, "dominance")
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     key = ("front", dominance, low, formula)
     idx = g.cached(
         key, lambda: _front_indices(g.degree, g.ego_density(low_degree=low, formula=formula), dominance)
@@ -496,7 +496,7 @@ def top_k_two_stage(
     share = _check_share(degree_share)
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     gen = check_random_state(rng)
     budget, total = resolve_budget(epsilon, budget)
     # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest

@@ -33,14 +33,14 @@ import time
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon, check_random_state
+from .._validation import check_choice, check_epsilon, check_random_state, check_X
 from ..budget import Budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
 from ..selection import selection_scores as _pipeline_scores
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 from .operations import crossover, feature_spec, mutate, prune, random_tree
-from .tree import EncodedData, Tree, TreePopulation, _check_X
+from .tree import EncodedData, Tree, TreePopulation
 
 try:  # scikit-learn is an optional dependency; the estimator API needs it
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -270,7 +270,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
             if features is None:
                 features = X.features
             X = X.X
-        X = _check_X(X)
+        X = check_X(X)
         if features is not None:
             features = tuple(features)
             is_cat, ncat = feature_spec(features)
@@ -430,7 +430,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
 
         if isinstance(X, Dataset):
             X = X.X
-        X = _check_X(X)
+        X = check_X(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
         return X
