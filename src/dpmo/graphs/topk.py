@@ -33,6 +33,7 @@ from ..mechanisms import MECHANISMS
 from ..pareto import pareto_score
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from ..selection import selection_scores as _pipeline_scores
+from .chebyshev import top_k_chebyshev
 from .io import Graph, load_graph
 from .objectives import objectives
 from .utilities import check_convention
@@ -173,6 +174,9 @@ def top_k(
     low_degree: float = 0.0,
     formula: str = "paper",
     budget=None,
+    directions=None,
+    aspirations=None,
+    shares=None,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
@@ -184,8 +188,10 @@ def top_k(
         Number of nodes, ``1 <= k <= n``.
     epsilon : float
         Total privacy budget (> 0); each of the ``k`` rounds gets ``epsilon / k``.
-    approach : {"pareto", "agg"}
-        Pareto score (:func:`dpmo.priv_pareto`) or weighted sum (:func:`dpmo.priv_agg`).
+    approach : {"pareto", "agg", "chebyshev"}
+        Pareto score (:func:`dpmo.priv_pareto`), weighted sum (:func:`dpmo.priv_agg`), or PrivChebyshev
+        (:func:`dpmo.priv_chebyshev`, not in the paper: k public directions spread the picks along the
+        front; defaults :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`).
     sensitivity : {"local", "global"}
         Local dampening with the admissible functions, or the global sensitivity.
     weights : (float, float), default (1.0, 100.0)
@@ -202,6 +208,9 @@ def top_k(
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one
         record of ``epsilon / k`` per round. Without it the call spends ``epsilon`` of its own.
+    directions, aspirations, shares : optional
+        Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
+        order degree, ego density); ignored by the other approaches.
 
     Returns
     -------
@@ -224,13 +233,34 @@ def top_k(
     k = check_k(k, n)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    appr = get_approach(check_choice(approach, approaches(), "approach"))
+    if approach == "chebyshev":  # PrivChebyshev (dpmo.chebyshev): its own rounds and shares
+        appr = None
+    else:
+        appr = get_approach(check_choice(approach, (*approaches(), "chebyshev"), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
     low, formula = check_convention(low_degree, formula)
     rng = check_random_state(rng)
     budget, epsilon = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
+    if appr is None:
+        if n == 1:
+            budget.spend(epsilon, "top_k: the only node, no data used")
+            return g.ids.copy()  # the only node, without looking at the (edgeless) data
+        idx = top_k_chebyshev(
+            objectives(g, low_degree=low, formula=formula),
+            n,
+            k,
+            epsilon,
+            directions=directions,
+            aspirations=aspirations,
+            shares=shares,
+            sensitivity=sensitivity,
+            mechanism=mechanism,
+            rng=rng,
+            budget=budget,
+        )
+        return g.ids[np.asarray(idx, dtype=np.intp)]
     # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
     # approach keeps each round's scores keyed by the nodes already chosen (repeated calls skip the rounds
     # already seen, always the first one), the aggregate its dampened scores. Outputs are those of
