@@ -36,6 +36,7 @@ import numpy as np
 from .._validation import check_choice, check_epsilon
 from ..aggregate import aggregate, aggregate_selection_scores, priv_agg
 from ..budget import Budget
+from ..chebyshev import chebyshev_selection_scores, priv_chebyshev
 from ..mechanisms import MECHANISMS
 from ..pareto import pareto_score, pareto_selection_scores, priv_pareto
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
@@ -54,7 +55,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"]
 
-APPROACHES = ("pareto", "agg")
+APPROACHES = ("pareto", "agg", "chebyshev")
 SENSITIVITIES = ("local", "global")
 
 
@@ -106,6 +107,8 @@ def selection_scores(
         if len(objs[0]) < 2:
             raise ValueError("the Pareto score needs at least 2 trees")
         return pareto_selection_scores(objs, sensitivity)
+    if approach == "chebyshev":  # PrivChebyshev with one pick: direction (1, 1), aspirations 0
+        return chebyshev_selection_scores(objs, np.ones(2), None, sensitivity)
     return aggregate_selection_scores(aggregate(objs, weights), sensitivity)
 
 
@@ -122,8 +125,10 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     epsilon : float or None, default 1.0
         Total privacy budget of the fit, > 0. None gives the non-private NODP-MOET variant (each pick is
         the argmax of the Pareto score or of the weighted sum, ties broken at random); it is not private.
-    approach : {"pareto", "agg"}, default "pareto"
-        Selection by the Pareto score (PrivPareto) or by ``w_tpr TPR + w_tnr TNR`` (PrivAgg).
+    approach : {"pareto", "agg", "chebyshev"}, default "pareto"
+        Selection by the Pareto score (PrivPareto), by ``w_tpr TPR + w_tnr TNR`` (PrivAgg), or by
+        PrivChebyshev (:func:`dpmo.priv_chebyshev`, not in the paper: the picks of a round follow its
+        default directions, from TPR alone to TNR alone; with ``epsilon=None`` it is NODP-MOET-Pareto).
     sensitivity : {"local", "global"}, default "local"
         Local dampening with the admissible local functions, or the global sensitivity.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
@@ -284,26 +289,12 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         if eps_round is None:
             return self._select_nodp(tp, p, tn, n, count, rng, w)
         objs = _objectives(tp, p, tn, n, self.neighbouring)
-        if self.approach == "pareto":
-            chosen = priv_pareto(
-                objs,
-                eps_round,
-                k=count,
-                sensitivity=self.sensitivity,
-                mechanism=self.mechanism,
-                rng=rng,
-                budget=budget,
-            )
-        else:
-            chosen = priv_agg(
-                objs,
-                w,
-                eps_round,
-                k=count,
-                sensitivity=self.sensitivity,
-                mechanism=self.mechanism,
-                rng=rng,
-                budget=budget,
+        kw = dict(sensitivity=self.sensitivity, mechanism=self.mechanism, rng=rng, budget=budget)
+        if self.approach == "agg":
+            chosen = priv_agg(objs, w, eps_round, k=count, **kw)
+        else:  # PrivPareto, or PrivChebyshev with its default directions (docs/pareto.md)
+            chosen = (priv_pareto if self.approach == "pareto" else priv_chebyshev)(
+                objs, eps_round, k=count, **kw
             )
         return np.asarray(chosen, dtype=np.intp)
 
