@@ -100,12 +100,14 @@ def test_contract_and_reproducibility():
 
 
 def test_default_directions():
-    np.testing.assert_allclose(default_directions(3, 2), [[1, 0], [0.5, 0.5], [0, 1]])
+    np.testing.assert_allclose(default_directions(3, 2), [[0.75, 0.25], [0.5, 0.5], [0.25, 0.75]])
     np.testing.assert_allclose(default_directions(1, 3), [[1, 1, 1]])
-    D = default_directions(5, 3)
-    assert D.shape == (5, 3) and np.allclose(D.sum(axis=1), 1.0)
-    assert {tuple(r) for r in D[:3]} == {(1, 0, 0), (0, 1, 0), (0, 0, 1)}
-    assert len({tuple(r) for r in D}) == 5
+    for k in (2, 5, 11):
+        D = default_directions(k, 3)
+        assert D.shape == (k, 3) and np.allclose(D.sum(axis=1), 1.0)
+        assert np.all(D > 0)  # interior: every objective counts in every round
+        assert len({tuple(r) for r in D}) == k
+    np.testing.assert_allclose(default_directions(1, 4), np.ones((1, 4)))
 
 
 def test_bad_inputs():

@@ -24,6 +24,7 @@ besides the data (directions, aspirations, shares, which candidates were chosen 
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from fractions import Fraction
 
@@ -39,27 +40,29 @@ __all__ = ["priv_chebyshev", "chebyshev_scores", "chebyshev_selection_scores", "
 
 
 def default_directions(k: int, m: int) -> np.ndarray:
-    """``k`` public directions spread over the simplex of ``m`` objectives (shape (k, m)).
+    """``k`` public directions spread over the *interior* of the simplex of ``m`` objectives (shape (k, m)).
 
-    ``m = 1`` or ``k = 1``: all ones. ``m = 2``: ``(1 - j / (k - 1), j / (k - 1))``, evenly spaced from the
-    first objective alone to the second alone. ``m >= 3``: the points of the smallest simplex lattice
-    (Das and Dennis 1998) with at least ``k`` points, chosen greedily farthest-first starting from the unit
-    vectors. O(k L m) for a lattice of ``L`` points.
+    ``m = 1`` or ``k = 1``: all ones. ``m = 2``: ``(1 - t_j, t_j)`` with ``t_j = (j + 1) / (k + 1)``, evenly
+    spaced and never an objective alone (a direction with a zero entry ignores that objective, and then
+    returns one end of the front, e.g. a tree that predicts one class only). ``m >= 3``: the interior
+    points of the smallest simplex lattice (Das and Dennis 1998; compositions of ``h`` into ``m`` positive
+    parts) with at least ``k`` of them, chosen farthest-first starting next to the centroid.
+    O(k L m) for a lattice of ``L`` points.
     """
     if k == 1 or m == 1:
         return np.ones((k, m))
     if m == 2:
-        t = np.arange(k) / (k - 1)
+        t = (np.arange(k) + 1.0) / (k + 1.0)
         return np.stack([1.0 - t, t], axis=1)
-    h = 1
-    while len(list(itertools.combinations(range(h + m - 1), m - 1))) < k:
+    h = m
+    while math.comb(h - 1, m - 1) < k:
         h += 1
     lattice = []
-    for cuts in itertools.combinations(range(h + m - 1), m - 1):
-        parts = np.diff(np.concatenate(([-1], cuts, [h + m - 1]))) - 1
+    for cuts in itertools.combinations(range(1, h), m - 1):  # positive parts summing to h
+        parts = np.diff(np.concatenate(([0], cuts, [h])))
         lattice.append(parts / h)
     L = np.asarray(lattice)
-    chosen = [int(np.argmax(L[:, i])) for i in range(min(m, k))]
+    chosen = [int(np.argmin(np.linalg.norm(L - 1.0 / m, axis=1)))]
     while len(chosen) < k:
         dist = np.min(np.linalg.norm(L[:, None, :] - L[None, chosen, :], axis=2), axis=1)
         dist[chosen] = -1.0
