@@ -17,7 +17,11 @@ __all__ = [
     "check_scores",
     "check_k",
     "check_choice",
+    "check_exact",
 ]
+
+#: Mechanisms of :func:`dpmo.select` that have an exact sampler (see :mod:`dpmo.mechanisms.exact`).
+EXACT_CAPABLE = ("exponential", "gumbel", "permute_and_flip")
 
 
 def check_random_state(rng: None | int | np.random.Generator) -> np.random.Generator:
@@ -107,3 +111,14 @@ def check_choice(value, allowed, name: str) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
     return value
+
+
+def check_exact(exact, mechanism: str | None = None) -> bool:
+    """Return ``exact`` after checking it is a bool and, if True, that ``mechanism`` has an exact sampler."""
+    if not isinstance(exact, (bool, np.bool_)):
+        raise TypeError(f"exact must be a bool, got {type(exact).__name__}")
+    if exact and mechanism is not None and mechanism not in EXACT_CAPABLE:
+        raise ValueError(
+            f"mechanism={mechanism!r} has no exact sampler; with exact=True use one of {list(EXACT_CAPABLE)}"
+        )
+    return bool(exact)

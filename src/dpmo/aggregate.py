@@ -159,6 +159,7 @@ def priv_agg(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """PrivAgg: pick ``k`` candidates with a large weighted sum of objectives, epsilon-DP.
 
@@ -185,6 +186,9 @@ def priv_agg(
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left); checked up front, then ``k`` records of
         ``epsilon / k`` made right before the sampling. Without it the call spends ``epsilon`` of its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+        source).
 
     Returns
     -------
@@ -197,9 +201,12 @@ def priv_agg(
     and the k rounds remove the chosen candidates. Cost: O(n m) plus :func:`dpmo.dampen` (local) and
     :func:`dpmo.select`. With ``n = 1`` the only candidate is returned without looking at the data.
     """
+    secure = rng is None
     objs, epsilon, k, sensitivity, mechanism, rng, budget = _checked_common(
-        objectives, epsilon, k, sensitivity, mechanism, rng, budget
+        objectives, epsilon, k, sensitivity, mechanism, rng, budget, exact
     )
+    if exact and secure:
+        rng = None  # the exact sampler reads the OS's secure source
     agg = aggregate(objs, weights)
     if agg.n == 1:
         budget.spend(epsilon, "priv_agg: the only candidate, no data used")
@@ -207,7 +214,7 @@ def priv_agg(
     scores, sens = aggregate_selection_scores(agg, sensitivity)
     what = "priv_agg (dampened aggregate)" if sensitivity == "local" else "priv_agg (aggregate)"
     budget.spend_rounds(epsilon, k, what, mechanism=mechanism, sensitivity=sens, candidates=agg.n)
-    return select(scores, epsilon, sens, mechanism=mechanism, k=k, rng=rng)
+    return select(scores, epsilon, sens, mechanism=mechanism, k=k, rng=rng, exact=exact)
 
 
 def aggregate_selection_scores(agg: Objective, sensitivity: str = "local") -> tuple[np.ndarray, float]:

@@ -34,7 +34,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _dominance
-from ._validation import check_choice, check_epsilon, check_k, check_random_state
+from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .budget import Budget, resolve_budget
 from .dampening import dampen
 from .mechanisms import MECHANISMS, select
@@ -471,7 +471,7 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     return _ParetoState(objs).local(np.arange(objs[0].n, dtype=np.intp))
 
 
-def _checked_common(objectives, epsilon, k, sensitivity, mechanism, rng, budget=None):
+def _checked_common(objectives, epsilon, k, sensitivity, mechanism, rng, budget=None, exact=False):
     """Checked arguments; ``epsilon`` comes back as the exact Fraction of the call, checked to fit in
     ``budget`` (a new ``Budget(epsilon)`` when None), which is returned last."""
     objs = check_objectives(objectives)
@@ -480,6 +480,7 @@ def _checked_common(objectives, epsilon, k, sensitivity, mechanism, rng, budget=
     k = check_k(k, objs[0].n)
     sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
+    check_exact(exact, mechanism)
     rng = check_random_state(rng)
     budget, epsilon = resolve_budget(epsilon, budget)
     return objs, epsilon, k, sensitivity, mechanism, rng, budget
@@ -523,6 +524,7 @@ def priv_pareto(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """PrivPareto: pick ``k`` candidates close to the Pareto front under epsilon-differential privacy.
 
@@ -549,6 +551,9 @@ def priv_pareto(
         Spend ``epsilon`` from it (None: all it has left); checked up front, then one record of
         ``epsilon / k`` per round, made right before the round's sampling. Without it the call spends
         ``epsilon`` of its own.
+    exact : bool, default False
+        Sample every round exactly (:func:`dpmo.select` with ``exact=True``, given the exact share
+        ``epsilon / k`` that is recorded; rng None then reads the OS's secure source).
 
     Returns
     -------
@@ -575,10 +580,13 @@ def priv_pareto(
     on sizes only, and the scores agree to rounding (the dampening's own running sums are added in a
     different order).
     """
+    secure = rng is None
     objs, epsilon, k, sensitivity, mechanism, rng, budget = _checked_common(
-        objectives, epsilon, k, sensitivity, mechanism, rng, budget
+        objectives, epsilon, k, sensitivity, mechanism, rng, budget, exact
     )
-    return _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, budget=budget)
+    if exact and secure:
+        rng = None  # the exact sampler reads the OS's secure source
+    return _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, budget=budget, exact=exact)
 
 
 class RoundCache:
@@ -646,6 +654,7 @@ def _pareto_rounds(
     cache: RoundCache | None = None,
     budget=None,
     what="priv_pareto",
+    exact=False,
 ):
     """The k rounds of :func:`priv_pareto` on checked arguments, optionally reusing cached round scores.
 
@@ -704,7 +713,10 @@ def _pareto_rounds(
             sensitivity=sens,
             candidates=remaining.size,
         )
-        pick = int(select(scores, eps_round, sens, mechanism=mechanism, rng=rng)[0])
+        # the exact sampler gets the exact share that was recorded; the float one its float
+        pick = int(
+            select(scores, share if exact else eps_round, sens, mechanism=mechanism, rng=rng, exact=exact)[0]
+        )
         c = int(remaining[pick])
         chosen.append(c)
         if state is not None:

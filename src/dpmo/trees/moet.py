@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon, check_random_state
+from .._validation import check_choice, check_epsilon, check_exact, check_random_state
 from ..aggregate import aggregate, aggregate_selection_scores, priv_agg
 from ..budget import Budget
 from ..mechanisms import MECHANISMS
@@ -150,6 +150,11 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         to [0, 1] with public bounds. Never inferred from the data: the splits would then leak it.
     random_state : None, int or numpy.random.Generator
         All randomness of the fit (trees, operators and private selections), SPEC 7.
+    exact : bool, default False
+        Make every private selection exact (:func:`dpmo.select` with ``exact=True``). With
+        ``random_state=None`` the selections then read the OS's secure source; with a seed they are
+        reproducible (tests only). The random trees and operators are public randomness and keep using
+        ``random_state``.
 
     Attributes
     ----------
@@ -203,6 +208,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         neighbouring="add_remove",
         features=None,
         random_state=None,
+        exact=False,
     ):
         self.epsilon = epsilon
         self.approach = approach
@@ -218,6 +224,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         self.neighbouring = neighbouring
         self.features = features
         self.random_state = random_state
+        self.exact = exact
 
     # ------------------------------------------------------------------------------------------------
     def _validate_params(self):
@@ -232,6 +239,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         check_choice(self.approach, APPROACHES, "approach")
         check_choice(self.sensitivity, SENSITIVITIES, "sensitivity")
         check_choice(self.mechanism, MECHANISMS, "mechanism")
+        check_exact(self.exact, self.mechanism)
         check_choice(self.neighbouring, NEIGHBOURING, "neighbouring")
         p = posint(self.population_size, "population_size", 2)
         s = posint(self.selection_size, "selection_size")
@@ -317,6 +325,8 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         if eps_round is None:
             return self._select_nodp(tp, p, tn, n, count, rng, w)
         objs = _objectives(tp, p, tn, n, self.neighbouring)
+        if self.exact and self.random_state is None:
+            rng = None  # exact selections read the OS's secure source
         if self.approach == "pareto":
             chosen = priv_pareto(
                 objs,
@@ -326,6 +336,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
                 mechanism=self.mechanism,
                 rng=rng,
                 budget=budget,
+                exact=self.exact,
             )
         else:
             chosen = priv_agg(
@@ -337,6 +348,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
                 mechanism=self.mechanism,
                 rng=rng,
                 budget=budget,
+                exact=self.exact,
             )
         return np.asarray(chosen, dtype=np.intp)
 
