@@ -50,12 +50,14 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _jobs(text: str) -> int:
+def _jobs(text: str) -> int | str:
+    if text.strip().lower() == "auto":
+        return "auto"
     value = _whole(text)
     if value == -1:
         return os.cpu_count() or 1
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 (or -1 for all cores), got {value}")
+        raise argparse.ArgumentTypeError(f"must be auto, at least 1, or -1 for all cores, got {value}")
     return value
 
 
@@ -101,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run an experiment grid of the paper (resumable: runs already in the CSV "
         "are skipped) and write CSV, tables, figures and report.md to --out.",
     )
-    rep.add_argument("experiment", metavar="EXPERIMENT", help=f"one of {', '.join(EXPERIMENT_NAMES)}, all")
+    rep.add_argument(
+        "experiment", metavar="EXPERIMENT", nargs="?", help=f"one of {', '.join(EXPERIMENT_NAMES)}, all"
+    )
     rep.add_argument(
         "--data-dir",
         metavar="DIR",
@@ -115,9 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs",
         "-j",
         type=_jobs,
-        default=os.cpu_count() or 1,
+        default="auto",
         metavar="N",
-        help="parallel workers (default: all cores; -1 = all cores)",
+        help="parallel workers: auto (default: runs in this process while the work left looks shorter "
+        "than a few seconds, then on all cores; measured fastest on 2 cores), N, or -1 = all cores",
     )
     rep.add_argument("--seed", type=_seed, default=0, help="master seed (default 0)")
     rep.add_argument(
@@ -143,6 +148,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="Dask scheduler address, e.g. tcp://10.0.0.1:8786 (default with --backend dask: a "
         "local cluster of --jobs workers)",
     )
+    rep.add_argument(
+        "--progress",
+        choices=("auto", "bar", "lines", "off"),
+        default="auto",
+        help="auto (default): a bar on a terminal, a plain line on stderr every 10%% or 30 s otherwise "
+        "(logs, pipes)",
+    )
     rep.add_argument("--no-report", action="store_true", help="only run, do not write tables/figures/report")
     rep.add_argument(
         "--ego-density",
@@ -151,6 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="graph experiments: the paper's ego density (default) or the published code's convention "
         "(no factor 2, density 1 at degree 1), see ERRATA 4",
     )
+    rep.add_argument(
+        "--reading",
+        action="append",
+        metavar="NAME[=VALUE]",
+        help="run under a named alternative reading of the paper (repeatable; see --list-readings); "
+        "readings marked NOT PRIVATE break differential privacy and say so in the CSV and report",
+    )
+    rep.add_argument("--list-readings", action="store_true", help="list the readings, one per line, and exit")
 
     top = sub.add_parser(
         "topk",
@@ -254,9 +274,20 @@ def _reproduce(args) -> int:
     from dataclasses import replace
 
     from .experiments.config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, default_data_dirs, settings_hash
+    from .experiments.environment import environment
+    from .experiments.readings import apply_readings, list_readings, resolve_readings
     from .experiments.report import write_report
     from .experiments.runner import run_experiment
 
+    if args.list_readings:
+        print(list_readings())
+        return 0
+    if args.experiment is None:
+        raise CLIError("give an EXPERIMENT (or --list-readings)")
+    try:
+        resolve_readings(args.reading)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     if args.experiment not in (*EXPERIMENT_NAMES, "all"):
         raise CLIError(
             f"unknown experiment {args.experiment!r}; choose one of {', '.join(EXPERIMENT_NAMES)}, all"
@@ -308,6 +339,12 @@ def _reproduce(args) -> int:
             config = replace(config, epsilons=epsilons)
         if config.kind == "graph" and args.ego_density != "paper":
             config = replace(config, params={**config.params, "ego_density": args.ego_density})
+        config, applied, ignored = apply_readings(config, args.reading)
+        if ignored:
+            _notice(f"{name}: readings {', '.join(ignored)} do not apply to this experiment; ignored")
+        if applied and not config.params.get("private", True):
+            _notice(f"{name}: NOT PRIVATE readings ({config.params['readings']}): results are not "
+                    "epsilon-DP at the epsilons written")  # fmt: skip
         methods = None
         if methods_req is not None:
             methods = [m for m in methods_req if m in config.methods]
@@ -339,7 +376,7 @@ def _reproduce(args) -> int:
         settings[name] = {d: settings_hash(name, d, config.params_for(d), args.seed) for d in datasets}
         _notice(
             f"{name}: datasets {', '.join(datasets)}; {len(config.epsilons)} budgets; {config.runs} runs "
-            f"per cell; {args.jobs} jobs ({args.backend})"
+            f"per cell; --jobs {args.jobs} ({args.backend})"
         )
         try:
             result = run_experiment(
@@ -351,6 +388,7 @@ def _reproduce(args) -> int:
                 backend=args.backend,
                 scheduler=args.scheduler,
                 methods=methods,
+                progress=args.progress,
             )
         except KeyboardInterrupt:
             raise CLIError(
@@ -368,16 +406,21 @@ def _reproduce(args) -> int:
             "seconds": round(result["seconds"], 2),
             "planned": result["planned"],
             "skipped": result["skipped"],
-            "jobs": args.jobs,
+            "jobs": result.get("jobs", args.jobs),
+            "jobs_option": args.jobs,
             "backend": args.backend,
             "datasets": list(datasets),
             "quick": bool(args.quick),
             "seed": args.seed,
             "runs": config.runs,
             "epsilons": list(config.epsilons),
+            "readings": applied,
+            "private": bool(config.params.get("private", True)),
             # datasets run earlier into the same folder stay in the report unless their settings changed
             "settings": {**previous.get("settings", {}), **settings[name]},
             "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+            # the code that computed these rows: dpmo version, git commit, Python and package versions
+            "environment": environment(),
         }
         meta_file.write_text(json.dumps(meta, indent=2))
         ran.append(name)
