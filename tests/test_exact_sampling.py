@@ -223,6 +223,8 @@ def _entry_points():
         "priv_pareto": lambda **a: dpmo.priv_pareto(objs, 1.0, k=2, **a),
         "top_k": lambda **a: top_k(g, 2, 1.0, **a),
         "top_k agg": lambda **a: top_k(g, 2, 1.0, approach="agg", **a),
+        "top_k chebyshev": lambda **a: top_k(g, 2, 1.0, approach="chebyshev", **a),
+        "priv_chebyshev": lambda **a: dpmo.priv_chebyshev(objs, 1.0, k=2, **a),
         "top_k_two_stage": lambda **a: top_k_two_stage(g, 2, 1.0, candidates=4, **a),
         "DiffPID3": tree(DiffPID3Classifier),
         "LocalDiffPID3": tree(LocalDiffPID3Classifier),

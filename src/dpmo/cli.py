@@ -23,6 +23,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .budget import Budget
+from .selection import approaches, get_approach
+
 __all__ = ["main", "build_parser", "CLIError"]
 
 
@@ -182,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     top.add_argument("graph_file", metavar="GRAPH_FILE")
     top.add_argument("-k", type=_positive_int, default=5, help="number of nodes (default 5)")
     top.add_argument("--epsilon", type=_epsilon, default=1.0, help="total privacy budget (default 1)")
-    top.add_argument("--approach", choices=("pareto", "agg"), default="agg")
+    top.add_argument("--approach", choices=approaches(), default="agg")
     top.add_argument("--sensitivity", choices=("local", "global"), default="local")
     top.add_argument(
         "--weights",
@@ -197,16 +200,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--seed", type=_seed, default=None, help="seed (default: fresh randomness)")
     top.add_argument("--exact", action="store_true", help="also print the exact (non-private) top-k")
+    top.add_argument("--header", action="store_true", help="skip the first line (never guessed)")
+    top.add_argument("--string-ids", action="store_true", help="node ids are text, not integers")
 
     tr = sub.add_parser(
         "trees",
         help="private cost-sensitive decision tree on a CSV table (DP-MOET)",
-        description="Build DP-MOET trees on CSV_FILE (header line, comma-separated) and print "
-        "their TPR and TNR on the same table. Predictors are the columns named by "
-        "--categorical and --numeric, with public domains.",
+        description="Build DP-MOET trees on TABLE and print their TPR and TNR on the same table. "
+        "TABLE is a CSV file (comma-separated, with a header line or --no-header; the predictors are "
+        "the columns named by --categorical and --numeric, with public domains), a .dat table with its "
+        ".domain file beside it (nltcs.dat, acs.dat), or the UCI Adult files (adult.data, adult.test, "
+        "or a folder holding both).",
     )
-    tr.add_argument("csv_file", metavar="CSV_FILE")
-    tr.add_argument("--label", required=True, metavar="COL", help="name of the class column")
+    tr.add_argument("csv_file", metavar="TABLE")
+    tr.add_argument(
+        "--label",
+        metavar="COL",
+        help="the class column: its name (a CSV with a header), its 0-based number (a CSV without header, "
+        "or a .dat table: default 13 for nltcs, 10 for acs, else the last); not needed for Adult",
+    )
+    tr.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns 0, 1, ...)")
     tr.add_argument(
         "--positive",
         metavar="VALUE",
@@ -215,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("--epsilon", type=_epsilon, default=1.0, help="total privacy budget (default 1)")
     tr.add_argument("--non-private", action="store_true", help="no privacy (NODP-MOET), for comparison")
-    tr.add_argument("--approach", choices=("pareto", "agg"), default="agg")
+    tr.add_argument("--approach", choices=approaches(), default="agg")
     tr.add_argument("--sensitivity", choices=("local", "global"), default="local")
     tr.add_argument("--weights", type=float, nargs=2, default=(3.0, 2.0), metavar=("W_TPR", "W_TNR"))
     tr.add_argument("--population-size", type=_positive_int, default=100)
@@ -443,14 +456,24 @@ def _check_file(path: Path) -> Path:
     return path
 
 
+def _uses_weights(approach: str) -> bool:
+    return get_approach(approach).uses_weights
+
+
+def _spent(budget) -> str:
+    """What the run spent, for the header line (public: it depends on the parameters only)."""
+    return f"spent in {len(budget.ledger)} recorded mechanism calls, see docs/privacy-accounting.md"
+
+
 def _topk(args) -> int:
     from . import graphs
 
     path = _check_file(Path(args.graph_file))
     try:
-        graph = graphs.load_graph(path)
+        graph = graphs.load_graph(path, header=args.header, ids="str" if args.string_ids else "int")
         if args.k > graph.n_nodes:
             raise CLIError(f"-k {args.k} is larger than the number of nodes ({graph.n_nodes})")
+        budget = Budget(args.epsilon)
         picks = graphs.top_k(
             graph,
             args.k,
@@ -460,17 +483,18 @@ def _topk(args) -> int:
             weights=tuple(args.weights),
             mechanism=args.mechanism,
             rng=args.seed,
+            budget=budget,
         )
         points = graph.points(picks)
         print(
             f"# {args.k} nodes of {graph.n_nodes} by DP-MOTkIN-{args.approach.capitalize()}-"
-            f"{args.sensitivity}, epsilon={args.epsilon:g} (edge DP)"
+            f"{args.sensitivity}, epsilon={args.epsilon:g} (edge DP; {_spent(budget)})"
         )
         print("node\tdegree\tego_density")
         for v, (d, e) in zip(picks, points, strict=True):
             print(f"{v}\t{int(d)}\t{e:.4f}")
         if args.exact:
-            kw = {"weights": tuple(args.weights)} if args.approach == "agg" else {}
+            kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
             exact = graphs.top_k_exact(graph, args.k, approach=args.approach, **kw)
             print("# exact (non-private) top-k: " + " ".join(str(v) for v in exact))
     except (ValueError, TypeError, KeyError) as exc:
@@ -509,24 +533,28 @@ def _parse_categories(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]
 def _trees(args) -> int:
     import numpy as np
 
-    from .datasets import load_csv
     from .metrics import weighted_fitness
+    from .tables import read_table
 
-    path = _check_file(Path(args.csv_file))
+    path = Path(args.csv_file)
+    if not (path.is_dir() and (path / "adult.data").is_file()):
+        path = _check_file(path)
     bounds = _parse_bounds(args.numeric)
     categorical = _parse_categories(args.categorical)
-    if not bounds and not categorical:
-        raise CLIError(
-            "name the predictors and their public domains: --categorical COL[=V1,V2,...] "
-            "(0,1 by default) and/or --numeric COL=LO:HI (never read off the data)"
-        )
     try:
-        data = load_csv(path, args.label, positive=args.positive, categorical=categorical, bounds=bounds)
+        data = read_table(
+            path,
+            label=args.label,
+            positive=args.positive,
+            categorical=categorical,
+            bounds=bounds,
+            header=not args.no_header,
+        )
         if data.y.min() == data.y.max():
             raise CLIError(f"column {args.label!r} has a single class; need positives and negatives")
         from .trees import DPMOETClassifier
 
-        kw = {"weights": tuple(args.weights)} if args.approach == "agg" else {}
+        kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
         clf = DPMOETClassifier(
             epsilon=None if args.non_private else args.epsilon,
             approach=args.approach,
@@ -541,12 +569,13 @@ def _trees(args) -> int:
             random_state=args.seed,
             **kw,
         )
-        clf.fit(data.X, data.y)
+        budget = None if args.non_private else Budget(args.epsilon)
+        clf.fit(data.X, data.y, budget=budget)
         objectives = np.asarray(clf.evaluate(data.X, data.y), dtype=float).reshape(-1, 2)
     except (ValueError, TypeError, KeyError) as exc:
         raise CLIError(str(exc)) from None
-    budget = "non-private" if args.non_private else f"epsilon={args.epsilon:g}"
-    print(f"# DP-MOET-{args.approach.capitalize()}-{args.sensitivity} on {data.n_samples} rows, {budget}")
+    spent = "non-private" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
+    print(f"# DP-MOET-{args.approach.capitalize()}-{args.sensitivity} on {data.n_samples} rows, {spent}")
     print("tree\tTPR\tTNR\tfitness")
     for i, (tpr, tnr) in enumerate(objectives):
         fit = float(weighted_fitness(np.array([tpr, tnr]), tuple(args.weights)))
