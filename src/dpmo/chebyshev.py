@@ -29,7 +29,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._validation import check_choice, check_epsilon, check_k, check_random_state
+from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .budget import resolve_budget
 from .dampening import dampen
 from .mechanisms import MECHANISMS, select
@@ -184,6 +184,7 @@ def priv_chebyshev(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """PrivChebyshev: ``k`` candidates spread along the Pareto front, under epsilon-DP.
 
@@ -213,6 +214,9 @@ def priv_chebyshev(
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one record
         per round (``epsilon * shares[j]``, the last round the exact rest). Without it the call spends
         ``epsilon`` of its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
+        is recorded; rng None then reads the OS's secure source).
 
     Returns
     -------
@@ -241,7 +245,8 @@ def priv_chebyshev(
     S = _check_shares(shares, k)
     sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    gen = check_random_state(rng)
+    exact = check_exact(exact, mechanism)
+    gen = None if exact and rng is None else check_random_state(rng)
     budget, eps = resolve_budget(epsilon, budget)
     parts = [eps * Fraction(float(x)) for x in S[:-1]]
     parts.append(eps - sum(parts, Fraction(0)))  # exact: the rounds spend exactly epsilon
@@ -263,7 +268,7 @@ def priv_chebyshev(
             sensitivity=1.0,
             candidates=remaining.size,
         )
-        pick = int(select(s, eps_j, 1.0, mechanism=mechanism, rng=gen)[0])
+        pick = int(select(s, parts[j] if exact else eps_j, 1.0, mechanism=mechanism, rng=gen, exact=exact)[0])
         chosen.append(int(remaining[pick]))
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)
