@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import _defaults
+from .budget import Budget
+from .selection import approaches, get_approach
 
 __all__ = ["main", "build_parser", "CLIError"]
 
@@ -187,9 +189,9 @@ def build_parser() -> argparse.ArgumentParser:
     top.add_argument("--epsilon", type=_epsilon, default=_defaults.EPSILON, help="total privacy budget")
     top.add_argument(
         "--approach",
-        choices=("pareto", "agg"),
+        choices=approaches(),
         default=_defaults.GRAPH_APPROACH,
-        help="selection by weighted sum (agg) or Pareto score (pareto; near-random picks on real graphs)",
+        help="selection approach: agg = weighted sum, pareto = Pareto score (near-random on real graphs)",
     )
     top.add_argument(
         "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
@@ -240,9 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--non-private", action="store_true", help="no privacy (NODP-MOET), for comparison")
     tr.add_argument(
         "--approach",
-        choices=("pareto", "agg"),
+        choices=approaches(),
         default=_defaults.TREE_APPROACH,
-        help="selection by weighted sum (agg) or Pareto score (pareto)",
+        help="selection approach: agg = weighted sum, pareto = Pareto score",
     )
     tr.add_argument(
         "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
@@ -502,6 +504,15 @@ def _check_file(path: Path) -> Path:
     return path
 
 
+def _uses_weights(approach: str) -> bool:
+    return get_approach(approach).uses_weights
+
+
+def _spent(budget) -> str:
+    """What the run spent, for the header line (public: it depends on the parameters only)."""
+    return f"spent in {len(budget.ledger)} recorded mechanism calls, see docs/privacy-accounting.md"
+
+
 def _topk(args) -> int:
     from . import graphs
 
@@ -510,6 +521,7 @@ def _topk(args) -> int:
         graph = graphs.load_graph(path, header=args.header, ids="str" if args.string_ids else "int")
         if args.k > graph.n_nodes:
             raise CLIError(f"-k {args.k} is larger than the number of nodes ({graph.n_nodes})")
+        budget = Budget(args.epsilon)
         picks = graphs.top_k(
             graph,
             args.k,
@@ -519,17 +531,18 @@ def _topk(args) -> int:
             weights=tuple(args.weights),
             mechanism=args.mechanism,
             rng=args.seed,
+            budget=budget,
         )
         points = graph.points(picks)
         print(
             f"# {args.k} nodes of {graph.n_nodes} by DP-MOTkIN-{args.approach.capitalize()}-"
-            f"{args.sensitivity}, epsilon={args.epsilon:g} (edge DP)"
+            f"{args.sensitivity}, epsilon={args.epsilon:g} (edge DP; {_spent(budget)})"
         )
         print("node\tdegree\tego_density")
         for v, (d, e) in zip(picks, points, strict=True):
             print(f"{v}\t{int(d)}\t{e:.4f}")
         if args.exact:
-            kw = {"weights": tuple(args.weights)} if args.approach == "agg" else {}
+            kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
             exact = graphs.top_k_exact(graph, args.k, approach=args.approach, **kw)
             print("# exact (non-private) top-k: " + " ".join(str(v) for v in exact))
     except (ValueError, TypeError, KeyError) as exc:
@@ -589,7 +602,7 @@ def _trees(args) -> int:
             raise CLIError(f"column {args.label!r} has a single class; need positives and negatives")
         from .trees import DPMOETClassifier
 
-        kw = {"weights": tuple(args.weights)} if args.approach == "agg" else {}
+        kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
         clf = DPMOETClassifier(
             epsilon=None if args.non_private else args.epsilon,
             approach=args.approach,
@@ -605,12 +618,13 @@ def _trees(args) -> int:
             random_state=args.seed,
             **kw,
         )
-        clf.fit(data.X, data.y)
+        budget = None if args.non_private else Budget(args.epsilon)
+        clf.fit(data.X, data.y, budget=budget)
         objectives = np.asarray(clf.evaluate(data.X, data.y), dtype=float).reshape(-1, 2)
     except (ValueError, TypeError, KeyError) as exc:
         raise CLIError(str(exc)) from None
-    budget = "non-private" if args.non_private else f"epsilon={args.epsilon:g}"
-    print(f"# DP-MOET-{args.approach.capitalize()}-{args.sensitivity} on {data.n_samples} rows, {budget}")
+    spent = "non-private" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
+    print(f"# DP-MOET-{args.approach.capitalize()}-{args.sensitivity} on {data.n_samples} rows, {spent}")
     print("tree\tTPR\tTNR\tfitness")
     for i, (tpr, tnr) in enumerate(objectives):
         fit = float(weighted_fitness(np.array([tpr, tnr]), tuple(args.weights)))

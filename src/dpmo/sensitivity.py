@@ -25,12 +25,11 @@ added or removed for the trees, one edge for the graphs).
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 
-from ._validation import check_scores, check_sensitivity
+from ._validation import check_scores, check_sensitivity, check_t
 
 __all__ = ["Objective", "LocalSensitivity", "evaluate_local", "check_local_values"]
 
@@ -67,6 +66,15 @@ class LocalSensitivity:
     Notes
     -----
     Calling the object as ``f(t)`` gives the full vector, so it is a valid local function anywhere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> base = np.array([1.0, 2.0, 4.0])
+    >>> f = dpmo.LocalSensitivity(lambda t, idx: (base if idx is None else base[idx]) + t, name="toy")
+    >>> f(0).tolist(), f(2, np.array([2])).tolist()  # all candidates, or a subset
+    ([1.0, 2.0, 4.0], [6.0])
     """
 
     supports_index = True
@@ -135,14 +143,6 @@ def check_local_values(values, shape: tuple, t, name: str) -> np.ndarray:
     return out
 
 
-def _check_t(t) -> int:
-    if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Integral, np.integer)):
-        raise TypeError(f"t must be a non-negative int, got {type(t).__name__}")
-    if t < 0:
-        raise ValueError(f"t must be a non-negative int, got {t}")
-    return int(t)
-
-
 class Objective:
     """One utility function evaluated on a fixed private input, with its sensitivities.
 
@@ -165,6 +165,17 @@ class Objective:
     sensitivity; the dampening loop also checks that it does not decrease in ``t``. Nothing here can check
     admissibility itself: that is what the exhaustive tests of each shipped function do
     (:mod:`dpmo.audit`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> degree = dpmo.Objective([3.0, 1.0, 2.0], global_sensitivity=1.0, name="degree")
+    >>> degree.values.shape, degree.values.flags.writeable  # a read-only copy
+    ((3,), False)
+    >>> # without a local function every candidate's sensitivity is the global one
+    >>> bool(np.all(degree.sensitivity(5) == 1.0))
+    True
     """
 
     __slots__ = ("_values", "_global", "_local", "_name")
@@ -253,7 +264,7 @@ class Objective:
         O(cost of the local function) time. Capping at the global sensitivity keeps an admissible
         function admissible.
         """
-        t = _check_t(t)
+        t = check_t(t)
         size = self.n if idx is None else len(idx)
         if self._local is None:
             return np.full(size, self._global)

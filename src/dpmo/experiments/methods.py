@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import best_hypervolume, coverage, front_share, hypervolume, recall, tpr_tnr, weighted_fitness
+from ..selection import get_approach
 from .config import DATASETS
 
 __all__ = [
@@ -141,7 +142,7 @@ class GraphData:
         if key not in self._cache:
             from .. import graphs
 
-            kw = {"weights": tuple(weights)} if approach == "agg" else {}
+            kw = {"weights": tuple(weights)} if get_approach(approach).uses_weights else {}
             self._cache[key] = np.asarray(graphs.top_k_exact(self.graph, k, approach=approach, **kw, **conv))
         return self._cache[key]
 
@@ -219,7 +220,7 @@ def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: 
     from ..trees import DPMOETClassifier
 
     kw = {k: params[k] for k in _TREE_KEYS if k in params}
-    if approach == "agg":
+    if get_approach(approach).uses_weights:
         kw["weights"] = tuple(params.get("weights", (3.0, 2.0)))
     if any(key in params for key in _MOET_READINGS):
         from .variants import ReadingMOET
@@ -283,7 +284,8 @@ def tree_pareto_run(
     DP-MOET-Pareto (local or global) with budget ``epsilon``.
     """
     ref = _reference(data, params, reference_seed, "pareto")
-    out = _moet(data, "pareto", epsilon, _sensitivity_of(method), params, rng)
+    approach = "chebyshev" if "Chebyshev" in method else "pareto"
+    out = _moet(data, approach, epsilon, _sensitivity_of(method), params, rng)
     best = best_hypervolume(ref, out.shape[0])  # TPR and TNR lie in [0, 1]: public bounds, reference 0
     return {
         "coverage": coverage(ref, out, dominance=params.get("dominance", "strict")),
@@ -376,7 +378,7 @@ def graph_pareto_run(
             epsilon,
             params,
             conv,
-            approach="pareto",
+            approach="chebyshev" if "Chebyshev" in method else "pareto",
             sensitivity=_sensitivity_of(method),
             mechanism=params.get("mechanism", "exponential"),
             rng=rng,

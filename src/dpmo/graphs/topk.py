@@ -27,15 +27,18 @@ from fractions import Fraction
 import numpy as np
 
 from .. import _defaults
-from .._validation import check_choice, check_epsilon, check_k, check_random_state
-from ..aggregate import aggregate, aggregate_selection_scores
+from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
+from ..aggregate import aggregate
 from ..budget import resolve_budget
-from ..mechanisms import MECHANISMS, select
-from ..pareto import RoundCache, _pareto_rounds, pareto_score, pareto_selection_scores, priv_pareto
+from ..mechanisms import MECHANISMS
+from ..mechanisms.exact import random_permutation, sample_discrete_laplace
+from ..pareto import pareto_score
+from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
+from ..selection import selection_scores as _pipeline_scores
 from .chebyshev import top_k_chebyshev
 from .io import Graph, load_graph
 from .objectives import objectives
-from .utilities import _check_convention
+from .utilities import check_convention
 
 __all__ = [
     "APPROACHES",
@@ -51,7 +54,8 @@ __all__ = [
     "two_stage_candidates",
 ]
 
-#: Values of ``approach``.
+#: Values of ``approach`` shipped with dpmo (any approach registered with
+#: :func:`dpmo.selection.register_approach` is accepted too).
 APPROACHES = ("pareto", "agg")
 #: Values of ``sensitivity``.
 SENSITIVITIES = ("local", "global")
@@ -63,6 +67,14 @@ _PAPER_WEIGHTS = (1.0, 100.0)
 
 def _graph(graph) -> Graph:
     return graph if isinstance(graph, Graph) else load_graph(graph)
+
+
+def _selection_cache(g: Graph, low: float, formula: str) -> SelectionCache:
+    """The graph's objectives with the pipeline's speed cache bound to them (kept with the graph)."""
+    return g.cached(
+        ("mo-selection", low, formula),
+        lambda: SelectionCache(objectives(g, low_degree=low, formula=formula)),
+    )
 
 
 def _weights_key(weights) -> tuple[float, float]:
@@ -80,9 +92,22 @@ def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> 
 
     Weak dominance, as the paper's Definition "Pareto Score": ``PS(v) = -#{u != v : deg(u) >= deg(v) and
     ed(u) >= ed(v)}``. O(n log n) on first use, read-only int64 array.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> ps = graphs.pareto_scores(g)
+    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
+    >>> # minus the number of other nodes at least as good in both objectives
+    >>> at_least = lambda u, v: u != v and deg[u] >= deg[v] and ed[u] >= ed[v]
+    >>> manual = [-sum(at_least(u, v) for u in range(34)) for v in range(34)]
+    >>> ps.tolist() == manual
+    True
     """
     g = _graph(graph)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
 
     def build():
         ps = pareto_score(g.points(low_degree=low, formula=formula))
@@ -97,9 +122,19 @@ def aggregate_scores(graph, *, weights=_PAPER_WEIGHTS, low_degree: float = 0.0, 
 
     :func:`dpmo.aggregate` of :func:`dpmo.graphs.objectives.objectives`: global sensitivity
     ``|w_degree| + |w_ego|``, local ``|w_degree| + |w_ego| * delta^ego``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> agg = graphs.aggregate_scores(g, weights=(1.0, 100.0))
+    >>> expected = graphs.degree(g) + 100.0 * graphs.ego_density(g)
+    >>> bool(abs(agg.values - expected).max() < 1e-9), agg.global_sensitivity
+    (True, 101.0)
     """
     g = _graph(graph)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     w = _weights_key(weights)
     return g.cached(
         ("aggregate", w, low, formula),
@@ -131,27 +166,34 @@ def selection_scores(
     -----
     Cost on first use: the Pareto score (O(n log n)) or the aggregate (O(n)), plus for ``"local"`` the
     dampening loop (:func:`dpmo.dampen`).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> scores, sensitivity = graphs.selection_scores(g, approach="agg", sensitivity="global")
+    >>> sensitivity, bool(abs(scores - graphs.aggregate_scores(g).values).max() < 1e-9)
+    (101.0, True)
+    >>> scores, sensitivity = graphs.selection_scores(g, approach="pareto", sensitivity="local")
+    >>> sensitivity  # dampened scores have sensitivity 1
+    1.0
     """
     g = _graph(graph)
-    approach = check_choice(approach, APPROACHES, "approach")
+    appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
-    low, formula = _check_convention(low_degree, formula)
+    w = _weights_key(weights)
+    low, formula = check_convention(low_degree, formula)
     if g.n_nodes < 2:
         raise ValueError("private selection needs a graph with at least 2 nodes")
-    if approach == "pareto":
-        key = ("selection", "pareto", sensitivity, low, formula)
-
-        def build():
-            return pareto_selection_scores(objectives(g, low_degree=low, formula=formula), sensitivity)
-    else:
-        w = _weights_key(weights)
-        key = ("selection", "agg", sensitivity, w, low, formula)
-
-        def build():
-            agg = aggregate_scores(g, weights=w, low_degree=low, formula=formula)
-            return aggregate_selection_scores(agg, sensitivity)
-
-    scores, sens = g.cached(key, build)
+    cache = _selection_cache(g, low, formula)
+    scores, sens = _pipeline_scores(
+        cache.objectives,
+        approach=appr.name,
+        sensitivity=sensitivity,
+        weights=w if appr.uses_weights else None,
+        cache=cache,
+    )
     scores.setflags(write=False)
     return scores, sens
 
@@ -172,6 +214,7 @@ def top_k(
     directions=None,
     aspirations=None,
     shares=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
@@ -209,6 +252,10 @@ def top_k(
     directions, aspirations, shares : optional
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
         order degree, ego density); ignored by the other approaches.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+        source). The scores are the same floats (see ``docs/core.md``, "Floating point and exact
+        sampling").
 
     Returns
     -------
@@ -223,28 +270,40 @@ def top_k(
     nodes (:func:`dpmo.priv_pareto`), for the aggregate they are the same (:func:`dpmo.priv_agg`, whose
     dampened scores are cached on the graph, so repeated calls cost one :func:`dpmo.select`).
 
-    Cost: the utilities once per graph (O(|E| sqrt|E|)), then per call ``k`` Pareto scores and dampening
-    loops (pareto) or one selection (agg). Measured figures are in ``docs/graphs.md``.
+    Cost: the utilities once per graph (O(m sqrt(m)) for m edges), then per call ``k`` Pareto scores and
+    dampening loops (pareto) or one selection (agg). Measured figures are in ``docs/graphs.md``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> picks = graphs.top_k(g, 3, epsilon=1.0, approach="agg", rng=0)
+    >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
+    ((3,), True, True)
     """
     g = _graph(graph)
     n = g.n_nodes
     k = check_k(k, n)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    approach = check_choice(approach, (*APPROACHES, "chebyshev"), "approach")
+    if approach == "chebyshev":  # PrivChebyshev (dpmo.chebyshev): its own rounds and shares
+        appr = None
+    else:
+        appr = get_approach(check_choice(approach, (*approaches(), "chebyshev"), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
-    low, formula = _check_convention(low_degree, formula)
-    rng = check_random_state(rng)
-    budget, epsilon = resolve_budget(epsilon, budget)
-    if n == 1:
-        budget.spend(epsilon, "top_k: the only node, no data used")
-        return g.ids.copy()  # the only node, without looking at the (edgeless) data
-    objs = objectives(g, low_degree=low, formula=formula)
-    if approach == "chebyshev":
+    low, formula = check_convention(low_degree, formula)
+    exact = check_exact(exact, mechanism)
+    rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
+    budget, epsilon = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
+    if appr is None:
+        if n == 1:
+            budget.spend(epsilon, "top_k: the only node, no data used")
+            return g.ids.copy()  # the only node, without looking at the (edgeless) data
         idx = top_k_chebyshev(
-            objs,
+            objectives(g, low_degree=low, formula=formula),
             n,
             k,
             epsilon,
@@ -255,23 +314,28 @@ def top_k(
             mechanism=mechanism,
             rng=rng,
             budget=budget,
+            exact=exact,
         )
-    elif approach == "pareto":
-        # Identical to priv_pareto(objs, epsilon, k=k, ...) (checked in the tests); the scores of each round
-        # are kept on the graph, keyed by the nodes already chosen, so repeated calls skip the rounds
-        # already seen (always the first one).
-        cache = g.cached(("pareto-rounds", low, formula), RoundCache)
-        idx = _pareto_rounds(
-            objs, epsilon, k, sensitivity, mechanism, rng, cache=cache, budget=budget, what="top_k"
-        )
-    else:
-        # Identical to priv_agg(objs, w, epsilon, k=k, ...) (checked in the tests), with its scores cached.
-        scores, sens = selection_scores(
-            g, approach="agg", sensitivity=sensitivity, weights=w, low_degree=low, formula=formula
-        )
-        what = "top_k (dampened aggregate)" if sensitivity == "local" else "top_k (aggregate)"
-        budget.spend_rounds(epsilon, k, what, mechanism=mechanism, sensitivity=sens, candidates=n)
-        idx = select(scores, epsilon, sens, mechanism=mechanism, k=k, rng=rng)
+        return g.ids[np.asarray(idx, dtype=np.intp)]
+    # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
+    # approach keeps each round's scores keyed by the nodes already chosen (repeated calls skip the rounds
+    # already seen, always the first one), the aggregate its dampened scores. Outputs are those of
+    # priv_pareto / priv_agg on the same objectives (checked in the tests).
+    cache = _selection_cache(g, low, formula)
+    idx = select_multiobjective(
+        cache.objectives,
+        epsilon,
+        approach=appr.name,
+        sensitivity=sensitivity,
+        weights=w if appr.uses_weights else None,
+        mechanism=mechanism,
+        k=k,
+        rng=rng,
+        budget=budget,
+        cache=cache,
+        what="top_k",
+        exact=exact,
+    )
     return g.ids[np.asarray(idx, dtype=np.intp)]
 
 
@@ -314,12 +378,22 @@ def top_k_exact(
     Notes
     -----
     O(n log n) (cached scores, one lexicographic sort).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> best = graphs.top_k_exact(g, 2, approach="agg")  # NOT PRIVATE: a reference for checks
+    >>> agg = graphs.degree(g) + 100 * graphs.ego_density(g)
+    >>> sorted(agg.tolist(), reverse=True)[:2] == [agg[v] for v in best.tolist()]
+    True
     """
     g = _graph(graph)
     k = check_k(k, g.n_nodes)
     approach = check_choice(approach, APPROACHES, "approach")
     w = _weights_key(weights)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     if approach == "pareto":
         primary = pareto_scores(g, low_degree=low, formula=formula)
     else:
@@ -356,10 +430,22 @@ def pareto_front(
     Notes
     -----
     O(n log n): one sort by degree and a running maximum of the ego density over larger degrees.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> front = graphs.pareto_front(g)
+    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
+    >>> # no node is at least as good in both objectives and better in one than a front node
+    >>> all(not any(deg[u] >= deg[v] and ed[u] >= ed[v] and (deg[u] > deg[v] or ed[u] > ed[v])
+    ...             for u in range(34)) for v in front)
+    True
     """
     g = _graph(graph)
     dominance = check_choice(dominance, DOMINANCE, "dominance")
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     key = ("front", dominance, low, formula)
     idx = g.cached(
         key, lambda: _front_indices(g.degree, g.ego_density(low_degree=low, formula=formula), dominance)
@@ -413,7 +499,9 @@ def _check_share(degree_share) -> float:
     return share
 
 
-def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, budget=None) -> np.ndarray:
+def two_stage_candidates(
+    graph, epsilon: float, candidates: int, *, rng=None, budget=None, exact: bool = False
+) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
     Releases (internally) the whole degree vector with Laplace noise of scale ``2 / epsilon`` and keeps the
@@ -424,16 +512,31 @@ def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, bu
     ``budget`` (a :class:`dpmo.Budget`, optional): spend ``epsilon`` from it (one record, mechanism
     ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left.
 
+    ``exact=True``: the degrees are integers, and the noise is exact discrete Laplace noise with
+    ``P(z) ~ exp(-epsilon |z| / 2)`` (the geometric mechanism, epsilon-edge-DP for L1 sensitivity 2;
+    :func:`dpmo.mechanisms.exact.sample_discrete_laplace`) from the OS's secure source when rng is None;
+    equal noisy degrees are ordered by a uniformly random permutation (post-processing).
+
     Returns
     -------
     numpy.ndarray of intp, shape (candidates,)
         Sorted by decreasing noisy degree.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> short = graphs.two_stage_candidates(g, epsilon=1.0, candidates=5, rng=0)
+    >>> short.shape, len(set(short.tolist())) == 5
+    ((5,), True)
     """
     g = _graph(graph)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
     m = check_k(candidates, g.n_nodes, "candidates")
-    gen = check_random_state(rng)
+    exact = check_exact(exact)
+    gen = None if exact and rng is None else check_random_state(rng)
     budget, total = resolve_budget(epsilon, budget)
     epsilon = budget.spend(
         total,
@@ -442,6 +545,12 @@ def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, bu
         sensitivity=2.0,
         candidates=g.n_nodes,
     )
+    if exact:
+        noise = sample_discrete_laplace(g.n_nodes, total / 2, gen)
+        noisy = np.asarray(g.degree, dtype=np.int64) + noise
+        order = random_permutation(g.n_nodes, gen)
+        ranked = order[np.argsort(-noisy[order], kind="stable")]
+        return ranked[:m].astype(np.intp)
     noisy = g.degree + gen.laplace(scale=2.0 / epsilon, size=g.n_nodes)
     if m < g.n_nodes:
         part = np.argpartition(-noisy, m - 1)[:m]
@@ -463,6 +572,7 @@ def top_k_two_stage(
     low_degree: float = 0.0,
     formula: str = "paper",
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
 
@@ -497,6 +607,9 @@ def top_k_two_stage(
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed: one record
         for the shortlist (``degree_share * epsilon``, Laplace) and one per round of stage 2 (the rest,
         divided by ``k``). Without it the call spends ``epsilon`` of its own.
+    exact : bool, default False
+        Both stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
+        exact sampling in stage 2; rng None then reads the OS's secure source.
 
     Returns
     -------
@@ -509,6 +622,15 @@ def top_k_two_stage(
     degree has the same Pareto front as the graph on it; the noisy shortlist is close to that. The output is
     biased towards the high-degree end of the front (it never returns a front node outside the shortlist).
     Cost: O(n) for stage 1, then ``k`` Pareto scores and dampening loops on ``candidates`` nodes.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> picks = graphs.top_k_two_stage(g, 3, epsilon=2.0, candidates=10, rng=0)
+    >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
+    ((3,), True, True)
     """
     g = _graph(graph)
     n = g.n_nodes
@@ -519,16 +641,28 @@ def top_k_two_stage(
     share = _check_share(degree_share)
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    low, formula = _check_convention(low_degree, formula)
-    gen = check_random_state(rng)
+    low, formula = check_convention(low_degree, formula)
+    exact = check_exact(exact, mechanism)
+    gen = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     budget, total = resolve_budget(epsilon, budget)
     # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest
     eps1 = Fraction(float(Fraction(share) * total))
     eps2 = total - eps1
-    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget)
+    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget, exact=exact)
     if m == 1:
         budget.spend(eps2, "top_k_two_stage: stage 2, the only candidate, no data used")
         return g.ids[shortlist]
     objs = [o.take(shortlist) for o in objectives(g, low_degree=low, formula=formula)]
-    idx = priv_pareto(objs, eps2, k=k, sensitivity=sensitivity, mechanism=mechanism, rng=gen, budget=budget)
+    idx = select_multiobjective(
+        objs,
+        eps2,
+        approach="pareto",
+        sensitivity=sensitivity,
+        mechanism=mechanism,
+        k=k,
+        rng=gen,
+        budget=budget,
+        what="top_k_two_stage: stage 2",
+        exact=exact,
+    )
     return g.ids[shortlist[np.asarray(idx, dtype=np.intp)]]
