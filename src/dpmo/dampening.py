@@ -102,6 +102,19 @@ def dampen(
     Time O(n + sum over steps of the number of candidates still unbracketed), plus the cost of the local
     function; memory O(n). The number of steps is ``max_r`` of the level reached by candidate ``r``
     (``|D(x, r)|`` rounded up), at most ``max_steps``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u = np.array([0.0, 3.0, 10.0])
+    >>> # with the global sensitivity only, D = u / Delta u
+    >>> dpmo.dampen(u, None, global_sensitivity=2.0).tolist()
+    [0.0, 1.5, 5.0]
+    >>> # a smaller local sensitivity stretches the scores: D grows by more than one per unit of Delta u
+    >>> d = dpmo.dampen(u, lambda t: np.full(3, 0.5), global_sensitivity=2.0)
+    >>> bool(np.all(np.diff(d) > 0)) and bool(d[2] >= 5.0)
+    True
     """
     u = check_scores(values, "values")
     n = u.size
@@ -325,6 +338,16 @@ def local_dampening(
     Notes
     -----
     Cost of :func:`dampen` plus that of :func:`dpmo.select`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u = np.arange(10.0)
+    >>> local = lambda t: np.full(10, 0.5)  # an admissible (constant) local sensitivity below Delta u = 1
+    >>> picks = dpmo.local_dampening(u, epsilon=1.0, local=local, k=2, rng=0, global_sensitivity=1.0)
+    >>> picks.shape, len(set(picks.tolist())) == 2
+    ((2,), True)
     """
     check_exact(exact, mechanism if isinstance(mechanism, str) and mechanism in MECHANISMS else None)
     if budget is not None:

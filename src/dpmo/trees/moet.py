@@ -56,7 +56,7 @@ __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"
 
 #: Approaches shipped with dpmo (any approach registered with :func:`dpmo.selection.register_approach` is
 #: accepted too).
-APPROACHES = ("pareto", "agg")
+APPROACHES = ("pareto", "agg", "chebyshev")
 SENSITIVITIES = ("local", "global")
 
 
@@ -99,6 +99,15 @@ def selection_scores(
     Notes
     -----
     Cost of one round of :func:`dpmo.priv_pareto` or :func:`dpmo.priv_agg` without the sampling.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import selection_scores
+    >>> tp, tn = np.array([8, 5, 2]), np.array([1, 5, 9])
+    >>> scores, sens = selection_scores(tp, 10, tn, 10, approach="agg", sensitivity="global")
+    >>> bool(np.allclose(scores, 3 * tp / 10 + 2 * tn / 10)), sens  # 3 TPR + 2 TNR, sensitivity 3 + 2
+    (True, 5.0)
     """
     appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
@@ -118,8 +127,10 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     epsilon : float or None, default 1.0
         Total privacy budget of the fit, > 0. None gives the non-private NODP-MOET variant (each pick is
         the argmax of the Pareto score or of the weighted sum, ties broken at random); it is not private.
-    approach : {"pareto", "agg"}, default "pareto"
-        Selection by the Pareto score (PrivPareto) or by ``w_tpr TPR + w_tnr TNR`` (PrivAgg).
+    approach : {"pareto", "agg", "chebyshev"}, default "pareto"
+        Selection by the Pareto score (PrivPareto), by ``w_tpr TPR + w_tnr TNR`` (PrivAgg), or by
+        PrivChebyshev (``dpmo.chebyshev.ChebyshevApproach``, not in the paper: the picks of a round follow
+        the default directions of :func:`dpmo.chebyshev.default_directions`, between TPR and TNR).
     sensitivity : {"local", "global"}, default "local"
         Local dampening with the admissible local functions, or the global sensitivity.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
