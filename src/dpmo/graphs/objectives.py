@@ -32,6 +32,7 @@ import numpy as np
 
 from ..sensitivity import LocalSensitivity, Objective
 from .io import Graph
+from .nodes import public_graph
 from .utilities import _check_convention
 
 __all__ = [
@@ -106,11 +107,9 @@ class _EgoDensityDelta:
 
 
 def _graph(graph) -> Graph:
-    if isinstance(graph, Graph):
-        return graph
-    from .io import load_graph
-
-    return load_graph(graph)
+    # A raw input needs its public node set (load it with load_graph(..., nodes=)); the private entry
+    # points check that a Graph's node set was declared public before they use its objectives.
+    return graph if isinstance(graph, Graph) else public_graph(graph, None, "the graph objectives")
 
 
 def degree_objective(graph) -> Objective:
@@ -118,7 +117,7 @@ def degree_objective(graph) -> Objective:
 
     Parameters
     ----------
-    graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
+    graph : Graph (see :func:`dpmo.graphs.load_graph`)
 
     Returns
     -------
@@ -144,7 +143,7 @@ def ego_density_objective(graph, *, low_degree: float = 0.0, formula: str = "pap
 
     Parameters
     ----------
-    graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
+    graph : Graph (see :func:`dpmo.graphs.load_graph`)
     low_degree : float in [0, 1], default 0
         Ego density of nodes of degree < 2 (see :func:`dpmo.graphs.ego_density`).
     formula : {"paper", "published"}, default "paper"

@@ -13,7 +13,10 @@ Four private methods, each ``k`` rounds of a private multi-objective selection w
   ``|w_degree| * 1 + |w_ego| * delta^ego``.
 
 Neighbouring relation: edge differential privacy. Two graphs on the same public node set are neighbours
-when they differ in exactly one edge (added or removed). The node set (its ids and its size ``n``) is public.
+when they differ in exactly one edge (added or removed). The node set (its ids and its size ``n``) is public
+input: the private functions take it from the caller (``nodes=``, or a :class:`Graph` loaded with
+``nodes=``) and refuse without it (:data:`dpmo.graphs.nodes.NODES_REQUIRED`); nodes without edges are
+candidates like any other.
 
 The non-private ground truth is :func:`top_k_exact` (largest Pareto score or largest weighted sum) and
 :func:`pareto_front`.
@@ -29,7 +32,8 @@ from .._validation import check_choice, check_epsilon, check_k, check_random_sta
 from ..aggregate import aggregate, aggregate_selection_scores
 from ..mechanisms import MECHANISMS, select
 from ..pareto import RoundCache, _pareto_rounds, pareto_score, pareto_selection_scores, priv_pareto
-from .io import Graph, load_graph
+from .io import Graph
+from .nodes import observed_graph, public_graph
 from .objectives import objectives
 from .utilities import _check_convention
 
@@ -58,7 +62,8 @@ _PAPER_WEIGHTS = (1.0, 100.0)
 
 
 def _graph(graph) -> Graph:
-    return graph if isinstance(graph, Graph) else load_graph(graph)
+    """For the exact (non-private) functions: a raw input keeps its own node set."""
+    return observed_graph(graph)
 
 
 def _weights_key(weights) -> tuple[float, float]:
@@ -111,6 +116,7 @@ def selection_scores(
     weights=_PAPER_WEIGHTS,
     low_degree: float = 0.0,
     formula: str = "paper",
+    nodes=None,
 ) -> tuple[np.ndarray, float]:
     """Scores and sensitivity a method hands to :func:`dpmo.select` in its first round (cached, read-only).
 
@@ -120,15 +126,16 @@ def selection_scores(
       (:func:`dpmo.aggregate.aggregate_selection_scores`).
 
     ``top_k(..., k=1)`` draws from ``dpmo.select(*selection_scores(...), ...)``: this is what the exhaustive
-    privacy audit checks. The Pareto approach recomputes the scores on the remaining nodes in later rounds
-    (see :func:`dpmo.priv_pareto`); the aggregate's scores do not depend on the other nodes.
+    privacy audit checks. ``graph`` and ``nodes`` as in :func:`top_k` (a public node set is required).
+    The Pareto approach recomputes the scores on the remaining nodes in later rounds (see
+    :func:`dpmo.priv_pareto`); the aggregate's scores do not depend on the other nodes.
 
     Notes
     -----
     Cost on first use: the Pareto score (O(n log n)) or the aggregate (O(n)), plus for ``"local"`` the
     dampening loop (:func:`dpmo.dampen`).
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "selection_scores")
     approach = check_choice(approach, APPROACHES, "approach")
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     low, formula = _check_convention(low_degree, formula)
@@ -164,13 +171,15 @@ def top_k(
     rng=None,
     low_degree: float = 0.0,
     formula: str = "paper",
+    nodes=None,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
     Parameters
     ----------
     graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
-        Load once with :func:`load_graph` and pass the :class:`Graph` to reuse its cached utilities.
+        Load once with ``load_graph(source, nodes=...)`` and pass the :class:`Graph` to reuse its cached
+        utilities.
     k : int
         Number of nodes, ``1 <= k <= n``.
     epsilon : float
@@ -190,16 +199,27 @@ def top_k(
         Ego density of nodes of degree < 2 (the published code uses 1 for degree-1 nodes).
     formula : {"paper", "published"}, default "paper"
         Ego density formula, see :func:`dpmo.graphs.ego_density`.
+    nodes : array_like of int, or int
+        The public node set (ids, or ``n`` for the ids ``0 .. n-1``); required unless ``graph`` is a
+        :class:`Graph` loaded with ``nodes=``. Without it the call is refused with one line
+        (:data:`dpmo.graphs.nodes.NODES_REQUIRED`): the nodes that appear in the edges are not public (an
+        edge to a leaf makes its node appear). Nodes without edges are candidates like any other.
 
     Returns
     -------
     numpy.ndarray, shape (k,)
         Original ids of the chosen nodes, in selection order.
 
+    Raises
+    ------
+    ValueError
+        Without a public node set, or for bad arguments; never because of the edges.
+
     Notes
     -----
-    Privacy: epsilon-edge-DP (neighbours differ in one edge; the node set is public). The first round draws
-    from ``dpmo.select(*selection_scores(...))`` (audited exhaustively on all graphs with 5 nodes). Later
+    Privacy: epsilon-edge-DP (neighbours: graphs on the same public node set that differ in one edge).
+    The first round draws from ``dpmo.select(*selection_scores(...))`` (audited exhaustively on all graphs
+    with 5 nodes). Later
     rounds remove the chosen nodes; for the Pareto approach the scores are recomputed on the remaining
     nodes (:func:`dpmo.priv_pareto`), for the aggregate they are the same (:func:`dpmo.priv_agg`, whose
     dampened scores are cached on the graph, so repeated calls cost one :func:`dpmo.select`).
@@ -207,7 +227,7 @@ def top_k(
     Cost: the utilities once per graph (O(|E| sqrt|E|)), then per call ``k`` Pareto scores and dampening
     loops (pareto) or one selection (agg). Measured figures are in ``docs/graphs.md``.
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "top_k")
     n = g.n_nodes
     k = check_k(k, n)
     epsilon = check_epsilon(epsilon)
@@ -373,20 +393,21 @@ def _check_share(degree_share) -> float:
     return share
 
 
-def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None) -> np.ndarray:
+def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, nodes=None) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
     Releases (internally) the whole degree vector with Laplace noise of scale ``2 / epsilon`` and keeps the
     ``candidates`` largest entries. One edge changes exactly two degrees by 1, so the degree vector has
     L1 sensitivity 2 and the noisy vector is epsilon-edge-DP (Laplace mechanism, Dwork et al. 2006); the
-    choice of the top entries is post-processing. O(n) time (``argpartition``) and memory.
+    choice of the top entries is post-processing. O(n) time (``argpartition``) and memory. ``graph`` and
+    ``nodes`` as in :func:`top_k` (a public node set is required; isolated nodes get a noisy degree too).
 
     Returns
     -------
     numpy.ndarray of intp, shape (candidates,)
         Sorted by decreasing noisy degree.
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "two_stage_candidates")
     epsilon = check_epsilon(epsilon)
     m = check_k(candidates, g.n_nodes, "candidates")
     gen = check_random_state(rng)
@@ -410,6 +431,7 @@ def top_k_two_stage(
     rng=None,
     low_degree: float = 0.0,
     formula: str = "paper",
+    nodes=None,
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
 
@@ -434,8 +456,8 @@ def top_k_two_stage(
 
     Parameters
     ----------
-    graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula
-        As in :func:`top_k` (``k <= candidates``).
+    graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula, nodes
+        As in :func:`top_k` (``k <= candidates``; a public node set is required).
     candidates : int, default 100
         Size of the shortlist (public), ``k <= candidates <= n``.
     degree_share : float in (0, 1), default 0.1
@@ -453,7 +475,7 @@ def top_k_two_stage(
     biased towards the high-degree end of the front (it never returns a front node outside the shortlist).
     Cost: O(n) for stage 1, then ``k`` Pareto scores and dampening loops on ``candidates`` nodes.
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "top_k_two_stage")
     n = g.n_nodes
     epsilon = check_epsilon(epsilon)
     m = check_k(candidates, n, "candidates")
