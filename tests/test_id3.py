@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -197,15 +198,15 @@ def test_tiny_budget_gives_a_single_leaf():
 def test_ledger_sums_to_epsilon(cls, max_depth, n_features, levels):
     data = synthetic()
     clf = cls(0.7, max_depth=max_depth, features=data.features, random_state=0).fit(data.X, data.y)
-    ledger = clf.privacy_ledger_
-    assert all(isinstance(step, str) and e > 0 for step, e in ledger)
+    ledger = clf.budget_.ledger
+    assert all(isinstance(r.what, str) and r.epsilon > 0 for r in ledger)
     assert len(ledger) == 2 * (levels - 1) + 1  # per depth: count + choice-or-leaf; last depth: leaves
-    assert sum(e for _, e in ledger) == pytest.approx(0.7, abs=1e-15)
-    eps_level = 0.7 / levels
-    for _, e in ledger[:-1]:
-        assert e == pytest.approx(eps_level / 2)
-    assert ledger[-1][1] == pytest.approx(eps_level)
-    assert "leaf" in ledger[-1][0]
+    assert sum(r.epsilon for r in ledger) == Fraction(0.7)  # exact
+    level_share = Fraction(0.7) / levels
+    for r in ledger[:-1]:
+        assert r.epsilon == level_share / 2
+    assert ledger[-1].epsilon == level_share
+    assert "leaves" in ledger[-1].what
 
 
 def test_noise_scales_follow_the_budget_split():

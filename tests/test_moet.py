@@ -4,7 +4,7 @@ exhaustive privacy audit of one selection round, and the accuracy acceptance fig
 from __future__ import annotations
 
 import itertools
-import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -138,14 +138,16 @@ def test_privacy_ledger_sums_to_epsilon(cancer):
     clf = DPMOETClassifier(epsilon=0.7, features=cancer.features, random_state=0, **SMALL).fit(
         cancer.X, cancer.y
     )
-    ledger = clf.privacy_ledger_
-    # k = 2 generations of s = 3 picks, then o = 2 final picks; epsilon / (k + 1) per round
-    assert [(r, j) for r, j, _ in ledger] == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (2, 0), (2, 1)]
-    for r, _, e in ledger:
-        assert e == pytest.approx(0.7 / 3 / (3 if r < 2 else 2))
-    assert math.fsum(e for *_, e in ledger) == pytest.approx(0.7, rel=1e-12)
+    ledger = clf.budget_.ledger
+    # k = 2 generations of s = 3 picks, then o = 2 final picks; epsilon / (k + 1) per round, exactly
+    shares = [Fraction(0.7) / 3 / 3] * 6 + [Fraction(0.7) / 3 / 2] * 2
+    assert [r.epsilon for r in ledger] == shares
+    assert sum(r.epsilon for r in ledger) == Fraction(0.7)  # exact
+    assert clf.budget_.remaining == 0
+    assert all(r.mechanism == "exponential" and r.sensitivity == 1.0 for r in ledger)
+    assert [r.candidates for r in ledger] == [8, 7, 6, 11, 10, 9, 11, 10]
     nodp = DPMOETClassifier(epsilon=None, features=cancer.features, random_state=0, **SMALL)
-    assert nodp.fit(cancer.X, cancer.y).privacy_ledger_ == []
+    assert nodp.fit(cancer.X, cancer.y).budget_ is None
 
 
 def test_nodp_agg_returns_the_best_initial_tree(cancer):
@@ -302,8 +304,7 @@ def test_pareto_variant_selects_with_priv_pareto(cancer, monkeypatch, sensitivit
     for _, eps, _, sens, mech, out in calls:
         assert eps == pytest.approx(0.9 / 3) and sens == sensitivity and mech == "permute_and_flip"
         assert len(set(out.tolist())) == len(out)
-    ledger = clf.privacy_ledger_
-    assert math.fsum(e for *_, e in ledger) == pytest.approx(0.9)
+    assert sum(r.epsilon for r in clf.budget_.ledger) == Fraction(0.9)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -533,7 +533,7 @@ def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
             fresh = list(seen)
             seen.clear()
             checked = pareto_mod._checked_common(objs, eps, 5, sensitivity, "exponential", seed)
-            ours = pareto_mod._pareto_rounds(*checked, cache=cache)
+            ours = pareto_mod._pareto_rounds(*checked[:-1], cache=cache)
             assert ours.tolist() == ref.tolist()
             assert len(seen) == len(fresh) == 5
             for a, b in zip(seen, fresh, strict=True):

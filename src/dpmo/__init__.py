@@ -1,5 +1,8 @@
 """dpmo: differentially private multi-objective selection.
 
+Privacy accounting:
+    :class:`Budget` (spent, never recomputed; exact) and :class:`BudgetExceededError`; every private entry
+    point takes ``budget=`` (see ``docs/privacy-accounting.md``).
 Core (single objective):
     :func:`select`, :func:`probabilities` (exponential mechanism, permute-and-flip, report-noisy-max),
     :class:`Objective` (a utility with its global and local sensitivity), :func:`dampen` and
@@ -18,6 +21,7 @@ import importlib
 
 from ._validation import check_random_state
 from .aggregate import aggregate, priv_agg
+from .budget import Budget, BudgetExceededError
 from .dampening import dampen, local_dampening
 from .mechanisms import MECHANISMS, probabilities, select
 from .pareto import pareto_score, pareto_sensitivity, priv_pareto
@@ -26,6 +30,8 @@ from .sensitivity import LocalSensitivity, Objective
 __version__ = "0.1.0"
 
 __all__ = [
+    "Budget",
+    "BudgetExceededError",
     "MECHANISMS",
     "LocalSensitivity",
     "Objective",

@@ -158,6 +158,7 @@ def priv_agg(
     sensitivity: str = "local",
     mechanism: str = "exponential",
     rng=None,
+    budget=None,
 ) -> np.ndarray:
     """PrivAgg: pick ``k`` candidates with a large weighted sum of objectives, epsilon-DP.
 
@@ -181,6 +182,9 @@ def priv_agg(
         Base mechanism of :func:`dpmo.select`.
     rng : None, int or numpy.random.Generator
         Randomness (SPEC 7).
+    budget : dpmo.Budget, optional
+        Spend ``epsilon`` from it (None: all it has left); checked up front, then ``k`` records of
+        ``epsilon / k`` made right before the sampling. Without it the call spends ``epsilon`` of its own.
 
     Returns
     -------
@@ -193,13 +197,16 @@ def priv_agg(
     and the k rounds remove the chosen candidates. Cost: O(n m) plus :func:`dpmo.dampen` (local) and
     :func:`dpmo.select`. With ``n = 1`` the only candidate is returned without looking at the data.
     """
-    objs, epsilon, k, sensitivity, mechanism, rng = _checked_common(
-        objectives, epsilon, k, sensitivity, mechanism, rng
+    objs, epsilon, k, sensitivity, mechanism, rng, budget = _checked_common(
+        objectives, epsilon, k, sensitivity, mechanism, rng, budget
     )
     agg = aggregate(objs, weights)
     if agg.n == 1:
+        budget.spend(epsilon, "priv_agg: the only candidate, no data used")
         return np.zeros(1, dtype=np.intp)
     scores, sens = aggregate_selection_scores(agg, sensitivity)
+    what = "priv_agg (dampened aggregate)" if sensitivity == "local" else "priv_agg (aggregate)"
+    budget.spend_rounds(epsilon, k, what, mechanism=mechanism, sensitivity=sens, candidates=agg.n)
     return select(scores, epsilon, sens, mechanism=mechanism, k=k, rng=rng)
 
 

@@ -33,8 +33,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._validation import check_scores, check_sensitivity
-from .mechanisms import select
+from ._validation import check_choice, check_epsilon, check_k, check_scores, check_sensitivity
+from .budget import resolve_budget
+from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, evaluate_local
 
 __all__ = ["dampen", "dampen_objective", "local_dampening", "DEFAULT_FLOOR"]
@@ -294,6 +295,7 @@ def local_dampening(
     global_sensitivity: float | None = None,
     min_sensitivity: float | None = None,
     max_steps: int = 100_000,
+    budget=None,
 ) -> np.ndarray:
     """Local dampening mechanism: :func:`dpmo.select` on the dampened scores with sensitivity 1.
 
@@ -309,6 +311,10 @@ def local_dampening(
         As in :func:`dampen`.
     epsilon, mechanism, k, rng
         As in :func:`dpmo.select`.
+    budget : dpmo.Budget, optional
+        Spend ``epsilon`` from it (checked before the scores are dampened): ``k`` records of
+        ``epsilon / k``, mechanism ``mechanism``, sensitivity 1. Without it the call spends ``epsilon`` of
+        its own.
 
     Returns
     -------
@@ -318,6 +324,13 @@ def local_dampening(
     -----
     Cost of :func:`dampen` plus that of :func:`dpmo.select`.
     """
+    if budget is not None:
+        n = check_scores(values, "values").size
+        check_k(k, n)
+        check_choice(mechanism, MECHANISMS, "mechanism")
+        if epsilon is not None:
+            check_epsilon(epsilon)
+        budget, total = resolve_budget(epsilon, budget)
     D = dampen(
         values,
         local,
@@ -325,4 +338,8 @@ def local_dampening(
         min_sensitivity=min_sensitivity,
         max_steps=max_steps,
     )
-    return select(D, epsilon, 1.0, mechanism=mechanism, k=k, rng=rng)
+    if budget is None:
+        return select(D, epsilon, 1.0, mechanism=mechanism, k=k, rng=rng)
+    # spent here, right before the sampling, with the dampened scores' sensitivity 1
+    budget.spend_rounds(total, k, "local_dampening", mechanism=mechanism, sensitivity=1.0, candidates=n)
+    return select(D, total, 1.0, mechanism=mechanism, k=k, rng=rng)

@@ -1,4 +1,4 @@
-"""Evaluation metrics shared by the applications: coverage C, recall, weighted fitness, TPR/TNR.
+"""Evaluation metrics shared by the applications: coverage C, recall, hypervolume, weighted fitness, TPR/TNR.
 
 These are computed on non-private quantities, for evaluation only; they are not private releases.
 """
@@ -8,8 +8,20 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_choice
+from .hypervolume import best_hypervolume, hypervolume, hypervolume_ratio
 
-__all__ = ["DOMINANCE", "dominates", "coverage", "recall", "front_share", "weighted_fitness", "tpr_tnr"]
+__all__ = [
+    "DOMINANCE",
+    "dominates",
+    "coverage",
+    "recall",
+    "front_share",
+    "hypervolume",
+    "hypervolume_ratio",
+    "best_hypervolume",
+    "weighted_fitness",
+    "tpr_tnr",
+]
 
 #: Readings of "a dominates b" for objective vectors (larger is better in every objective).
 #: ``"strict"``: better in every objective (the published code's reading of C; the default);

@@ -29,11 +29,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 
 from . import _dominance
 from ._validation import check_choice, check_epsilon, check_k, check_random_state
+from .budget import Budget, resolve_budget
 from .dampening import dampen
 from .mechanisms import MECHANISMS, select
 from .sensitivity import LocalSensitivity, Objective, _check_t, check_local_values
@@ -469,14 +471,18 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     return _ParetoState(objs).local(np.arange(objs[0].n, dtype=np.intp))
 
 
-def _checked_common(objectives, epsilon, k, sensitivity, mechanism, rng):
+def _checked_common(objectives, epsilon, k, sensitivity, mechanism, rng, budget=None):
+    """Checked arguments; ``epsilon`` comes back as the exact Fraction of the call, checked to fit in
+    ``budget`` (a new ``Budget(epsilon)`` when None), which is returned last."""
     objs = check_objectives(objectives)
-    epsilon = check_epsilon(epsilon)
+    if epsilon is not None or budget is None:
+        check_epsilon(epsilon)
     k = check_k(k, objs[0].n)
     sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     rng = check_random_state(rng)
-    return objs, epsilon, k, sensitivity, mechanism, rng
+    budget, epsilon = resolve_budget(epsilon, budget)
+    return objs, epsilon, k, sensitivity, mechanism, rng, budget
 
 
 def pareto_selection_scores(objectives, sensitivity: str = "local") -> tuple[np.ndarray, float]:
@@ -516,6 +522,7 @@ def priv_pareto(
     sensitivity: str = "local",
     mechanism: str = "exponential",
     rng=None,
+    budget=None,
 ) -> np.ndarray:
     """PrivPareto: pick ``k`` candidates close to the Pareto front under epsilon-differential privacy.
 
@@ -538,6 +545,10 @@ def priv_pareto(
         Base mechanism of :func:`dpmo.select`, for either version.
     rng : None, int or numpy.random.Generator
         Randomness (SPEC 7).
+    budget : dpmo.Budget, optional
+        Spend ``epsilon`` from it (None: all it has left); checked up front, then one record of
+        ``epsilon / k`` per round, made right before the round's sampling. Without it the call spends
+        ``epsilon`` of its own.
 
     Returns
     -------
@@ -564,10 +575,10 @@ def priv_pareto(
     on sizes only, and the scores agree to rounding (the dampening's own running sums are added in a
     different order).
     """
-    objs, epsilon, k, sensitivity, mechanism, rng = _checked_common(
-        objectives, epsilon, k, sensitivity, mechanism, rng
+    objs, epsilon, k, sensitivity, mechanism, rng, budget = _checked_common(
+        objectives, epsilon, k, sensitivity, mechanism, rng, budget
     )
-    return _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng)
+    return _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, budget=budget)
 
 
 class RoundCache:
@@ -625,7 +636,17 @@ class RoundCache:
                 self._bytes -= old.nbytes
 
 
-def _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, cache: RoundCache | None = None):
+def _pareto_rounds(
+    objs,
+    epsilon,
+    k,
+    sensitivity,
+    mechanism,
+    rng,
+    cache: RoundCache | None = None,
+    budget=None,
+    what="priv_pareto",
+):
     """The k rounds of :func:`priv_pareto` on checked arguments, optionally reusing cached round scores.
 
     The state that counts dominance is built at rounds 0, R, 2R, ... (R = ``_REBUILD_AFTER``) on the
@@ -634,7 +655,11 @@ def _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, cache: RoundCa
     first round the cache cannot answer.
     """
     n = objs[0].n
-    eps_round = epsilon / k
+    score_name = "dampened Pareto score" if sensitivity == "local" else "Pareto score"
+    share = Fraction(epsilon) / k  # exact; float(share) is epsilon / k for a float epsilon
+    if budget is None:
+        budget = Budget(epsilon)
+    budget.check(epsilon)
     all_idx = np.arange(n, dtype=np.intp)
     remaining = all_idx  # original indices of the candidates still in play
     chosen: list[int] = []
@@ -643,6 +668,9 @@ def _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, cache: RoundCa
     base = all_idx
     for r in range(k):
         if remaining.size == 1:
+            # the last candidate, without looking at the data; its round's share is still charged, so
+            # that the call spends exactly epsilon
+            budget.spend(share, f"{what}: round {r + 1} of {k} (one candidate left, no data used)")
             chosen.append(int(remaining[0]))
             break
         r0 = r - r % _REBUILD_AFTER  # the round whose candidates the state is built on
@@ -669,6 +697,13 @@ def _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, cache: RoundCa
                 cache.put(key, scores, sens)
                 if r == 0:
                     cache.keep_state(state)
+        eps_round = budget.spend(
+            share,
+            f"{what}: round {r + 1} of {k} ({score_name})",
+            mechanism=mechanism,
+            sensitivity=sens,
+            candidates=remaining.size,
+        )
         pick = int(select(scores, eps_round, sens, mechanism=mechanism, rng=rng)[0])
         c = int(remaining[pick])
         chosen.append(c)

@@ -25,11 +25,13 @@ The non-private ground truth is :func:`top_k_exact` (largest Pareto score or lar
 from __future__ import annotations
 
 import numbers
+from fractions import Fraction
 
 import numpy as np
 
 from .._validation import check_choice, check_epsilon, check_k, check_random_state
 from ..aggregate import aggregate, aggregate_selection_scores
+from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS, select
 from ..pareto import RoundCache, _pareto_rounds, pareto_score, pareto_selection_scores, priv_pareto
 from .io import Graph
@@ -171,6 +173,7 @@ def top_k(
     rng=None,
     low_degree: float = 0.0,
     formula: str = "paper",
+    budget=None,
     nodes=None,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
@@ -199,6 +202,9 @@ def top_k(
         Ego density of nodes of degree < 2 (the published code uses 1 for degree-1 nodes).
     formula : {"paper", "published"}, default "paper"
         Ego density formula, see :func:`dpmo.graphs.ego_density`.
+    budget : dpmo.Budget, optional
+        Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one
+        record of ``epsilon / k`` per round. Without it the call spends ``epsilon`` of its own.
     nodes : array_like of int, or int
         The public node set (ids, or ``n`` for the ids ``0 .. n-1``); required unless ``graph`` is a
         :class:`Graph` loaded with ``nodes=``. Without it the call is refused with one line
@@ -230,14 +236,17 @@ def top_k(
     g = public_graph(graph, nodes, "top_k")
     n = g.n_nodes
     k = check_k(k, n)
-    epsilon = check_epsilon(epsilon)
+    if epsilon is not None or budget is None:
+        check_epsilon(epsilon)
     approach = check_choice(approach, APPROACHES, "approach")
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
     low, formula = _check_convention(low_degree, formula)
     rng = check_random_state(rng)
+    budget, epsilon = resolve_budget(epsilon, budget)
     if n == 1:
+        budget.spend(epsilon, "top_k: the only node, no data used")
         return g.ids.copy()  # the only node, without looking at the (edgeless) data
     objs = objectives(g, low_degree=low, formula=formula)
     if approach == "pareto":
@@ -245,12 +254,16 @@ def top_k(
         # are kept on the graph, keyed by the nodes already chosen, so repeated calls skip the rounds
         # already seen (always the first one).
         cache = g.cached(("pareto-rounds", low, formula), RoundCache)
-        idx = _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, cache=cache)
+        idx = _pareto_rounds(
+            objs, epsilon, k, sensitivity, mechanism, rng, cache=cache, budget=budget, what="top_k"
+        )
     else:
         # Identical to priv_agg(objs, w, epsilon, k=k, ...) (checked in the tests), with its scores cached.
         scores, sens = selection_scores(
             g, approach="agg", sensitivity=sensitivity, weights=w, low_degree=low, formula=formula
         )
+        what = "top_k (dampened aggregate)" if sensitivity == "local" else "top_k (aggregate)"
+        budget.spend_rounds(epsilon, k, what, mechanism=mechanism, sensitivity=sens, candidates=n)
         idx = select(scores, epsilon, sens, mechanism=mechanism, k=k, rng=rng)
     return g.ids[np.asarray(idx, dtype=np.intp)]
 
@@ -393,7 +406,9 @@ def _check_share(degree_share) -> float:
     return share
 
 
-def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, nodes=None) -> np.ndarray:
+def two_stage_candidates(
+    graph, epsilon: float, candidates: int, *, rng=None, budget=None, nodes=None
+) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
     Releases (internally) the whole degree vector with Laplace noise of scale ``2 / epsilon`` and keeps the
@@ -402,15 +417,27 @@ def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, no
     choice of the top entries is post-processing. O(n) time (``argpartition``) and memory. ``graph`` and
     ``nodes`` as in :func:`top_k` (a public node set is required; isolated nodes get a noisy degree too).
 
+    ``budget`` (a :class:`dpmo.Budget`, optional): spend ``epsilon`` from it (one record, mechanism
+    ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left.
+
     Returns
     -------
     numpy.ndarray of intp, shape (candidates,)
         Sorted by decreasing noisy degree.
     """
     g = public_graph(graph, nodes, "two_stage_candidates")
-    epsilon = check_epsilon(epsilon)
+    if epsilon is not None or budget is None:
+        check_epsilon(epsilon)
     m = check_k(candidates, g.n_nodes, "candidates")
     gen = check_random_state(rng)
+    budget, total = resolve_budget(epsilon, budget)
+    epsilon = budget.spend(
+        total,
+        f"two_stage_candidates: noisy degree vector, shortlist of {m}",
+        mechanism="laplace",
+        sensitivity=2.0,
+        candidates=g.n_nodes,
+    )
     noisy = g.degree + gen.laplace(scale=2.0 / epsilon, size=g.n_nodes)
     if m < g.n_nodes:
         part = np.argpartition(-noisy, m - 1)[:m]
@@ -431,6 +458,7 @@ def top_k_two_stage(
     rng=None,
     low_degree: float = 0.0,
     formula: str = "paper",
+    budget=None,
     nodes=None,
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
@@ -462,6 +490,10 @@ def top_k_two_stage(
         Size of the shortlist (public), ``k <= candidates <= n``.
     degree_share : float in (0, 1), default 0.1
         Share of epsilon spent on the shortlist.
+    budget : dpmo.Budget, optional
+        Spend ``epsilon`` from it (None: all it has left), checked before anything is computed: one record
+        for the shortlist (``degree_share * epsilon``, Laplace) and one per round of stage 2 (the rest,
+        divided by ``k``). Without it the call spends ``epsilon`` of its own.
 
     Returns
     -------
@@ -477,7 +509,8 @@ def top_k_two_stage(
     """
     g = public_graph(graph, nodes, "top_k_two_stage")
     n = g.n_nodes
-    epsilon = check_epsilon(epsilon)
+    if epsilon is not None or budget is None:
+        check_epsilon(epsilon)
     m = check_k(candidates, n, "candidates")
     k = check_k(k, m)
     share = _check_share(degree_share)
@@ -485,11 +518,14 @@ def top_k_two_stage(
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     low, formula = _check_convention(low_degree, formula)
     gen = check_random_state(rng)
-    shortlist = two_stage_candidates(g, share * epsilon, m, rng=gen)
+    budget, total = resolve_budget(epsilon, budget)
+    # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest
+    eps1 = Fraction(float(Fraction(share) * total))
+    eps2 = total - eps1
+    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget)
     if m == 1:
+        budget.spend(eps2, "top_k_two_stage: stage 2, the only candidate, no data used")
         return g.ids[shortlist]
     objs = [o.take(shortlist) for o in objectives(g, low_degree=low, formula=formula)]
-    idx = priv_pareto(
-        objs, epsilon - share * epsilon, k=k, sensitivity=sensitivity, mechanism=mechanism, rng=gen
-    )
+    idx = priv_pareto(objs, eps2, k=k, sensitivity=sensitivity, mechanism=mechanism, rng=gen, budget=budget)
     return g.ids[shortlist[np.asarray(idx, dtype=np.intp)]]

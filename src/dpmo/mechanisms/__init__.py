@@ -8,6 +8,8 @@ neighbouring relation of the application is.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from .._validation import (
@@ -18,6 +20,7 @@ from .._validation import (
     check_scores,
     check_sensitivity,
 )
+from ..budget import resolve_budget
 from .exponential import log_probabilities_exponential, sample_exponential
 from .noisy_max import sample_noisy_max
 from .permute_and_flip import log_probabilities_permute_and_flip
@@ -38,6 +41,7 @@ def select(
     mechanism: str = "exponential",
     k: int = 1,
     rng=None,
+    budget=None,
 ) -> np.ndarray:
     """Choose ``k`` distinct candidates with large scores under epsilon-differential privacy.
 
@@ -45,8 +49,8 @@ def select(
     ----------
     scores : array_like, shape (n,)
         Utility ``u(x, r)`` of every candidate (larger is better), finite.
-    epsilon : float
-        Total privacy budget of the call, > 0.
+    epsilon : float, fractions.Fraction or None
+        Total privacy budget of the call, > 0. None (only with ``budget``): all that remains of ``budget``.
     sensitivity : float
         Global sensitivity ``Delta u`` of the scores, > 0.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}
@@ -63,6 +67,10 @@ def select(
         which has exactly the same distribution.
     rng : None, int or numpy.random.Generator
         Randomness (SPEC 7): None draws fresh OS entropy; the same seed gives the same output.
+    budget : dpmo.Budget, optional
+        Spend ``epsilon`` from this budget: ``k`` records of ``epsilon / k`` (exact), all made before the
+        sampling, after checking that the whole ``epsilon`` fits (:class:`dpmo.BudgetExceededError`
+        otherwise, before anything is computed). Without it the call spends ``epsilon`` of its own.
 
     Returns
     -------
@@ -75,11 +83,21 @@ def select(
     """
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     scores = check_scores(scores)
-    epsilon = check_epsilon(epsilon)
+    if budget is None or epsilon is not None:
+        eps_float = check_epsilon(epsilon)
+        epsilon = epsilon if isinstance(epsilon, Fraction) else eps_float
     sensitivity = check_sensitivity(sensitivity)
     k = check_k(k, scores.size)
     rng = check_random_state(rng)
-    eps_round = epsilon / k
+    if budget is not None:
+        budget, total = resolve_budget(epsilon, budget)
+        eps_round = budget.spend_rounds(
+            total, k, "select", mechanism=mechanism, sensitivity=sensitivity, candidates=scores.size
+        )
+    elif k == 1 and not isinstance(epsilon, Fraction):
+        eps_round = epsilon
+    else:  # the float nearest to the exact share (for a float epsilon: epsilon / k)
+        eps_round = float(Fraction(epsilon) / k)
     if mechanism in ("exponential", "gumbel"):
         return sample_exponential(scores, eps_round, sensitivity, k, rng)
     noise = "exponential" if mechanism == "permute_and_flip" else "laplace"

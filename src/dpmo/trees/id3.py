@@ -38,8 +38,11 @@ Budget (total ``epsilon``; neighbouring relation: **add or remove one record**)
 * Leaf class counts: the two counts change by 1 in total when a record is added or removed (L1
   sensitivity 1), so ``Lap(1 / eps)`` on each is ``eps``-DP.
 
-``privacy_ledger_`` lists these steps per depth; its epsilons sum to ``epsilon`` (a depth whose nodes all
-stopped earlier keeps its entry: the allotment is the guarantee).
+Each step is recorded in the fit's :class:`dpmo.Budget` (``budget_``) when its depth starts, right before
+the depth's first node draws: two records per depth above ``L`` (the counts; the attribute choices or leaf
+counts), one for depth ``L``, each one spend under parallel composition over the depth's disjoint nodes.
+The ledger sums to ``epsilon`` exactly. A depth that no node reaches (all stopped earlier, a fact decided
+by the earlier noisy releases only) still spends its allotment: the allotment is the guarantee.
 
 Information-gain sensitivity
 ----------------------------
@@ -62,6 +65,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._validation import check_choice, check_epsilon, check_random_state
+from ..budget import Budget
 from ..dampening import dampen
 from ..mechanisms import MECHANISMS, select
 from .split_sensitivity import (
@@ -359,7 +363,7 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         return X, (features, y)
 
     # -------------------------------------------------------------------------------------------------
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, budget=None):
         """Grow the private tree.
 
         Parameters
@@ -369,6 +373,12 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
             scaled to ``[0, 1]`` with public bounds (``features`` says which is which; without it every
             column is numeric). A Dataset supplies ``y`` and, when ``features`` is None, the metadata.
         y : array_like of 0/1, shape (n,)
+        budget : dpmo.Budget, optional
+            Spend the fit's ``epsilon`` from this budget: a sub-budget of ``epsilon`` is reserved in it
+            (:meth:`dpmo.Budget.split`) before anything private is computed
+            (:class:`dpmo.BudgetExceededError` when it does not fit) and becomes ``budget_``. A fit
+            parameter, not a constructor one: a budget is stateful and ``sklearn.base.clone`` copies
+            constructor parameters.
 
         Returns
         -------
@@ -400,6 +410,12 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
             )
         is_cat, size = _feature_domains(features, d, n_bins)
         codes = self._encode(X, is_cat, size)
+        if budget is None:
+            own = Budget(self.epsilon)
+        elif not isinstance(budget, Budget):
+            raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
+        else:
+            own = budget.split([self.epsilon])[0]  # raises before anything private is computed
         rng = check_random_state(self.random_state)
         if self.criterion == "info_gain" and max_records is None and not self._local:
             warnings.warn(
@@ -412,8 +428,11 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
             )
 
         levels = min(max_depth, d) + 1
-        eps_level = eps / levels
-        eps_half = eps_level / 2.0
+        level_share = own.epsilon_exact / levels  # exact; the floats are eps / levels and half of it
+        half_share = level_share / 2
+        eps_level = float(level_share)
+        eps_half = float(half_share)
+        how = "local dampening" if self._local else f"{self.mechanism} mechanism"
 
         offsets = np.concatenate([[0], np.cumsum(size)])
         total = int(offsets[-1])
@@ -439,6 +458,32 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         for level in range(levels):
             last = level == levels - 1
             nxt = []
+            nodes = len(frontier)
+            if last:
+                own.spend(
+                    level_share,
+                    f"depth {level}: noisy class counts of each of the {nodes} leaves (L1 sensitivity 1; "
+                    "parallel over the depth's disjoint nodes)",
+                    mechanism="laplace",
+                    sensitivity=1.0,
+                    candidates=nodes,
+                )
+            else:
+                own.spend(
+                    half_share,
+                    f"depth {level}: noisy record count of each of the {nodes} nodes (parallel over the "
+                    "depth's disjoint nodes)",
+                    mechanism="laplace",
+                    sensitivity=1.0,
+                    candidates=nodes,
+                )
+                own.spend(
+                    half_share,
+                    f"depth {level}: per node either the split attribute ({how} on {self.criterion}) or "
+                    "the leaf's noisy class counts (Laplace); parallel over the depth's disjoint nodes",
+                    mechanism="local_dampening" if self._local else self.mechanism,
+                    candidates=nodes,
+                )
             for node, idx, remaining in frontier:
                 if last:
                     make_leaf(node, idx, eps_level)
@@ -479,43 +524,13 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
             frontier = nxt
 
         self.tree_ = ID3Tree(feature, first_child, n_children, label, depth_of, noisy, leaf_counts)
-        self.privacy_ledger_ = self._ledger(eps, levels, eps_level)
+        self.budget_ = own
         self.classes_ = np.array([0, 1])
         self.n_features_in_ = d
         self.features_ = None if features is None else tuple(features)
         self.domain_sizes_ = size
         self.categorical_ = is_cat
         return self
-
-    def _ledger(self, eps: float, levels: int, eps_level: float) -> list[tuple[str, float]]:
-        how = "local dampening" if self._local else f"{self.mechanism} mechanism"
-        ledger: list[tuple[str, float]] = []
-        for level in range(levels - 1):
-            ledger.append(
-                (
-                    f"depth {level}: noisy record count of each node (Laplace, sensitivity 1; "
-                    "parallel over the depth's disjoint nodes)",
-                    eps_level / 2.0,
-                )
-            )
-            ledger.append(
-                (
-                    f"depth {level}: per node either the split attribute ({how} on {self.criterion}) or the "
-                    "leaf's noisy class counts (Laplace); parallel over the depth's disjoint nodes",
-                    eps_level / 2.0,
-                )
-            )
-        ledger.append(
-            (
-                f"depth {levels - 1}: leaf noisy class counts (Laplace, L1 sensitivity 1; parallel over the "
-                "depth's disjoint nodes)",
-                eps_level,
-            )
-        )
-        # the pieces add up to epsilon up to rounding; put the rounding error on the last entry
-        rest = eps - sum(e for _, e in ledger[:-1])
-        ledger[-1] = (ledger[-1][0], rest)
-        return ledger
 
     def _choose(self, n0, n1, groups, n_groups, eps, n_hat, max_records, rng) -> int:
         scores, sens = split_choice_scores(
@@ -596,9 +611,10 @@ _PARAMS_DOC = """
     ----------
     tree_ : ID3Tree
         The private tree (flat arrays; publishable).
-    privacy_ledger_ : list of (str, float)
-        Every budget step (per depth: node counts, then attribute choice or leaf counts; last depth: leaf
-        counts), summing to ``epsilon``.
+    budget_ : dpmo.Budget
+        The fit's budget of ``epsilon``: one ledger record per budget step, recorded when it is taken (per
+        depth: node counts, then attribute choice or leaf counts; last depth: leaf counts), summing to
+        ``epsilon`` exactly.
     classes_ : ndarray [0, 1]
     n_features_in_ : int
     features_ : tuple of Feature or None
@@ -624,8 +640,8 @@ class DiffPID3Classifier(_BaseID3):
     >>> from dpmo.trees import DiffPID3Classifier
     >>> data = load_breast_cancer()
     >>> clf = DiffPID3Classifier(1.0, features=data.features, random_state=0).fit(data.X, data.y)
-    >>> round(sum(e for _, e in clf.privacy_ledger_), 12)
-    1.0
+    >>> sum(r.epsilon for r in clf.budget_.ledger) == 1.0
+    True
 """
     )
 

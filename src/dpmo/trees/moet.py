@@ -20,9 +20,10 @@ Privacy (see ``docs/trees.md``)
   (:mod:`dpmo.datasets` does it); the estimator never looks at the data's range to build a split.
 * Budget: the total ``epsilon`` is split equally over the ``k + 1`` selection rounds (``k`` generations and
   the final selection) and, within a round, equally over its picks (``s`` picks, ``o`` in the final round),
-  as the published code does; the paper does not say (``ERRATA.md``, point 4). Every pick is a private
-  selection with its share; by basic sequential composition the whole fit is ``epsilon``-DP.
-  ``privacy_ledger_`` lists every pick and sums to ``epsilon``.
+  as the published code does; the paper does not say (``docs/errata.md``, point 4). Every pick is a
+  private selection with its share; by basic sequential composition the whole fit is ``epsilon``-DP.
+  Every pick is recorded in the fit's :class:`dpmo.Budget` (``budget_``) by the selection that makes it,
+  right before it samples; the ledger sums to ``epsilon`` exactly.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import numpy as np
 
 from .._validation import check_choice, check_epsilon, check_random_state
 from ..aggregate import aggregate, aggregate_selection_scores, priv_agg
+from ..budget import Budget
 from ..mechanisms import MECHANISMS
 from ..pareto import pareto_score, pareto_selection_scores, priv_pareto
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
@@ -155,9 +157,10 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         The ``n_output`` selected trees, in selection order.
     population_ : TreePopulation
         The same trees packed for evaluation.
-    privacy_ledger_ : list of (round, pick, epsilon)
-        One entry per private pick (round ``k`` is the final selection); the epsilons sum to ``epsilon``.
-        Empty for the non-private variant.
+    budget_ : dpmo.Budget or None
+        The fit's budget of ``epsilon`` (a sub-budget of the ``budget`` given to :meth:`fit`, if any): one
+        ledger record per private pick, recorded as it is made, summing to ``epsilon`` exactly. None for
+        the non-private variant.
     features_ : tuple of Feature or None
     n_features_in_ : int
     classes_ : ndarray [0, 1]
@@ -309,7 +312,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
                 )
 
     # ------------------------------------------------------------------------------------------------
-    def _select(self, tp, p, tn, n, count, eps_round, rnd, rng, ledger, w):
+    def _select(self, tp, p, tn, n, count, eps_round, rnd, rng, budget, w):
         """Indices of ``count`` trees chosen among the current ones (private unless eps_round is None)."""
         if eps_round is None:
             return self._select_nodp(tp, p, tn, n, count, rng, w)
@@ -322,6 +325,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
                 sensitivity=self.sensitivity,
                 mechanism=self.mechanism,
                 rng=rng,
+                budget=budget,
             )
         else:
             chosen = priv_agg(
@@ -332,8 +336,8 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
                 sensitivity=self.sensitivity,
                 mechanism=self.mechanism,
                 rng=rng,
+                budget=budget,
             )
-        ledger.extend((rnd, j, eps_round / count) for j in range(count))
         return np.asarray(chosen, dtype=np.intp)
 
     def _select_nodp(self, tp, p, tn, n, count, rng, w):
@@ -362,7 +366,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
             remaining = np.delete(remaining, j)
         return np.asarray(chosen, dtype=np.intp)
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, budget=None):
         """Run DP-MOET on ``(X, y)``.
 
         Parameters
@@ -375,6 +379,12 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
             digest of its contents, a few milliseconds per call).
         y : array_like of 0/1, shape (n,)
             1 = positive class (not with an EncodedData).
+        budget : dpmo.Budget, optional
+            Spend the fit's ``epsilon`` from this budget: a sub-budget of ``epsilon`` is reserved in it
+            (:meth:`dpmo.Budget.split`) before anything private is computed
+            (:class:`dpmo.BudgetExceededError` when it does not fit) and becomes ``budget_``. A fit
+            parameter, not a constructor one, because a budget is stateful (``sklearn.base.clone`` copies
+            constructor parameters). Not with ``epsilon=None``.
 
         Returns
         -------
@@ -391,16 +401,26 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         enc = given if given is not None else EncodedData.cached(X, y)
         if X.shape[0]:
             self._check_domains(enc, is_cat, ncat)
+        if eps is None:
+            if budget is not None:
+                raise ValueError("epsilon=None (the non-private variant) spends no budget; pass budget=None")
+            own = None
+        elif budget is None:
+            own = Budget(self.epsilon)
+        elif not isinstance(budget, Budget):
+            raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
+        else:
+            own = budget.split([self.epsilon])[0]  # raises before anything private is computed
         rng = check_random_state(self.random_state)
         P, N = enc.positives, enc.negatives
 
         population: list[Tree] = [random_tree(d, features, rng) for _ in range(p)]
         tp, _, tn, _ = TreePopulation(population).counts(enc)
-        ledger: list[tuple[int, int, float]] = []
-        eps_round = None if eps is None else eps / (k + 1)
+        # k + 1 equal rounds, exact: each round's picks spend eps_round / count from the fit's budget
+        eps_round = None if own is None else own.epsilon_exact / (k + 1)
 
         for rnd in range(k):
-            keep = self._select(tp, P, tn, N, s, eps_round, rnd, rng, ledger, w)
+            keep = self._select(tp, P, tn, N, s, eps_round, rnd, rng, own, w)
             population = [population[i] for i in keep]
             tp, tn = tp[keep], tn[keep]
             children: list[Tree] = []
@@ -420,10 +440,10 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
             tp = np.concatenate([tp, ctp])
             tn = np.concatenate([tn, ctn])
 
-        final = self._select(tp, P, tn, N, o, eps_round, k, rng, ledger, w)
+        final = self._select(tp, P, tn, N, o, eps_round, k, rng, own, w)
         self.trees_ = [population[i] for i in final]
         self.population_ = TreePopulation(self.trees_)
-        self.privacy_ledger_ = ledger
+        self.budget_ = own
         self.features_ = None if isinstance(features, int) else features
         self.n_features_in_ = X.shape[1]
         self.classes_ = np.array([0, 1])

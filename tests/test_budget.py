@@ -1,0 +1,265 @@
+"""dpmo.Budget: exact spends, refusal before anything is computed, split, and every entry point's ledger."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dpmo
+from dpmo import Budget, BudgetExceededError
+from dpmo.budget import Spend
+
+
+def test_spend_records_and_returns():
+    b = Budget(1.0)
+    out = b.spend(0.25, "a count", mechanism="laplace", sensitivity=1, candidates=3)
+    assert out == 0.25 and isinstance(out, float)
+    assert b.spent == 0.25 and b.remaining == 0.75 and b.epsilon == 1.0
+    assert b.ledger == (Spend("a count", "laplace", Fraction(1, 4), 1.0, 3),)
+    assert isinstance(b.ledger, tuple)
+
+
+def test_exceeding_raises_and_records_nothing():
+    b = Budget(1.0)
+    b.spend(0.6, "first")
+    with pytest.raises(BudgetExceededError, match="exceeds the remaining budget"):
+        b.spend(0.6, "second")
+    assert isinstance(BudgetExceededError("x"), ValueError)
+    assert len(b.ledger) == 1 and b.spent == 0.6
+    b.spend(b.remaining_exact, "the rest")
+    assert b.remaining == 0 and b.spent_exact == 1
+
+
+def test_floats_are_taken_exactly():
+    # 0.1 is a little more than 1/10: ten of them do not fit in 1.0, exactly as the floats say
+    b = Budget(1.0)
+    for _ in range(9):
+        b.spend(0.1, "tenth")
+    with pytest.raises(BudgetExceededError):
+        b.spend(0.1, "tenth")
+    c = Budget(1.0)
+    for part in c.split(10):
+        part.spend(part.remaining_exact, "tenth")
+    assert c.spent_exact == 1 and c.remaining == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    eps=st.floats(min_value=1e-6, max_value=1e3, allow_nan=False),
+    k=st.integers(min_value=1, max_value=50),
+)
+def test_k_equal_shares_add_up_exactly(eps, k):
+    b = Budget(eps)
+    share = b.spend_rounds(eps, k, "select", mechanism="exponential", candidates=k + 3)
+    assert share == eps / k  # the float of the exact share is Python's eps / k
+    assert len(b.ledger) == k and sum(r.epsilon for r in b.ledger) == Fraction(eps)
+    assert [r.candidates for r in b.ledger] == list(range(k + 3, 3, -1))
+    assert b.remaining_exact == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    eps=st.floats(min_value=1e-3, max_value=10, allow_nan=False),
+    parts=st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=5),
+)
+def test_split_reserves_and_children_charge_the_parent(eps, parts):
+    b = Budget(eps)
+    kids = b.split(len(parts))
+    assert b.remaining_exact == 0  # reserved at once: the parent cannot be overspent
+    with pytest.raises(BudgetExceededError):
+        b.spend(eps * 1e-9, "more")
+    for kid, m in zip(kids, parts, strict=True):
+        assert kid.parent is b and kid.epsilon_exact == Fraction(eps) / len(parts)
+        for part in kid.split(m):  # grandchildren charge the grandparent too
+            part.spend(part.remaining_exact, "pick")
+        assert kid.spent_exact == kid.epsilon_exact and len(kid.ledger) == m
+    assert b.spent_exact == Fraction(eps)
+    assert len(b.ledger) == sum(parts)
+
+
+def test_split_by_epsilons_and_its_errors():
+    b = Budget(1.0)
+    a, c = b.split([0.25, Fraction(1, 4)])
+    assert b.remaining == 0.5 and b.spent == 0  # reserved, not spent
+    a.spend(0.25, "x")
+    assert b.spent == 0.25 and b.ledger == a.ledger
+    with pytest.raises(BudgetExceededError):
+        a.spend(1e-12, "over the part")
+    with pytest.raises(BudgetExceededError, match="nothing was reserved"):
+        b.split([0.3, 0.3])
+    assert b.remaining == 0.5
+    with pytest.raises(ValueError, match="parts"):
+        b.split(0)
+    with pytest.raises(TypeError, match="parts"):
+        b.split("2")
+    with pytest.raises(ValueError, match="empty"):
+        b.split([])
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf")])
+def test_bad_epsilons(bad):
+    with pytest.raises(ValueError, match="epsilon"):
+        Budget(bad)
+    with pytest.raises(ValueError, match="epsilon"):
+        Budget(1.0).spend(bad, "x")
+
+
+@pytest.mark.parametrize("bad", [True, "1", None, [1.0]])
+def test_bad_types(bad):
+    with pytest.raises(TypeError, match="epsilon"):
+        Budget(bad)
+    with pytest.raises(TypeError):
+        dpmo.select([1.0, 2.0], 1.0, 1.0, budget=1.0)
+
+
+# ----------------------------------------------------------------------------------- entry points
+def _objectives(n=12, seed=3):
+    gen = np.random.default_rng(seed)
+    a = gen.integers(0, 5, n).astype(float)
+    b = gen.integers(0, 5, n).astype(float)
+    return [dpmo.Objective(a, 1.0, lambda t: np.ones(n)), dpmo.Objective(b, 2.0, None)]
+
+
+def _graph():
+    import networkx as nx
+
+    from dpmo import graphs
+
+    return graphs.load_graph(nx.karate_club_graph())
+
+
+def _calls():
+    """(name, call(epsilon, budget, rng)) for every function entry point."""
+    scores = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0])
+    objs = _objectives()
+    from dpmo import graphs
+
+    g = _graph()
+    return [
+        ("select", lambda e, b, r: dpmo.select(scores, e, 1.0, k=3, rng=r, budget=b)),
+        ("select_pf", lambda e, b, r: dpmo.select(scores, e, 1.0, k=2, mechanism="laplace", rng=r, budget=b)),
+        (
+            "local_dampening",
+            lambda e, b, r: dpmo.local_dampening(scores, e, lambda t: np.ones(6), k=2, rng=r, budget=b),
+        ),
+        ("priv_pareto", lambda e, b, r: dpmo.priv_pareto(objs, e, k=3, rng=r, budget=b)),
+        (
+            "priv_pareto_all",
+            lambda e, b, r: dpmo.priv_pareto(objs, e, k=12, sensitivity="global", rng=r, budget=b),
+        ),
+        ("priv_agg", lambda e, b, r: dpmo.priv_agg(objs, [1.0, -0.5], e, k=3, rng=r, budget=b)),
+        ("top_k_pareto", lambda e, b, r: graphs.top_k(g, 3, e, rng=r, budget=b)),
+        ("top_k_agg", lambda e, b, r: graphs.top_k(g, 3, e, approach="agg", rng=r, budget=b)),
+        (
+            "top_k_two_stage",
+            lambda e, b, r: graphs.top_k_two_stage(g, 3, e, candidates=8, degree_share=0.3, rng=r, budget=b),
+        ),
+    ]
+
+
+CALL_NAMES = [name for name, _ in _calls()]
+
+
+@pytest.mark.parametrize("name", CALL_NAMES)
+def test_entry_point_ledger_sums_to_epsilon_and_output_unchanged(name):
+    call = dict(_calls())[name]
+    b = Budget(2.0)
+    out = call(0.7, b, 5)
+    assert np.array_equal(out, call(0.7, None, 5))  # the budget changes nothing in the output
+    assert sum(r.epsilon for r in b.ledger) == Fraction(0.7)  # exact
+    assert b.remaining_exact == Fraction(2.0) - Fraction(0.7)
+    assert all(r.epsilon > 0 and isinstance(r.what, str) for r in b.ledger)
+    # epsilon=None spends what remains
+    call(None, b, 5)
+    assert b.remaining == 0 and b.spent_exact == 2
+
+
+@pytest.mark.parametrize("name", CALL_NAMES)
+def test_second_call_on_shared_budget_raises_before_computing(name):
+    call = dict(_calls())[name]
+    b = Budget(1.0)
+    call(0.6, b, np.random.default_rng(1))
+    n = len(b.ledger)
+    gen = np.random.default_rng(1)
+    state = gen.bit_generator.state
+    with pytest.raises(BudgetExceededError):
+        call(0.6, b, gen)
+    assert gen.bit_generator.state == state  # no randomness drawn: nothing was computed
+    assert len(b.ledger) == n
+
+
+def test_select_records_one_spend_per_round():
+    b = Budget(1.0)
+    dpmo.select(np.arange(10.0), 0.9, 2.0, k=3, mechanism="permute_and_flip", rng=0, budget=b)
+    assert [r.epsilon for r in b.ledger] == [Fraction(0.9) / 3] * 3
+    assert [r.candidates for r in b.ledger] == [10, 9, 8]
+    assert {(r.mechanism, r.sensitivity) for r in b.ledger} == {("permute_and_flip", 2.0)}
+
+
+def test_local_dampening_refuses_before_dampening():
+    calls = []
+
+    def local(t):
+        calls.append(t)
+        return np.ones(3)
+
+    b = Budget(0.5)
+    with pytest.raises(BudgetExceededError):
+        dpmo.local_dampening([1.0, 2.0, 3.0], 0.6, local, rng=0, budget=b)
+    assert calls == [] and b.ledger == ()
+
+
+def test_two_stage_ledger_shape():
+    from dpmo import graphs
+
+    b = Budget(1.0)
+    graphs.top_k_two_stage(_graph(), 2, 1.0, candidates=6, degree_share=0.25, rng=0, budget=b)
+    first, *rounds = b.ledger
+    assert first.mechanism == "laplace" and first.sensitivity == 2.0 and first.epsilon == Fraction(0.25)
+    assert [r.epsilon for r in rounds] == [Fraction(3, 8)] * 2 and rounds[0].candidates == 6
+
+
+# ----------------------------------------------------------------------------------- estimators
+@pytest.fixture(scope="module")
+def cancer():
+    from dpmo.datasets import load_breast_cancer
+
+    return load_breast_cancer()
+
+
+def _estimators(features):
+    from dpmo.trees import DiffPID3Classifier, DPMOETClassifier, LocalDiffPID3Classifier
+
+    small = dict(population_size=6, selection_size=2, n_iterations=2, n_output=2, max_depth=4)
+    return [
+        DPMOETClassifier(0.6, features=features, random_state=0, **small),
+        DPMOETClassifier(
+            0.6, approach="agg", sensitivity="global", features=features, random_state=0, **small
+        ),
+        DiffPID3Classifier(0.6, max_depth=2, features=features, random_state=0),
+        LocalDiffPID3Classifier(0.6, max_depth=2, features=features, random_state=0),
+    ]
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_estimator_budget_and_shared_budget(cancer, i):
+    from sklearn.base import clone
+
+    est = _estimators(cancer.features)[i]
+    alone = clone(est).fit(cancer.X, cancer.y)
+    assert isinstance(alone.budget_, Budget) and alone.budget_.parent is None
+    assert sum(r.epsilon for r in alone.budget_.ledger) == Fraction(0.6)
+    shared = Budget(1.0)
+    fitted = clone(est).fit(cancer.X, cancer.y, budget=shared)
+    assert fitted.budget_.parent is shared and fitted.budget_.ledger == shared.ledger
+    assert [r.epsilon for r in fitted.budget_.ledger] == [r.epsilon for r in alone.budget_.ledger]
+    assert sum(r.epsilon for r in shared.ledger) == Fraction(0.6)
+    with pytest.raises(BudgetExceededError):
+        clone(est).fit(cancer.X, cancer.y, budget=shared)
+    assert sum(r.epsilon for r in shared.ledger) == Fraction(0.6)
+    with pytest.raises(TypeError, match="budget"):
+        clone(est).fit(cancer.X, cancer.y, budget=0.5)
