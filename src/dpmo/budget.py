@@ -35,6 +35,26 @@ import numpy as np
 __all__ = ["Budget", "BudgetExceededError", "Spend", "resolve_budget"]
 
 
+class _Lock:
+    """A re-entrant lock that survives pickling (a fitted estimator holds its Budget): pickle keeps one
+    object per tree of budgets, and unpickling gives it a fresh lock."""
+
+    def __init__(self):
+        self._lock = threading.RLock()
+
+    def __enter__(self):
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc):
+        return self._lock.__exit__(*exc)
+
+    def __getstate__(self):
+        return {}
+
+    def __setstate__(self, state):
+        self._lock = threading.RLock()
+
+
 class BudgetExceededError(ValueError):
     """A spend (or a split) asked for more epsilon than the budget has left; nothing was recorded."""
 
@@ -145,7 +165,7 @@ class Budget:
         self._spent = Fraction(0)  # every record, own or of a sub-budget
         self._records: list[Spend] = []
         self._parent: Budget | None = None
-        self._lock = threading.RLock()
+        self._lock = _Lock()
 
     # ------------------------------------------------------------------------------------ reading
     @property

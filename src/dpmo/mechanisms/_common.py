@@ -4,14 +4,83 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Largest ``|log-weight|`` (``epsilon * (max u - u_r) / (2 Delta u)``) a candidate that may still be
+#: picked in a later round may have for the one-shot float samplers to be used. Beyond it, standard noise
+#: added to the log-weight would lose more than 20 of its 53 bits (or vanish altogether), so the samplers
+#: recompute the log-weights relative to the best remaining candidate in every round instead.
+ONE_SHOT_LIMIT = 2.0**32
+
 
 def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
     """``epsilon * (u - max u) / (2 * sensitivity)``: the log-weights of the exponential mechanism.
 
-    Subtracting the maximum first keeps ties exact and every value finite and <= 0, however large the
-    scores or epsilon (no ``exp`` is ever taken of a large number).
+    Subtracting the maximum first keeps ties exact and every value <= 0, however large the scores or
+    epsilon (no ``exp`` is ever taken of a large number). Every best candidate gets exactly 0 and no
+    value is ever NaN, for every finite score and every epsilon, sensitivity in (0, 1.8e308]:
+
+    * in the ordinary case (``epsilon / (2 sensitivity)`` a normal float and ``max u - min u`` finite)
+      it is ``(u - max u) * (epsilon / (2 sensitivity))`` in float64, as it always was;
+    * otherwise the product is formed from mantissas and exponents (``frexp``/``ldexp``), so that
+      ``epsilon / (2 sensitivity)`` may overflow or underflow and ``u - max u`` may exceed the float
+      range without an inf times 0: a value below ``-1.8e308`` becomes ``-inf`` (its weight underflows
+      to 0, which is its float value), and a tie stays a tie. The result is the correctly rounded value
+      up to two extra roundings, monotone in ``u``.
     """
-    return (scores - scores.max()) * (epsilon / (2.0 * sensitivity))
+    top = scores.max()
+    with np.errstate(all="ignore"):
+        c = epsilon / (2.0 * sensitivity)
+        g = scores - top
+        if np.isfinite(c) and c >= np.finfo(np.float64).tiny and np.isfinite(g).all():
+            return g * c
+    return _scaled_frexp(scores, top, epsilon, sensitivity)
+
+
+def _scaled_frexp(scores: np.ndarray, top: float, epsilon: float, sensitivity: float) -> np.ndarray:
+    em, ee = np.frexp(epsilon)
+    dm, de = np.frexp(sensitivity)
+    cm = em / dm  # in (0.5, 2): no overflow; c = cm * 2**(ee - de - 1)
+    with np.errstate(all="ignore"):
+        g = scores - top
+        shift = 0
+        if not np.isfinite(g).all():
+            # halves of large floats are exact; the difference of halves cannot overflow
+            g = scores * 0.5 - top * 0.5
+            shift = 1
+        gm, ge = np.frexp(g)
+        z = np.ldexp(gm * cm, ge + (int(ee) - int(de) - 1 + shift))
+    return z
+
+
+def needs_rounds(scores: np.ndarray, epsilon: float, sensitivity: float, k: int) -> bool:
+    """True when a one-shot float sampler could lose its noise: recompute per round (see ONE_SHOT_LIMIT).
+
+    The candidates that can win one of the k rounds are the k best and those close to them, so the
+    one-shot form is safe when the k-th best score's log-weight is at least ``-ONE_SHOT_LIMIT``. O(n)
+    (O(n) more, a partition, only when the spread of all scores is large).
+    """
+    with np.errstate(all="ignore"):
+        c = epsilon / (2.0 * sensitivity)
+        spread = (scores.max() - scores.min()) * c
+    if np.isfinite(spread) and spread <= ONE_SHOT_LIMIT:
+        return False
+    if k == 1:
+        return False  # the best candidate has log-weight 0: the only round is always safe
+    kth = -np.partition(-scores, k - 1)[k - 1]
+    z = scaled_scores(np.array([scores.max(), kth]), epsilon, sensitivity)[1]
+    return not (z >= -ONE_SHOT_LIMIT)
+
+
+def sample_rounds(scores, epsilon, sensitivity, k, noise) -> np.ndarray:
+    """k rounds of argmax of (log-weights relative to the best remaining) + noise. O(k n)."""
+    remaining = np.arange(scores.size)
+    out = np.empty(k, dtype=np.intp)
+    for i in range(k):
+        sub = scores[remaining]
+        z = scaled_scores(sub, epsilon, sensitivity) + noise(sub.size)
+        j = int(np.argmax(z))
+        out[i] = remaining[j]
+        remaining = np.delete(remaining, j)
+    return out
 
 
 def top_k_of(z: np.ndarray, k: int) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import scaled_scores
+from ._common import needs_rounds, sample_rounds, scaled_scores
 
 _NOISE = {
     "laplace": lambda rng, n: rng.laplace(size=n),
@@ -28,11 +28,16 @@ def sample_noisy_max(
 ) -> np.ndarray:
     """k rounds of report-noisy-max without replacement, each with budget ``epsilon``, fresh noise each round.
 
-    O(k n) time, O(n) memory.
+    O(k n) time, O(n) memory. When epsilon or the scores are so large that the noise would vanish in the
+    log-weights of a later round's candidates (see :data:`dpmo.mechanisms._common.ONE_SHOT_LIMIT`), each
+    round's log-weights are taken relative to the best remaining candidate instead of the overall best
+    (the same distribution; never a repeated pick).
     """
+    draw = _NOISE[noise]
+    if needs_rounds(scores, epsilon, sensitivity, k):
+        return sample_rounds(scores, epsilon, sensitivity, k, lambda size: draw(rng, size))
     # scaled_scores divides by 2 * sensitivity / epsilon, the scale of the noise.
     base = scaled_scores(scores, epsilon, sensitivity)
-    draw = _NOISE[noise]
     out = np.empty(k, dtype=np.intp)
     taken = np.zeros(scores.size, dtype=bool)
     for i in range(k):

@@ -64,10 +64,11 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_choice, check_epsilon, check_random_state
+from .._validation import check_choice, check_epsilon
 from ..budget import Budget
 from ..dampening import dampen
 from ..mechanisms import MECHANISMS, select
+from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels
 from .split_sensitivity import (
     CRITERIA,
     criterion_global_sensitivity,
@@ -273,7 +274,7 @@ def _feature_domains(features, d: int, n_bins: int) -> tuple[np.ndarray, np.ndar
     return is_cat, size
 
 
-class _BaseID3(ClassifierMixin, BaseEstimator):
+class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the two private ID3 estimators (see the module docstring)."""
 
     _local = False
@@ -294,6 +295,7 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         n_bins=5,
         max_records=100_000,
         mechanism="exponential",
+        classes=None,
     ):
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -303,6 +305,7 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         self.n_bins = n_bins
         self.max_records = max_records
         self.mechanism = mechanism
+        self.classes = classes
 
     # -------------------------------------------------------------------------------------------------
     def _check_params(self):
@@ -316,51 +319,21 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
             max_records = _posint(max_records, "max_records", 1)
         return eps, depth, n_bins, max_records
 
-    def _encode(self, X, is_cat: np.ndarray, size: np.ndarray) -> np.ndarray:
-        """Integer codes (n, d): categorical codes as they are, numeric values binned over [0, 1]."""
+    @staticmethod
+    def _encode(X, is_cat: np.ndarray, size: np.ndarray) -> np.ndarray:
+        """Integer codes (n, d): categorical codes as they are, numeric values binned over [0, 1].
+
+        ``X`` is already checked (:mod:`dpmo.trees._inputs`): codes in their domains, numeric values in
+        [0, 1].
+        """
         codes = np.empty(X.shape, dtype=np.int64)
         if np.any(is_cat):
-            cat = X[:, is_cat]
-            if np.any(cat != np.floor(cat)) or np.any(cat < 0) or np.any(cat >= size[is_cat]):
-                raise ValueError(
-                    "categorical columns of X must hold the integer codes 0 .. K-1 of their public categories"
-                )
-            codes[:, is_cat] = cat.astype(np.int64)
+            codes[:, is_cat] = X[:, is_cat].astype(np.int64)
         num = ~is_cat
         if np.any(num):
-            vals = X[:, num]
-            if np.any(vals < 0) or np.any(vals > 1):
-                raise ValueError(
-                    "numeric columns of X must be scaled to [0, 1] with public bounds (see dpmo.datasets); "
-                    "pass features= to declare categorical columns"
-                )
             nb = size[num]
-            codes[:, num] = np.minimum(np.floor(vals * nb).astype(np.int64), nb - 1)
+            codes[:, num] = np.minimum(np.floor(X[:, num] * nb).astype(np.int64), nb - 1)
         return codes
-
-    def _check_X(self, X) -> tuple[np.ndarray, object]:
-        features = self.features
-        try:
-            from ..datasets import Dataset
-        except ImportError:  # pragma: no cover - datasets is part of the package
-            Dataset = ()
-        y = None
-        if Dataset and isinstance(X, Dataset):
-            y = X.y
-            if features is None:
-                features = X.features
-            X = X.X
-        X = np.asarray(X)
-        if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == np.bool_):
-            raise TypeError(f"X must be a 2-D array of numbers, got dtype {X.dtype}")
-        X = X.astype(np.float64, copy=False)
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
-        if X.shape[1] == 0:
-            raise ValueError("X needs at least one feature")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X must be finite (no NaN or inf)")
-        return X, (features, y)
 
     # -------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, budget=None):
@@ -391,17 +364,9 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
         LocalDiffPID3 the dampening loop, O(cells * number of t-steps) in blocks of distances.
         """
         eps, max_depth, n_bins, max_records = self._check_params()
-        X, (features, y_ds) = self._check_X(X)
-        if y is None:
-            y = y_ds
-        if y is None:
-            raise ValueError("y is required (or pass a dpmo.datasets.Dataset as X)")
-        y = np.asarray(y)
-        if y.ndim != 1 or y.shape[0] != X.shape[0]:
-            raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
-        if y.dtype == object or not np.all((y == 0) | (y == 1)):
-            raise ValueError("y must hold binary labels 0/1 (1 = positive class)")
-        y = y.astype(np.int64)
+        X, y, features = check_X_fit(self, X, y)
+        y01, classes = fit_labels(self, y, X.shape[0])
+        y = y01.astype(np.int64)
         n, d = X.shape
         if max_records is not None and n > max_records:
             raise ValueError(
@@ -416,7 +381,7 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
             raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
         else:
             own = budget.split([self.epsilon])[0]  # raises before anything private is computed
-        rng = check_random_state(self.random_state)
+        rng = estimator_rng(self.random_state)
         if self.criterion == "info_gain" and max_records is None and not self._local:
             warnings.warn(
                 "DiffPID3Classifier with max_records=None uses Friedman and Schuster's noisy node count in "
@@ -525,8 +490,7 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
 
         self.tree_ = ID3Tree(feature, first_child, n_children, label, depth_of, noisy, leaf_counts)
         self.budget_ = own
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = d
+        self.classes_ = classes
         self.features_ = None if features is None else tuple(features)
         self.domain_sizes_ = size
         self.categorical_ = is_cat
@@ -557,19 +521,25 @@ class _BaseID3(ClassifierMixin, BaseEstimator):
     def apply(self, X) -> np.ndarray:
         """Index of the leaf reached by each row of ``X``. O(n * depth)."""
         self._check_fitted()
-        X, _ = self._check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
+        X = check_X_predict(self, X)
         codes = self._encode(X, self.categorical_, self.domain_sizes_)
         return self.tree_.apply(codes)
 
     def predict(self, X) -> np.ndarray:
-        """Predicted class (0/1, int8) of each row of ``X``: post-processing of the private tree.
+        """Predicted label (from ``classes_``) of each row of ``X``: post-processing of the private tree.
 
         O(n * depth) time, vectorised over rows.
         """
         leaves = self.apply(X)
-        return self.tree_.label[leaves]
+        return self.classes_[self.tree_.label[leaves]]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of the private tree on ``(X, y)``: the share of rows :meth:`predict` labels right.
+
+        As scikit-learn's ``accuracy_score`` (weighted by ``sample_weight`` if given). Computed exactly
+        on ``(X, y)``: NOT private. O(n * depth).
+        """
+        return super().score(X, y, sample_weight=sample_weight)
 
     def get_depth(self) -> int:
         """Depth of the fitted tree (0 for a single leaf)."""
@@ -592,12 +562,16 @@ _PARAMS_DOC = """
         depths.
     criterion : {"info_gain", "gini", "max"}, default "info_gain"
         Split criterion (Friedman and Schuster; see :mod:`dpmo.trees.split_sensitivity`).
-    random_state : None, int or numpy.random.Generator
-        All randomness of the fit (SPEC 7).
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        All randomness of the fit. None draws fresh OS entropy.
     features : sequence of dpmo.datasets.Feature, optional
-        Public column metadata (e.g. ``dataset.features``): a categorical column holds the codes
-        ``0 .. K-1`` of its ``K`` categories and splits ``K`` ways; a numeric column, scaled to ``[0, 1]``
-        with public bounds, is cut into ``n_bins`` equal-width bins. None: every column is numeric.
+        Public column metadata (e.g. ``dataset.features``): a categorical column with ``K`` categories
+        splits ``K`` ways; a numeric column is cut into ``n_bins`` equal-width bins of its public range.
+        With a pandas DataFrame the columns are found by name and hold raw values (the categories
+        themselves, numbers in their units, scaled with the public bounds); with an array they hold the
+        encoded form of :mod:`dpmo.datasets` (category codes ``0 .. K-1``, numeric values scaled to
+        ``[0, 1]``). None: every column is numeric with the public range ``[0, 1]``. Numeric values
+        outside the public range are clipped to it (with a warning).
     n_bins : int, default 5
         Bins of a numeric column over its public range ``[0, 1]``.
     max_records : int or None, default 100000
@@ -606,6 +580,10 @@ _PARAMS_DOC = """
         for None.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
         Selection mechanism of the split attribute (:func:`dpmo.select`).
+    classes : pair of labels, optional
+        The public label set ``[negative, positive]``. None reads it from ``y`` (its two distinct values,
+        sorted; the fitted ``classes_`` then reveals it, and a ``y`` with one label is refused). Declared,
+        a table in which a class has no record still fits.
 
     Attributes
     ----------
@@ -615,8 +593,11 @@ _PARAMS_DOC = """
         The fit's budget of ``epsilon``: one ledger record per budget step, recorded when it is taken (per
         depth: node counts, then attribute choice or leaf counts; last depth: leaf counts), summing to
         ``epsilon`` exactly.
-    classes_ : ndarray [0, 1]
+    classes_ : ndarray of shape (2,)
+        ``[negative, positive]``; :meth:`predict` returns these labels.
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` was a DataFrame.
     features_ : tuple of Feature or None
     domain_sizes_ : ndarray of int
         Number of children of a split on each column (categories or bins).

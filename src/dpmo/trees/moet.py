@@ -33,14 +33,15 @@ import time
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon, check_random_state
+from .._validation import check_choice, check_epsilon
 from ..aggregate import aggregate, aggregate_selection_scores, priv_agg
 from ..budget import Budget
 from ..mechanisms import MECHANISMS
 from ..pareto import pareto_score, pareto_selection_scores, priv_pareto
+from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 from .operations import crossover, feature_spec, mutate, prune, random_tree
-from .tree import EncodedData, Tree, TreePopulation, _check_X
+from .tree import EncodedData, Tree, TreePopulation
 
 try:  # scikit-learn is an optional dependency; the estimator API needs it
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -113,7 +114,7 @@ def _argmax_random_ties(values: np.ndarray, rng: np.random.Generator) -> int:
     return int(best[rng.integers(best.size)]) if best.size > 1 else int(best[0])
 
 
-class DPMOETClassifier(ClassifierMixin, BaseEstimator):
+class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """DP-MOET (the paper's Algorithm "DP-MOET"): private cost-sensitive decision trees by evolution.
 
     Parameters
@@ -145,11 +146,19 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         Neighbouring relation of the guarantee; selects the local sensitivity functions of TPR and TNR
         (:mod:`dpmo.trees.objectives`). The global variants are valid for both.
     features : sequence of dpmo.datasets.Feature, optional
-        Public metadata of the columns of ``X`` (categorical domains, numeric columns scaled to [0, 1] with
-        public bounds), e.g. ``dataset.features``. None means every column is numeric and already scaled
-        to [0, 1] with public bounds. Never inferred from the data: the splits would then leak it.
-    random_state : None, int or numpy.random.Generator
-        All randomness of the fit (trees, operators and private selections), SPEC 7.
+        Public metadata of the columns of ``X`` (categorical domains, numeric bounds), e.g.
+        ``dataset.features``. With a pandas DataFrame the columns are found by name and hold raw values
+        (categories themselves, numeric values in their units, scaled with the public bounds); with an
+        array they hold the encoded form of :mod:`dpmo.datasets` (category codes, numeric values scaled
+        to [0, 1]). None means every column is numeric with the public range [0, 1]. Never inferred
+        from the data: the splits would then leak it. Numeric values outside the public range are
+        clipped to it (with a warning).
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        All randomness of the fit (trees, operators and private selections). None draws fresh OS entropy.
+    classes : pair of labels, optional
+        The public label set ``[negative, positive]``; TPR is measured on ``classes[1]``. None reads the
+        label set from ``y`` (its two distinct values, sorted; the fitted ``classes_`` then reveals it,
+        and a ``y`` holding one label is refused). Declared, a table in which a class has no record fits.
 
     Attributes
     ----------
@@ -163,7 +172,10 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         the non-private variant.
     features_ : tuple of Feature or None
     n_features_in_ : int
-    classes_ : ndarray [0, 1]
+    classes_ : ndarray of shape (2,)
+        ``[negative, positive]`` (see ``classes``); :meth:`predict` returns these labels.
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` was a DataFrame.
     fit_time_ : float
         Wall-clock seconds of the last fit.
 
@@ -203,6 +215,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         neighbouring="add_remove",
         features=None,
         random_state=None,
+        classes=None,
     ):
         self.epsilon = epsilon
         self.approach = approach
@@ -218,6 +231,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         self.neighbouring = neighbouring
         self.features = features
         self.random_state = random_state
+        self.classes = classes
 
     # ------------------------------------------------------------------------------------------------
     def _validate_params(self):
@@ -263,53 +277,6 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         if enc.y is None:
             raise ValueError("the EncodedData passed as X has no labels; build it with EncodedData(X, y)")
         return enc.X, enc.y.astype(np.int8)
-
-    def _check_data(self, X, y=None, *, fitting: bool):
-        from ..datasets import Dataset
-
-        features = self.features
-        if isinstance(X, Dataset):
-            if y is None and fitting:
-                y = X.y
-            if features is None:
-                features = X.features
-            X = X.X
-        X = _check_X(X)
-        if features is not None:
-            features = tuple(features)
-            is_cat, ncat = feature_spec(features)
-            if len(features) != X.shape[1]:
-                raise ValueError(f"features describes {len(features)} columns but X has {X.shape[1]}")
-        else:
-            is_cat = np.zeros(X.shape[1], dtype=bool)
-            ncat = np.zeros(X.shape[1], dtype=np.int64)
-        if X.shape[1] == 0:
-            raise ValueError("X needs at least one feature")
-        if y is not None:
-            y = np.asarray(y)
-            if y.ndim != 1 or y.shape[0] != X.shape[0]:
-                raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
-            if y.dtype == object or not np.all((y == 0) | (y == 1)):
-                raise ValueError("y must hold binary labels 0/1 (1 = positive class)")
-            y = y.astype(np.int8)
-        return X, y, features if features is not None else X.shape[1], is_cat, ncat
-
-    @staticmethod
-    def _check_domains(enc: EncodedData, is_cat: np.ndarray, ncat: np.ndarray) -> None:
-        """Numeric columns in [0, 1], categorical columns integer codes below their number of categories
-        (checked on the distinct values the encoding already computed)."""
-        for f, u in enumerate(enc.uniques):
-            if is_cat[f]:
-                if np.any(u != np.floor(u)) or u[0] < 0 or u[-1] >= ncat[f]:
-                    raise ValueError(
-                        f"categorical column {f} of X must hold the codes 0 .. {int(ncat[f]) - 1} "
-                        "of its categories"
-                    )
-            elif u[0] < 0 or u[-1] > 1:
-                raise ValueError(
-                    f"numeric column {f} of X must be scaled to [0, 1] with public bounds "
-                    "(see dpmo.datasets); pass features= to declare categorical columns"
-                )
 
     # ------------------------------------------------------------------------------------------------
     def _select(self, tp, p, tn, n, count, eps_round, rnd, rng, budget, w):
@@ -395,12 +362,13 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         given = X if isinstance(X, EncodedData) else None
         if given is not None:
             X, y = self._labels_of(given, y)
-        X, y, features, is_cat, ncat = self._check_data(X, y, fitting=True)
-        if y is None:
-            raise ValueError("fit needs labels y")
-        enc = given if given is not None else EncodedData.cached(X, y)
-        if X.shape[0]:
-            self._check_domains(enc, is_cat, ncat)
+        X, y, features = check_X_fit(self, X, y)
+        y01, classes = fit_labels(self, y, X.shape[0])
+        if given is not None and given.X is not X:  # clipped: encode the clipped table
+            given = None
+        enc = given if given is not None else EncodedData.cached(X, y01)
+        features = features if features is not None else X.shape[1]
+        feature_spec(features)
         if eps is None:
             if budget is not None:
                 raise ValueError("epsilon=None (the non-private variant) spends no budget; pass budget=None")
@@ -411,7 +379,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
         else:
             own = budget.split([self.epsilon])[0]  # raises before anything private is computed
-        rng = check_random_state(self.random_state)
+        rng = estimator_rng(self.random_state)
         P, N = enc.positives, enc.negatives
 
         population: list[Tree] = [random_tree(d, features, rng) for _ in range(p)]
@@ -445,8 +413,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
         self.population_ = TreePopulation(self.trees_)
         self.budget_ = own
         self.features_ = None if isinstance(features, int) else features
-        self.n_features_in_ = X.shape[1]
-        self.classes_ = np.array([0, 1])
+        self.classes_ = classes
         self.fit_time_ = time.perf_counter() - start
         return self
 
@@ -461,42 +428,57 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
 
     def _X(self, X) -> np.ndarray:
         self._check_fitted()
-        from ..datasets import Dataset
+        return check_X_predict(self, X)
 
-        if isinstance(X, Dataset):
-            X = X.X
-        X = _check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, the model was fitted with {self.n_features_in_}")
-        return X
-
-    def predict(self, X, tree: int = 0) -> np.ndarray:
-        """Labels predicted by output tree ``tree`` (0 = the first selected), int8 array (n,).
-
-        O(n * depth) time.
-        """
-        X = self._X(X)
+    def _tree_index(self, tree) -> int:
         if isinstance(tree, (bool, np.bool_)) or not isinstance(tree, (numbers.Integral, np.integer)):
             raise TypeError(f"tree must be an int, got {type(tree).__name__}")
         if not -len(self.trees_) <= tree < len(self.trees_):
             raise ValueError(f"tree must index the {len(self.trees_)} output trees, got {tree}")
-        return TreePopulation([self.trees_[tree]]).predict(X)[0]
+        return int(tree)
+
+    def predict(self, X, tree: int = 0) -> np.ndarray:
+        """Labels (from ``classes_``) predicted by output tree ``tree`` (0 = the first selected), shape (n,).
+
+        O(n * depth) time.
+        """
+        X = self._X(X)
+        pred = TreePopulation([self.trees_[self._tree_index(tree)]]).predict(X)[0]
+        return self.classes_[pred]
 
     def predict_all(self, X) -> np.ndarray:
-        """Labels predicted by every output tree, int8 array (n_output, n). O(n_output * n * depth)."""
-        return self.population_.predict(self._X(X))
+        """Labels (from ``classes_``) predicted by every output tree, shape (n_output, n).
+
+        O(n_output * n * depth).
+        """
+        return self.classes_[self.population_.predict(self._X(X))]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of output tree 0 (the first tree of the final private selection) on ``(X, y)``.
+
+        The share of rows whose label :meth:`predict` (``tree=0``) gets right, as scikit-learn's
+        ``accuracy_score`` (weighted by ``sample_weight`` if given). DP-MOET selects trees for their
+        TPR/TNR trade-off, not for accuracy; :meth:`evaluate` gives (TPR, TNR) of every output tree.
+        Computed exactly on ``(X, y)``: NOT private. O(n * depth).
+        """
+        return super().score(X, y, sample_weight=sample_weight)
 
     def evaluate(self, X, y=None) -> np.ndarray:
         """(TPR, TNR) of every output tree on ``(X, y)``, array (n_output, 2). NOT private.
 
-        Rates are 0 when a class is absent. Used by experiments (coverage C, aggregate fitness).
-        ``X`` may be an EncodedData built with labels (as in :meth:`fit`). O(nodes x n / 64) with the
-        bitset engine.
+        The positive class is ``classes_[1]``. Rates are 0 when a class is absent. Used by experiments
+        (coverage C, aggregate fitness). ``X`` may be an EncodedData built with 0/1 labels (as in
+        :meth:`fit`). O(nodes x n / 64) with the bitset engine.
         """
         from ..datasets import Dataset
 
         if isinstance(X, EncodedData):
-            self._X(X.X)
+            self._check_fitted()
+            if X.d != self.n_features_in_:
+                raise ValueError(
+                    f"X has {X.d} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input"
+                )
             self._labels_of(X, y)  # it must hold the labels, and y must not be given
             enc = X
         else:
@@ -505,7 +487,7 @@ class DPMOETClassifier(ClassifierMixin, BaseEstimator):
             X = self._X(X)
             if y is None:
                 raise ValueError("evaluate needs labels y")
-            enc = EncodedData.cached(X, y)
+            enc = EncodedData.cached(X, labels_as_01(self, y, X.shape[0]))
         tp, P, tn, N = self.population_.counts(enc)
         tpr = np.divide(tp, P, out=np.zeros(tp.size), where=P > 0)
         tnr = np.divide(tn, N, out=np.zeros(tn.size), where=N > 0)

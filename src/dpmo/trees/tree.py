@@ -89,6 +89,9 @@ class Tree:
     def __setattr__(self, key, value):
         raise AttributeError("Tree is immutable")
 
+    def __reduce__(self):  # pickling (e.g. a fitted estimator) goes around the immutability guard
+        return (_tree_from_arrays, tuple(getattr(self, k) for k in self.__slots__))
+
     def _check(self) -> None:
         m = self.feature.shape[0]
         for name in ("value", "categorical", "label", "size", "depth"):
@@ -292,6 +295,11 @@ class Tree:
 
     def __repr__(self) -> str:
         return f"Tree(n_nodes={self.n_nodes}, n_leaves={self.n_leaves}, max_depth={self.max_depth})"
+
+
+def _tree_from_arrays(feature, value, categorical, label, size, depth) -> Tree:
+    """Unpickle a :class:`Tree` (trusted arrays, made read-only)."""
+    return Tree._raw(*(np.array(a) for a in (feature, value, categorical, label, size, depth)))
 
 
 def _structure_from_leaves(leaf: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -505,11 +513,11 @@ class EncodedData:
         Xc = np.ascontiguousarray(X)
         digest = hashlib.sha256()
         digest.update(repr((Xc.shape, Xc.dtype.str)).encode())
-        digest.update(memoryview(Xc).cast("B"))
+        digest.update(Xc.tobytes() if Xc.size == 0 else memoryview(Xc).cast("B"))
         if y is not None:
             yc = np.ascontiguousarray(np.asarray(y))
             digest.update(repr((yc.shape, yc.dtype.str)).encode())
-            digest.update(memoryview(yc).cast("B"))
+            digest.update(yc.tobytes() if yc.size == 0 else memoryview(yc).cast("B"))
         key = digest.digest()
         with cls._CACHE_LOCK:
             enc = cls._CACHE.get(key)

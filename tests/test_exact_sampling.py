@@ -1,0 +1,196 @@
+"""Exact samplers (dpmo.mechanisms.exact): proven enclosures, exact coins, exact distributions."""
+
+from __future__ import annotations
+
+import decimal
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import dpmo
+from dpmo.mechanisms import exact as ex
+
+EXACT = ["exponential", "gumbel", "permute_and_flip"]
+
+
+def exp_neg(x: Fraction, digits: int = 80) -> Fraction:
+    """exp(-x) to ``digits`` significant digits (an independent reference: decimal at high precision)."""
+    ctx = decimal.Context(prec=digits, Emin=-(10**9), Emax=10**9)
+    return Fraction(ctx.exp(-ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))))
+
+
+def chi_p(counts, probs):
+    counts = np.asarray(counts, float)
+    keep = probs > 0
+    return stats.chisquare(counts[keep], probs[keep] / probs[keep].sum() * counts[keep].sum()).pvalue
+
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+positive = st.floats(min_value=5e-324, max_value=1.7976931348623157e308, allow_nan=False)
+
+
+# ---------------------------------------------------------------- enclosures are proven bounds
+
+
+@settings(max_examples=300)
+@given(top=finite, u=finite, eps=positive, sens=positive)
+def test_float_x_within_stated_error(top, u, eps, sens):
+    top, u = max(top, u), min(top, u)
+    x = ex.exact_x(u, top, eps, sens)
+    xf = float(ex._float_x(np.array([u]), top, eps, sens)[0])
+    assert not math.isnan(xf) and xf >= 0
+    if math.isinf(xf):
+        assert x > 2**1023
+    else:
+        assert abs(Fraction(xf) - x) <= Fraction(2) ** -50 * x + Fraction(2) ** -1072
+
+
+moderate = st.floats(min_value=-60.0, max_value=60.0)
+
+
+@settings(max_examples=400)
+@given(
+    top=st.one_of(finite, moderate),
+    u=st.one_of(finite, moderate),
+    eps=st.one_of(positive, st.floats(1e-3, 10.0)),
+    sens=st.one_of(positive, st.floats(0.1, 10.0)),
+    level=st.integers(0, 80),
+)
+def test_float_enclosure_contains_exp(top, u, eps, sens, level):
+    top, u = max(top, u), min(top, u)
+    x = ex.exact_x(u, top, eps, sens)
+    level = min(level, int(x / Fraction(0.6932)))  # the samplers only use L <= x / ln 2
+    xf = ex._float_x(np.array([u]), top, eps, sens)
+    lo, hi = ex._float_enclosure(xf, np.array([level]))
+    if x > 10**6:
+        a = Fraction(0)  # below 2^-10^6: only the sign of the bounds matters here
+        assert lo[0] == 0.0
+    else:
+        a = exp_neg(x) * 2**level
+    assert Fraction(float(lo[0])) <= a * (1 + Fraction(1, 10**60)) and a <= Fraction(float(hi[0]))
+
+
+@settings(max_examples=200)
+@given(
+    num=st.integers(0, 10**40),
+    den=st.integers(1, 10**40),
+    level=st.integers(0, 20),
+    bits=st.integers(40, 400),
+)
+def test_decimal_enclosure_contains_exp_and_is_tight(num, den, level, bits):
+    x = Fraction(num, den)
+    level = min(level, int(x / Fraction(0.6932)))
+    lo, hi = ex._decimal_enclosure(x, level, bits)
+    if x > 300:
+        assert lo >= 0 and hi <= Fraction(1, 2**bits)
+        return
+    a = exp_neg(x, digits=bits // 3 + 40) * 2**level
+    assert lo <= a <= hi
+    assert hi - lo <= Fraction(1, 2 ** (bits - 8))  # U is compared at an absolute resolution
+
+
+# ---------------------------------------------------------------- exact coins and picks
+
+
+@pytest.mark.parametrize("x", [0.0, 0.05, 0.7, 2.5])
+def test_coins_exact_through_the_decimal_stage(monkeypatch, x):
+    """Widen the float stage's margin so that most coins are decided by the exact (decimal) stage."""
+    monkeypatch.setattr(ex, "_REL_EXP", 0.9)
+    source = ex.RandomBits(7)
+    n = 3000
+    heads = ex.bernoulli_exp(np.zeros(n), 2 * x, 1.0, 1.0, source)
+    p = math.exp(-x)
+    if x == 0:
+        assert heads.all()
+    else:
+        assert stats.binomtest(int(heads.sum()), n, p).pvalue > 1e-3
+
+
+def test_coin_with_level_is_exp_times_two_to_the_level():
+    source = ex.RandomBits(3)
+    x = 2.0  # x / ln 2 = 2.88: level 2 gives a = 4 e^-2 = 0.541
+    n = 4000
+    heads = ex.bernoulli_exp(np.zeros(n), 2 * x, 1.0, 1.0, source, levels=np.full(n, 2))
+    assert stats.binomtest(int(heads.sum()), n, 4 * math.exp(-x)).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("mechanism", EXACT)
+@pytest.mark.parametrize("scores", [[3.0, 2.0, 1.0, 0.0, 2.5], [1.0, 1.0, 0.0, -30.0]])
+def test_exact_pick_distribution(mechanism, scores):
+    probs = dpmo.probabilities(scores, 2.0, 1.0, mechanism=mechanism)
+    g = np.random.default_rng(11)
+    draws = [dpmo.select(scores, 2.0, 1.0, mechanism=mechanism, exact=True, rng=g)[0] for _ in range(3000)]
+    assert chi_p(np.bincount(draws, minlength=len(scores)), probs) > 1e-3
+
+
+@pytest.mark.parametrize("mechanism", EXACT)
+def test_exact_two_rounds_distribution(mechanism):
+    """k = 2: the ordered pair has probability P1(a) * P2(b | a removed), each round with epsilon / 2."""
+    s = np.array([2.0, 1.5, 0.0, 1.0])
+    expected = np.zeros((4, 4))
+    p1 = dpmo.probabilities(s, 1.5, 1.0, mechanism=mechanism)
+    for a in range(4):
+        rest = np.delete(np.arange(4), a)
+        p2 = dpmo.probabilities(s[rest], 1.5, 1.0, mechanism=mechanism)
+        expected[a, rest] = p1[a] * p2
+    g = np.random.default_rng(2)
+    counts = np.zeros((4, 4))
+    for _ in range(3000):
+        a, b = dpmo.select(s, 3.0, 1.0, mechanism=mechanism, k=2, exact=True, rng=g)
+        counts[a, b] += 1
+    assert chi_p(counts.ravel(), expected.ravel()) > 1e-3
+
+
+def test_exact_reproducible_with_seed_and_secure_without():
+    s = np.random.default_rng(0).normal(size=200)
+    for m in EXACT:
+        a = dpmo.select(s, 1.0, 1.0, mechanism=m, k=5, exact=True, rng=4)
+        assert np.array_equal(a, dpmo.select(s, 1.0, 1.0, mechanism=m, k=5, exact=True, rng=4))
+        assert len(set(a.tolist())) == 5
+    assert ex.RandomBits(None).secure and not ex.RandomBits(3).secure
+    flat = np.zeros(1000)
+    assert not np.array_equal(
+        dpmo.select(flat, 1.0, 1.0, k=5, exact=True), dpmo.select(flat, 1.0, 1.0, k=5, exact=True)
+    )
+
+
+def test_random_bits_below_is_uniform():
+    src = ex.RandomBits(9)
+    counts = np.bincount([src.below(5) for _ in range(5000)], minlength=5)
+    assert stats.chisquare(counts).pvalue > 1e-3
+    assert src.getrandbits(0) == 0 and 0 <= src.getrandbits(130) < 2**130
+
+
+def test_exact_refuses_laplace_and_non_bool():
+    with pytest.raises(ValueError, match="exact"):
+        dpmo.select([1.0, 2.0], 1.0, 1.0, mechanism="laplace", exact=True)
+    with pytest.raises(TypeError, match="exact"):
+        dpmo.select([1.0, 2.0], 1.0, 1.0, exact=1)
+
+
+def test_exact_one_candidate_and_all_ties():
+    assert dpmo.select([4.0], 1.0, 1.0, exact=True).tolist() == [0]
+    for m in EXACT:
+        out = dpmo.select([5.0, 5.0, 5.0], 1e300, 1e-10, mechanism=m, k=3, exact=True, rng=1)
+        assert sorted(out.tolist()) == [0, 1, 2]
+        firsts = [dpmo.select([5.0] * 3, 1.0, 5e-324, mechanism=m, exact=True, rng=i)[0] for i in range(300)]
+        assert stats.chisquare(np.bincount(firsts, minlength=3)).pvalue > 1e-3
+
+
+def test_exact_spends_through_the_budget_and_uses_the_exact_share():
+    b = dpmo.Budget(1.0)
+    out = dpmo.select([3.0, 1.0, 2.0], 0.3, 1.0, k=3, exact=True, budget=b, rng=0)
+    assert len(set(out.tolist())) == 3
+    assert len(b.ledger) == 3 and b.spent_exact == Fraction(0.3)
+    # a share below the smallest float is used exactly (not rounded to 0)
+    x = ex._float_x(np.array([0.0]), 1.0, Fraction(5e-324) / 7, 1.0)
+    assert x[0] == 0.0 or abs(Fraction(float(x[0])) - Fraction(5e-324) / 14) <= Fraction(2) ** -1072
+    assert dpmo.select([1.0, 0.0], 5e-324, 1.0, k=2, exact=True, rng=1).shape == (2,)
+    with pytest.raises(ValueError, match="exact"):
+        dpmo.select([1.0, 0.0], 0.5, 1.0, mechanism="laplace", exact=True, budget=b)
+    assert b.spent_exact == Fraction(0.3)  # refused before anything was recorded
