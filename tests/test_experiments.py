@@ -156,6 +156,8 @@ def test_tidy_csv_columns(tmp_path):
         "run",
         "score",
         "ref",
+        "readings",
+        "private",
         "seconds",
         "cpu_seconds",
         "seed",

@@ -101,7 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run an experiment grid of the paper (resumable: runs already in the CSV "
         "are skipped) and write CSV, tables, figures and report.md to --out.",
     )
-    rep.add_argument("experiment", metavar="EXPERIMENT", help=f"one of {', '.join(EXPERIMENT_NAMES)}, all")
+    rep.add_argument(
+        "experiment", metavar="EXPERIMENT", nargs="?", help=f"one of {', '.join(EXPERIMENT_NAMES)}, all"
+    )
     rep.add_argument(
         "--data-dir",
         metavar="DIR",
@@ -151,6 +153,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="graph experiments: the paper's ego density (default) or the published code's convention "
         "(no factor 2, density 1 at degree 1), see ERRATA 4",
     )
+    rep.add_argument(
+        "--reading",
+        action="append",
+        metavar="NAME[=VALUE]",
+        help="run under a named alternative reading of the paper (repeatable; see --list-readings); "
+        "readings marked NOT PRIVATE break differential privacy and say so in the CSV and report",
+    )
+    rep.add_argument("--list-readings", action="store_true", help="list the readings, one per line, and exit")
 
     top = sub.add_parser(
         "topk",
@@ -269,9 +279,19 @@ def _reproduce(args) -> int:
     from dataclasses import replace
 
     from .experiments.config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, default_data_dirs, settings_hash
+    from .experiments.readings import apply_readings, list_readings, resolve_readings
     from .experiments.report import write_report
     from .experiments.runner import run_experiment
 
+    if args.list_readings:
+        print(list_readings())
+        return 0
+    if args.experiment is None:
+        raise CLIError("give an EXPERIMENT (or --list-readings)")
+    try:
+        resolve_readings(args.reading)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     if args.experiment not in (*EXPERIMENT_NAMES, "all"):
         raise CLIError(
             f"unknown experiment {args.experiment!r}; choose one of {', '.join(EXPERIMENT_NAMES)}, all"
@@ -323,6 +343,12 @@ def _reproduce(args) -> int:
             config = replace(config, epsilons=epsilons)
         if config.kind == "graph" and args.ego_density != "paper":
             config = replace(config, params={**config.params, "ego_density": args.ego_density})
+        config, applied, ignored = apply_readings(config, args.reading)
+        if ignored:
+            _notice(f"{name}: readings {', '.join(ignored)} do not apply to this experiment; ignored")
+        if applied and not config.params.get("private", True):
+            _notice(f"{name}: NOT PRIVATE readings ({config.params['readings']}): results are not "
+                    "epsilon-DP at the epsilons written")  # fmt: skip
         methods = None
         if methods_req is not None:
             methods = [m for m in methods_req if m in config.methods]
@@ -390,6 +416,8 @@ def _reproduce(args) -> int:
             "seed": args.seed,
             "runs": config.runs,
             "epsilons": list(config.epsilons),
+            "readings": applied,
+            "private": bool(config.params.get("private", True)),
             # datasets run earlier into the same folder stay in the report unless their settings changed
             "settings": {**previous.get("settings", {}), **settings[name]},
             "date": time.strftime("%Y-%m-%d %H:%M:%S"),

@@ -57,10 +57,17 @@ def _sensitivity_of(method: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------- data
-def load_table(name: str, files: Sequence[str] = ()):
-    """A labelled table as a ``dpmo.datasets.Dataset`` (X, y, features, name)."""
+def load_table(name: str, files: Sequence[str] = (), prep: dict | None = None):
+    """A labelled table as a ``dpmo.datasets.Dataset`` (X, y, features, name).
+
+    ``prep``: data-preparation readings (:mod:`dpmo.experiments.prep`); empty = the library's loaders.
+    """
     from .. import datasets
 
+    if prep:
+        from .prep import load_table as load_prepared
+
+        return load_prepared(name, files, prep)
     if name == "breast-cancer":
         return datasets.load_breast_cancer()
     paths = [Path(f) for f in files]
@@ -214,13 +221,16 @@ def load_graph_data(name: str, files: Sequence[str] = ()) -> GraphData:
 
 
 @functools.lru_cache(maxsize=8)
-def load_data(name: str, files: tuple[str, ...] = ()):
-    """Load dataset ``name`` (cached per process: each worker loads a dataset once)."""
+def load_data(name: str, files: tuple[str, ...] = (), prep: tuple = ()):
+    """Load dataset ``name`` (cached per process: each worker loads a dataset once).
+
+    ``prep``: the data-preparation readings as a tuple of ``(key, value)`` pairs (hashable).
+    """
     if name == "toy":
         return None
     spec = DATASETS[name]
     if spec.kind == "tree":
-        return load_table(name, files)
+        return load_table(name, files, dict(prep))
     return load_graph_data(name, files)
 
 
@@ -236,12 +246,21 @@ _TREE_KEYS = (
 )
 
 
+#: ``params`` keys of the readings that change DP-MOET (:mod:`dpmo.experiments.variants`).
+_MOET_READINGS = ("tpr_delta", "eps_scale", "exp_half", "ref_dominance")
+
+
 def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: dict, rng):
     from ..trees import DPMOETClassifier
 
     kw = {k: params[k] for k in _TREE_KEYS if k in params}
     if approach == "agg":
         kw["weights"] = tuple(params.get("weights", (3.0, 2.0)))
+    if any(key in params for key in _MOET_READINGS):
+        from .variants import ReadingMOET
+
+        kw["reading"] = {key: params[key] for key in _MOET_READINGS if key in params}
+        DPMOETClassifier = ReadingMOET  # noqa: N806
     clf = DPMOETClassifier(
         epsilon=epsilon,
         approach=approach,
@@ -320,11 +339,7 @@ def tree_agg_run(
     """One repetition of the tree aggregation experiment: fitness w . (TPR, TNR) of the output tree."""
     weights = tuple(params.get("weights", (3.0, 2.0)))
     if method == "LocalDiffPID3":
-        from ..trees import LocalDiffPID3Classifier
-
-        clf = LocalDiffPID3Classifier(
-            epsilon=epsilon, max_depth=params.get("max_depth", 5), features=data.features, random_state=rng
-        )
+        clf = _local_diffpid3(data, epsilon, params, rng)
         clf.fit(data.X, data.y)
         tpr, tnr = tpr_tnr(data.y, clf.predict(data.X))
     else:
@@ -334,6 +349,46 @@ def tree_agg_run(
         tpr, tnr = objectives[0]
     fitness = float(weighted_fitness(np.array([tpr, tnr]), weights))
     return {"fitness": fitness, "tpr": float(tpr), "tnr": float(tnr)}
+
+
+def _local_diffpid3(data, epsilon: float, params: dict, rng):
+    """LocalDiffPID3 with max depth ``params["max_depth"]`` (5), or under the ``id3`` readings."""
+    from ..trees import LocalDiffPID3Classifier
+
+    id3 = dict(params.get("id3", {}))
+    depth = int(id3.pop("max_depth", params.get("max_depth", 5)))
+    if not id3 and params.get("exp_half", True):
+        return LocalDiffPID3Classifier(
+            epsilon=epsilon, max_depth=depth, features=data.features, random_state=rng
+        )
+    from .variants import ReadingID3
+
+    if id3.pop("eps_per_level", False):  # every depth gets epsilon: L + 1 levels
+        epsilon = epsilon * (min(depth, len(data.features)) + 1)
+    return ReadingID3(
+        epsilon=epsilon,
+        max_depth=depth,
+        features=data.features,
+        random_state=rng,
+        form=id3.pop("form", "shipped"),
+        select_factor=1.0 if params.get("exp_half", True) else 2.0,
+        **id3,
+    )
+
+
+#: ``params`` keys of the readings that change DP-MOTkIN.
+_GRAPH_READINGS = ("ego_delta", "eps_scale", "exp_half")
+
+
+def _top_k(data, k, epsilon, params, conv, **kw):
+    from .. import graphs
+
+    if any(key in params for key in _GRAPH_READINGS):
+        from .variants import graph_top_k
+
+        return graph_top_k(data.graph, k, epsilon, params=params, conv=conv, weights=kw.pop("weights", None),
+                           **kw)  # fmt: skip
+    return graphs.top_k(data.graph, k, epsilon, **kw, **conv)
 
 
 # --------------------------------------------------------------------------------------------- graphs
@@ -347,20 +402,19 @@ def graph_pareto_run(
     reference_seed=None,
 ) -> dict[str, float]:
     """One repetition of the graph Pareto experiment: C(exact top-k, private top-k), front share, recall."""
-    from .. import graphs
-
     k = int(params["k"])
     conv = ego_convention(params)
     picks = np.asarray(
-        graphs.top_k(
-            data.graph,
+        _top_k(
+            data,
             k,
             epsilon,
+            params,
+            conv,
             approach="pareto",
             sensitivity=_sensitivity_of(method),
             mechanism=params.get("mechanism", "exponential"),
             rng=rng,
-            **conv,
         )
     )
     exact = data.exact("pareto", k, convention=conv)
@@ -383,21 +437,20 @@ def graph_agg_run(
     reference_seed=None,
 ) -> dict[str, float]:
     """One repetition of the graph aggregation experiment: recall of the exact top-k by u_agg."""
-    from .. import graphs
-
     k = int(params["k"])
     weights = tuple(params.get("weights", (1.0, 100.0)))
     conv = ego_convention(params)
-    picks = graphs.top_k(
-        data.graph,
+    picks = _top_k(
+        data,
         k,
         epsilon,
+        params,
+        conv,
         approach="agg",
         sensitivity=_sensitivity_of(method),
         weights=weights,
         mechanism=params.get("mechanism", "exponential"),
         rng=rng,
-        **conv,
     )
     return {"recall": recall(picks, data.exact("agg", k, weights, conv))}
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .config import DATASETS, EXPERIMENTS, ExperimentConfig
+from .readings import readings_note
 from .runner import csv_path, read_rows
 
 __all__ = [
@@ -595,6 +596,8 @@ def write_report(
             + ".",
             "",
             config.note,
+            "",
+            readings_note(rows),
             "",
             f"![{name}](figures/{fig.name})",
             "",

@@ -56,10 +56,14 @@ __all__ = [
     "csv_path",
 ]
 
-#: Leading columns of every results CSV; the experiment's metric columns follow, then ``seconds`` (wall time
-#: of the run), ``cpu_seconds`` (CPU time of the worker process during the run), ``seed`` and ``settings``.
+#: Leading columns of every results CSV; the experiment's metric columns follow, then ``readings`` (the
+#: readings of :mod:`dpmo.experiments.readings` the run used, ``default`` for none), ``private`` (``yes``
+#: when the run is epsilon-DP at its stated epsilon, ``no`` under a reading that breaks it, ``-`` for a
+#: non-private method), ``seconds``
+#: (wall time of the run), ``cpu_seconds`` (CPU time of the worker process during the run), ``seed`` and
+#: ``settings``.
 BASE_COLUMNS = ("experiment", "dataset", "method", "epsilon", "run")
-TRAILING_COLUMNS = ("seconds", "cpu_seconds", "seed", "settings")
+TRAILING_COLUMNS = ("readings", "private", "seconds", "cpu_seconds", "seed", "settings")
 
 
 def _crc(text: str) -> int:
@@ -119,9 +123,13 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     float per metric.
     """
     from .methods import load_data
+    from .readings import readings_label, readings_private
 
     fn = _resolve(task.run_function)
-    data = load_data(task.dataset, task.files)
+    prep = tuple(sorted(task.params.get("data", {}).items()))
+    data = load_data(task.dataset, task.files, prep)
+    label = readings_label(task.params)
+    private = "-" if task.nonprivate else ("yes" if readings_private(task.params) else "no")
     rows = []
     for run in task.runs:
         rng = np.random.default_rng(
@@ -141,6 +149,7 @@ def run_task(task: Task) -> list[dict[str, Any]]:
         }
         for m in task.metrics:
             row[m] = repr(float(values[m]))
+        row.update(readings=label, private=private)
         row.update(seconds=f"{seconds:.6f}", cpu_seconds=f"{cpu:.6f}", seed=task.seed, settings=task.settings)
         rows.append(row)
     return rows

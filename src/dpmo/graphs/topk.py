@@ -34,6 +34,7 @@ from ..aggregate import aggregate, aggregate_selection_scores
 from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS, select
 from ..pareto import RoundCache, _pareto_rounds, pareto_score, pareto_selection_scores, priv_pareto
+from .chebyshev import top_k_chebyshev
 from .io import Graph
 from .nodes import observed_graph, public_graph
 from .objectives import objectives
@@ -174,6 +175,9 @@ def top_k(
     low_degree: float = 0.0,
     formula: str = "paper",
     budget=None,
+    directions=None,
+    aspirations=None,
+    shares=None,
     nodes=None,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
@@ -187,8 +191,10 @@ def top_k(
         Number of nodes, ``1 <= k <= n``.
     epsilon : float
         Total privacy budget (> 0); each of the ``k`` rounds gets ``epsilon / k``.
-    approach : {"pareto", "agg"}
-        Pareto score (:func:`dpmo.priv_pareto`) or weighted sum (:func:`dpmo.priv_agg`).
+    approach : {"pareto", "agg", "chebyshev"}
+        Pareto score (:func:`dpmo.priv_pareto`), weighted sum (:func:`dpmo.priv_agg`), or PrivChebyshev
+        (:func:`dpmo.priv_chebyshev`, not in the paper: k public directions spread the picks along the
+        front; defaults :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`).
     sensitivity : {"local", "global"}
         Local dampening with the admissible functions, or the global sensitivity.
     weights : (float, float), default (1.0, 100.0)
@@ -205,6 +211,9 @@ def top_k(
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one
         record of ``epsilon / k`` per round. Without it the call spends ``epsilon`` of its own.
+    directions, aspirations, shares : optional
+        Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
+        order degree, ego density); ignored by the other approaches.
     nodes : array_like of int, or int
         The public node set (ids, or ``n`` for the ids ``0 .. n-1``); required unless ``graph`` is a
         :class:`Graph` loaded with ``nodes=``. Without it the call is refused with one line
@@ -238,7 +247,7 @@ def top_k(
     k = check_k(k, n)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    approach = check_choice(approach, APPROACHES, "approach")
+    approach = check_choice(approach, (*APPROACHES, "chebyshev"), "approach")
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
@@ -249,7 +258,21 @@ def top_k(
         budget.spend(epsilon, "top_k: the only node, no data used")
         return g.ids.copy()  # the only node, without looking at the (edgeless) data
     objs = objectives(g, low_degree=low, formula=formula)
-    if approach == "pareto":
+    if approach == "chebyshev":
+        idx = top_k_chebyshev(
+            objs,
+            n,
+            k,
+            epsilon,
+            directions=directions,
+            aspirations=aspirations,
+            shares=shares,
+            sensitivity=sensitivity,
+            mechanism=mechanism,
+            rng=rng,
+            budget=budget,
+        )
+    elif approach == "pareto":
         # Identical to priv_pareto(objs, epsilon, k=k, ...) (checked in the tests); the scores of each round
         # are kept on the graph, keyed by the nodes already chosen, so repeated calls skip the rounds
         # already seen (always the first one).

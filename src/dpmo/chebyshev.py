@@ -1,0 +1,252 @@
+"""PrivChebyshev: k private picks spread along the Pareto front, for any number of objectives.
+
+Not in the paper. PrivPareto ranks candidates by how many others dominate them; on real data that count
+is extremely sensitive and the picks are nearly uniform (``docs/pareto.md``). PrivChebyshev instead
+scalarises the objectives along one public *direction* per round, in units where every objective has
+sensitivity 1:
+
+1. every objective ``i`` is dampened (:func:`dpmo.dampen`) after subtracting a public *aspiration*
+   ``a_ji``: ``D_ij(r) = dampen(u_i(r) - a_ji)`` (``"local"``), or ``(u_i(r) - a_ji) / Delta_i``
+   (``"global"``). Each ``D_ij`` has global sensitivity 1 (local dampening, Farias et al. 2020; the
+   global case is immediate);
+2. round ``j`` scores ``s_j(r) = min_{i : w_ji > 0} (w_j,min / w_ji) D_ij(r)`` (a weighted Chebyshev /
+   achievement scalarisation, Wierzbicki 1980, along the public direction ``w_j``), which has global
+   sensitivity at most 1: ``|min_i f_i - min_i g_i| <= max_i |f_i - g_i| <= max_i w_j,min / w_ji = 1``;
+3. ``dpmo.select(s_j, epsilon_j, 1)`` among the candidates not chosen yet, with public shares
+   ``epsilon_j`` summing to epsilon (basic sequential composition).
+
+The directions spread the k picks over the front (each round's best candidate is where the ray of its
+direction leaves the dominated region); the aspirations make the candidates far below them score
+negatively, i.e. they move the scalarisation's zero to the region of interest. Everything the rounds use
+besides the data (directions, aspirations, shares, which candidates were chosen before) is public.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from ._validation import check_choice, check_epsilon, check_k, check_random_state
+from .budget import resolve_budget
+from .dampening import dampen
+from .mechanisms import MECHANISMS, select
+from .pareto import SENSITIVITY_MODES, check_objectives
+
+__all__ = ["priv_chebyshev", "chebyshev_scores", "chebyshev_selection_scores", "default_directions"]
+
+
+def default_directions(k: int, m: int) -> np.ndarray:
+    """``k`` public directions spread over the simplex of ``m`` objectives (shape (k, m)).
+
+    ``m = 1`` or ``k = 1``: all ones. ``m = 2``: ``(1 - j / (k - 1), j / (k - 1))``, evenly spaced from the
+    first objective alone to the second alone. ``m >= 3``: the points of the smallest simplex lattice
+    (Das and Dennis 1998) with at least ``k`` points, chosen greedily farthest-first starting from the unit
+    vectors. O(k L m) for a lattice of ``L`` points.
+    """
+    if k == 1 or m == 1:
+        return np.ones((k, m))
+    if m == 2:
+        t = np.arange(k) / (k - 1)
+        return np.stack([1.0 - t, t], axis=1)
+    h = 1
+    while len(list(itertools.combinations(range(h + m - 1), m - 1))) < k:
+        h += 1
+    lattice = []
+    for cuts in itertools.combinations(range(h + m - 1), m - 1):
+        parts = np.diff(np.concatenate(([-1], cuts, [h + m - 1]))) - 1
+        lattice.append(parts / h)
+    L = np.asarray(lattice)
+    chosen = [int(np.argmax(L[:, i])) for i in range(min(m, k))]
+    while len(chosen) < k:
+        dist = np.min(np.linalg.norm(L[:, None, :] - L[None, chosen, :], axis=2), axis=1)
+        dist[chosen] = -1.0
+        chosen.append(int(np.argmax(dist)))
+    return L[chosen]
+
+
+def _matrix(x, name: str, k: int, m: int, *, default: float | None) -> np.ndarray:
+    if x is None:
+        if default is None:
+            raise ValueError(f"{name} is required")
+        return np.full((k, m), float(default))
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers of shape ({k}, {m}) or ({m},)") from exc
+    if arr.ndim == 1 and arr.shape == (m,):
+        arr = np.broadcast_to(arr, (k, m)).copy()
+    if arr.shape != (k, m):
+        raise ValueError(f"{name} must have shape ({k}, {m}) (one row per round) or ({m},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
+def _check_directions(directions, k: int, m: int) -> np.ndarray:
+    if directions is None:
+        return default_directions(k, m)
+    W = _matrix(directions, "directions", k, m, default=None)
+    if np.any(W < 0):
+        raise ValueError("directions must be non-negative")
+    if np.any(W.max(axis=1) <= 0):
+        raise ValueError("every direction needs at least one positive entry")
+    return W
+
+
+def _check_shares(shares, k: int) -> np.ndarray:
+    if shares is None:
+        return np.full(k, 1.0 / k)
+    if isinstance(shares, numbers.Number):
+        raise TypeError("shares must be a sequence of k positive numbers summing to 1")
+    arr = np.asarray(shares, dtype=np.float64)
+    if arr.shape != (k,) or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"shares must be {k} positive numbers (one per round), got {shares!r}")
+    if abs(arr.sum() - 1.0) > 1e-9:
+        raise ValueError(f"shares must sum to 1, got {arr.sum()!r}")
+    return arr / arr.sum()
+
+
+def _dampened(objs, aspirations_row: np.ndarray, sensitivity: str, cache: dict, used) -> np.ndarray:
+    """(m', n) dampened objectives ``used`` minus the aspirations, with global sensitivity 1 each."""
+    rows = []
+    for i in used:
+        o = objs[i]
+        a = float(aspirations_row[i])
+        key = (i, a, sensitivity)
+        if key not in cache:
+            u = np.asarray(o.values, dtype=np.float64) - a
+            if sensitivity == "global":
+                cache[key] = u / o.global_sensitivity
+            else:
+                cache[key] = dampen(u, o.local, global_sensitivity=o.global_sensitivity, name=o.name)
+        rows.append(cache[key])
+    return np.stack(rows)
+
+
+def _round(objs, a: np.ndarray, w: np.ndarray, sensitivity: str, cache: dict) -> np.ndarray:
+    """``min_{i : w_i > 0} (w_min / w_i) D_i``; objectives with ``w_i = 0`` are never looked at."""
+    used = np.flatnonzero(w > 0)
+    c = w[used].min() / w[used]
+    D = _dampened(objs, a, sensitivity, cache, used)
+    return np.min(c[:, None] * D, axis=0)
+
+
+def chebyshev_scores(objectives, direction, aspiration=None, sensitivity: str = "local") -> np.ndarray:
+    """The scores ``s(r) = min_{i : w_i > 0} (w_min / w_i) D_i(r)`` of one PrivChebyshev round.
+
+    ``D_i = dampen(u_i - a_i)`` (``"local"``) or ``(u_i - a_i) / Delta_i`` (``"global"``); global
+    sensitivity 1 (see :func:`priv_chebyshev`). O(n m) plus ``m`` dampening loops.
+    """
+    objs = check_objectives(objectives)
+    m = len(objs)
+    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
+    W = _check_directions(np.asarray(direction, dtype=np.float64).reshape(1, -1), 1, m)
+    A = _matrix(aspiration, "aspiration", 1, m, default=0.0)
+    return _round(objs, A[0], W[0], sensitivity, {})
+
+
+def chebyshev_selection_scores(
+    objectives, direction, aspiration=None, sensitivity: str = "local"
+) -> tuple[np.ndarray, float]:
+    """``(scores, 1.0)``: what one PrivChebyshev round hands to :func:`dpmo.select` (for audits)."""
+    return chebyshev_scores(objectives, direction, aspiration, sensitivity), 1.0
+
+
+def priv_chebyshev(
+    objectives,
+    epsilon: float,
+    *,
+    k: int = 1,
+    directions=None,
+    aspirations=None,
+    shares=None,
+    sensitivity: str = "local",
+    mechanism: str = "exponential",
+    rng=None,
+    budget=None,
+) -> np.ndarray:
+    """PrivChebyshev: ``k`` candidates spread along the Pareto front, under epsilon-DP.
+
+    Parameters
+    ----------
+    objectives : sequence of dpmo.Objective
+        ``m >= 1`` utilities over the same ``n`` candidates, larger is better, with global sensitivities
+        and (for ``"local"``) admissible local functions, all for the same neighbouring relation.
+    epsilon : float
+        Total privacy budget, > 0.
+    k : int, default 1
+        Number of distinct candidates, ``1 <= k <= n``.
+    directions : array_like, shape (k, m) or (m,), optional
+        **Public** non-negative direction of each round (a zero entry drops that objective from the
+        round). Default :func:`default_directions`.
+    aspirations : array_like, shape (k, m) or (m,), optional
+        **Public** aspiration levels subtracted from the objectives before dampening (default 0).
+    shares : sequence of k floats, optional
+        **Public** share of epsilon of each round (positive, summing to 1; default equal).
+    sensitivity : {"local", "global"}
+        Dampen each objective with its admissible local function, or divide by its global sensitivity.
+    mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}
+        Base mechanism of :func:`dpmo.select`.
+    rng : None, int or numpy.random.Generator
+        Randomness (SPEC 7).
+    budget : dpmo.Budget, optional
+        Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one record
+        per round (``epsilon * shares[j]``, the last round the exact rest). Without it the call spends
+        ``epsilon`` of its own.
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (k,)
+        Indices of the chosen candidates, in selection order.
+
+    Notes
+    -----
+    Privacy (proof in ``docs/pareto.md``): for neighbouring inputs ``x, y`` each ``D_ij`` moves by at most
+    1 (local dampening with an admissible function, or division by the global sensitivity), so ``s_j``
+    moves by at most ``max_i w_j,min / w_ji = 1``; round ``j`` is ``dpmo.select(s_j, epsilon_j, 1)`` on
+    the candidates not chosen yet, which is ``epsilon_j``-DP for every fixed set of earlier picks; the
+    scores of a candidate depend on that candidate's objective values only, never on the other candidates.
+    The rounds compose to ``sum_j epsilon_j = epsilon`` (basic sequential composition).
+
+    Cost: at most ``k m`` dampening loops (one per distinct aspiration of each objective), then ``k``
+    selections: O(k m n) plus the dampening.
+    """
+    objs = check_objectives(objectives)
+    n, m = objs[0].n, len(objs)
+    if epsilon is not None or budget is None:
+        check_epsilon(epsilon)
+    k = check_k(k, n)
+    W = _check_directions(directions, k, m)
+    A = _matrix(aspirations, "aspirations", k, m, default=0.0)
+    S = _check_shares(shares, k)
+    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
+    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
+    gen = check_random_state(rng)
+    budget, eps = resolve_budget(epsilon, budget)
+    parts = [eps * Fraction(float(x)) for x in S[:-1]]
+    parts.append(eps - sum(parts, Fraction(0)))  # exact: the rounds spend exactly epsilon
+    if parts[-1] <= 0:
+        raise ValueError("shares must sum to 1")
+    cache: dict = {}
+    remaining = np.arange(n, dtype=np.intp)
+    chosen: list[int] = []
+    for j in range(k):
+        if remaining.size == 1:  # the last candidate, without looking at the data; its share is charged
+            budget.spend(sum(parts[j:], Fraction(0)), f"priv_chebyshev: round {j + 1} of {k} (no data used)")
+            chosen.append(int(remaining[0]))
+            break
+        s = _round(objs, A[j], W[j], sensitivity, cache)[remaining]
+        eps_j = budget.spend(
+            parts[j],
+            f"priv_chebyshev: round {j + 1} of {k} (Chebyshev scalarisation along {W[j].tolist()})",
+            mechanism=mechanism,
+            sensitivity=1.0,
+            candidates=remaining.size,
+        )
+        pick = int(select(s, eps_j, 1.0, mechanism=mechanism, rng=gen)[0])
+        chosen.append(int(remaining[pick]))
+        remaining = np.delete(remaining, pick)
+    return np.asarray(chosen, dtype=np.intp)

@@ -1,0 +1,322 @@
+"""Which reading brings our numbers closest to the paper's: run the groups of issue 14 and tabulate them.
+
+A *group* is a set of cells of one experiment (method x datasets x epsilons) whose difference from the paper
+the issue asks to explain. :func:`run_group` runs it once per candidate reading of
+:mod:`dpmo.experiments.readings` (through ``dpmo reproduce``, one output folder per reading:
+``OUT/<group>/<reading>``), and :func:`verdict_table` gives, per group, the mean absolute difference from
+the paper's values over the cells the paper reports, with no reading and with the closest reading.
+
+Command line (regenerates ``docs/errata.md``'s verdict table; ``--runs`` per cell)::
+
+    python -m dpmo.experiments.verdict run [GROUP ...] --data-dir DIR --runs 50 --out results-readings
+    python -m dpmo.experiments.verdict table --out results-readings
+
+The verdict sentence of each group (:data:`VERDICTS`) is written by hand from the measured table; the
+numbers of the table are always recomputed from the CSVs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import EXPERIMENTS
+from .readings import DEFAULT_LABEL
+from .report import paper_results
+from .runner import csv_path, read_rows
+
+__all__ = [
+    "Group",
+    "GROUPS",
+    "VERDICTS",
+    "group_distance",
+    "verdict_table",
+    "readings_table",
+    "write_verdict_report",
+    "run_group",
+    "main",
+]
+
+
+@dataclass(frozen=True)
+class Group:
+    """Cells of one experiment, and the readings tried on them (``"a+b"`` combines readings)."""
+
+    name: str
+    experiment: str
+    method: str
+    datasets: tuple[str, ...]
+    readings: tuple[str, ...]
+    metric: str = ""
+    epsilons: tuple[float, ...] = ()  # () = the experiment's
+    runs_factor: float = 1.0  # cheap groups run more repetitions
+
+
+_ACS_LABELS = tuple(f"label-column={j}" for j in range(23) if j != 10)
+_NLTCS_LABELS = tuple(f"label-column={j}" for j in range(16) if j != 13)
+
+GROUPS: dict[str, Group] = {
+    g.name: g
+    for g in (
+        Group(
+            "moet-pareto-local",
+            "tree-pareto",
+            "DP-MOET-Pareto-local",
+            ("nltcs", "adult", "acs"),
+            (
+                "tpr-printed",
+                "tpr-published",
+                "eps-per-round",
+                "eps-per-pick",
+                "exp-no-half",
+                "reference-pareto-dominance",
+                "eps-per-pick+reference-pareto-dominance",
+            ),
+        ),  # fmt: skip
+        Group(
+            "localdiffpid3",
+            "tree-agg",
+            "LocalDiffPID3",
+            ("nltcs", "adult", "acs"),
+            (
+                "id3-depth=3",
+                "id3-depth=10",
+                "id3-gini",
+                "id3-own-curves",
+                "id3-eps-per-level",
+                "exp-no-half",
+                "id3-bins=10",
+                "adult-minmax",
+            ),
+        ),  # fmt: skip
+        Group(
+            "motkin-agg-local",
+            "graph-agg",
+            "DP-MOTkIN-Agg-local",
+            ("enron", "github"),
+            (
+                "ego-printed",
+                "ego-published",
+                "ego-density-published",
+                "ego-density-published+ego-printed",
+                "ego-density-published+ego-published",
+                "exp-no-half",
+                "eps-per-pick",
+            ),
+            runs_factor=2.0,
+        ),  # fmt: skip
+        Group(
+            "nodp-moet-agg-nltcs",
+            "tree-agg",
+            "NODP-MOET-Agg",
+            ("nltcs",),
+            ("positive-flip", *_NLTCS_LABELS),
+        ),
+        Group(
+            "nodp-moet-agg-adult",
+            "tree-agg",
+            "NODP-MOET-Agg",
+            ("adult",),
+            (
+                "positive-flip",
+                "adult-train-only",
+                "adult-test-only",
+                "adult-keep-missing",
+                "adult-marital-full",
+                "adult-bins=5",
+                "adult-quantile-bins",
+                "adult-minmax",
+                "adult-fnlwgt",
+                "adult-train-only+adult-minmax",
+                "adult-keep-missing+adult-minmax",
+            ),
+        ),
+        Group(
+            "nodp-moet-agg-acs",
+            "tree-agg",
+            "NODP-MOET-Agg",
+            ("acs",),
+            ("positive-flip", *_ACS_LABELS, "positive-flip+label-column=12"),
+        ),
+        Group(
+            "motkin-agg-global",
+            "graph-agg",
+            "DP-MOTkIN-Agg-global",
+            ("enron", "github"),
+            ("exp-no-half", "eps-per-pick", "ego-density-published", "ego-density-published+exp-no-half"),
+            runs_factor=2.0,
+        ),
+        Group(
+            "motkin-pareto-local-github",
+            "graph-pareto",
+            "DP-MOTkIN-Pareto-local",
+            ("github",),
+            (
+                "ego-density-published",
+                "ego-printed",
+                "ego-published",
+                "exp-no-half",
+                "eps-per-pick",
+                "ego-density-published+ego-published",
+            ),
+        ),  # fmt: skip
+    )
+}
+
+#: Verdict per group, written from the measured table (docs/errata.md, "Readings: which one the paper used").
+VERDICTS: dict[str, str] = {}
+
+
+def _folder(out: Path, group: Group, reading: str) -> Path:
+    return out / group.name / reading.replace("=", "-")
+
+
+def _cells(group: Group, folder: Path) -> dict[tuple[str, float], tuple[float, int]]:
+    """(dataset, epsilon) -> (mean of the group's metric, runs) in ``folder``'s CSV."""
+    metric = group.metric or EXPERIMENTS[group.experiment].primary_metric
+    acc: dict[tuple[str, float], list[float]] = {}
+    for row in read_rows(csv_path(folder, group.experiment)):
+        if row.get("method") != group.method or row.get("dataset") not in group.datasets:
+            continue
+        try:
+            acc.setdefault((row["dataset"], float(row["epsilon"])), []).append(float(row[metric]))
+        except (KeyError, ValueError):
+            continue
+    return {k: (sum(v) / len(v), len(v)) for k, v in acc.items()}
+
+
+def group_distance(group: Group, folder: Path, paper=None) -> tuple[float, int, int]:
+    """Mean absolute difference from the paper over the cells both have: (mad, cells, min runs per cell).
+
+    ``nan`` when no cell is shared.
+    """
+    paper = paper if paper is not None else paper_results()
+    metric = group.metric or EXPERIMENTS[group.experiment].primary_metric
+    diffs, runs = [], []
+    for (dataset, eps), (mean, n) in _cells(group, folder).items():
+        key = (group.experiment, dataset, group.method, eps, metric)
+        if key in paper:
+            diffs.append(abs(mean - paper[key][0]))
+            runs.append(n)
+    if not diffs:
+        return math.nan, 0, 0
+    return sum(diffs) / len(diffs), len(diffs), min(runs)
+
+
+def verdict_table(out: str | Path, groups: Sequence[str] | None = None) -> str:
+    """Markdown table: group, closest reading, mean |ours - paper| with no reading and with it, verdict."""
+    out = Path(out)
+    paper = paper_results()
+    lines = [
+        "| group | cells x runs | closest reading | private? | mean abs. diff. default | closest | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name in groups or GROUPS:
+        g = GROUPS[name]
+        base, cells, runs = group_distance(g, _folder(out, g, DEFAULT_LABEL), paper)
+        best, best_d = DEFAULT_LABEL, base
+        for reading in g.readings:
+            d, c, _ = group_distance(g, _folder(out, g, reading), paper)
+            if c == cells and not math.isnan(d) and (math.isnan(best_d) or d < best_d):
+                best, best_d = reading, d
+        private = "yes"
+        if best != DEFAULT_LABEL:
+            from .readings import resolve_readings
+
+            private = "yes" if all(r.private for r, _ in resolve_readings(best.split("+"))) else "NO"
+        lines.append(
+            f"| {g.method} ({', '.join(g.datasets)}) | {cells} x {runs} | `{best}` | {private} | "
+            f"{base:.3f} | {best_d:.3f} | {VERDICTS.get(name, 'see docs/errata.md')} |"
+        )
+    return "\n".join(lines)
+
+
+def readings_table(out: str | Path, group: str) -> str:
+    """Every reading tried on ``group`` with its mean absolute difference (Markdown)."""
+    g = GROUPS[group]
+    paper = paper_results()
+    rows = ["| reading | mean abs. diff. | cells | runs per cell |", "|---|---|---|---|"]
+    for reading in (DEFAULT_LABEL, *g.readings):
+        d, c, n = group_distance(g, _folder(Path(out), g, reading), paper)
+        if c:
+            rows.append(f"| `{reading}` | {d:.3f} | {c} | {n} |")
+    return "\n".join(rows)
+
+
+def write_verdict_report(out: str | Path, groups: Sequence[str] | None = None) -> Path:
+    """Write ``OUT/report.md``: the verdict table, every reading tried per group, and the readings list."""
+    from .readings import list_readings
+
+    out = Path(out)
+    names = list(groups or GROUPS)
+    lines = [
+        "# Readings: which one brings our numbers closest to the paper's",
+        "",
+        "Generated by `python -m dpmo.experiments.verdict report`. Mean absolute difference = mean over the "
+        "cells (dataset x epsilon) with a paper value of |our mean - the paper's value|. A reading marked "
+        "NO under `private?` breaks differential privacy: its runs are not epsilon-DP at the epsilons shown.",
+        "",
+        verdict_table(out, names),
+        "",
+    ]
+    for name in names:
+        g = GROUPS[name]
+        lines += [f"## {name}: {g.method} on {', '.join(g.datasets)} ({g.experiment})", ""]
+        lines += [readings_table(out, name), ""]
+    lines += ["## The readings (`dpmo reproduce --list-readings`)", "", "```", list_readings(), "```", ""]
+    path = out / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def run_group(name: str, *, out: str | Path, data_dir: str, runs: int, jobs: int = 1, seed: int = 0) -> None:
+    """Run group ``name`` with no reading and with each of its readings (resumable)."""
+    from ..cli import main as cli_main
+
+    g = GROUPS[name]
+    n = max(1, int(round(runs * g.runs_factor)))
+    for reading in (DEFAULT_LABEL, *g.readings):
+        argv = [
+            "reproduce", g.experiment, "--methods", g.method, "--datasets", *g.datasets,
+            "--data-dir", str(data_dir), "--runs", str(n), "--jobs", str(jobs), "--seed", str(seed),
+            "--out", str(_folder(Path(out), g, reading)), "--no-report",
+        ]  # fmt: skip
+        if g.epsilons:
+            argv += ["--epsilons", *map(str, g.epsilons)]
+        if reading != DEFAULT_LABEL:
+            for r in reading.split("+"):
+                argv += ["--reading", r]
+        status = cli_main(argv)
+        if status:
+            print(f"verdict: {name} / {reading} failed with status {status}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m dpmo.experiments.verdict")
+    parser.add_argument("action", choices=("run", "table", "detail", "report"))
+    parser.add_argument("groups", nargs="*", help=f"among {', '.join(GROUPS)} (default: all)")
+    parser.add_argument("--out", default="results-readings")
+    parser.add_argument("--data-dir", default="../shared/data")
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+    names = args.groups or list(GROUPS)
+    if args.action == "run":
+        for name in names:
+            run_group(name, out=args.out, data_dir=args.data_dir, runs=args.runs, jobs=args.jobs)
+    elif args.action == "table":
+        print(verdict_table(args.out, names))
+    elif args.action == "report":
+        print(write_verdict_report(args.out, names))
+    else:
+        for name in names:
+            print(f"\n{name}\n\n{readings_table(args.out, name)}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
