@@ -47,7 +47,7 @@ def _one_error_line(err: str) -> str:
         (["topk", "/no/such/file.txt"], "cannot read /no/such/file.txt"),
         (["topk", "/no/such/file.txt", "--epsilon", "-1"], "epsilon must be a positive finite number"),
         (["trees", "/no/such/file.csv", "--label", "y"], "cannot read /no/such/file.csv"),
-        (["trees", "x.csv"], "the following arguments are required: --label"),
+        (["trees", "x.csv"], "cannot read x.csv"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
         ([], "the following arguments are required: COMMAND"),
     ],

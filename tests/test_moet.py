@@ -282,19 +282,20 @@ def test_tree_pareto_sensitivity_blocks_equal_set_definition():
 
 
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
-def test_pareto_variant_selects_with_priv_pareto(cancer, monkeypatch, sensitivity):
-    # every selection round is one call of dpmo.priv_pareto with the round's budget and number of picks
+def test_pareto_variant_selects_with_the_pipeline(cancer, monkeypatch, sensitivity):
+    # every selection round is one call of the multi-objective pipeline with the round's budget and picks
     import dpmo.trees.moet as moet
 
     calls = []
-    real = moet.priv_pareto
+    real = moet.select_multiobjective
 
     def spy(objs, epsilon, **kw):
         out = real(objs, epsilon, **kw)
+        assert kw["approach"] == "pareto"
         calls.append((objs[0].n, epsilon, kw["k"], kw["sensitivity"], kw["mechanism"], out))
         return out
 
-    monkeypatch.setattr(moet, "priv_pareto", spy)
+    monkeypatch.setattr(moet, "select_multiobjective", spy)
     clf = DPMOETClassifier(
         epsilon=0.9, sensitivity=sensitivity, mechanism="permute_and_flip", features=cancer.features,
         random_state=2, **SMALL,
@@ -302,7 +303,7 @@ def test_pareto_variant_selects_with_priv_pareto(cancer, monkeypatch, sensitivit
     # k = 2 generations of s = 3 picks among 8 then 3 + 8 trees, then o = 2 final picks among 3 + 8
     assert [(c[0], c[2]) for c in calls] == [(8, 3), (11, 3), (11, 2)]
     for _, eps, _, sens, mech, out in calls:
-        assert eps == pytest.approx(0.9 / 3) and sens == sensitivity and mech == "permute_and_flip"
+        assert eps == Fraction(0.9) / 3 and sens == sensitivity and mech == "permute_and_flip"
         assert len(set(out.tolist())) == len(out)
     assert sum(r.epsilon for r in clf.budget_.ledger) == Fraction(0.9)
 

@@ -15,6 +15,8 @@ from hypothesis.extra.numpy import arrays
 import dpmo
 from dpmo import _dominance
 from dpmo import pareto as pareto_mod
+from dpmo import selection as selection_mod
+from dpmo.selection import SelectionCache, select_multiobjective
 
 # ------------------------------------------------------------------------ references (paper's definitions)
 
@@ -473,7 +475,7 @@ def example_objectives(seed=0, n=12):
 def test_priv_pareto_rounds_recompute_scores_on_remaining(monkeypatch, mechanism):
     U, objs = example_objectives()
     rec = Recorder()
-    monkeypatch.setattr(pareto_mod, "select", rec)
+    monkeypatch.setattr(selection_mod, "select", rec)
     out = dpmo.priv_pareto(objs, 3.0, k=3, sensitivity="global", mechanism=mechanism, rng=0)
     assert len(rec.calls) == 3 and len(set(out.tolist())) == 3
     remaining = np.arange(U.shape[0])
@@ -485,17 +487,17 @@ def test_priv_pareto_rounds_recompute_scores_on_remaining(monkeypatch, mechanism
 
 @pytest.mark.parametrize("rebuild_after", [2, 32])
 def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
-    """_pareto_rounds with a RoundCache shared by many calls hands select the very floats (bit for bit)
+    """The pipeline with a SelectionCache shared by many calls hands select the very floats (bit for bit)
     that priv_pareto computes without a cache, round after round, also across state rebuilds."""
     monkeypatch.setattr(pareto_mod, "_REBUILD_AFTER", rebuild_after)
-    real_select = pareto_mod.select
+    real_select = selection_mod.select
     seen = []
 
     def recording_select(scores, *args, **kwargs):
         seen.append(np.array(scores, dtype=np.float64))
         return real_select(scores, *args, **kwargs)
 
-    monkeypatch.setattr(pareto_mod, "select", recording_select)
+    monkeypatch.setattr(selection_mod, "select", recording_select)
     rng = np.random.default_rng(8)
     n = 30
     U = rng.integers(0, 5, size=(n, 2)).astype(float)
@@ -524,7 +526,8 @@ def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
 
     for sensitivity in ("local", "global"):
         answered.clear()
-        cache = CountingCache()
+        cache = SelectionCache(objs)
+        store = cache.slot(("pareto-rounds",), CountingCache)
         forks_before = 0
         for seed in range(12):
             eps = (0.5, 50.0)[seed % 2]  # large epsilon repeats the same picks: the cache answers
@@ -532,17 +535,20 @@ def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
             ref = dpmo.priv_pareto(objs, eps, k=5, sensitivity=sensitivity, rng=seed)
             fresh = list(seen)
             seen.clear()
-            checked = pareto_mod._checked_common(objs, eps, 5, sensitivity, "exponential", seed)
-            ours = pareto_mod._pareto_rounds(*checked[:-1], cache=cache)
+            ours = select_multiobjective(
+                objs, eps, approach="pareto", sensitivity=sensitivity, k=5, rng=seed, cache=cache
+            )
             assert ours.tolist() == ref.tolist()
             assert len(seen) == len(fresh) == 5
             for a, b in zip(seen, fresh, strict=True):
                 np.testing.assert_array_equal(a, b)
-            forks_before += cache._template is not None
+            forks_before += store._template is not None
         # every call after the first gets its first round from the cache, and the counting state of the
         # first call is kept from then on
         assert sum(answered) >= 11 and answered[0] is False
-        assert cache._template is not None and forks_before == 12
+        assert store._template is not None and forks_before == 12
+        with pytest.raises(ValueError, match="other objectives"):  # bound to its own objectives
+            select_multiobjective(objs[::-1], 1.0, cache=cache)
 
 
 def test_round_cache_is_bounded():
@@ -559,7 +565,7 @@ def test_round_cache_is_bounded():
 def test_priv_pareto_local_passes_dampened_scores(monkeypatch):
     U, objs = example_objectives(seed=3)
     rec = Recorder()
-    monkeypatch.setattr(pareto_mod, "select", rec)
+    monkeypatch.setattr(selection_mod, "select", rec)
     out = dpmo.priv_pareto(objs, 2.0, k=2, sensitivity="local", rng=0)
     scores, eps, sens, _, _ = rec.calls[0]
     np.testing.assert_allclose(scores, dampen_reference_scores(U, objs), rtol=1e-12, atol=1e-12)
@@ -599,7 +605,7 @@ def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m)
     for sensitivity in ("local", "global"):
         rec = Recorder()
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(pareto_mod, "select", rec)
+            mp.setattr(selection_mod, "select", rec)
             out = dpmo.priv_pareto(objs, 1.0, k=6, sensitivity=sensitivity)
         remaining = np.arange(n)
         for (scores, _, sens, _, _), chosen in zip(rec.calls, out, strict=True):

@@ -17,6 +17,8 @@ __all__ = [
     "check_scores",
     "check_k",
     "check_choice",
+    "check_t",
+    "check_X",
 ]
 
 
@@ -107,3 +109,25 @@ def check_choice(value, allowed, name: str) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
     return value
+
+
+def check_t(t, name: str = "t") -> int:
+    """Return the distance ``t`` of a local sensitivity function as an int after checking ``t >= 0``."""
+    if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be a non-negative int, got {type(t).__name__}")
+    if t < 0:
+        raise ValueError(f"{name} must be a non-negative int, got {t}")
+    return int(t)
+
+
+def check_X(X, name: str = "X") -> np.ndarray:
+    """Return the estimator input ``X`` as a 2-D float64 array after checking it holds finite numbers."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (rows x features), got shape {X.shape}")
+    if X.dtype == object or not np.issubdtype(X.dtype, np.number):
+        raise TypeError(f"{name} must hold numbers, got dtype {X.dtype}")
+    X = np.asarray(X, dtype=np.float64)
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return X

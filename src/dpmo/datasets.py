@@ -21,6 +21,7 @@ label ``>50K``. The package never reads ``../shared`` itself: the loaders take a
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 import numbers
 import os
@@ -514,6 +515,7 @@ def load_csv(
     name: str | None = None,
     delimiter: str = ",",
     missing: Iterable[str] = ("?", "", "NA", "nan"),
+    header: bool = True,
 ) -> Dataset:
     """Load a CSV file with a header line, a named binary label column and public feature metadata.
 
@@ -537,6 +539,9 @@ def load_csv(
     delimiter : str, default ","
     missing : iterable of str
         Tokens read as missing; rows with a missing value in a used column are dropped.
+    header : bool, default True
+        Whether the first line holds the column names. False: every line is a row and the columns are
+        named by their 0-based number (``"0"``, ``"1"``, ...).
 
     Returns
     -------
@@ -573,12 +578,18 @@ def load_csv(
     if label in categorical or label in bounds:
         raise ValueError(f"the label column {label!r} cannot also be a predictor")
     missing = set(missing)
-    with open(p, newline="", encoding="utf-8") as fh:
+    with open(p, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
         try:
-            header = [h.strip() for h in next(reader)]
+            first = next(reader)
         except StopIteration:
             raise ValueError(f"{p}: empty file") from None
+        start = 2 if header else 1
+        if header:
+            header = [h.strip() for h in first]
+        else:
+            header = [str(i) for i in range(len(first))]
+            reader = itertools.chain([first], reader)
         pos = {h: i for i, h in enumerate(header)}
         needed = [label, *categorical, *bounds]
         absent = [c for c in needed if c not in pos]
@@ -587,7 +598,7 @@ def load_csv(
         names = [h for h in header if h in categorical or h in bounds]
         used = [pos[label]] + [pos[h] for h in names]
         records = []
-        for lineno, row in enumerate(reader, 2):
+        for lineno, row in enumerate(reader, start):
             if not row or all(not s.strip() for s in row):
                 continue
             if len(row) != len(header):

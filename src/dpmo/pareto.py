@@ -29,42 +29,35 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from fractions import Fraction
 
 import numpy as np
 
 from . import _dominance
-from ._validation import check_choice, check_epsilon, check_k, check_random_state
-from .budget import Budget, resolve_budget
+from ._validation import check_choice, check_t
 from .dampening import dampen
-from .mechanisms import MECHANISMS, select
-from .sensitivity import LocalSensitivity, Objective, _check_t, check_local_values
+from .selection import (
+    SENSITIVITIES,
+    Approach,
+    Rounds,
+    check_objectives,
+    register_approach,
+    select_multiobjective,
+)
+from .sensitivity import LocalSensitivity, Objective, check_local_values
 
-__all__ = ["pareto_score", "pareto_sensitivity", "priv_pareto", "SENSITIVITY_MODES"]
+__all__ = [
+    "pareto_score",
+    "pareto_sensitivity",
+    "pareto_selection_scores",
+    "priv_pareto",
+    "ParetoApproach",
+    "RoundCache",
+    "SENSITIVITY_MODES",
+    "check_objectives",
+]
 
 #: Values accepted by ``sensitivity`` in :func:`priv_pareto` and :func:`dpmo.priv_agg`.
-SENSITIVITY_MODES = ("local", "global")
-
-
-def check_objectives(objectives, name: str = "objectives") -> list[Objective]:
-    """Return ``objectives`` as a non-empty list of :class:`dpmo.Objective` over the same candidates."""
-    if isinstance(objectives, Objective):
-        raise TypeError(f"{name} must be a sequence of dpmo.Objective (wrap a single one in a list)")
-    if not isinstance(objectives, Sequence) or isinstance(objectives, (str, bytes)):
-        raise TypeError(
-            f"{name} must be a sequence (list or tuple) of dpmo.Objective, got {type(objectives).__name__}"
-        )
-    objs = list(objectives)
-    if not objs:
-        raise ValueError(f"{name} must contain at least one dpmo.Objective")
-    for i, o in enumerate(objs):
-        if not isinstance(o, Objective):
-            raise TypeError(f"{name}[{i}] must be a dpmo.Objective, got {type(o).__name__}")
-    sizes = {o.n for o in objs}
-    if len(sizes) != 1:
-        detail = ", ".join(f"{o.name!r}: {o.n}" for o in objs)
-        raise ValueError(f"all {name} must have the same number of candidates, got {detail}")
-    return objs
+SENSITIVITY_MODES = SENSITIVITIES
 
 
 def _utility_matrix(U) -> np.ndarray:
@@ -158,9 +151,9 @@ def _check_t_block(t) -> tuple[int, int]:
     """``t`` as ``(t0, B)``: an int gives ``(t, 1)``; an integer array of shape (B, 1) must hold the
     consecutive distances ``t0, t0 + 1, ..., t0 + B - 1`` with ``t0 >= 0``."""
     if not isinstance(t, np.ndarray):
-        return _check_t(t), 1
+        return check_t(t), 1
     if t.ndim == 0:
-        return _check_t(t[()]), 1
+        return check_t(t[()]), 1
     if t.dtype == np.bool_ or not np.issubdtype(t.dtype, np.integer):
         raise TypeError(
             f"t must be a non-negative int or an integer array of shape (B, 1), got dtype {t.dtype}"
@@ -471,20 +464,6 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     return _ParetoState(objs).local(np.arange(objs[0].n, dtype=np.intp))
 
 
-def _checked_common(objectives, epsilon, k, sensitivity, mechanism, rng, budget=None):
-    """Checked arguments; ``epsilon`` comes back as the exact Fraction of the call, checked to fit in
-    ``budget`` (a new ``Budget(epsilon)`` when None), which is returned last."""
-    objs = check_objectives(objectives)
-    if epsilon is not None or budget is None:
-        check_epsilon(epsilon)
-    k = check_k(k, objs[0].n)
-    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
-    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    rng = check_random_state(rng)
-    budget, epsilon = resolve_budget(epsilon, budget)
-    return objs, epsilon, k, sensitivity, mechanism, rng, budget
-
-
 def pareto_selection_scores(objectives, sensitivity: str = "local") -> tuple[np.ndarray, float]:
     """Scores and sensitivity that PrivPareto hands to :func:`dpmo.select` in one round.
 
@@ -575,10 +554,17 @@ def priv_pareto(
     on sizes only, and the scores agree to rounding (the dampening's own running sums are added in a
     different order).
     """
-    objs, epsilon, k, sensitivity, mechanism, rng, budget = _checked_common(
-        objectives, epsilon, k, sensitivity, mechanism, rng, budget
+    return select_multiobjective(
+        objectives,
+        epsilon,
+        approach="pareto",
+        sensitivity=sensitivity,
+        mechanism=mechanism,
+        k=k,
+        rng=rng,
+        budget=budget,
+        what="priv_pareto",
     )
-    return _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, budget=budget)
 
 
 class RoundCache:
@@ -636,78 +622,71 @@ class RoundCache:
                 self._bytes -= old.nbytes
 
 
-def _pareto_rounds(
-    objs,
-    epsilon,
-    k,
-    sensitivity,
-    mechanism,
-    rng,
-    cache: RoundCache | None = None,
-    budget=None,
-    what="priv_pareto",
-):
-    """The k rounds of :func:`priv_pareto` on checked arguments, optionally reusing cached round scores.
+class _ParetoRounds(Rounds):
+    """The rounds of PrivPareto: the Pareto score (and ``delta^PS``) recomputed on the remaining candidates.
 
     The state that counts dominance is built at rounds 0, R, 2R, ... (R = ``_REBUILD_AFTER``) on the
-    candidates remaining then, and told about every later pick, exactly as without a cache; when the
-    cache answers a round the state is not needed, and it is built (with the same removals) only at the
-    first round the cache cannot answer.
+    candidates remaining then, and told about every later pick; with a :class:`RoundCache`, a round the
+    cache answers needs no state, and the state is built (with the same removals) only at the first round
+    the cache cannot answer, so the scores are the very floats computed without a cache.
     """
-    n = objs[0].n
-    score_name = "dampened Pareto score" if sensitivity == "local" else "Pareto score"
-    share = Fraction(epsilon) / k  # exact; float(share) is epsilon / k for a float epsilon
-    if budget is None:
-        budget = Budget(epsilon)
-    budget.check(epsilon)
-    all_idx = np.arange(n, dtype=np.intp)
-    remaining = all_idx  # original indices of the candidates still in play
-    chosen: list[int] = []
-    state = None
-    state_round = -1
-    base = all_idx
-    for r in range(k):
-        if remaining.size == 1:
-            # the last candidate, without looking at the data; its round's share is still charged, so
-            # that the call spends exactly epsilon
-            budget.spend(share, f"{what}: round {r + 1} of {k} (one candidate left, no data used)")
-            chosen.append(int(remaining[0]))
-            break
+
+    def __init__(self, objs: list[Objective], sensitivity: str, cache: RoundCache | None):
+        self.objs = objs
+        self.sensitivity = sensitivity
+        self.cache = cache
+        self.n = objs[0].n
+        self.all_idx = np.arange(self.n, dtype=np.intp)
+        self.state: _ParetoState | None = None
+        self.state_round = -1
+        self.base = self.all_idx  # the original indices the state was built on
+        self.score_name = "dampened Pareto score" if sensitivity == "local" else "Pareto score"
+
+    def scores(self, chosen, remaining):
+        r = len(chosen)
         r0 = r - r % _REBUILD_AFTER  # the round whose candidates the state is built on
-        if state_round != r0:
-            state = None
-        key = (sensitivity, tuple(chosen))
+        if self.state_round != r0:
+            self.state = None
+        cache = self.cache
+        key = (self.sensitivity, tuple(chosen))
         hit = cache.get(key) if cache is not None else None
         if hit is not None:
-            scores, sens = hit
-        else:
+            return hit
+        if self.state is None:
+            base = np.delete(self.all_idx, chosen[:r0]) if r0 else self.all_idx
+            state = cache.state() if cache is not None and r0 == 0 else None
             if state is None:
-                # the state's candidates are base[0 .. ], base = the original indices it was built on
-                base = np.delete(all_idx, chosen[:r0]) if r0 else all_idx
-                state = cache.state() if cache is not None and r0 == 0 else None
-                if state is None:
-                    sub = objs if base.size == n else [o.take(base) for o in objs]
-                    state = _ParetoState(sub, keep_all=cache is not None and r0 == 0)
-                state_round = r0
-                for c in chosen[r0:]:
-                    state.remove(int(np.searchsorted(base, c)))
-            local_idx = np.searchsorted(base, remaining)  # base and remaining are sorted
-            scores, sens = _round_scores(state, local_idx, sensitivity)
-            if cache is not None:
-                cache.put(key, scores, sens)
-                if r == 0:
-                    cache.keep_state(state)
-        eps_round = budget.spend(
-            share,
-            f"{what}: round {r + 1} of {k} ({score_name})",
-            mechanism=mechanism,
-            sensitivity=sens,
-            candidates=remaining.size,
-        )
-        pick = int(select(scores, eps_round, sens, mechanism=mechanism, rng=rng)[0])
-        c = int(remaining[pick])
-        chosen.append(c)
-        if state is not None:
-            state.remove(int(np.searchsorted(base, c)))
-        remaining = np.delete(remaining, pick)
-    return np.asarray(chosen, dtype=np.intp)
+                sub = self.objs if base.size == self.n else [o.take(base) for o in self.objs]
+                state = _ParetoState(sub, keep_all=cache is not None and r0 == 0)
+            for c in chosen[r0:]:
+                state.remove(int(np.searchsorted(base, c)))
+            self.state, self.state_round, self.base = state, r0, base
+        local_idx = np.searchsorted(self.base, remaining)  # base and remaining are sorted
+        scores, sens = _round_scores(self.state, local_idx, self.sensitivity)
+        if cache is not None:
+            cache.put(key, scores, sens)
+            if r == 0:
+                cache.keep_state(self.state)
+        return scores, sens
+
+    def chosen(self, candidate: int) -> None:
+        if self.state is not None:
+            self.state.remove(int(np.searchsorted(self.base, candidate)))
+
+
+class ParetoApproach(Approach):
+    """``approach="pareto"`` of :func:`dpmo.selection.select_multiobjective`: PrivPareto's rounds (the
+    Pareto score, global sensitivity ``n_round - 1``, or dampened with :func:`pareto_sensitivity`)."""
+
+    name = "pareto"
+
+    def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
+        store = None if cache is None else cache.slot(("pareto-rounds",), RoundCache)
+        return _ParetoRounds(list(objectives), sensitivity, store)
+
+    def utility(self, objectives, weights, remaining):
+        U = np.column_stack([o.values for o in objectives])
+        return pareto_score(U[remaining])
+
+
+register_approach(ParetoApproach())

@@ -25,12 +25,11 @@ added or removed for the trees, one edge for the graphs).
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 
-from ._validation import check_scores, check_sensitivity
+from ._validation import check_scores, check_sensitivity, check_t
 
 __all__ = ["Objective", "LocalSensitivity", "evaluate_local", "check_local_values"]
 
@@ -133,14 +132,6 @@ def check_local_values(values, shape: tuple, t, name: str) -> np.ndarray:
     if np.any(out < 0):
         raise ValueError(f"local sensitivity of {name} is negative at t={t}")
     return out
-
-
-def _check_t(t) -> int:
-    if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Integral, np.integer)):
-        raise TypeError(f"t must be a non-negative int, got {type(t).__name__}")
-    if t < 0:
-        raise ValueError(f"t must be a non-negative int, got {t}")
-    return int(t)
 
 
 class Objective:
@@ -253,7 +244,7 @@ class Objective:
         O(cost of the local function) time. Capping at the global sensitivity keeps an admissible
         function admissible.
         """
-        t = _check_t(t)
+        t = check_t(t)
         size = self.n if idx is None else len(idx)
         if self._local is None:
             return np.full(size, self._global)

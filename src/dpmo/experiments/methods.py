@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..metrics import best_hypervolume, coverage, front_share, hypervolume, recall, tpr_tnr, weighted_fitness
+from ..selection import get_approach
 from .config import DATASETS
 
 __all__ = [
@@ -143,7 +144,7 @@ class GraphData:
         if key not in self._cache:
             from .. import graphs
 
-            kw = {"weights": tuple(weights)} if approach == "agg" else {}
+            kw = {"weights": tuple(weights)} if get_approach(approach).uses_weights else {}
             self._cache[key] = np.asarray(graphs.top_k_exact(self.graph, k, approach=approach, **kw, **conv))
         return self._cache[key]
 
@@ -254,7 +255,7 @@ def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: 
     from ..trees import DPMOETClassifier
 
     kw = {k: params[k] for k in _TREE_KEYS if k in params}
-    if approach == "agg":
+    if get_approach(approach).uses_weights:
         kw["weights"] = tuple(params.get("weights", (3.0, 2.0)))
     if any(key in params for key in _MOET_READINGS):
         from .variants import ReadingMOET

@@ -189,10 +189,12 @@ class Graph:
         return cls(indptr, indices, ids, public=public)
 
     @classmethod
-    def read(cls, path, *, nodes=None, delimiter: str | None = None, header: bool | None = None) -> Graph:
+    def read(
+        cls, path, *, nodes=None, delimiter: str | None = None, header: bool | None = None, ids: str = "int"
+    ) -> Graph:
         """Graph from an edge-list file; see :func:`read_edge_list` for the format and
         :meth:`from_edges` for ``nodes``."""
-        return cls.from_edges(read_edge_list(path, delimiter=delimiter, header=header), nodes=nodes)
+        return cls.from_edges(read_edge_list(path, delimiter=delimiter, header=header, ids=ids), nodes=nodes)
 
     def on_nodes(self, nodes) -> Graph:
         """This graph on the public node set ``nodes`` (ids, or an int ``n`` for the ids ``0 .. n-1``).
@@ -330,9 +332,9 @@ class Graph:
 
     def ego_density(self, *, low_degree: float = 0.0, formula: str = "paper") -> np.ndarray:
         """Ego density of every node (cached); see :func:`dpmo.graphs.ego_density`."""
-        from .utilities import _check_convention, ego_density
+        from .utilities import check_convention, ego_density
 
-        key = ("ego_density",) + _check_convention(low_degree, formula)
+        key = ("ego_density",) + check_convention(low_degree, formula)
         return self.cached(key, lambda: ego_density(self, low_degree=low_degree, formula=formula))
 
     def points(self, ids=None, *, low_degree: float = 0.0, formula: str = "paper") -> np.ndarray:
@@ -349,7 +351,9 @@ class Graph:
 # ----------------------------------------------------------------------------------------------------------
 # Loading
 # ----------------------------------------------------------------------------------------------------------
-def load_graph(source, *, nodes=None, delimiter: str | None = None, header: bool | None = None) -> Graph:
+def load_graph(
+    source, *, nodes=None, delimiter: str | None = None, header: bool | None = None, ids: str = "int"
+) -> Graph:
     """Turn a graph given in any supported form into a simple undirected :class:`Graph`.
 
     Parameters
@@ -368,8 +372,9 @@ def load_graph(source, *, nodes=None, delimiter: str | None = None, header: bool
         that differ from it in one edge are on the same node set). Nodes without edges are isolated nodes,
         candidates like any other. ``"observed"`` takes the nodes of the input itself: fine for exact
         statistics, but the private functions refuse such a graph (it is not a public node set).
-    delimiter, header : optional
-        Passed to :func:`read_edge_list` for paths.
+    delimiter, header, ids : optional
+        Passed to :func:`read_edge_list` for paths (``ids="str"``: text node ids; ``nodes`` then lists
+        text ids too).
 
     Returns
     -------
@@ -399,7 +404,7 @@ def load_graph(source, *, nodes=None, delimiter: str | None = None, header: bool
     if nodes is None:
         raise ValueError(NODES_REQUIRED)
     if isinstance(source, (str, os.PathLike)):
-        return Graph.read(source, nodes=nodes, delimiter=delimiter, header=header)
+        return Graph.read(source, nodes=nodes, delimiter=delimiter, header=header, ids=ids)
     if sp.issparse(source):
         return Graph.from_scipy(source, nodes=nodes)
     if hasattr(source, "nodes") and hasattr(source, "edges") and hasattr(source, "is_directed"):
@@ -414,8 +419,8 @@ def load_graph(source, *, nodes=None, delimiter: str | None = None, header: bool
 
 def _open_text(path: Path):
     if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+        return gzip.open(path, "rt", encoding="utf-8-sig", errors="replace")
+    return open(path, encoding="utf-8-sig", errors="replace")  # a byte-order mark is not part of an id
 
 
 def _strip_comment(line: str, comments: Iterable[str]) -> str:
@@ -441,8 +446,10 @@ def _is_int(token: str) -> bool:
     return True
 
 
-def read_edge_list(path, *, delimiter: str | None = None, header: bool | None = None) -> np.ndarray:
-    """Read an edge list: one edge ``u v`` (or ``u,v``) per line, integer node ids.
+def read_edge_list(
+    path, *, delimiter: str | None = None, header: bool | None = None, ids: str = "int"
+) -> np.ndarray:
+    """Read an edge list: one edge ``u v`` (or ``u,v``) per line, integer (or string) node ids.
 
     Parameters
     ----------
@@ -452,12 +459,14 @@ def read_edge_list(path, *, delimiter: str | None = None, header: bool | None = 
         Field separator. Default: a comma if the first data line contains one, else any whitespace (spaces or
         tabs).
     header : bool, optional
-        Whether the first data line is a header (such as ``id_1,id_2``). Default: detected, i.e. a header if
-        that line holds a field that is not an integer.
+        Whether the first data line is a header (such as ``id_1,id_2``) to skip. Never guessed: None and
+        False read it as data, so a first line that is not two ids is an error naming its line.
+    ids : {"int", "str"}, default "int"
+        Node ids are integers, or any text without the delimiter (then every token is an id, as written).
 
     Returns
     -------
-    numpy.ndarray of int64, shape (E, 2)
+    numpy.ndarray of int64 (``ids="int"``) or str (``ids="str"``), shape (E, 2)
         The rows as written (no symmetrisation here; :func:`load_graph` does that).
 
     Raises
@@ -470,7 +479,8 @@ def read_edge_list(path, *, delimiter: str | None = None, header: bool | None = 
     Notes
     -----
     Lines starting with ``#`` or ``%`` are comments, text after ``#``/``%`` on a line is ignored, blank lines
-    are skipped. The fast path is :func:`numpy.loadtxt` (O(E) time); only a failing file is scanned line by
+    are skipped, a UTF-8 byte-order mark (as spreadsheets write) is ignored. The fast path is
+    :func:`numpy.loadtxt` (O(E) time); only a failing file is scanned line by
     line to report the first malformed line.
     """
     path = Path(os.fspath(path))
@@ -480,6 +490,8 @@ def read_edge_list(path, *, delimiter: str | None = None, header: bool | None = 
         raise ValueError(f"delimiter must be a single character other than '#' and '%', got {delimiter!r}")
     if header not in (None, True, False):
         raise TypeError(f"header must be None, True or False, got {header!r}")
+    if ids not in ("int", "str"):
+        raise ValueError(f"ids must be 'int' or 'str', got {ids!r}")
 
     # Sniff the first data line (delimiter and header) without reading the whole file.
     first_lineno = None
@@ -494,10 +506,9 @@ def read_edge_list(path, *, delimiter: str | None = None, header: bool | None = 
         return np.empty((0, 2), dtype=np.int64)
     if delimiter is None:
         delimiter = "," if "," in first_line else None
-    if header is None:
-        tokens = _split(first_line, delimiter)
-        header = not all(_is_int(tok) for tok in tokens)  # a line of integers is data, even if malformed
     skiprows = first_lineno if header else first_lineno - 1
+    if ids == "str":
+        return _read_string_edges(path, delimiter, skiprows)
 
     try:
         import warnings
@@ -505,7 +516,13 @@ def read_edge_list(path, *, delimiter: str | None = None, header: bool | None = 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
             edges = np.loadtxt(
-                path, dtype=np.int64, delimiter=delimiter, comments=_COMMENTS, skiprows=skiprows, ndmin=2
+                path,
+                dtype=np.int64,
+                delimiter=delimiter,
+                comments=_COMMENTS,
+                skiprows=skiprows,
+                ndmin=2,
+                encoding="utf-8-sig",
             )
     except ValueError as exc:
         _raise_malformed(path, delimiter, skiprows, exc)
@@ -519,6 +536,7 @@ def read_edge_list(path, *, delimiter: str | None = None, header: bool | None = 
 
 def _raise_malformed(path: Path, delimiter: str | None, skiprows: int, exc: Exception | None):
     sep = "whitespace" if delimiter is None else repr(delimiter)
+    seen = False
     with _open_text(path) as fh:
         for lineno, raw in enumerate(fh, start=1):
             if lineno <= skiprows:
@@ -527,14 +545,42 @@ def _raise_malformed(path: Path, delimiter: str | None, skiprows: int, exc: Exce
             if not line:
                 continue
             tokens = _split(line, delimiter)
+            first = not seen
+            seen = True
             if len(tokens) != 2 or not all(_is_int(tok) for tok in tokens):
                 shown = raw.rstrip("\r\n")
                 if len(shown) > 80:
                     shown = shown[:77] + "..."
+                hint = ""
+                if first:
+                    hint = " (a header? pass header=True, CLI --header; text ids? ids='str', --string-ids)"
                 raise ValueError(
                     f"{path}: line {lineno}: expected two integer node ids separated by {sep}, got {shown!r}"
+                    f"{hint}"
                 ) from exc
     raise ValueError(f"{path}: could not be read as an edge list ({exc})") from exc
+
+
+def _read_string_edges(path: Path, delimiter: str | None, skiprows: int) -> np.ndarray:
+    """Edge list with text ids: every non-comment line after ``skiprows`` holds exactly two tokens."""
+    rows = []
+    sep = "whitespace" if delimiter is None else repr(delimiter)
+    with _open_text(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno <= skiprows:
+                continue
+            line = _strip_comment(raw, _COMMENTS)
+            if not line:
+                continue
+            tokens = _split(line, delimiter)
+            if len(tokens) != 2 or not all(tokens):
+                raise ValueError(
+                    f"{path}: line {lineno}: expected two node ids separated by {sep}, got {line!r}"
+                )
+            rows.append(tokens)
+    if not rows:
+        return np.empty((0, 2), dtype=str)
+    return np.array(rows, dtype=str)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -542,6 +588,8 @@ def _raise_malformed(path: Path, delimiter: str | None, skiprows: int, exc: Exce
 # ----------------------------------------------------------------------------------------------------------
 def _as_edge_array(edges, name: str) -> np.ndarray:
     arr = np.asarray(edges)
+    if arr.dtype.kind == "U" and arr.ndim == 2 and arr.shape[1] == 2:
+        return arr  # text ids (read_edge_list(..., ids="str"))
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
         raise TypeError(f"{name} must be an array of integer node ids of shape (E, 2), got dtype {arr.dtype}")
     if arr.size == 0:
@@ -557,6 +605,9 @@ def _relabel(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted unique ids and the edges in indices 0..n-1 (dense ids: O(E + range), else O(E log E))."""
     if edges.shape[0] == 0:
         return np.empty(0, dtype=np.int64), edges
+    if edges.dtype.kind == "U":
+        ids, inv = np.unique(edges, return_inverse=True)
+        return ids, inv.reshape(edges.shape).astype(np.int64)
     lo = int(edges.min())
     hi = int(edges.max())
     span = hi - lo + 1
@@ -600,3 +651,8 @@ def _csr_from_pairs(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, n
     indptr = csr.indptr.astype(np.int64, copy=False)
     indices = csr.indices.astype(np.int64, copy=False)
     return indptr, indices
+
+
+#: Public names of the parsing helpers, for the other modules of :mod:`dpmo.graphs`.
+csr_from_pairs = _csr_from_pairs
+unique_sorted = _unique_sorted

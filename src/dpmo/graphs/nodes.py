@@ -71,17 +71,21 @@ def is_observed(nodes) -> bool:
 
 
 def as_node_ids(nodes) -> np.ndarray:
-    """The public node ids, sorted: from an int ``n`` (ids ``0 .. n-1``) or an array of distinct ids."""
+    """The public node ids, sorted: from an int ``n`` (ids ``0 .. n-1``) or an array of distinct ids
+    (integers, or text ids for edge lists read with ``ids="str"``)."""
     if isinstance(nodes, str):
         raise TypeError(f"nodes must be node ids, an int n or 'observed', got {nodes!r}")
     if isinstance(nodes, (numbers.Integral, np.integer)) and not isinstance(nodes, (bool, np.bool_)):
         if nodes < 1:
             raise ValueError(f"nodes as a count must be at least 1, got {nodes}")
         return np.arange(int(nodes), dtype=np.int64)
-    arr = np.asarray(nodes)
-    if arr.ndim != 1 or arr.dtype == np.bool_ or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
-        raise TypeError("nodes must be an int n (ids 0..n-1) or a 1-D array of integer node ids")
-    arr = arr.astype(np.int64, copy=False)
+    arr = np.asarray(list(nodes) if not isinstance(nodes, np.ndarray) else nodes)
+    if arr.ndim != 1 or arr.dtype == np.bool_:
+        raise TypeError("nodes must be an int n (ids 0..n-1) or a 1-D array of node ids")
+    if arr.dtype.kind != "U":
+        if not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+            raise TypeError("nodes must be an int n (ids 0..n-1) or a 1-D array of integer (or text) ids")
+        arr = arr.astype(np.int64, copy=False)
     ids = np.unique(arr)
     if ids.size != arr.size:
         raise ValueError("nodes must not contain duplicates")
@@ -100,7 +104,10 @@ def endpoint_positions(ids: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """Indices of the endpoints in the sorted public ids; ``ValueError`` naming an endpoint outside them."""
     if edges.size == 0:
         return np.empty((0, 2), dtype=np.int64)
-    if ids[0] == 0 and ids[-1] == ids.size - 1:  # nodes = n: ids 0..n-1, a range check suffices
+    if (ids.dtype.kind == "U") != (edges.dtype.kind == "U"):
+        kind = "text" if edges.dtype.kind == "U" else "integer"
+        raise TypeError(f"the edges hold {kind} ids: nodes must list {kind} ids too")
+    if ids.dtype.kind != "U" and ids[0] == 0 and ids[-1] == ids.size - 1:  # nodes = n: a range check
         bad = (edges < 0) | (edges >= ids.size)
         inv = edges
     else:
@@ -108,8 +115,8 @@ def endpoint_positions(ids: np.ndarray, edges: np.ndarray) -> np.ndarray:
         bad = ids[inv] != edges
     if np.any(bad):
         raise ValueError(
-            f"an edge names node {int(edges[bad][0])}, which is not in nodes (the declared public node set "
-            f"of {ids.size} nodes); fix the node set or remove the edges outside it"
+            f"an edge names node {edges[bad][0].item()!r}, which is not in nodes (the declared public node "
+            f"set of {ids.size} nodes); fix the node set or remove the edges outside it"
         )
     return inv.astype(np.int64, copy=False)
 

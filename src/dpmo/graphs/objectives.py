@@ -33,7 +33,7 @@ import numpy as np
 from ..sensitivity import LocalSensitivity, Objective
 from .io import Graph
 from .nodes import public_graph
-from .utilities import _check_convention
+from .utilities import check_convention
 
 __all__ = [
     "degree_sensitivity",
@@ -72,7 +72,7 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
     -----
     O(size of the broadcast) time. Non-decreasing in ``t`` and at most 1 (the global sensitivity).
     """
-    _, formula = _check_convention(0.0, formula)
+    _, formula = check_convention(0.0, formula)
     d = np.asarray(degree, dtype=np.float64)
     t = np.asarray(t)
     if np.any(t < 0):
@@ -160,7 +160,7 @@ def ego_density_objective(graph, *, low_degree: float = 0.0, formula: str = "pap
     O(n) after the triangle count. Neighbouring relation: one edge added or removed.
     """
     g = _graph(graph)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
 
     def build():
         local = LocalSensitivity(_EgoDensityDelta(g.degree, formula), name="ego density", vectorized_t=True)

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .._validation import check_random_state
-from .io import Graph, _csr_from_pairs, _unique_sorted
+from .io import Graph, csr_from_pairs, unique_sorted
 
 __all__ = ["random_collaboration_graph"]
 
@@ -85,10 +85,10 @@ def random_collaboration_graph(
             lo = np.minimum(a[keep], b[keep])
             hi = np.maximum(a[keep], b[keep])
             batch.append(lo * np.int64(n) + hi)
-        codes = _unique_sorted(np.concatenate(batch))
+        codes = unique_sorted(np.concatenate(batch))
     if codes.size > target:
         codes = np.sort(codes[gen.permutation(codes.size)[:target]])
     a = codes // n
     b = codes - a * n
-    indptr, indices = _csr_from_pairs(a, b, n)
+    indptr, indices = csr_from_pairs(a, b, n)
     return Graph(indptr, indices, np.arange(n, dtype=np.int64), public=True)  # nodes 0..n_nodes-1, declared

@@ -30,15 +30,17 @@ from fractions import Fraction
 import numpy as np
 
 from .._validation import check_choice, check_epsilon, check_k, check_random_state
-from ..aggregate import aggregate, aggregate_selection_scores
+from ..aggregate import aggregate
 from ..budget import resolve_budget
-from ..mechanisms import MECHANISMS, select
-from ..pareto import RoundCache, _pareto_rounds, pareto_score, pareto_selection_scores, priv_pareto
+from ..mechanisms import MECHANISMS
+from ..pareto import pareto_score
+from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
+from ..selection import selection_scores as _pipeline_scores
 from .chebyshev import top_k_chebyshev
 from .io import Graph
 from .nodes import observed_graph, public_graph
 from .objectives import objectives
-from .utilities import _check_convention
+from .utilities import check_convention
 
 __all__ = [
     "APPROACHES",
@@ -54,7 +56,8 @@ __all__ = [
     "two_stage_candidates",
 ]
 
-#: Values of ``approach``.
+#: Values of ``approach`` shipped with dpmo (any approach registered with
+#: :func:`dpmo.selection.register_approach` is accepted too).
 APPROACHES = ("pareto", "agg")
 #: Values of ``sensitivity``.
 SENSITIVITIES = ("local", "global")
@@ -67,6 +70,14 @@ _PAPER_WEIGHTS = (1.0, 100.0)
 def _graph(graph) -> Graph:
     """For the exact (non-private) functions: a raw input keeps its own node set."""
     return observed_graph(graph)
+
+
+def _selection_cache(g: Graph, low: float, formula: str) -> SelectionCache:
+    """The graph's objectives with the pipeline's speed cache bound to them (kept with the graph)."""
+    return g.cached(
+        ("mo-selection", low, formula),
+        lambda: SelectionCache(objectives(g, low_degree=low, formula=formula)),
+    )
 
 
 def _weights_key(weights) -> tuple[float, float]:
@@ -86,7 +97,7 @@ def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> 
     ed(u) >= ed(v)}``. O(n log n) on first use, read-only int64 array.
     """
     g = _graph(graph)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
 
     def build():
         ps = pareto_score(g.points(low_degree=low, formula=formula))
@@ -103,7 +114,7 @@ def aggregate_scores(graph, *, weights=_PAPER_WEIGHTS, low_degree: float = 0.0, 
     ``|w_degree| + |w_ego|``, local ``|w_degree| + |w_ego| * delta^ego``.
     """
     g = _graph(graph)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     w = _weights_key(weights)
     return g.cached(
         ("aggregate", w, low, formula),
@@ -139,25 +150,20 @@ def selection_scores(
     dampening loop (:func:`dpmo.dampen`).
     """
     g = public_graph(graph, nodes, "selection_scores")
-    approach = check_choice(approach, APPROACHES, "approach")
+    appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
-    low, formula = _check_convention(low_degree, formula)
+    w = _weights_key(weights)
+    low, formula = check_convention(low_degree, formula)
     if g.n_nodes < 2:
         raise ValueError("private selection needs a graph with at least 2 nodes")
-    if approach == "pareto":
-        key = ("selection", "pareto", sensitivity, low, formula)
-
-        def build():
-            return pareto_selection_scores(objectives(g, low_degree=low, formula=formula), sensitivity)
-    else:
-        w = _weights_key(weights)
-        key = ("selection", "agg", sensitivity, w, low, formula)
-
-        def build():
-            agg = aggregate_scores(g, weights=w, low_degree=low, formula=formula)
-            return aggregate_selection_scores(agg, sensitivity)
-
-    scores, sens = g.cached(key, build)
+    cache = _selection_cache(g, low, formula)
+    scores, sens = _pipeline_scores(
+        cache.objectives,
+        approach=appr.name,
+        sensitivity=sensitivity,
+        weights=w if appr.uses_weights else None,
+        cache=cache,
+    )
     scores.setflags(write=False)
     return scores, sens
 
@@ -247,20 +253,22 @@ def top_k(
     k = check_k(k, n)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    approach = check_choice(approach, (*APPROACHES, "chebyshev"), "approach")
+    if approach == "chebyshev":  # PrivChebyshev (dpmo.chebyshev): its own rounds and shares
+        appr = None
+    else:
+        appr = get_approach(check_choice(approach, (*approaches(), "chebyshev"), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     rng = check_random_state(rng)
-    budget, epsilon = resolve_budget(epsilon, budget)
-    if n == 1:
-        budget.spend(epsilon, "top_k: the only node, no data used")
-        return g.ids.copy()  # the only node, without looking at the (edgeless) data
-    objs = objectives(g, low_degree=low, formula=formula)
-    if approach == "chebyshev":
+    budget, epsilon = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
+    if appr is None:
+        if n == 1:
+            budget.spend(epsilon, "top_k: the only node, no data used")
+            return g.ids.copy()  # the only node, without looking at the (edgeless) data
         idx = top_k_chebyshev(
-            objs,
+            objectives(g, low_degree=low, formula=formula),
             n,
             k,
             epsilon,
@@ -272,22 +280,25 @@ def top_k(
             rng=rng,
             budget=budget,
         )
-    elif approach == "pareto":
-        # Identical to priv_pareto(objs, epsilon, k=k, ...) (checked in the tests); the scores of each round
-        # are kept on the graph, keyed by the nodes already chosen, so repeated calls skip the rounds
-        # already seen (always the first one).
-        cache = g.cached(("pareto-rounds", low, formula), RoundCache)
-        idx = _pareto_rounds(
-            objs, epsilon, k, sensitivity, mechanism, rng, cache=cache, budget=budget, what="top_k"
-        )
-    else:
-        # Identical to priv_agg(objs, w, epsilon, k=k, ...) (checked in the tests), with its scores cached.
-        scores, sens = selection_scores(
-            g, approach="agg", sensitivity=sensitivity, weights=w, low_degree=low, formula=formula
-        )
-        what = "top_k (dampened aggregate)" if sensitivity == "local" else "top_k (aggregate)"
-        budget.spend_rounds(epsilon, k, what, mechanism=mechanism, sensitivity=sens, candidates=n)
-        idx = select(scores, epsilon, sens, mechanism=mechanism, k=k, rng=rng)
+        return g.ids[np.asarray(idx, dtype=np.intp)]
+    # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
+    # approach keeps each round's scores keyed by the nodes already chosen (repeated calls skip the rounds
+    # already seen, always the first one), the aggregate its dampened scores. Outputs are those of
+    # priv_pareto / priv_agg on the same objectives (checked in the tests).
+    cache = _selection_cache(g, low, formula)
+    idx = select_multiobjective(
+        cache.objectives,
+        epsilon,
+        approach=appr.name,
+        sensitivity=sensitivity,
+        weights=w if appr.uses_weights else None,
+        mechanism=mechanism,
+        k=k,
+        rng=rng,
+        budget=budget,
+        cache=cache,
+        what="top_k",
+    )
     return g.ids[np.asarray(idx, dtype=np.intp)]
 
 
@@ -335,7 +346,7 @@ def top_k_exact(
     k = check_k(k, g.n_nodes)
     approach = check_choice(approach, APPROACHES, "approach")
     w = _weights_key(weights)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     if approach == "pareto":
         primary = pareto_scores(g, low_degree=low, formula=formula)
     else:
@@ -375,7 +386,7 @@ def pareto_front(
     """
     g = _graph(graph)
     dominance = check_choice(dominance, DOMINANCE, "dominance")
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     key = ("front", dominance, low, formula)
     idx = g.cached(
         key, lambda: _front_indices(g.degree, g.ego_density(low_degree=low, formula=formula), dominance)
@@ -539,7 +550,7 @@ def top_k_two_stage(
     share = _check_share(degree_share)
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     gen = check_random_state(rng)
     budget, total = resolve_budget(epsilon, budget)
     # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest
@@ -550,5 +561,15 @@ def top_k_two_stage(
         budget.spend(eps2, "top_k_two_stage: stage 2, the only candidate, no data used")
         return g.ids[shortlist]
     objs = [o.take(shortlist) for o in objectives(g, low_degree=low, formula=formula)]
-    idx = priv_pareto(objs, eps2, k=k, sensitivity=sensitivity, mechanism=mechanism, rng=gen, budget=budget)
+    idx = select_multiobjective(
+        objs,
+        eps2,
+        approach="pareto",
+        sensitivity=sensitivity,
+        mechanism=mechanism,
+        k=k,
+        rng=gen,
+        budget=budget,
+        what="top_k_two_stage: stage 2",
+    )
     return g.ids[shortlist[np.asarray(idx, dtype=np.intp)]]

@@ -28,7 +28,7 @@ __all__ = ["degree", "triangles", "ego_density", "FORMULAS"]
 FORMULAS = ("paper", "published")
 
 
-def _check_convention(low_degree, formula) -> tuple[float, str]:
+def check_convention(low_degree, formula) -> tuple[float, str]:
     if isinstance(low_degree, (bool, np.bool_)) or not isinstance(low_degree, (numbers.Real, np.floating)):
         raise TypeError(f"low_degree must be a real number in [0, 1], got {type(low_degree).__name__}")
     low = float(low_degree)
@@ -131,7 +131,7 @@ def ego_density(graph, *, low_degree: float = 0.0, formula: str = "paper") -> np
     -----
     O(n) after :func:`triangles`. For a :class:`Graph` use ``graph.ego_density(...)``, which caches.
     """
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     g = _as_graph(graph)
     d = np.diff(g.indptr).astype(np.float64)
     tri = g.triangles.astype(np.float64)

@@ -34,10 +34,10 @@ import time
 import numpy as np
 
 from .._validation import check_choice, check_epsilon
-from ..aggregate import aggregate, aggregate_selection_scores, priv_agg
 from ..budget import Budget
 from ..mechanisms import MECHANISMS
-from ..pareto import pareto_score, pareto_selection_scores, priv_pareto
+from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
+from ..selection import selection_scores as _pipeline_scores
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 from .operations import crossover, feature_spec, mutate, prune, random_tree
@@ -54,6 +54,8 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"]
 
+#: Approaches shipped with dpmo (any approach registered with :func:`dpmo.selection.register_approach` is
+#: accepted too).
 APPROACHES = ("pareto", "agg")
 SENSITIVITIES = ("local", "global")
 
@@ -98,20 +100,14 @@ def selection_scores(
     -----
     Cost of one round of :func:`dpmo.priv_pareto` or :func:`dpmo.priv_agg` without the sampling.
     """
-    approach = check_choice(approach, APPROACHES, "approach")
+    appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     neighbouring = check_choice(neighbouring, NEIGHBOURING, "neighbouring")
     objs = _objectives(tp, p, tn, n, neighbouring)
-    if approach == "pareto":
-        if len(objs[0]) < 2:
-            raise ValueError("the Pareto score needs at least 2 trees")
-        return pareto_selection_scores(objs, sensitivity)
-    return aggregate_selection_scores(aggregate(objs, weights), sensitivity)
-
-
-def _argmax_random_ties(values: np.ndarray, rng: np.random.Generator) -> int:
-    best = np.flatnonzero(values == values.max())
-    return int(best[rng.integers(best.size)]) if best.size > 1 else int(best[0])
+    if len(objs[0]) < 2:
+        raise ValueError("a private selection needs at least 2 trees")
+    w = weights if appr.uses_weights else None
+    return _pipeline_scores(objs, approach=appr.name, sensitivity=sensitivity, weights=w)
 
 
 class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -243,7 +239,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             return int(value)
 
         eps = None if self.epsilon is None else check_epsilon(self.epsilon)
-        check_choice(self.approach, APPROACHES, "approach")
+        check_choice(self.approach, approaches(), "approach")
         check_choice(self.sensitivity, SENSITIVITIES, "sensitivity")
         check_choice(self.mechanism, MECHANISMS, "mechanism")
         check_choice(self.neighbouring, NEIGHBOURING, "neighbouring")
@@ -279,58 +275,25 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return enc.X, enc.y.astype(np.int8)
 
     # ------------------------------------------------------------------------------------------------
-    def _select(self, tp, p, tn, n, count, eps_round, rnd, rng, budget, w):
-        """Indices of ``count`` trees chosen among the current ones (private unless eps_round is None)."""
-        if eps_round is None:
-            return self._select_nodp(tp, p, tn, n, count, rng, w)
+    def _select(self, tp, p, tn, n, count, eps_round, what, rng, budget, w):
+        """Indices of ``count`` trees chosen among the current ones by the multi-objective pipeline
+        (NOT private when ``eps_round`` is None: the argmax, ties broken at random)."""
         objs = _objectives(tp, p, tn, n, self.neighbouring)
-        if self.approach == "pareto":
-            chosen = priv_pareto(
-                objs,
-                eps_round,
-                k=count,
-                sensitivity=self.sensitivity,
-                mechanism=self.mechanism,
-                rng=rng,
-                budget=budget,
-            )
-        else:
-            chosen = priv_agg(
-                objs,
-                w,
-                eps_round,
-                k=count,
-                sensitivity=self.sensitivity,
-                mechanism=self.mechanism,
-                rng=rng,
-                budget=budget,
-            )
-        return np.asarray(chosen, dtype=np.intp)
-
-    def _select_nodp(self, tp, p, tn, n, count, rng, w):
-        tp = np.asarray(tp)
-        rates = np.column_stack(
-            [
-                np.divide(tp, p, out=np.zeros(tp.size), where=p > 0),
-                np.divide(tn, n, out=np.zeros(tp.size), where=n > 0),
-            ]
+        w = w if get_approach(self.approach).uses_weights else None
+        if eps_round is None:
+            return argmax_multiobjective(objs, approach=self.approach, weights=w, k=count, rng=rng)
+        chosen = select_multiobjective(
+            objs,
+            eps_round,
+            approach=self.approach,
+            sensitivity=self.sensitivity,
+            weights=w,
+            mechanism=self.mechanism,
+            k=count,
+            rng=rng,
+            budget=budget,
+            what=what,
         )
-        remaining = np.arange(tp.size, dtype=np.intp)
-        chosen = []
-        if self.approach == "agg":
-            score = rates @ w
-            for _ in range(count):
-                j = _argmax_random_ties(score[remaining], rng)
-                chosen.append(int(remaining[j]))
-                remaining = np.delete(remaining, j)
-            return np.asarray(chosen, dtype=np.intp)
-        for _ in range(count):
-            if remaining.size == 1:
-                j = 0
-            else:
-                j = _argmax_random_ties(pareto_score(rates[remaining]), rng)
-            chosen.append(int(remaining[j]))
-            remaining = np.delete(remaining, j)
         return np.asarray(chosen, dtype=np.intp)
 
     def fit(self, X, y=None, budget=None):
@@ -388,7 +351,9 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         eps_round = None if own is None else own.epsilon_exact / (k + 1)
 
         for rnd in range(k):
-            keep = self._select(tp, P, tn, N, s, eps_round, rnd, rng, own, w)
+            keep = self._select(
+                tp, P, tn, N, s, eps_round, f"DP-MOET generation {rnd + 1} of {k}", rng, own, w
+            )
             population = [population[i] for i in keep]
             tp, tn = tp[keep], tn[keep]
             children: list[Tree] = []
@@ -408,7 +373,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             tp = np.concatenate([tp, ctp])
             tn = np.concatenate([tn, ctn])
 
-        final = self._select(tp, P, tn, N, o, eps_round, k, rng, own, w)
+        final = self._select(tp, P, tn, N, o, eps_round, "DP-MOET final selection", rng, own, w)
         self.trees_ = [population[i] for i in final]
         self.population_ = TreePopulation(self.trees_)
         self.budget_ = own

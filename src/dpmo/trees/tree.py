@@ -43,6 +43,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .._validation import check_X
+
 __all__ = ["Tree", "TreePopulation", "EncodedData", "tree_from_nested"]
 
 _ENGINES = ("auto", "bitset", "level")
@@ -374,18 +376,6 @@ def tree_from_nested(nested) -> Tree:
 # encoded data for the bitset engine
 
 
-def _check_X(X) -> np.ndarray:
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (rows x features), got shape {X.shape}")
-    if X.dtype == object or not np.issubdtype(X.dtype, np.number):
-        raise TypeError(f"X must hold numbers, got dtype {X.dtype}")
-    X = np.asarray(X, dtype=np.float64)
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X must be finite (no NaN or inf)")
-    return X
-
-
 def _pack_rows(mask: np.ndarray) -> np.ndarray:
     """Boolean array (..., n) -> packed uint64 bit sets (..., W), W = ceil(n / 64), little-endian bits."""
     n = mask.shape[-1]
@@ -447,7 +437,7 @@ class EncodedData:
     ):
         if engine not in _ENGINES:
             raise ValueError(f"engine must be one of {list(_ENGINES)}, got {engine!r}")
-        X = _check_X(X)
+        X = check_X(X)
         self.X = X
         self.n, self.d = X.shape
         self.W = (self.n + 63) // 64
@@ -509,7 +499,7 @@ class EncodedData:
         cached, otherwise the cost of the constructor. Nothing is released: the cache lives in the
         process that holds the data anyway.
         """
-        X = _check_X(X)
+        X = check_X(X)
         Xc = np.ascontiguousarray(X)
         digest = hashlib.sha256()
         digest.update(repr((Xc.shape, Xc.dtype.str)).encode())
@@ -661,7 +651,7 @@ class TreePopulation:
         O(T * n * depth) time, vectorised over (tree, row) pairs one depth level at a time; pairs that
         reach a leaf leave the working set.
         """
-        X = X.X if isinstance(X, EncodedData) else _check_X(X)
+        X = X.X if isinstance(X, EncodedData) else check_X(X)
         n, d = X.shape
         self._check_features(d)
         T = len(self)
