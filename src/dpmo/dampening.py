@@ -33,7 +33,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._validation import check_choice, check_epsilon, check_k, check_scores, check_sensitivity
+from ._validation import check_choice, check_epsilon, check_exact, check_k, check_scores, check_sensitivity
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, evaluate_local
@@ -102,6 +102,19 @@ def dampen(
     Time O(n + sum over steps of the number of candidates still unbracketed), plus the cost of the local
     function; memory O(n). The number of steps is ``max_r`` of the level reached by candidate ``r``
     (``|D(x, r)|`` rounded up), at most ``max_steps``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u = np.array([0.0, 3.0, 10.0])
+    >>> # with the global sensitivity only, D = u / Delta u
+    >>> dpmo.dampen(u, None, global_sensitivity=2.0).tolist()
+    [0.0, 1.5, 5.0]
+    >>> # a smaller local sensitivity stretches the scores: D grows by more than one per unit of Delta u
+    >>> d = dpmo.dampen(u, lambda t: np.full(3, 0.5), global_sensitivity=2.0)
+    >>> bool(np.all(np.diff(d) > 0)) and bool(d[2] >= 5.0)
+    True
     """
     u = check_scores(values, "values")
     n = u.size
@@ -296,6 +309,7 @@ def local_dampening(
     min_sensitivity: float | None = None,
     max_steps: int = 100_000,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """Local dampening mechanism: :func:`dpmo.select` on the dampened scores with sensitivity 1.
 
@@ -315,6 +329,9 @@ def local_dampening(
         Spend ``epsilon`` from it (checked before the scores are dampened): ``k`` records of
         ``epsilon / k``, mechanism ``mechanism``, sensitivity 1. Without it the call spends ``epsilon`` of
         its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+        source).
 
     Returns
     -------
@@ -323,7 +340,18 @@ def local_dampening(
     Notes
     -----
     Cost of :func:`dampen` plus that of :func:`dpmo.select`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u = np.arange(10.0)
+    >>> local = lambda t: np.full(10, 0.5)  # an admissible (constant) local sensitivity below Delta u = 1
+    >>> picks = dpmo.local_dampening(u, epsilon=1.0, local=local, k=2, rng=0, global_sensitivity=1.0)
+    >>> picks.shape, len(set(picks.tolist())) == 2
+    ((2,), True)
     """
+    check_exact(exact, mechanism if isinstance(mechanism, str) and mechanism in MECHANISMS else None)
     if budget is not None:
         n = check_scores(values, "values").size
         check_k(k, n)
@@ -339,7 +367,7 @@ def local_dampening(
         max_steps=max_steps,
     )
     if budget is None:
-        return select(D, epsilon, 1.0, mechanism=mechanism, k=k, rng=rng)
+        return select(D, epsilon, 1.0, mechanism=mechanism, k=k, rng=rng, exact=exact)
     # spent here, right before the sampling, with the dampened scores' sensitivity 1
     budget.spend_rounds(total, k, "local_dampening", mechanism=mechanism, sensitivity=1.0, candidates=n)
-    return select(D, total, 1.0, mechanism=mechanism, k=k, rng=rng)
+    return select(D, total, 1.0, mechanism=mechanism, k=k, rng=rng, exact=exact)

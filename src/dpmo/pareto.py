@@ -459,6 +459,19 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     run the single-distance counts for each distance of the block. A call with a smaller ``t`` than the
     last one starts the sums again from 0. The counts of at most 8 single-distance steps that queried at
     least n / 16 candidates are kept (n integers each), so evaluating such a step again costs O(q).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u1 = dpmo.Objective([3.0, 1.0, 2.0], global_sensitivity=1.0)
+    >>> u2 = dpmo.Objective([1.0, 3.0, 2.0], global_sensitivity=1.0)
+    >>> delta = dpmo.pareto_sensitivity([u1, u2])
+    >>> d0 = delta(0)
+    >>> d0.shape, bool(np.all(d0 >= 0)), bool(np.all(d0 <= 2))  # between 0 and n - 1
+    ((3,), True, True)
+    >>> bool(np.all(delta(3) >= d0))  # non-decreasing in the distance t
+    True
     """
     objs = check_objectives(objectives)
     return _ParetoState(objs).local(np.arange(objs[0].n, dtype=np.intp))
@@ -502,6 +515,7 @@ def priv_pareto(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """PrivPareto: pick ``k`` candidates close to the Pareto front under epsilon-differential privacy.
 
@@ -528,6 +542,9 @@ def priv_pareto(
         Spend ``epsilon`` from it (None: all it has left); checked up front, then one record of
         ``epsilon / k`` per round, made right before the round's sampling. Without it the call spends
         ``epsilon`` of its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
+        is recorded; rng None then reads the OS's secure source).
 
     Returns
     -------
@@ -553,6 +570,19 @@ def priv_pareto(
     loop asks one distance at a time so as not to compute distances it does not need. The choice depends
     on sizes only, and the scores agree to rounding (the dampening's own running sums are added in a
     different order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u1 = dpmo.Objective([5.0, 1.0, 4.0, 0.0, 2.0], global_sensitivity=1.0)
+    >>> u2 = dpmo.Objective([1.0, 5.0, 4.0, 0.0, 2.0], global_sensitivity=1.0)
+    >>> picks = dpmo.priv_pareto([u1, u2], epsilon=1.0, k=2, rng=0)
+    >>> picks.shape, len(set(picks.tolist())) == 2
+    ((2,), True)
+    >>> # at a huge budget the picks lie on the Pareto front {0, 1, 2} (candidate 3 is dominated by all)
+    >>> set(dpmo.priv_pareto([u1, u2], epsilon=1e6, k=3, sensitivity="global", rng=1).tolist())
+    {0, 1, 2}
     """
     return select_multiobjective(
         objectives,
@@ -564,6 +594,7 @@ def priv_pareto(
         rng=rng,
         budget=budget,
         what="priv_pareto",
+        exact=exact,
     )
 
 

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ._validation import check_choice, check_epsilon, check_k, check_random_state
+from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective
@@ -242,6 +242,7 @@ def select_multiobjective(
     budget=None,
     cache: SelectionCache | None = None,
     what: str | None = None,
+    exact: bool = False,
 ) -> np.ndarray:
     """Pick ``k`` candidates good in several objectives under epsilon-differential privacy.
 
@@ -276,6 +277,9 @@ def select_multiobjective(
         objects). Outputs are the same with or without it.
     what : str, optional
         Label of the budget records (default: the approach's name).
+    exact : bool, default False
+        Sample every round exactly (:func:`dpmo.select` with ``exact=True``, given the exact share
+        ``epsilon / k`` that is recorded); rng None then reads the OS's secure source.
 
     Returns
     -------
@@ -299,7 +303,8 @@ def select_multiobjective(
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = appr.check_weights(weights, len(objs))
-    rng = check_random_state(rng)
+    exact = check_exact(exact, mechanism)
+    rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     cache = _check_cache(cache, objs)
     budget, total = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
     label = what if what is not None else appr.name
@@ -315,7 +320,7 @@ def select_multiobjective(
         budget.spend_rounds(
             total, k, f"{label} ({rounds.score_name})", mechanism=mechanism, sensitivity=sens, candidates=n
         )
-        return select(scores, total, sens, mechanism=mechanism, k=k, rng=rng)
+        return select(scores, total, sens, mechanism=mechanism, k=k, rng=rng, exact=exact)
     remaining = np.arange(n, dtype=np.intp)  # original indices of the candidates still in play
     chosen: list[int] = []
     for r in range(k):
@@ -331,7 +336,9 @@ def select_multiobjective(
             sensitivity=sens,
             candidates=remaining.size,
         )
-        pick = int(select(scores, eps_round, sens, mechanism=mechanism, rng=rng)[0])
+        # the exact sampler gets the exact share that was recorded, the float one its float
+        eps_pick = share if exact else eps_round
+        pick = int(select(scores, eps_pick, sens, mechanism=mechanism, rng=rng, exact=exact)[0])
         c = int(remaining[pick])
         chosen.append(c)
         rounds.chosen(c)

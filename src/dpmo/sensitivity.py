@@ -66,6 +66,15 @@ class LocalSensitivity:
     Notes
     -----
     Calling the object as ``f(t)`` gives the full vector, so it is a valid local function anywhere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> base = np.array([1.0, 2.0, 4.0])
+    >>> f = dpmo.LocalSensitivity(lambda t, idx: (base if idx is None else base[idx]) + t, name="toy")
+    >>> f(0).tolist(), f(2, np.array([2])).tolist()  # all candidates, or a subset
+    ([1.0, 2.0, 4.0], [6.0])
     """
 
     supports_index = True
@@ -156,6 +165,17 @@ class Objective:
     sensitivity; the dampening loop also checks that it does not decrease in ``t``. Nothing here can check
     admissibility itself: that is what the exhaustive tests of each shipped function do
     (:mod:`dpmo.audit`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> degree = dpmo.Objective([3.0, 1.0, 2.0], global_sensitivity=1.0, name="degree")
+    >>> degree.values.shape, degree.values.flags.writeable  # a read-only copy
+    ((3,), False)
+    >>> # without a local function every candidate's sensitivity is the global one
+    >>> bool(np.all(degree.sensitivity(5) == 1.0))
+    True
     """
 
     __slots__ = ("_values", "_global", "_local", "_name")

@@ -29,10 +29,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon, check_k, check_random_state
+from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ..aggregate import aggregate
 from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS
+from ..mechanisms.exact import random_permutation, sample_discrete_laplace
 from ..pareto import pareto_score
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from ..selection import selection_scores as _pipeline_scores
@@ -95,6 +96,19 @@ def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> 
 
     Weak dominance, as the paper's Definition "Pareto Score": ``PS(v) = -#{u != v : deg(u) >= deg(v) and
     ed(u) >= ed(v)}``. O(n log n) on first use, read-only int64 array.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> ps = graphs.pareto_scores(g)
+    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
+    >>> # minus the number of other nodes at least as good in both objectives
+    >>> at_least = lambda u, v: u != v and deg[u] >= deg[v] and ed[u] >= ed[v]
+    >>> manual = [-sum(at_least(u, v) for u in range(34)) for v in range(34)]
+    >>> ps.tolist() == manual
+    True
     """
     g = _graph(graph)
     low, formula = check_convention(low_degree, formula)
@@ -112,6 +126,16 @@ def aggregate_scores(graph, *, weights=_PAPER_WEIGHTS, low_degree: float = 0.0, 
 
     :func:`dpmo.aggregate` of :func:`dpmo.graphs.objectives.objectives`: global sensitivity
     ``|w_degree| + |w_ego|``, local ``|w_degree| + |w_ego| * delta^ego``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> agg = graphs.aggregate_scores(g, weights=(1.0, 100.0))
+    >>> expected = graphs.degree(g) + 100.0 * graphs.ego_density(g)
+    >>> bool(abs(agg.values - expected).max() < 1e-9), agg.global_sensitivity
+    (True, 101.0)
     """
     g = _graph(graph)
     low, formula = check_convention(low_degree, formula)
@@ -148,6 +172,18 @@ def selection_scores(
     -----
     Cost on first use: the Pareto score (O(n log n)) or the aggregate (O(n)), plus for ``"local"`` the
     dampening loop (:func:`dpmo.dampen`).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> scores, sensitivity = graphs.selection_scores(g, approach="agg", sensitivity="global", nodes=34)
+    >>> sensitivity, bool(abs(scores - graphs.aggregate_scores(g).values).max() < 1e-9)
+    (101.0, True)
+    >>> scores, sensitivity = graphs.selection_scores(g, approach="pareto", sensitivity="local", nodes=34)
+    >>> sensitivity  # dampened scores have sensitivity 1
+    1.0
     """
     g = public_graph(graph, nodes, "selection_scores")
     appr = get_approach(check_choice(approach, approaches(), "approach"))
@@ -184,6 +220,7 @@ def top_k(
     directions=None,
     aspirations=None,
     shares=None,
+    exact: bool = False,
     nodes=None,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
@@ -220,6 +257,10 @@ def top_k(
     directions, aspirations, shares : optional
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
         order degree, ego density); ignored by the other approaches.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+        source). The scores are the same floats (see ``docs/core.md``, "Floating point and exact
+        sampling").
     nodes : array_like of int, or int
         The public node set (ids, or ``n`` for the ids ``0 .. n-1``); required unless ``graph`` is a
         :class:`Graph` loaded with ``nodes=``. Without it the call is refused with one line
@@ -247,6 +288,15 @@ def top_k(
 
     Cost: the utilities once per graph (O(m sqrt(m)) for m edges), then per call ``k`` Pareto scores and
     dampening loops (pareto) or one selection (agg). Measured figures are in ``docs/graphs.md``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> picks = graphs.top_k(g, 3, epsilon=1.0, approach="agg", rng=0, nodes=34)  # 34 members: public
+    >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
+    ((3,), True, True)
     """
     g = public_graph(graph, nodes, "top_k")
     n = g.n_nodes
@@ -261,7 +311,8 @@ def top_k(
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
     low, formula = check_convention(low_degree, formula)
-    rng = check_random_state(rng)
+    exact = check_exact(exact, mechanism)
+    rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     budget, epsilon = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
     if appr is None:
         if n == 1:
@@ -279,6 +330,7 @@ def top_k(
             mechanism=mechanism,
             rng=rng,
             budget=budget,
+            exact=exact,
         )
         return g.ids[np.asarray(idx, dtype=np.intp)]
     # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
@@ -298,6 +350,7 @@ def top_k(
         budget=budget,
         cache=cache,
         what="top_k",
+        exact=exact,
     )
     return g.ids[np.asarray(idx, dtype=np.intp)]
 
@@ -341,6 +394,16 @@ def top_k_exact(
     Notes
     -----
     O(n log n) (cached scores, one lexicographic sort).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> best = graphs.top_k_exact(g, 2, approach="agg")  # NOT PRIVATE: a reference for checks
+    >>> agg = graphs.degree(g) + 100 * graphs.ego_density(g)
+    >>> sorted(agg.tolist(), reverse=True)[:2] == [agg[v] for v in best.tolist()]
+    True
     """
     g = _graph(graph)
     k = check_k(k, g.n_nodes)
@@ -383,6 +446,18 @@ def pareto_front(
     Notes
     -----
     O(n log n): one sort by degree and a running maximum of the ego density over larger degrees.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> front = graphs.pareto_front(g)
+    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
+    >>> # no node is at least as good in both objectives and better in one than a front node
+    >>> all(not any(deg[u] >= deg[v] and ed[u] >= ed[v] and (deg[u] > deg[v] or ed[u] > ed[v])
+    ...             for u in range(34)) for v in front)
+    True
     """
     g = _graph(graph)
     dominance = check_choice(dominance, DOMINANCE, "dominance")
@@ -441,7 +516,7 @@ def _check_share(degree_share) -> float:
 
 
 def two_stage_candidates(
-    graph, epsilon: float, candidates: int, *, rng=None, budget=None, nodes=None
+    graph, epsilon: float, candidates: int, *, rng=None, budget=None, exact: bool = False, nodes=None
 ) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
@@ -454,16 +529,31 @@ def two_stage_candidates(
     ``budget`` (a :class:`dpmo.Budget`, optional): spend ``epsilon`` from it (one record, mechanism
     ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left.
 
+    ``exact=True``: the degrees are integers, and the noise is exact discrete Laplace noise with
+    ``P(z) ~ exp(-epsilon |z| / 2)`` (the geometric mechanism, epsilon-edge-DP for L1 sensitivity 2;
+    :func:`dpmo.mechanisms.exact.sample_discrete_laplace`) from the OS's secure source when rng is None;
+    equal noisy degrees are ordered by a uniformly random permutation (post-processing).
+
     Returns
     -------
     numpy.ndarray of intp, shape (candidates,)
         Sorted by decreasing noisy degree.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> short = graphs.two_stage_candidates(g, epsilon=1.0, candidates=5, rng=0, nodes=34)
+    >>> short.shape, len(set(short.tolist())) == 5
+    ((5,), True)
     """
     g = public_graph(graph, nodes, "two_stage_candidates")
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
     m = check_k(candidates, g.n_nodes, "candidates")
-    gen = check_random_state(rng)
+    exact = check_exact(exact)
+    gen = None if exact and rng is None else check_random_state(rng)
     budget, total = resolve_budget(epsilon, budget)
     epsilon = budget.spend(
         total,
@@ -472,6 +562,12 @@ def two_stage_candidates(
         sensitivity=2.0,
         candidates=g.n_nodes,
     )
+    if exact:
+        noise = sample_discrete_laplace(g.n_nodes, total / 2, gen)
+        noisy = np.asarray(g.degree, dtype=np.int64) + noise
+        order = random_permutation(g.n_nodes, gen)
+        ranked = order[np.argsort(-noisy[order], kind="stable")]
+        return ranked[:m].astype(np.intp)
     noisy = g.degree + gen.laplace(scale=2.0 / epsilon, size=g.n_nodes)
     if m < g.n_nodes:
         part = np.argpartition(-noisy, m - 1)[:m]
@@ -493,6 +589,7 @@ def top_k_two_stage(
     low_degree: float = 0.0,
     formula: str = "paper",
     budget=None,
+    exact: bool = False,
     nodes=None,
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
@@ -528,6 +625,9 @@ def top_k_two_stage(
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed: one record
         for the shortlist (``degree_share * epsilon``, Laplace) and one per round of stage 2 (the rest,
         divided by ``k``). Without it the call spends ``epsilon`` of its own.
+    exact : bool, default False
+        Both stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
+        exact sampling in stage 2; rng None then reads the OS's secure source.
 
     Returns
     -------
@@ -540,6 +640,15 @@ def top_k_two_stage(
     degree has the same Pareto front as the graph on it; the noisy shortlist is close to that. The output is
     biased towards the high-degree end of the front (it never returns a front node outside the shortlist).
     Cost: O(n) for stage 1, then ``k`` Pareto scores and dampening loops on ``candidates`` nodes.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> picks = graphs.top_k_two_stage(g, 3, epsilon=2.0, candidates=10, rng=0, nodes=34)
+    >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
+    ((3,), True, True)
     """
     g = public_graph(graph, nodes, "top_k_two_stage")
     n = g.n_nodes
@@ -551,12 +660,13 @@ def top_k_two_stage(
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     low, formula = check_convention(low_degree, formula)
-    gen = check_random_state(rng)
+    exact = check_exact(exact, mechanism)
+    gen = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     budget, total = resolve_budget(epsilon, budget)
     # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest
     eps1 = Fraction(float(Fraction(share) * total))
     eps2 = total - eps1
-    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget)
+    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget, exact=exact)
     if m == 1:
         budget.spend(eps2, "top_k_two_stage: stage 2, the only candidate, no data used")
         return g.ids[shortlist]
@@ -571,5 +681,6 @@ def top_k_two_stage(
         rng=gen,
         budget=budget,
         what="top_k_two_stage: stage 2",
+        exact=exact,
     )
     return g.ids[shortlist[np.asarray(idx, dtype=np.intp)]]
