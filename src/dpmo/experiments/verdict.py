@@ -54,6 +54,7 @@ class Group:
     metric: str = ""
     epsilons: tuple[float, ...] = ()  # () = the experiment's
     runs_factor: float = 1.0  # cheap groups run more repetitions
+    folder: str = ""  # share another group's output folders (default: the group's name)
 
 
 _ACS_LABELS = tuple(f"label-column={j}" for j in range(23) if j != 10)
@@ -91,8 +92,18 @@ GROUPS: dict[str, Group] = {
                 "exp-no-half",
                 "id3-bins=10",
                 "adult-minmax",
+                "id3-no-stop",
+                "id3-no-stop+id3-depth=10",
             ),
         ),  # fmt: skip
+        Group(
+            "localdiffpid3-nltcs-acs",
+            "tree-agg",
+            "LocalDiffPID3",
+            ("nltcs", "acs"),
+            ("id3-depth=10", "id3-no-stop", "id3-no-stop+id3-depth=10", "id3-no-stop+id3-depth=7"),
+            folder="localdiffpid3",
+        ),
         Group(
             "motkin-agg-local",
             "graph-agg",
@@ -106,6 +117,8 @@ GROUPS: dict[str, Group] = {
                 "ego-density-published+ego-published",
                 "exp-no-half",
                 "eps-per-pick",
+                "agg-delta-published",
+                "agg-delta-published+exp-no-half",
             ),
             runs_factor=2.0,
         ),  # fmt: skip
@@ -172,7 +185,7 @@ VERDICTS: dict[str, str] = {}
 
 
 def _folder(out: Path, group: Group, reading: str) -> Path:
-    return out / group.name / reading.replace("=", "-")
+    return out / (group.folder or group.name) / reading.replace("=", "-")
 
 
 def _cells(group: Group, folder: Path) -> dict[tuple[str, float], tuple[float, int]]:
