@@ -13,7 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpmo import graphs
-from dpmo.graphs import Graph, load_graph, read_edge_list
+from dpmo.graphs import Graph, read_edge_list
+from dpmo.graphs import load_graph as _load_graph
+
+
+def load_graph(source, **kw):
+    """These tests are about reading graphs: the input's own node set unless the test declares one."""
+    if not isinstance(source, Graph):
+        kw.setdefault("nodes", "observed")
+    return _load_graph(source, **kw)
+
 
 
 def _adjacency_set(g: Graph) -> set[frozenset]:
@@ -52,13 +61,42 @@ def test_read_comma_with_and_without_header(tmp_path):
     body = "0,23977\n1,34526\n1, 2370\n"
     with_header = _write(tmp_path, "a.csv", "id_1,id_2\n" + body)
     without = _write(tmp_path, "b.csv", body)
-    assert read_edge_list(with_header).tolist() == [[0, 23977], [1, 34526], [1, 2370]]
-    assert read_edge_list(without).tolist() == read_edge_list(with_header).tolist()
-    # header after comments, and an explicit header=False turns it into an error on its line
+    assert read_edge_list(with_header, header=True).tolist() == [[0, 23977], [1, 34526], [1, 2370]]
+    assert read_edge_list(without).tolist() == read_edge_list(with_header, header=True).tolist()
+    # a header is never guessed: a first line that is not two ids is refused on its line
+    with pytest.raises(ValueError, match=r"line 1\b.*header=True"):
+        read_edge_list(with_header)
     p = _write(tmp_path, "c.csv", "# comment\n\nsrc,dst\n5,6\n")
-    assert read_edge_list(p).tolist() == [[5, 6]]
+    assert read_edge_list(p, header=True).tolist() == [[5, 6]]
     with pytest.raises(ValueError, match="line 3"):
         read_edge_list(p, header=False)
+
+
+def test_first_line_of_numbers_is_never_dropped(tmp_path):
+    p = _write(tmp_path, "f.txt", "1.5 2\n2 3\n")
+    with pytest.raises(ValueError, match=r"line 1\b"):
+        read_edge_list(p)
+    with pytest.raises(ValueError, match=r"line 1\b"):
+        load_graph(p)
+
+
+def test_byte_order_mark_and_string_ids(tmp_path):
+    p = tmp_path / "bom.csv"
+    p.write_bytes("\ufeff1,2\n2,3\n3,1\n".encode())  # a triangle saved by a spreadsheet
+    g = load_graph(p)
+    assert g.n_nodes == 3 and g.n_edges == 3
+    q = tmp_path / "names.txt"
+    q.write_bytes("\ufeffalice bob\nbob carol\ncarol alice\ncarol dave\n".encode())
+    edges = read_edge_list(q, ids="str")
+    assert edges.tolist()[0] == ["alice", "bob"]
+    g = load_graph(q, ids="str")
+    assert g.n_nodes == 4 and g.n_edges == 4
+    assert int(g.degree[g.index("carol")]) == 3
+    with pytest.raises(ValueError, match=r"line 1\b.*ids='str'"):
+        load_graph(q)
+    bad = _write(tmp_path, "bad.txt", "a b\nc\n")
+    with pytest.raises(ValueError, match=r"line 2\b"):
+        read_edge_list(bad, ids="str")
 
 
 def test_read_explicit_delimiter_and_gzip(tmp_path):
@@ -78,7 +116,7 @@ def test_read_explicit_delimiter_and_gzip(tmp_path):
         ("0 1\n\n1 x\n", 3),  # not an integer
         ("0 1\n2\n", 2),  # one field
         ("0 1\n1 2.5\n", 2),  # float id
-        ("id_1,id_2\n0,1\n2,3,4\n", 3),  # comma file, header, then a bad line
+        ("id_1,id_2\n0,1\n2,3,4\n", 1),  # a header is not guessed: refused on its line
         ("0,1\n1;2\n", 2),
         ("1 2 7\n3 4 8\n", 1),  # a weighted edge list: its first line is data, not a header
     ],
@@ -204,12 +242,12 @@ def test_bad_inputs(bad, exc):
 
 
 def test_pickle_drops_cache_and_keeps_graph():
-    g = load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3]]))
+    g = load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3]]), nodes=4)
     obj = graphs.ego_density_objective(g)
     assert graphs.ego_density_objective(g) is obj  # cached
     h = pickle.loads(pickle.dumps(g))
     assert np.array_equal(h.indices, g.indices) and np.array_equal(h.ids, g.ids)
-    assert not h._cache
+    assert h.public_nodes and not h._cache
     np.testing.assert_array_equal(h.ego_density(), g.ego_density())
     assert (
         graphs.top_k(h, 2, 1.0, approach="agg", rng=4).tolist()

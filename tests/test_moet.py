@@ -114,7 +114,7 @@ def test_same_seed_same_trees(cancer):
     assert fit(5) != fit(6)
 
 
-@pytest.mark.parametrize("approach", ["pareto", "agg"])
+@pytest.mark.parametrize("approach", ["pareto", "agg", "chebyshev"])
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
 @pytest.mark.parametrize("mechanism", ["exponential", "permute_and_flip", "laplace", "gumbel"])
 def test_every_variant_runs_and_builds_valid_public_trees(cancer, approach, sensitivity, mechanism):
@@ -282,19 +282,20 @@ def test_tree_pareto_sensitivity_blocks_equal_set_definition():
 
 
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
-def test_pareto_variant_selects_with_priv_pareto(cancer, monkeypatch, sensitivity):
-    # every selection round is one call of dpmo.priv_pareto with the round's budget and number of picks
+def test_pareto_variant_selects_with_the_pipeline(cancer, monkeypatch, sensitivity):
+    # every selection round is one call of the multi-objective pipeline with the round's budget and picks
     import dpmo.trees.moet as moet
 
     calls = []
-    real = moet.priv_pareto
+    real = moet.select_multiobjective
 
     def spy(objs, epsilon, **kw):
         out = real(objs, epsilon, **kw)
+        assert kw["approach"] == "pareto"
         calls.append((objs[0].n, epsilon, kw["k"], kw["sensitivity"], kw["mechanism"], out))
         return out
 
-    monkeypatch.setattr(moet, "priv_pareto", spy)
+    monkeypatch.setattr(moet, "select_multiobjective", spy)
     clf = DPMOETClassifier(
         epsilon=0.9, sensitivity=sensitivity, mechanism="permute_and_flip", features=cancer.features,
         random_state=2, **SMALL,
@@ -302,7 +303,7 @@ def test_pareto_variant_selects_with_priv_pareto(cancer, monkeypatch, sensitivit
     # k = 2 generations of s = 3 picks among 8 then 3 + 8 trees, then o = 2 final picks among 3 + 8
     assert [(c[0], c[2]) for c in calls] == [(8, 3), (11, 3), (11, 2)]
     for _, eps, _, sens, mech, out in calls:
-        assert eps == pytest.approx(0.9 / 3) and sens == sensitivity and mech == "permute_and_flip"
+        assert eps == Fraction(0.9) / 3 and sens == sensitivity and mech == "permute_and_flip"
         assert len(set(out.tolist())) == len(out)
     assert sum(r.epsilon for r in clf.budget_.ledger) == Fraction(0.9)
 
@@ -365,7 +366,7 @@ def test_exhaustive_privacy_audit_one_round(relation):
     left = np.array([index[x] for x, _ in pairs])
     right = np.array([index[y] for _, y in pairs])
     counts = [_counts(s) for s in states]
-    for approach in ("pareto", "agg"):
+    for approach in ("pareto", "agg", "chebyshev"):
         for sensitivity in ("local", "global"):
             sel = [
                 selection_scores(

@@ -15,6 +15,8 @@ from hypothesis.extra.numpy import arrays
 import dpmo
 from dpmo import _dominance
 from dpmo import pareto as pareto_mod
+from dpmo import selection as selection_mod
+from dpmo.selection import SelectionCache, select_multiobjective
 
 # ------------------------------------------------------------------------ references (paper's definitions)
 
@@ -215,7 +217,8 @@ def delta_problems(draw):
     n = draw(st.integers(1, 25))
     T = draw(st.integers(1, 4))
     U = draw(arrays(np.int64, (n, m), elements=st.integers(0, 4))).astype(float)
-    deltas = draw(arrays(np.int64, (T, n, m), elements=st.integers(0, 3))) * 0.5
+    # non-decreasing in t, as every admissible function (dpmo refuses the others)
+    deltas = np.cumsum(draw(arrays(np.int64, (T, n, m), elements=st.integers(0, 3))), axis=0) * 0.5
     globals_ = draw(arrays(np.int64, (m,), elements=st.integers(1, 3))).astype(float)
     t = draw(st.integers(0, 5))
     return U, deltas, globals_, t
@@ -437,7 +440,7 @@ class Recorder:
     def __init__(self):
         self.calls = []
 
-    def __call__(self, scores, epsilon, sensitivity, *, mechanism="exponential", k=1, rng=None):
+    def __call__(self, scores, epsilon, sensitivity, *, mechanism="exponential", k=1, rng=None, exact=False):
         self.calls.append((np.array(scores, float), epsilon, sensitivity, mechanism, k))
         return np.array([int(np.argmax(scores))], dtype=np.intp)
 
@@ -473,7 +476,7 @@ def example_objectives(seed=0, n=12):
 def test_priv_pareto_rounds_recompute_scores_on_remaining(monkeypatch, mechanism):
     U, objs = example_objectives()
     rec = Recorder()
-    monkeypatch.setattr(pareto_mod, "select", rec)
+    monkeypatch.setattr(selection_mod, "select", rec)
     out = dpmo.priv_pareto(objs, 3.0, k=3, sensitivity="global", mechanism=mechanism, rng=0)
     assert len(rec.calls) == 3 and len(set(out.tolist())) == 3
     remaining = np.arange(U.shape[0])
@@ -485,17 +488,17 @@ def test_priv_pareto_rounds_recompute_scores_on_remaining(monkeypatch, mechanism
 
 @pytest.mark.parametrize("rebuild_after", [2, 32])
 def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
-    """_pareto_rounds with a RoundCache shared by many calls hands select the very floats (bit for bit)
+    """The pipeline with a SelectionCache shared by many calls hands select the very floats (bit for bit)
     that priv_pareto computes without a cache, round after round, also across state rebuilds."""
     monkeypatch.setattr(pareto_mod, "_REBUILD_AFTER", rebuild_after)
-    real_select = pareto_mod.select
+    real_select = selection_mod.select
     seen = []
 
     def recording_select(scores, *args, **kwargs):
         seen.append(np.array(scores, dtype=np.float64))
         return real_select(scores, *args, **kwargs)
 
-    monkeypatch.setattr(pareto_mod, "select", recording_select)
+    monkeypatch.setattr(selection_mod, "select", recording_select)
     rng = np.random.default_rng(8)
     n = 30
     U = rng.integers(0, 5, size=(n, 2)).astype(float)
@@ -524,7 +527,8 @@ def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
 
     for sensitivity in ("local", "global"):
         answered.clear()
-        cache = CountingCache()
+        cache = SelectionCache(objs)
+        store = cache.slot(("pareto-rounds",), CountingCache)
         forks_before = 0
         for seed in range(12):
             eps = (0.5, 50.0)[seed % 2]  # large epsilon repeats the same picks: the cache answers
@@ -532,17 +536,20 @@ def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
             ref = dpmo.priv_pareto(objs, eps, k=5, sensitivity=sensitivity, rng=seed)
             fresh = list(seen)
             seen.clear()
-            checked = pareto_mod._checked_common(objs, eps, 5, sensitivity, "exponential", seed)
-            ours = pareto_mod._pareto_rounds(*checked[:-1], cache=cache)
+            ours = select_multiobjective(
+                objs, eps, approach="pareto", sensitivity=sensitivity, k=5, rng=seed, cache=cache
+            )
             assert ours.tolist() == ref.tolist()
             assert len(seen) == len(fresh) == 5
             for a, b in zip(seen, fresh, strict=True):
                 np.testing.assert_array_equal(a, b)
-            forks_before += cache._template is not None
+            forks_before += store._template is not None
         # every call after the first gets its first round from the cache, and the counting state of the
         # first call is kept from then on
         assert sum(answered) >= 11 and answered[0] is False
-        assert cache._template is not None and forks_before == 12
+        assert store._template is not None and forks_before == 12
+        with pytest.raises(ValueError, match="other objectives"):  # bound to its own objectives
+            select_multiobjective(objs[::-1], 1.0, cache=cache)
 
 
 def test_round_cache_is_bounded():
@@ -559,7 +566,7 @@ def test_round_cache_is_bounded():
 def test_priv_pareto_local_passes_dampened_scores(monkeypatch):
     U, objs = example_objectives(seed=3)
     rec = Recorder()
-    monkeypatch.setattr(pareto_mod, "select", rec)
+    monkeypatch.setattr(selection_mod, "select", rec)
     out = dpmo.priv_pareto(objs, 2.0, k=2, sensitivity="local", rng=0)
     scores, eps, sens, _, _ = rec.calls[0]
     np.testing.assert_allclose(scores, dampen_reference_scores(U, objs), rtol=1e-12, atol=1e-12)
@@ -599,7 +606,7 @@ def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m)
     for sensitivity in ("local", "global"):
         rec = Recorder()
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(pareto_mod, "select", rec)
+            mp.setattr(selection_mod, "select", rec)
             out = dpmo.priv_pareto(objs, 1.0, k=6, sensitivity=sensitivity)
         remaining = np.arange(n)
         for (scores, _, sens, _, _), chosen in zip(rec.calls, out, strict=True):
@@ -693,7 +700,7 @@ def test_github_graph_sampled_against_set_definition(shared_data):
     PS and delta^PS(t) for t = 0, 1 equal the paper's set definitions evaluated directly against all nodes
     (with the objectives' own deltas); real data exercise the sort-based paths with real ties."""
     graphs = pytest.importorskip("dpmo.graphs")
-    objs = graphs.objectives(graphs.load_graph(shared_data / "musae_git_edges.csv"))
+    objs = graphs.objectives(graphs.load_graph(shared_data / "musae_git_edges.csv", nodes=37_700))
     U = np.column_stack([o.values for o in objs])
     n = U.shape[0]
     ps = dpmo.pareto_score(U)

@@ -22,6 +22,7 @@ import importlib
 from ._validation import check_random_state
 from .aggregate import aggregate, priv_agg
 from .budget import Budget, BudgetExceededError
+from .chebyshev import priv_chebyshev
 from .dampening import dampen, local_dampening
 from .mechanisms import MECHANISMS, probabilities, select
 from .pareto import pareto_score, pareto_sensitivity, priv_pareto
@@ -42,6 +43,7 @@ __all__ = [
     "pareto_score",
     "pareto_sensitivity",
     "priv_agg",
+    "priv_chebyshev",
     "priv_pareto",
     "probabilities",
     "select",

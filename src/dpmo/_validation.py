@@ -17,7 +17,13 @@ __all__ = [
     "check_scores",
     "check_k",
     "check_choice",
+    "check_exact",
+    "check_t",
+    "check_X",
 ]
+
+#: Mechanisms of :func:`dpmo.select` that have an exact sampler (see :mod:`dpmo.mechanisms.exact`).
+EXACT_CAPABLE = ("exponential", "gumbel", "permute_and_flip")
 
 
 def check_random_state(rng: None | int | np.random.Generator) -> np.random.Generator:
@@ -32,6 +38,17 @@ def check_random_state(rng: None | int | np.random.Generator) -> np.random.Gener
     Returns
     -------
     numpy.random.Generator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo import check_random_state
+    >>> a, b = check_random_state(7), check_random_state(7)
+    >>> bool(a.random() == b.random())  # the same seed, the same stream
+    True
+    >>> g = np.random.default_rng(1)
+    >>> check_random_state(g) is g  # a Generator is used as it is
+    True
     """
     if rng is None:
         return np.random.default_rng()
@@ -107,3 +124,36 @@ def check_choice(value, allowed, name: str) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
     return value
+
+
+def check_t(t, name: str = "t") -> int:
+    """Return the distance ``t`` of a local sensitivity function as an int after checking ``t >= 0``."""
+    if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be a non-negative int, got {type(t).__name__}")
+    if t < 0:
+        raise ValueError(f"{name} must be a non-negative int, got {t}")
+    return int(t)
+
+
+def check_X(X, name: str = "X") -> np.ndarray:
+    """Return the estimator input ``X`` as a 2-D float64 array after checking it holds finite numbers."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (rows x features), got shape {X.shape}")
+    if X.dtype == object or not np.issubdtype(X.dtype, np.number):
+        raise TypeError(f"{name} must hold numbers, got dtype {X.dtype}")
+    X = np.asarray(X, dtype=np.float64)
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return X
+
+
+def check_exact(exact, mechanism: str | None = None) -> bool:
+    """Return ``exact`` after checking it is a bool and, if True, that ``mechanism`` has an exact sampler."""
+    if not isinstance(exact, (bool, np.bool_)):
+        raise TypeError(f"exact must be a bool, got {type(exact).__name__}")
+    if exact and mechanism is not None and mechanism not in EXACT_CAPABLE:
+        raise ValueError(
+            f"mechanism={mechanism!r} has no exact sampler; with exact=True use one of {list(EXACT_CAPABLE)}"
+        )
+    return bool(exact)

@@ -14,11 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from .dampening import dampen
-from .mechanisms import select
-from .pareto import _checked_common, check_objectives
+from .selection import Approach, Rounds, check_objectives, register_approach, select_multiobjective
 from .sensitivity import LocalSensitivity, Objective, check_local_values
 
-__all__ = ["aggregate", "priv_agg"]
+__all__ = ["aggregate", "priv_agg", "aggregate_selection_scores", "AggregateApproach"]
 
 
 def _check_weights(weights, m: int) -> np.ndarray:
@@ -83,6 +82,18 @@ def aggregate(objectives, weights) -> Objective:
     -----
     O(n m) time and memory; each evaluation of the local function costs one evaluation of every
     objective's function with a non-zero weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> a = dpmo.Objective([1.0, 0.0, 2.0], global_sensitivity=1.0)
+    >>> b = dpmo.Objective([0.0, 1.0, 0.5], global_sensitivity=0.5)
+    >>> agg = dpmo.aggregate([a, b], weights=[2.0, -4.0])
+    >>> agg.values.tolist() == (2 * np.array([1.0, 0.0, 2.0]) - 4 * np.array([0.0, 1.0, 0.5])).tolist()
+    True
+    >>> agg.global_sensitivity == 2 * 1.0 + 4 * 0.5  # sum of |w_i| times each global sensitivity
+    True
     """
     objs = check_objectives(objectives)
     w = _check_weights(weights, len(objs))
@@ -159,6 +170,7 @@ def priv_agg(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """PrivAgg: pick ``k`` candidates with a large weighted sum of objectives, epsilon-DP.
 
@@ -185,6 +197,9 @@ def priv_agg(
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left); checked up front, then ``k`` records of
         ``epsilon / k`` made right before the sampling. Without it the call spends ``epsilon`` of its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
+        is recorded; rng None then reads the OS's secure source).
 
     Returns
     -------
@@ -196,18 +211,35 @@ def priv_agg(
     The dampened score of a candidate depends on that candidate only, so the scores are dampened once
     and the k rounds remove the chosen candidates. Cost: O(n m) plus :func:`dpmo.dampen` (local) and
     :func:`dpmo.select`. With ``n = 1`` the only candidate is returned without looking at the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> rng = np.random.default_rng(0)
+    >>> degree = dpmo.Objective(rng.integers(0, 50, 20).astype(float), global_sensitivity=1.0)
+    >>> density = dpmo.Objective(rng.random(20), global_sensitivity=1.0)
+    >>> picks = dpmo.priv_agg([degree, density], [1.0, 100.0], epsilon=1.0, k=3, sensitivity="global", rng=1)
+    >>> picks.shape, len(set(picks.tolist())) == 3
+    ((3,), True)
+    >>> budget = dpmo.Budget(1.0)
+    >>> _ = dpmo.priv_agg([degree, density], [1.0, 100.0], epsilon=0.4, budget=budget, rng=2)
+    >>> round(budget.spent, 12), round(budget.remaining, 12)
+    (0.4, 0.6)
     """
-    objs, epsilon, k, sensitivity, mechanism, rng, budget = _checked_common(
-        objectives, epsilon, k, sensitivity, mechanism, rng, budget
+    return select_multiobjective(
+        objectives,
+        epsilon,
+        approach="agg",
+        sensitivity=sensitivity,
+        weights=weights,
+        mechanism=mechanism,
+        k=k,
+        rng=rng,
+        budget=budget,
+        what="priv_agg",
+        exact=exact,
     )
-    agg = aggregate(objs, weights)
-    if agg.n == 1:
-        budget.spend(epsilon, "priv_agg: the only candidate, no data used")
-        return np.zeros(1, dtype=np.intp)
-    scores, sens = aggregate_selection_scores(agg, sensitivity)
-    what = "priv_agg (dampened aggregate)" if sensitivity == "local" else "priv_agg (aggregate)"
-    budget.spend_rounds(epsilon, k, what, mechanism=mechanism, sensitivity=sens, candidates=agg.n)
-    return select(scores, epsilon, sens, mechanism=mechanism, k=k, rng=rng)
 
 
 def aggregate_selection_scores(agg: Objective, sensitivity: str = "local") -> tuple[np.ndarray, float]:
@@ -223,3 +255,51 @@ def aggregate_selection_scores(agg: Objective, sensitivity: str = "local") -> tu
         raise ValueError(f"sensitivity must be one of ['global', 'local'], got {sensitivity!r}")
     D = dampen(agg.values, agg.local, global_sensitivity=agg.global_sensitivity, name=agg.name)
     return D, 1.0
+
+
+class _AggregateRounds(Rounds):
+    """PrivAgg's rounds: one score vector (a candidate's aggregate does not depend on the others)."""
+
+    static = True
+
+    def __init__(self, objectives, weights, sensitivity: str, cache):
+        self.objectives, self.weights, self.sensitivity, self.cache = objectives, weights, sensitivity, cache
+        self.score_name = "dampened aggregate" if sensitivity == "local" else "aggregate"
+
+    def _compute(self) -> tuple[np.ndarray, float]:
+        agg = aggregate(self.objectives, self.weights)
+        scores, sens = aggregate_selection_scores(agg, self.sensitivity)
+        scores = np.array(scores, dtype=np.float64)
+        scores.setflags(write=False)
+        return scores, sens
+
+    def scores(self, chosen, remaining):
+        if self.cache is None:
+            scores, sens = self._compute()
+        else:  # keyed by everything the scores depend on besides the objectives the cache is bound to
+            key = ("agg", self.sensitivity, tuple(float(w) for w in self.weights))
+            scores, sens = self.cache.slot(key, self._compute)
+        return (scores, sens) if len(chosen) == 0 else (scores[remaining], sens)
+
+
+class AggregateApproach(Approach):
+    """``approach="agg"`` of :func:`dpmo.selection.select_multiobjective`: PrivAgg's weighted sum, with
+    sensitivity ``sum |w_i| Delta u_i`` or dampened with ``sum |w_i| delta^{u_i}``."""
+
+    name = "agg"
+    uses_weights = True
+
+    def check_weights(self, weights, m: int) -> np.ndarray:
+        if weights is None:
+            raise ValueError("weights are required for approach='agg' (one per objective)")
+        return _check_weights(weights, m)
+
+    def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
+        return _AggregateRounds(list(objectives), weights, sensitivity, cache)
+
+    def utility(self, objectives, weights, remaining):
+        # the weighted sum as NODP-MOET computes it (one matrix-vector product, then the remaining rows)
+        return (np.column_stack([o.values for o in objectives]) @ weights)[remaining]
+
+
+register_approach(AggregateApproach())

@@ -56,7 +56,18 @@ class _Lock:
 
 
 class BudgetExceededError(ValueError):
-    """A spend (or a split) asked for more epsilon than the budget has left; nothing was recorded."""
+    """A spend (or a split) asked for more epsilon than the budget has left; nothing was recorded.
+
+    Examples
+    --------
+    >>> import dpmo
+    >>> budget = dpmo.Budget(1.0)
+    >>> try:
+    ...     budget.spend(2.0, "too much")
+    ... except dpmo.BudgetExceededError as err:
+    ...     print(isinstance(err, ValueError), budget.spent)
+    True 0.0
+    """
 
 
 @dataclass(frozen=True)

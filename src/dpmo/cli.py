@@ -23,6 +23,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .budget import Budget
+from .selection import approaches, get_approach
+
 __all__ = ["main", "build_parser", "CLIError"]
 
 
@@ -50,12 +53,14 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _jobs(text: str) -> int:
+def _jobs(text: str) -> int | str:
+    if text.strip().lower() == "auto":
+        return "auto"
     value = _whole(text)
     if value == -1:
         return os.cpu_count() or 1
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 (or -1 for all cores), got {value}")
+        raise argparse.ArgumentTypeError(f"must be auto, at least 1, or -1 for all cores, got {value}")
     return value
 
 
@@ -117,9 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--jobs",
         "-j",
         type=_jobs,
-        default=os.cpu_count() or 1,
+        default="auto",
         metavar="N",
-        help="parallel workers (default: all cores; -1 = all cores)",
+        help="parallel workers: auto (default: runs in this process while the work left looks shorter "
+        "than a few seconds, then on all cores; measured fastest on 2 cores), N, or -1 = all cores",
     )
     rep.add_argument("--seed", type=_seed, default=0, help="master seed (default 0)")
     rep.add_argument(
@@ -145,6 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="Dask scheduler address, e.g. tcp://10.0.0.1:8786 (default with --backend dask: a "
         "local cluster of --jobs workers)",
     )
+    rep.add_argument(
+        "--progress",
+        choices=("auto", "bar", "lines", "off"),
+        default="auto",
+        help="auto (default): a bar on a terminal, a plain line on stderr every 10%% or 30 s otherwise "
+        "(logs, pipes)",
+    )
     rep.add_argument("--no-report", action="store_true", help="only run, do not write tables/figures/report")
     rep.add_argument(
         "--ego-density",
@@ -167,12 +180,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="private top-k influential nodes of a graph (DP-MOTkIN)",
         description="Select k influential nodes of GRAPH_FILE (an edge list: two node ids per "
         "line, separated by spaces, tabs or a comma; '#' comments) under epsilon-edge DP, "
-        "by degree and ego density.",
+        "by degree and ego density. The node set is public input (--nodes FILE or --n-nodes N): "
+        "it is never read from the private edges. Prints only the private node ids.",
     )
     top.add_argument("graph_file", metavar="GRAPH_FILE")
+    node_set = top.add_mutually_exclusive_group()
+    node_set.add_argument(
+        "--nodes",
+        metavar="FILE",
+        help="the public node set: a file of node ids (whitespace- or comma-separated, '#' comments)",
+    )
+    node_set.add_argument(
+        "--n-nodes", type=_positive_int, metavar="N", help="the public node set is the ids 0..N-1"
+    )
     top.add_argument("-k", type=_positive_int, default=5, help="number of nodes (default 5)")
     top.add_argument("--epsilon", type=_epsilon, default=1.0, help="total privacy budget (default 1)")
-    top.add_argument("--approach", choices=("pareto", "agg"), default="agg")
+    top.add_argument("--approach", choices=approaches(), default="agg")
     top.add_argument("--sensitivity", choices=("local", "global"), default="local")
     top.add_argument(
         "--weights",
@@ -186,17 +209,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--mechanism", default="exponential", help="exponential, permute_and_flip, laplace or gumbel"
     )
     top.add_argument("--seed", type=_seed, default=None, help="seed (default: fresh randomness)")
-    top.add_argument("--exact", action="store_true", help="also print the exact (non-private) top-k")
+    top.add_argument(
+        "--show-exact-statistics",
+        action="store_true",
+        help="also print the exact degree and ego density of the picks and the exact top-k, under a "
+        "NOT PRIVATE heading (never publish them)",
+    )
+    top.add_argument("--header", action="store_true", help="skip the first line (never guessed)")
+    top.add_argument("--string-ids", action="store_true", help="node ids are text, not integers")
 
     tr = sub.add_parser(
         "trees",
         help="private cost-sensitive decision tree on a CSV table (DP-MOET)",
-        description="Build DP-MOET trees on CSV_FILE (header line, comma-separated) and print "
-        "their TPR and TNR on the same table. Predictors are the columns named by "
-        "--categorical and --numeric, with public domains.",
+        description="Build DP-MOET trees on TABLE and print their TPR and TNR on the same table. "
+        "TABLE is a CSV file (comma-separated, with a header line or --no-header; the predictors are "
+        "the columns named by --categorical and --numeric, with public domains), a .dat table with its "
+        ".domain file beside it (nltcs.dat, acs.dat), or the UCI Adult files (adult.data, adult.test, "
+        "or a folder holding both).",
     )
-    tr.add_argument("csv_file", metavar="CSV_FILE")
-    tr.add_argument("--label", required=True, metavar="COL", help="name of the class column")
+    tr.add_argument("csv_file", metavar="TABLE")
+    tr.add_argument(
+        "--label",
+        metavar="COL",
+        help="the class column: its name (a CSV with a header), its 0-based number (a CSV without header, "
+        "or a .dat table: default 13 for nltcs, 10 for acs, else the last); not needed for Adult",
+    )
+    tr.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns 0, 1, ...)")
     tr.add_argument(
         "--positive",
         metavar="VALUE",
@@ -205,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("--epsilon", type=_epsilon, default=1.0, help="total privacy budget (default 1)")
     tr.add_argument("--non-private", action="store_true", help="no privacy (NODP-MOET), for comparison")
-    tr.add_argument("--approach", choices=("pareto", "agg"), default="agg")
+    tr.add_argument("--approach", choices=approaches(), default="agg")
     tr.add_argument("--sensitivity", choices=("local", "global"), default="local")
     tr.add_argument("--weights", type=float, nargs=2, default=(3.0, 2.0), metavar=("W_TPR", "W_TNR"))
     tr.add_argument("--population-size", type=_positive_int, default=100)
@@ -264,6 +302,7 @@ def _reproduce(args) -> int:
     from dataclasses import replace
 
     from .experiments.config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, default_data_dirs, settings_hash
+    from .experiments.environment import environment
     from .experiments.readings import apply_readings, list_readings, resolve_readings
     from .experiments.report import write_report
     from .experiments.runner import run_experiment
@@ -365,7 +404,7 @@ def _reproduce(args) -> int:
         settings[name] = {d: settings_hash(name, d, config.params_for(d), args.seed) for d in datasets}
         _notice(
             f"{name}: datasets {', '.join(datasets)}; {len(config.epsilons)} budgets; {config.runs} runs "
-            f"per cell; {args.jobs} jobs ({args.backend})"
+            f"per cell; --jobs {args.jobs} ({args.backend})"
         )
         try:
             result = run_experiment(
@@ -377,6 +416,7 @@ def _reproduce(args) -> int:
                 backend=args.backend,
                 scheduler=args.scheduler,
                 methods=methods,
+                progress=args.progress,
             )
         except KeyboardInterrupt:
             raise CLIError(
@@ -394,7 +434,8 @@ def _reproduce(args) -> int:
             "seconds": round(result["seconds"], 2),
             "planned": result["planned"],
             "skipped": result["skipped"],
-            "jobs": args.jobs,
+            "jobs": result.get("jobs", args.jobs),
+            "jobs_option": args.jobs,
             "backend": args.backend,
             "datasets": list(datasets),
             "quick": bool(args.quick),
@@ -406,6 +447,8 @@ def _reproduce(args) -> int:
             # datasets run earlier into the same folder stay in the report unless their settings changed
             "settings": {**previous.get("settings", {}), **settings[name]},
             "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+            # the code that computed these rows: dpmo version, git commit, Python and package versions
+            "environment": environment(),
         }
         meta_file.write_text(json.dumps(meta, indent=2))
         ran.append(name)
@@ -428,14 +471,64 @@ def _check_file(path: Path) -> Path:
     return path
 
 
+def _read_node_ids(path: Path, text: bool = False):
+    """The public node ids listed in ``path`` (whitespace- or comma-separated, '#' comments)."""
+    import numpy as np
+
+    ids: list = []
+    with open(path, encoding="utf-8-sig") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            for tok in raw.split("#", 1)[0].replace(",", " ").split():
+                if text:
+                    ids.append(tok)
+                    continue
+                try:
+                    ids.append(int(tok))
+                except ValueError:
+                    raise CLIError(
+                        f"{path}: line {lineno}: expected integer node ids, got {tok!r} "
+                        "(text ids: --string-ids)"
+                    ) from None
+    if not ids:
+        raise CLIError(f"{path}: no node ids (the public node set must not be empty)")
+    return np.asarray(ids) if text else np.asarray(ids, dtype=np.int64)
+
+
+_NOT_PRIVATE = "# NOT PRIVATE: exact statistics of the private graph, for checking only. Do not publish them."
+
+
+def _uses_weights(approach: str) -> bool:
+    return get_approach(approach).uses_weights
+
+
+def _spent(budget) -> str:
+    """What the run spent, for the header line (public: it depends on the parameters only)."""
+    return f"spent in {len(budget.ledger)} recorded mechanism calls, see docs/privacy-accounting.md"
+
+
 def _topk(args) -> int:
     from . import graphs
+    from .graphs.nodes import NODES_REQUIRED
 
     path = _check_file(Path(args.graph_file))
+    if args.nodes is not None:
+        nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids)
+    elif args.n_nodes is not None:
+        if args.string_ids:
+            raise CLIError("--n-nodes N means the integer ids 0..N-1; with --string-ids pass --nodes FILE")
+        nodes = args.n_nodes
+    else:
+        raise CLIError(
+            NODES_REQUIRED.replace("nodes= is required", "--nodes FILE or --n-nodes N is required")
+        )
+    n_public = int(nodes) if isinstance(nodes, int) else len(nodes)
+    if args.k > n_public:  # the declared node set is public: so is this check
+        raise CLIError(f"-k {args.k} is larger than the number of nodes of the public node set ({n_public})")
     try:
-        graph = graphs.load_graph(path)
-        if args.k > graph.n_nodes:
-            raise CLIError(f"-k {args.k} is larger than the number of nodes ({graph.n_nodes})")
+        graph = graphs.load_graph(
+            path, nodes=nodes, header=args.header, ids="str" if args.string_ids else "int"
+        )
+        budget = Budget(args.epsilon)
         picks = graphs.top_k(
             graph,
             args.k,
@@ -445,17 +538,21 @@ def _topk(args) -> int:
             weights=tuple(args.weights),
             mechanism=args.mechanism,
             rng=args.seed,
+            budget=budget,
         )
-        points = graph.points(picks)
         print(
-            f"# {args.k} nodes of {graph.n_nodes} by DP-MOTkIN-{args.approach.capitalize()}-"
-            f"{args.sensitivity}, epsilon={args.epsilon:g} (edge DP)"
+            f"# {args.k} nodes by DP-MOTkIN-{args.approach.capitalize()}-{args.sensitivity}, "
+            f"epsilon={args.epsilon:g} (edge DP on the public node set; {_spent(budget)})"
         )
-        print("node\tdegree\tego_density")
-        for v, (d, e) in zip(picks, points, strict=True):
-            print(f"{v}\t{int(d)}\t{e:.4f}")
-        if args.exact:
-            kw = {"weights": tuple(args.weights)} if args.approach == "agg" else {}
+        print("node")
+        for v in picks:
+            print(v)
+        if args.show_exact_statistics:
+            print(_NOT_PRIVATE)
+            print("# node\tdegree\tego_density")
+            for v, (d, e) in zip(picks, graph.points(picks), strict=True):
+                print(f"# {v}\t{int(d)}\t{e:.4f}")
+            kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
             exact = graphs.top_k_exact(graph, args.k, approach=args.approach, **kw)
             print("# exact (non-private) top-k: " + " ".join(str(v) for v in exact))
     except (ValueError, TypeError, KeyError) as exc:
@@ -494,24 +591,28 @@ def _parse_categories(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]
 def _trees(args) -> int:
     import numpy as np
 
-    from .datasets import load_csv
     from .metrics import weighted_fitness
+    from .tables import read_table
 
-    path = _check_file(Path(args.csv_file))
+    path = Path(args.csv_file)
+    if not (path.is_dir() and (path / "adult.data").is_file()):
+        path = _check_file(path)
     bounds = _parse_bounds(args.numeric)
     categorical = _parse_categories(args.categorical)
-    if not bounds and not categorical:
-        raise CLIError(
-            "name the predictors and their public domains: --categorical COL[=V1,V2,...] "
-            "(0,1 by default) and/or --numeric COL=LO:HI (never read off the data)"
-        )
     try:
-        data = load_csv(path, args.label, positive=args.positive, categorical=categorical, bounds=bounds)
+        data = read_table(
+            path,
+            label=args.label,
+            positive=args.positive,
+            categorical=categorical,
+            bounds=bounds,
+            header=not args.no_header,
+        )
         if data.y.min() == data.y.max():
             raise CLIError(f"column {args.label!r} has a single class; need positives and negatives")
         from .trees import DPMOETClassifier
 
-        kw = {"weights": tuple(args.weights)} if args.approach == "agg" else {}
+        kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
         clf = DPMOETClassifier(
             epsilon=None if args.non_private else args.epsilon,
             approach=args.approach,
@@ -526,12 +627,13 @@ def _trees(args) -> int:
             random_state=args.seed,
             **kw,
         )
-        clf.fit(data.X, data.y)
+        budget = None if args.non_private else Budget(args.epsilon)
+        clf.fit(data.X, data.y, budget=budget)
         objectives = np.asarray(clf.evaluate(data.X, data.y), dtype=float).reshape(-1, 2)
     except (ValueError, TypeError, KeyError) as exc:
         raise CLIError(str(exc)) from None
-    budget = "non-private" if args.non_private else f"epsilon={args.epsilon:g}"
-    print(f"# DP-MOET-{args.approach.capitalize()}-{args.sensitivity} on {data.n_samples} rows, {budget}")
+    spent = "non-private" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
+    print(f"# DP-MOET-{args.approach.capitalize()}-{args.sensitivity} on {data.n_samples} rows, {spent}")
     print("tree\tTPR\tTNR\tfitness")
     for i, (tpr, tnr) in enumerate(objectives):
         fit = float(weighted_fitness(np.array([tpr, tnr]), tuple(args.weights)))

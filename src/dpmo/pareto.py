@@ -29,42 +29,35 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from fractions import Fraction
 
 import numpy as np
 
 from . import _dominance
-from ._validation import check_choice, check_epsilon, check_k, check_random_state
-from .budget import Budget, resolve_budget
+from ._validation import check_choice, check_t
 from .dampening import dampen
-from .mechanisms import MECHANISMS, select
-from .sensitivity import LocalSensitivity, Objective, _check_t, check_local_values
+from .selection import (
+    SENSITIVITIES,
+    Approach,
+    Rounds,
+    check_objectives,
+    register_approach,
+    select_multiobjective,
+)
+from .sensitivity import LocalSensitivity, Objective, check_local_values, check_non_decreasing
 
-__all__ = ["pareto_score", "pareto_sensitivity", "priv_pareto", "SENSITIVITY_MODES"]
+__all__ = [
+    "pareto_score",
+    "pareto_sensitivity",
+    "pareto_selection_scores",
+    "priv_pareto",
+    "ParetoApproach",
+    "RoundCache",
+    "SENSITIVITY_MODES",
+    "check_objectives",
+]
 
 #: Values accepted by ``sensitivity`` in :func:`priv_pareto` and :func:`dpmo.priv_agg`.
-SENSITIVITY_MODES = ("local", "global")
-
-
-def check_objectives(objectives, name: str = "objectives") -> list[Objective]:
-    """Return ``objectives`` as a non-empty list of :class:`dpmo.Objective` over the same candidates."""
-    if isinstance(objectives, Objective):
-        raise TypeError(f"{name} must be a sequence of dpmo.Objective (wrap a single one in a list)")
-    if not isinstance(objectives, Sequence) or isinstance(objectives, (str, bytes)):
-        raise TypeError(
-            f"{name} must be a sequence (list or tuple) of dpmo.Objective, got {type(objectives).__name__}"
-        )
-    objs = list(objectives)
-    if not objs:
-        raise ValueError(f"{name} must contain at least one dpmo.Objective")
-    for i, o in enumerate(objs):
-        if not isinstance(o, Objective):
-            raise TypeError(f"{name}[{i}] must be a dpmo.Objective, got {type(o).__name__}")
-    sizes = {o.n for o in objs}
-    if len(sizes) != 1:
-        detail = ", ".join(f"{o.name!r}: {o.n}" for o in objs)
-        raise ValueError(f"all {name} must have the same number of candidates, got {detail}")
-    return objs
+SENSITIVITY_MODES = SENSITIVITIES
 
 
 def _utility_matrix(U) -> np.ndarray:
@@ -158,9 +151,9 @@ def _check_t_block(t) -> tuple[int, int]:
     """``t`` as ``(t0, B)``: an int gives ``(t, 1)``; an integer array of shape (B, 1) must hold the
     consecutive distances ``t0, t0 + 1, ..., t0 + B - 1`` with ``t0 >= 0``."""
     if not isinstance(t, np.ndarray):
-        return _check_t(t), 1
+        return check_t(t), 1
     if t.ndim == 0:
-        return _check_t(t[()]), 1
+        return check_t(t[()]), 1
     if t.dtype == np.bool_ or not np.issubdtype(t.dtype, np.integer):
         raise TypeError(
             f"t must be a non-negative int or an integer array of shape (B, 1), got dtype {t.dtype}"
@@ -260,18 +253,28 @@ class _ParetoState:
         functions are called once for the whole chunk, the others once per distance.
         """
         out: list = []
-        for o in self.objectives:
+        last = getattr(self, "_last_deltas", None)
+        keep = []
+        for i, o in enumerate(self.objectives):
             if o.local is None:
                 out.append(o.global_sensitivity)
-            elif rows > 1 and _is_vectorized(o.local):
+                keep.append(None)
+                continue
+            if rows > 1 and _is_vectorized(o.local):
                 ts = np.arange(t0, t0 + rows, dtype=np.int64)[:, None]
                 d = check_local_values(
                     o.local(ts, None), (rows, self.n), f"{t0}..{t0 + rows - 1}", f"objective {o.name!r}"
                 )
-                out.append(np.minimum(d, o.global_sensitivity))
+                d = np.minimum(d, o.global_sensitivity)
             else:
                 # validated and capped at the global sensitivity by Objective.sensitivity
-                out.append(np.vstack([o.sensitivity(t0 + b) for b in range(rows)]))
+                d = np.vstack([o.sensitivity(t0 + b) for b in range(rows)])
+            # non-decreasing in t, within the block and from the previous block (dpmo.sensitivity's check)
+            prev = last[1][i] if last is not None and last[0] == t0 else None
+            check_non_decreasing(d, t0, f"objective {o.name!r}", prev)
+            out.append(d)
+            keep.append(d[-1])
+        self._last_deltas = (t0 + rows, keep)
         return out
 
     def _add_row(self, D: list, b: int) -> None:
@@ -288,8 +291,15 @@ class _ParetoState:
             self.t = -1
             self.S = np.zeros_like(self.U)
         if t == self.t + 1:  # one step, the common case of the dampening loop
+            last = getattr(self, "_last_deltas", None)
+            keep = []
             for i, o in enumerate(self.objectives):
-                self.S[i] += o.sensitivity(t)  # validated, capped at the objective's global sensitivity
+                d = o.sensitivity(t)  # validated, capped at the objective's global sensitivity
+                if o.local is not None and last is not None and last[0] == t and last[1][i] is not None:
+                    check_non_decreasing(d, t, f"objective {o.name!r}", last[1][i])
+                keep.append(None if o.local is None else d)
+                self.S[i] += d
+            self._last_deltas = (t + 1, keep)
             self.t = t
             return
         chunk = max(1, _BLOCK_CELLS // (self.m * self.n))
@@ -466,23 +476,22 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     run the single-distance counts for each distance of the block. A call with a smaller ``t`` than the
     last one starts the sums again from 0. The counts of at most 8 single-distance steps that queried at
     least n / 16 candidates are kept (n integers each), so evaluating such a step again costs O(q).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u1 = dpmo.Objective([3.0, 1.0, 2.0], global_sensitivity=1.0)
+    >>> u2 = dpmo.Objective([1.0, 3.0, 2.0], global_sensitivity=1.0)
+    >>> delta = dpmo.pareto_sensitivity([u1, u2])
+    >>> d0 = delta(0)
+    >>> d0.shape, bool(np.all(d0 >= 0)), bool(np.all(d0 <= 2))  # between 0 and n - 1
+    ((3,), True, True)
+    >>> bool(np.all(delta(3) >= d0))  # non-decreasing in the distance t
+    True
     """
     objs = check_objectives(objectives)
     return _ParetoState(objs).local(np.arange(objs[0].n, dtype=np.intp))
-
-
-def _checked_common(objectives, epsilon, k, sensitivity, mechanism, rng, budget=None):
-    """Checked arguments; ``epsilon`` comes back as the exact Fraction of the call, checked to fit in
-    ``budget`` (a new ``Budget(epsilon)`` when None), which is returned last."""
-    objs = check_objectives(objectives)
-    if epsilon is not None or budget is None:
-        check_epsilon(epsilon)
-    k = check_k(k, objs[0].n)
-    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
-    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    rng = check_random_state(rng)
-    budget, epsilon = resolve_budget(epsilon, budget)
-    return objs, epsilon, k, sensitivity, mechanism, rng, budget
 
 
 def pareto_selection_scores(objectives, sensitivity: str = "local") -> tuple[np.ndarray, float]:
@@ -523,6 +532,7 @@ def priv_pareto(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """PrivPareto: pick ``k`` candidates close to the Pareto front under epsilon-differential privacy.
 
@@ -549,6 +559,9 @@ def priv_pareto(
         Spend ``epsilon`` from it (None: all it has left); checked up front, then one record of
         ``epsilon / k`` per round, made right before the round's sampling. Without it the call spends
         ``epsilon`` of its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
+        is recorded; rng None then reads the OS's secure source).
 
     Returns
     -------
@@ -574,11 +587,32 @@ def priv_pareto(
     loop asks one distance at a time so as not to compute distances it does not need. The choice depends
     on sizes only, and the scores agree to rounding (the dampening's own running sums are added in a
     different order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u1 = dpmo.Objective([5.0, 1.0, 4.0, 0.0, 2.0], global_sensitivity=1.0)
+    >>> u2 = dpmo.Objective([1.0, 5.0, 4.0, 0.0, 2.0], global_sensitivity=1.0)
+    >>> picks = dpmo.priv_pareto([u1, u2], epsilon=1.0, k=2, rng=0)
+    >>> picks.shape, len(set(picks.tolist())) == 2
+    ((2,), True)
+    >>> # at a huge budget the picks lie on the Pareto front {0, 1, 2} (candidate 3 is dominated by all)
+    >>> set(dpmo.priv_pareto([u1, u2], epsilon=1e6, k=3, sensitivity="global", rng=1).tolist())
+    {0, 1, 2}
     """
-    objs, epsilon, k, sensitivity, mechanism, rng, budget = _checked_common(
-        objectives, epsilon, k, sensitivity, mechanism, rng, budget
+    return select_multiobjective(
+        objectives,
+        epsilon,
+        approach="pareto",
+        sensitivity=sensitivity,
+        mechanism=mechanism,
+        k=k,
+        rng=rng,
+        budget=budget,
+        what="priv_pareto",
+        exact=exact,
     )
-    return _pareto_rounds(objs, epsilon, k, sensitivity, mechanism, rng, budget=budget)
 
 
 class RoundCache:
@@ -636,78 +670,71 @@ class RoundCache:
                 self._bytes -= old.nbytes
 
 
-def _pareto_rounds(
-    objs,
-    epsilon,
-    k,
-    sensitivity,
-    mechanism,
-    rng,
-    cache: RoundCache | None = None,
-    budget=None,
-    what="priv_pareto",
-):
-    """The k rounds of :func:`priv_pareto` on checked arguments, optionally reusing cached round scores.
+class _ParetoRounds(Rounds):
+    """The rounds of PrivPareto: the Pareto score (and ``delta^PS``) recomputed on the remaining candidates.
 
     The state that counts dominance is built at rounds 0, R, 2R, ... (R = ``_REBUILD_AFTER``) on the
-    candidates remaining then, and told about every later pick, exactly as without a cache; when the
-    cache answers a round the state is not needed, and it is built (with the same removals) only at the
-    first round the cache cannot answer.
+    candidates remaining then, and told about every later pick; with a :class:`RoundCache`, a round the
+    cache answers needs no state, and the state is built (with the same removals) only at the first round
+    the cache cannot answer, so the scores are the very floats computed without a cache.
     """
-    n = objs[0].n
-    score_name = "dampened Pareto score" if sensitivity == "local" else "Pareto score"
-    share = Fraction(epsilon) / k  # exact; float(share) is epsilon / k for a float epsilon
-    if budget is None:
-        budget = Budget(epsilon)
-    budget.check(epsilon)
-    all_idx = np.arange(n, dtype=np.intp)
-    remaining = all_idx  # original indices of the candidates still in play
-    chosen: list[int] = []
-    state = None
-    state_round = -1
-    base = all_idx
-    for r in range(k):
-        if remaining.size == 1:
-            # the last candidate, without looking at the data; its round's share is still charged, so
-            # that the call spends exactly epsilon
-            budget.spend(share, f"{what}: round {r + 1} of {k} (one candidate left, no data used)")
-            chosen.append(int(remaining[0]))
-            break
+
+    def __init__(self, objs: list[Objective], sensitivity: str, cache: RoundCache | None):
+        self.objs = objs
+        self.sensitivity = sensitivity
+        self.cache = cache
+        self.n = objs[0].n
+        self.all_idx = np.arange(self.n, dtype=np.intp)
+        self.state: _ParetoState | None = None
+        self.state_round = -1
+        self.base = self.all_idx  # the original indices the state was built on
+        self.score_name = "dampened Pareto score" if sensitivity == "local" else "Pareto score"
+
+    def scores(self, chosen, remaining):
+        r = len(chosen)
         r0 = r - r % _REBUILD_AFTER  # the round whose candidates the state is built on
-        if state_round != r0:
-            state = None
-        key = (sensitivity, tuple(chosen))
+        if self.state_round != r0:
+            self.state = None
+        cache = self.cache
+        key = (self.sensitivity, tuple(chosen))
         hit = cache.get(key) if cache is not None else None
         if hit is not None:
-            scores, sens = hit
-        else:
+            return hit
+        if self.state is None:
+            base = np.delete(self.all_idx, chosen[:r0]) if r0 else self.all_idx
+            state = cache.state() if cache is not None and r0 == 0 else None
             if state is None:
-                # the state's candidates are base[0 .. ], base = the original indices it was built on
-                base = np.delete(all_idx, chosen[:r0]) if r0 else all_idx
-                state = cache.state() if cache is not None and r0 == 0 else None
-                if state is None:
-                    sub = objs if base.size == n else [o.take(base) for o in objs]
-                    state = _ParetoState(sub, keep_all=cache is not None and r0 == 0)
-                state_round = r0
-                for c in chosen[r0:]:
-                    state.remove(int(np.searchsorted(base, c)))
-            local_idx = np.searchsorted(base, remaining)  # base and remaining are sorted
-            scores, sens = _round_scores(state, local_idx, sensitivity)
-            if cache is not None:
-                cache.put(key, scores, sens)
-                if r == 0:
-                    cache.keep_state(state)
-        eps_round = budget.spend(
-            share,
-            f"{what}: round {r + 1} of {k} ({score_name})",
-            mechanism=mechanism,
-            sensitivity=sens,
-            candidates=remaining.size,
-        )
-        pick = int(select(scores, eps_round, sens, mechanism=mechanism, rng=rng)[0])
-        c = int(remaining[pick])
-        chosen.append(c)
-        if state is not None:
-            state.remove(int(np.searchsorted(base, c)))
-        remaining = np.delete(remaining, pick)
-    return np.asarray(chosen, dtype=np.intp)
+                sub = self.objs if base.size == self.n else [o.take(base) for o in self.objs]
+                state = _ParetoState(sub, keep_all=cache is not None and r0 == 0)
+            for c in chosen[r0:]:
+                state.remove(int(np.searchsorted(base, c)))
+            self.state, self.state_round, self.base = state, r0, base
+        local_idx = np.searchsorted(self.base, remaining)  # base and remaining are sorted
+        scores, sens = _round_scores(self.state, local_idx, self.sensitivity)
+        if cache is not None:
+            cache.put(key, scores, sens)
+            if r == 0:
+                cache.keep_state(self.state)
+        return scores, sens
+
+    def chosen(self, candidate: int) -> None:
+        if self.state is not None:
+            self.state.remove(int(np.searchsorted(self.base, candidate)))
+
+
+class ParetoApproach(Approach):
+    """``approach="pareto"`` of :func:`dpmo.selection.select_multiobjective`: PrivPareto's rounds (the
+    Pareto score, global sensitivity ``n_round - 1``, or dampened with :func:`pareto_sensitivity`)."""
+
+    name = "pareto"
+
+    def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
+        store = None if cache is None else cache.slot(("pareto-rounds",), RoundCache)
+        return _ParetoRounds(list(objectives), sensitivity, store)
+
+    def utility(self, objectives, weights, remaining):
+        U = np.column_stack([o.values for o in objectives])
+        return pareto_score(U[remaining])
+
+
+register_approach(ParetoApproach())

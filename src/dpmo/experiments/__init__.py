@@ -6,7 +6,11 @@ Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
   (:data:`DATASETS`).
 * :mod:`.methods`: adapters calling :mod:`dpmo.trees` and :mod:`dpmo.graphs` for one run.
 * :mod:`.runner`: seeding (:func:`cell_seed`), resume, joblib / Dask execution (:func:`run_experiment`).
-* :mod:`.report`: Markdown tables, PNG figures and ``report.md`` (:func:`write_report`).
+* :mod:`.report`: Markdown tables and ``report.md`` (:func:`write_report`); :mod:`.figures` its PNG
+  figures; :mod:`.findings` where and why ours differ (every number computed from the run); :mod:`.paper`
+  the paper's numbers, cited by table and figure number.
+* :mod:`.environment`: dpmo version, git commit and package versions for ``meta.json`` and the report.
+* :mod:`.progress` and :mod:`.cores`: progress lines without a terminal, and ``jobs="auto"``.
 """
 
 from __future__ import annotations

@@ -55,6 +55,15 @@ class DatasetSpec:
         Ships with an installed package (scikit-learn, networkx) or is generated from a fixed seed.
     title : str
         Human-readable name for tables and figures.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import DATASETS
+    >>> spec = DATASETS["karate"] if "karate" in DATASETS else DATASETS["les-miserables"]
+    >>> spec.kind, spec.embedded  # ships with networkx: no file needed
+    ('graph', True)
+    >>> "Email-Enron.txt" in DATASETS["enron"].files[0]  # a real dataset names the file(s) it needs
+    True
     """
 
     name: str
@@ -168,7 +177,19 @@ class ExperimentConfig:
     chunk : int
         Runs per parallel task.
     note : str
-        Settings we had to choose, and why (written into the report).
+        Settings we had to choose, and why (written into the report). ``$name`` placeholders are filled
+        with the run's own settings: any scalar of ``params``, ``$w1``, ``$w2`` (the weights) and
+        ``$epsilons`` (the budgets in the results).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import EXPERIMENTS
+    >>> config = EXPERIMENTS["graph-agg"]
+    >>> config.primary_metric, config.kind
+    ('recall', 'graph')
+    >>> quick = config.quick_version()  # the --quick grid: embedded data, fewer runs
+    >>> quick.runs < config.runs and set(quick.datasets).isdisjoint(config.datasets)
+    True
     """
 
     name: str
@@ -221,7 +242,7 @@ class ExperimentConfig:
 
 _TREE_PARETO_NOTE = (
     "Pareto selection of trees by TPR and TNR on the whole table (the paper's objectives are defined on the "
-    "data x; no train/test split). C(X', X'') with X' the (TPR, TNR) of the 3 output trees of "
+    "data x; no train/test split). C(X', X'') with X' the (TPR, TNR) of the $n_output output trees of "
     "NODP-MOET-Pareto and X'' those of the private method, counting a tree as covered when an exact tree is "
     "strictly better in both objectives (the published code's reading; the paper's weak-dominance formula "
     "would give C = 1 to a private output equal to the exact one, ERRATA 4); `coverage_weak` keeps the "
@@ -229,13 +250,15 @@ _TREE_PARETO_NOTE = (
     "repetition r. The total budget epsilon covers all k + 1 selection rounds (ERRATA 4)."
 )
 _TREE_AGG_NOTE = (
-    "Fitness 3 TPR + 2 TNR of the single output tree, measured on the whole table. The TPR/TNR local "
+    "Fitness $w1 TPR + $w2 TNR of the single output tree, measured on the whole table. The TPR/TNR local "
     "sensitivity is the corrected admissible one (ERRATA 1), not the paper's printed formula. "
-    "NODP-MOET-Agg uses no budget and is drawn as a dashed line. LocalDiffPID3 gets max depth 5 (= dmax)."
+    "NODP-MOET-Agg uses no budget and is drawn as a dashed line. LocalDiffPID3 gets max depth $max_depth "
+    "(= dmax)."
 )
 _GRAPH_PARETO_NOTE = (
     "The table's caption says epsilon in {10^-1, ..., 10^3} and k = 3; its rows are {0.1, ..., 50} and the "
-    "text sets k = 10 for DBLP: we follow the rows and the text (ERRATA 7). C(X', X'') with X' the "
+    "text sets k = 10 for DBLP: we follow the rows and the text (ERRATA 7); this run: epsilon in $epsilons, "
+    "k = $k. C(X', X'') with X' the "
     "(degree, ego density) of the exact top-k by Pareto score and X'' those of the k private picks (strict "
     "dominance). We also report the share of picks that lie on the Pareto front and the recall of the exact "
     "top-k, because C alone rewards picks with other trade-offs (ERRATA 5). Ego-density sensitivity is the "
@@ -243,8 +266,9 @@ _GRAPH_PARETO_NOTE = (
 )
 _GRAPH_AGG_NOTE = (
     "The figure's caption says epsilon in {0.01, ..., 2.0}, its axis goes to 100: we follow the axis "
-    "{0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 20, 100} (ERRATA 7). Recall of the exact top-5 by "
-    "u_agg = 1 degree + 100 ego density. Ego-density sensitivity corrected as in ERRATA 2."
+    "{0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 20, 100} (ERRATA 7); this run: epsilon in $epsilons. Recall of "
+    "the exact top-$k by u_agg = $w1 degree + $w2 ego density. Ego-density sensitivity corrected as in "
+    "ERRATA 2."
 )
 
 EXPERIMENTS: dict[str, ExperimentConfig] = {
@@ -254,7 +278,7 @@ EXPERIMENTS: dict[str, ExperimentConfig] = {
             name="tree-pareto",
             title="DP-MOET-Pareto: coverage C against NODP-MOET-Pareto",
             kind="tree",
-            methods=("DP-MOET-Pareto-global", "DP-MOET-Pareto-local"),
+            methods=("DP-MOET-Pareto-global", "DP-MOET-Pareto-local", "DP-MOET-Chebyshev-local"),
             datasets=("nltcs", "adult", "acs"),
             epsilons=(0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0),
             metrics=("coverage", "coverage_weak", "hypervolume_ratio"),
@@ -312,7 +336,7 @@ EXPERIMENTS: dict[str, ExperimentConfig] = {
             name="graph-pareto",
             title="DP-MOTkIN-Pareto: coverage C against the exact top-k",
             kind="graph",
-            methods=("DP-MOTkIN-Pareto-global", "DP-MOTkIN-Pareto-local"),
+            methods=("DP-MOTkIN-Pareto-global", "DP-MOTkIN-Pareto-local", "DP-MOTkIN-Chebyshev-local"),
             datasets=("github", "enron", "dblp"),
             epsilons=(0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0),
             metrics=("coverage", "front_share", "recall", "hypervolume_ratio"),

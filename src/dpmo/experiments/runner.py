@@ -22,7 +22,10 @@ Parallelism
 Tasks (a few runs of one cell) go through joblib: the ``loky`` process pool on this machine, or a Dask
 cluster through ``dask.distributed``'s joblib backend (``backend="dask"``, ``scheduler=ADDRESS``; without an
 address a local cluster of ``jobs`` worker processes is started). A task is a small picklable
-:class:`Task`; the worker loads and caches the dataset itself.
+:class:`Task`; the worker loads and caches the dataset itself. ``jobs="auto"`` (the default) starts the
+pool only when the work left is estimated to take more than a few seconds in this process and other cores
+were idle meanwhile (:mod:`dpmo.experiments.cores`): a pool costs its start and one copy of the data per
+worker, which small grids and busy machines never win back.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ import csv
 import importlib
 import math
 import os
-import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -42,6 +44,15 @@ from typing import Any
 import numpy as np
 
 from .config import NONPRIVATE_EPSILON, ExperimentConfig, settings_hash
+from .cores import (
+    AUTO_SERIAL_SECONDS,
+    AUTO_WINDOW_SECONDS,
+    auto_workers,
+    cpu_times,
+    idle_cores,
+    usable_cores,
+)
+from .progress import make_progress
 
 __all__ = [
     "BASE_COLUMNS",
@@ -80,20 +91,50 @@ def cell_seed(
     """The seed sequence of one run of one cell (a pure function of its arguments).
 
     O(1). ``epsilon = inf`` stands for a non-private method.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import cell_seed
+    >>> a = cell_seed(0, "graph-agg", "enron", "DP-MOTkIN-Agg-local", 1.0, 3).generate_state(2)
+    >>> b = cell_seed(0, "graph-agg", "enron", "DP-MOTkIN-Agg-local", 1.0, 3).generate_state(2)
+    >>> c = cell_seed(0, "graph-agg", "enron", "DP-MOTkIN-Agg-local", 1.0, 4).generate_state(2)
+    >>> bool((a == b).all()), bool((a == c).all())  # a pure function of the run's coordinates
+    (True, False)
     """
     key = (_crc(experiment), _crc(dataset), _crc(method), _crc(_eps_text(epsilon)), int(run))
     return np.random.SeedSequence(entropy=int(seed), spawn_key=key)
 
 
 def reference_seed(seed: int, experiment: str, dataset: str, run: int) -> np.random.SeedSequence:
-    """The seed sequence of the reference computation of repetition ``run`` (shared by all cells)."""
+    """The seed sequence of the reference computation of repetition ``run`` (shared by all cells).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import reference_seed
+    >>> r = reference_seed(0, "tree-pareto", "nltcs", 2).generate_state(2)
+    >>> bool((r == reference_seed(0, "tree-pareto", "nltcs", 2).generate_state(2)).all())
+    True
+    """
     key = (_crc(experiment), _crc(dataset), _crc("reference"), int(run))
     return np.random.SeedSequence(entropy=int(seed), spawn_key=key)
 
 
 @dataclass(frozen=True)
 class Task:
-    """A few runs of one cell: everything a worker needs, as plain picklable data."""
+    """A few runs of one cell: everything a worker needs, as plain picklable data.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import plan_tasks
+    >>> task = plan_tasks(toy, {"toy": []}, seed=0)[0]
+    >>> task.experiment, task.method, task.runs
+    ('toy', 'A', (0, 1))
+    """
 
     experiment: str
     dataset: str
@@ -121,6 +162,21 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     ``data`` comes from :func:`dpmo.experiments.methods.load_data` (cached per process), ``epsilon`` is
     None for a non-private method and ``rng`` a Generator on :func:`cell_seed`. It returns a dict with one
     float per metric.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import plan_tasks, run_task
+    >>> task = plan_tasks(toy, {"toy": []}, seed=0)[0]
+    >>> rows = run_task(task)
+    >>> len(rows) == len(task.runs), sorted(rows[0])[:3]
+    (True, ['cpu_seconds', 'dataset', 'epsilon'])
+    >>> run_task(task)[0]["score"] == rows[0]["score"]  # seeded per run: the same result again
+    True
     """
     from .methods import load_data
     from .readings import readings_label, readings_private
@@ -165,7 +221,24 @@ def columns(config: ExperimentConfig) -> list[str]:
 
 
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
-    """All rows of a results CSV (empty if the file does not exist)."""
+    """All rows of a results CSV (empty if the file does not exist).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> import tempfile
+    >>> from dpmo.experiments import read_rows, run_experiment
+    >>> folder = tempfile.mkdtemp()
+    >>> result = run_experiment(toy, {"toy": []}, folder, seed=0, jobs=1, progress="off")
+    >>> rows = read_rows(result["csv"])
+    >>> len(rows) == result["planned"] == 12
+    True
+    >>> import shutil; shutil.rmtree(folder)
+    """
     path = Path(path)
     if not path.exists():
         return []
@@ -201,6 +274,20 @@ def plan_tasks(
 
     Non-private methods get one cell (``epsilon = inf``); every other method one cell per epsilon. Runs in
     ``done`` are left out. O(datasets x methods x epsilons x runs).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import plan_tasks
+    >>> tasks = plan_tasks(toy, {"toy": []}, seed=0)
+    >>> sum(len(t.runs) for t in tasks) == (2 + 1) * 4  # method A at 2 budgets, NODP once; 4 runs each
+    True
+    >>> max(len(t.runs) for t in tasks) <= toy.chunk
+    True
     """
     done = done or set()
     chunk = max(1, int(chunk or config.chunk))
@@ -234,10 +321,54 @@ def plan_tasks(
     return tasks
 
 
-def _results(tasks: list[Task], jobs: int, backend: str, scheduler: str | None) -> Iterator[list[dict]]:
-    """Yield the rows of each task as it finishes (any order)."""
+def _pool_results(tasks: list[Task], jobs: int) -> Iterator[list[dict]]:
+    import joblib
+
+    par = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
+    yield from par(joblib.delayed(run_task)(t) for t in tasks)
+
+
+def _auto_results(tasks: list[Task], cores: int, used: dict[str, int]) -> Iterator[list[dict]]:
+    """``jobs="auto"``: run in this process; hand the rest to a pool once the work left looks long enough
+    (over ``AUTO_SERIAL_SECONDS``) and other cores were seen idle (over a window of at least
+    ``AUTO_WINDOW_SECONDS``). Outputs do not depend on where a task runs (per-run seeds)."""
+    start = window = time.perf_counter()
+    sample = cpu_times()
+    runs_left = sum(len(t.runs) for t in tasks)
+    runs_done = 0
+    for i, t in enumerate(tasks):
+        rows = run_task(t)
+        runs_done += len(t.runs)
+        runs_left -= len(t.runs)
+        yield rows
+        rest = tasks[i + 1 :]
+        now = time.perf_counter()
+        if not rest or cores < 2 or now - window < AUTO_WINDOW_SECONDS:
+            continue
+        if (now - start) / runs_done * runs_left <= AUTO_SERIAL_SECONDS:
+            continue
+        current = cpu_times()
+        workers = auto_workers(idle_cores(sample, current), cores)
+        if workers > 1:
+            used["jobs"] = workers
+            yield from _pool_results(rest, workers)
+            return
+        window, sample = now, current  # busy machine: measure again over the next window
+
+
+def _results(
+    tasks: list[Task], jobs: int | str, backend: str, scheduler: str | None, used: dict[str, int]
+) -> Iterator[list[dict]]:
+    """Yield the rows of each task as it finishes (any order); ``used["jobs"]``: workers actually used."""
     if not tasks:
         return
+    if backend == "loky" and jobs == "auto":
+        used["jobs"] = 1
+        yield from _auto_results(tasks, usable_cores(), used)
+        return
+    if jobs == "auto":
+        jobs = usable_cores()
+    used["jobs"] = int(jobs)
     if backend == "loky" and jobs == 1:
         for t in tasks:
             yield run_task(t)
@@ -245,8 +376,7 @@ def _results(tasks: list[Task], jobs: int, backend: str, scheduler: str | None) 
     import joblib
 
     if backend == "loky":
-        par = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
-        yield from par(joblib.delayed(run_task)(t) for t in tasks)
+        yield from _pool_results(tasks, int(jobs))
         return
     if backend != "dask":
         raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
@@ -281,30 +411,17 @@ def _results(tasks: list[Task], jobs: int, backend: str, scheduler: str | None) 
             cluster.close()
 
 
-def _progress(total: int, desc: str, enabled: bool | None):
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover
-        enabled = False
-        tqdm = None
-    if not enabled or tqdm is None:
-        return None
-    return tqdm(total=total, desc=desc, unit="run", file=sys.stderr, dynamic_ncols=True)
-
-
 def run_experiment(
     config: ExperimentConfig,
     datasets: dict[str, Sequence[str]],
     out_dir: str | os.PathLike,
     *,
     seed: int = 0,
-    jobs: int = 1,
+    jobs: int | str = "auto",
     backend: str = "loky",
     scheduler: str | None = None,
     methods: Sequence[str] | None = None,
-    progress: bool | None = None,
+    progress: str | bool | None = "auto",
     chunk: int | None = None,
 ) -> dict[str, Any]:
     """Run what is missing of ``config``'s grid on ``datasets`` and append it to ``OUT/<name>.csv``.
@@ -320,28 +437,53 @@ def run_experiment(
         Folder of the CSV (created).
     seed : int
         Master seed.
-    jobs : int
+    jobs : int or "auto"
         Worker processes for ``backend="loky"`` (1 runs in this process); for ``"dask"`` without
-        ``scheduler``, the number of workers of the local cluster.
+        ``scheduler``, the number of workers of the local cluster. ``"auto"`` (default): run in this process
+        while the estimated time of the runs left stays under
+        :data:`~dpmo.experiments.cores.AUTO_SERIAL_SECONDS`, then hand the rest to a pool of this process
+        plus the cores seen idle meanwhile (:func:`~dpmo.experiments.cores.auto_workers`; the fastest choice
+        measured on 2 cores, idle or shared, see ``docs/experiments.md``); with ``"dask"``, one worker per
+        usable core.
     backend : {"loky", "dask"}
     scheduler : str, optional
         Address of a running Dask scheduler (``tcp://host:8786``).
     methods : sequence of str, optional
         Subset of ``config.methods``.
-    progress : bool, optional
-        Show a progress bar; default: only when stderr is a terminal.
+    progress : {"auto", "bar", "lines", "off"} or bool, optional
+        ``"auto"``: a bar when stderr is a terminal, plain lines on stderr otherwise (logs, pipes), see
+        :class:`dpmo.experiments.progress.ProgressLines`; True = ``"bar"``, False = ``"off"``.
     chunk : int, optional
         Runs per task (default ``config.chunk``).
 
     Returns
     -------
     dict
-        ``csv`` (path), ``planned`` (runs to do), ``skipped`` (runs already done), ``seconds`` (wall time).
+        ``csv`` (path), ``planned`` (runs to do), ``skipped`` (runs already done), ``seconds`` (wall time),
+        ``jobs`` (worker processes used at the end: 1 when everything ran in this process).
 
     Notes
     -----
     Time: the sum of the runs' times divided by the number of workers, plus the start of the pool.
     Memory: one copy of each dataset per worker.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> import tempfile
+    >>> from dpmo.experiments import run_experiment
+    >>> folder = tempfile.mkdtemp()
+    >>> first = run_experiment(toy, {"toy": []}, folder, seed=0, jobs=1, progress="off")
+    >>> first["planned"], first["skipped"]
+    (12, 0)
+    >>> again = run_experiment(toy, {"toy": []}, folder, seed=0, jobs=1, progress="off")  # resume
+    >>> again["planned"], again["skipped"]
+    (0, 12)
+    >>> import shutil; shutil.rmtree(folder)
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -360,7 +502,8 @@ def run_experiment(
     per_dataset = sum(1 if m in config.nonprivate else len(config.epsilons) for m in chosen) * config.runs
     total = per_dataset * len(datasets)
     start = time.perf_counter()
-    bar = _progress(planned, config.name, progress)
+    bar = make_progress(planned, config.name, progress)
+    used = {"jobs": 1}
     n_cells = len({(t.dataset, t.method, t.epsilon) for t in tasks})
     remaining = {}
     for t in tasks:
@@ -373,7 +516,7 @@ def run_experiment(
         if new_file:
             writer.writeheader()
             fh.flush()
-        for rows in _results(tasks, jobs, backend, scheduler):
+        for rows in _results(tasks, jobs, backend, scheduler, used):
             writer.writerows(rows)
             fh.flush()
             if rows:
@@ -391,4 +534,5 @@ def run_experiment(
         "planned": planned,
         "skipped": total - planned,
         "seconds": time.perf_counter() - start,
+        "jobs": used["jobs"],
     }

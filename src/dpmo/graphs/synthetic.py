@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .._validation import check_random_state
-from .io import Graph, _csr_from_pairs, _unique_sorted
+from .io import Graph, csr_from_pairs, unique_sorted
 
 __all__ = ["random_collaboration_graph"]
 
@@ -52,6 +52,16 @@ def random_collaboration_graph(
     Papers are drawn in batches until the union of their cliques has at least ``n_edges`` distinct edges;
     a uniformly random subset of exactly ``n_edges`` of them is kept. O(n_nodes + n_edges log n_edges)
     time, O(n_nodes + n_edges) memory.
+
+    Examples
+    --------
+    >>> from dpmo import graphs
+    >>> a = graphs.random_collaboration_graph(200, 500, rng=3)
+    >>> a.n_nodes, a.n_edges  # exactly the requested size
+    (200, 500)
+    >>> b = graphs.random_collaboration_graph(200, 500, rng=3)
+    >>> bool((a.indices == b.indices).all())  # the same seed, the same graph
+    True
     """
     for name, value in (("n_nodes", n_nodes), ("n_edges", n_edges), ("max_team", max_team)):
         if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < 1:
@@ -85,10 +95,10 @@ def random_collaboration_graph(
             lo = np.minimum(a[keep], b[keep])
             hi = np.maximum(a[keep], b[keep])
             batch.append(lo * np.int64(n) + hi)
-        codes = _unique_sorted(np.concatenate(batch))
+        codes = unique_sorted(np.concatenate(batch))
     if codes.size > target:
         codes = np.sort(codes[gen.permutation(codes.size)[:target]])
     a = codes // n
     b = codes - a * n
-    indptr, indices = _csr_from_pairs(a, b, n)
-    return Graph(indptr, indices, np.arange(n, dtype=np.int64))
+    indptr, indices = csr_from_pairs(a, b, n)
+    return Graph(indptr, indices, np.arange(n, dtype=np.int64), public=True)  # nodes 0..n_nodes-1, declared

@@ -13,7 +13,10 @@ Four private methods, each ``k`` rounds of a private multi-objective selection w
   ``|w_degree| * 1 + |w_ego| * delta^ego``.
 
 Neighbouring relation: edge differential privacy. Two graphs on the same public node set are neighbours
-when they differ in exactly one edge (added or removed). The node set (its ids and its size ``n``) is public.
+when they differ in exactly one edge (added or removed). The node set (its ids and its size ``n``) is public
+input: the private functions take it from the caller (``nodes=``, or a :class:`Graph` loaded with
+``nodes=``) and refuse without it (:data:`dpmo.graphs.nodes.NODES_REQUIRED`); nodes without edges are
+candidates like any other.
 
 The non-private ground truth is :func:`top_k_exact` (largest Pareto score or largest weighted sum) and
 :func:`pareto_front`.
@@ -26,14 +29,19 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon, check_k, check_random_state
-from ..aggregate import aggregate, aggregate_selection_scores
+from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
+from ..aggregate import aggregate
 from ..budget import resolve_budget
-from ..mechanisms import MECHANISMS, select
-from ..pareto import RoundCache, _pareto_rounds, pareto_score, pareto_selection_scores, priv_pareto
-from .io import Graph, load_graph
+from ..mechanisms import MECHANISMS
+from ..mechanisms.exact import random_permutation, sample_discrete_laplace
+from ..pareto import pareto_score
+from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
+from ..selection import selection_scores as _pipeline_scores
+from .chebyshev import top_k_chebyshev
+from .io import Graph
+from .nodes import observed_graph, public_graph
 from .objectives import objectives
-from .utilities import _check_convention
+from .utilities import check_convention
 
 __all__ = [
     "APPROACHES",
@@ -49,7 +57,8 @@ __all__ = [
     "two_stage_candidates",
 ]
 
-#: Values of ``approach``.
+#: Values of ``approach`` shipped with dpmo (any approach registered with
+#: :func:`dpmo.selection.register_approach` is accepted too).
 APPROACHES = ("pareto", "agg")
 #: Values of ``sensitivity``.
 SENSITIVITIES = ("local", "global")
@@ -60,7 +69,16 @@ _PAPER_WEIGHTS = (1.0, 100.0)
 
 
 def _graph(graph) -> Graph:
-    return graph if isinstance(graph, Graph) else load_graph(graph)
+    """For the exact (non-private) functions: a raw input keeps its own node set."""
+    return observed_graph(graph)
+
+
+def _selection_cache(g: Graph, low: float, formula: str) -> SelectionCache:
+    """The graph's objectives with the pipeline's speed cache bound to them (kept with the graph)."""
+    return g.cached(
+        ("mo-selection", low, formula),
+        lambda: SelectionCache(objectives(g, low_degree=low, formula=formula)),
+    )
 
 
 def _weights_key(weights) -> tuple[float, float]:
@@ -78,9 +96,22 @@ def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> 
 
     Weak dominance, as the paper's Definition "Pareto Score": ``PS(v) = -#{u != v : deg(u) >= deg(v) and
     ed(u) >= ed(v)}``. O(n log n) on first use, read-only int64 array.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> ps = graphs.pareto_scores(g)
+    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
+    >>> # minus the number of other nodes at least as good in both objectives
+    >>> at_least = lambda u, v: u != v and deg[u] >= deg[v] and ed[u] >= ed[v]
+    >>> manual = [-sum(at_least(u, v) for u in range(34)) for v in range(34)]
+    >>> ps.tolist() == manual
+    True
     """
     g = _graph(graph)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
 
     def build():
         ps = pareto_score(g.points(low_degree=low, formula=formula))
@@ -95,9 +126,19 @@ def aggregate_scores(graph, *, weights=_PAPER_WEIGHTS, low_degree: float = 0.0, 
 
     :func:`dpmo.aggregate` of :func:`dpmo.graphs.objectives.objectives`: global sensitivity
     ``|w_degree| + |w_ego|``, local ``|w_degree| + |w_ego| * delta^ego``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> agg = graphs.aggregate_scores(g, weights=(1.0, 100.0))
+    >>> expected = graphs.degree(g) + 100.0 * graphs.ego_density(g)
+    >>> bool(abs(agg.values - expected).max() < 1e-9), agg.global_sensitivity
+    (True, 101.0)
     """
     g = _graph(graph)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     w = _weights_key(weights)
     return g.cached(
         ("aggregate", w, low, formula),
@@ -113,6 +154,7 @@ def selection_scores(
     weights=_PAPER_WEIGHTS,
     low_degree: float = 0.0,
     formula: str = "paper",
+    nodes=None,
 ) -> tuple[np.ndarray, float]:
     """Scores and sensitivity a method hands to :func:`dpmo.select` in its first round (cached, read-only).
 
@@ -122,34 +164,42 @@ def selection_scores(
       (:func:`dpmo.aggregate.aggregate_selection_scores`).
 
     ``top_k(..., k=1)`` draws from ``dpmo.select(*selection_scores(...), ...)``: this is what the exhaustive
-    privacy audit checks. The Pareto approach recomputes the scores on the remaining nodes in later rounds
-    (see :func:`dpmo.priv_pareto`); the aggregate's scores do not depend on the other nodes.
+    privacy audit checks. ``graph`` and ``nodes`` as in :func:`top_k` (a public node set is required).
+    The Pareto approach recomputes the scores on the remaining nodes in later rounds (see
+    :func:`dpmo.priv_pareto`); the aggregate's scores do not depend on the other nodes.
 
     Notes
     -----
     Cost on first use: the Pareto score (O(n log n)) or the aggregate (O(n)), plus for ``"local"`` the
     dampening loop (:func:`dpmo.dampen`).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> scores, sensitivity = graphs.selection_scores(g, approach="agg", sensitivity="global", nodes=34)
+    >>> sensitivity, bool(abs(scores - graphs.aggregate_scores(g).values).max() < 1e-9)
+    (101.0, True)
+    >>> scores, sensitivity = graphs.selection_scores(g, approach="pareto", sensitivity="local", nodes=34)
+    >>> sensitivity  # dampened scores have sensitivity 1
+    1.0
     """
-    g = _graph(graph)
-    approach = check_choice(approach, APPROACHES, "approach")
+    g = public_graph(graph, nodes, "selection_scores")
+    appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
-    low, formula = _check_convention(low_degree, formula)
+    w = _weights_key(weights)
+    low, formula = check_convention(low_degree, formula)
     if g.n_nodes < 2:
         raise ValueError("private selection needs a graph with at least 2 nodes")
-    if approach == "pareto":
-        key = ("selection", "pareto", sensitivity, low, formula)
-
-        def build():
-            return pareto_selection_scores(objectives(g, low_degree=low, formula=formula), sensitivity)
-    else:
-        w = _weights_key(weights)
-        key = ("selection", "agg", sensitivity, w, low, formula)
-
-        def build():
-            agg = aggregate_scores(g, weights=w, low_degree=low, formula=formula)
-            return aggregate_selection_scores(agg, sensitivity)
-
-    scores, sens = g.cached(key, build)
+    cache = _selection_cache(g, low, formula)
+    scores, sens = _pipeline_scores(
+        cache.objectives,
+        approach=appr.name,
+        sensitivity=sensitivity,
+        weights=w if appr.uses_weights else None,
+        cache=cache,
+    )
     scores.setflags(write=False)
     return scores, sens
 
@@ -167,19 +217,27 @@ def top_k(
     low_degree: float = 0.0,
     formula: str = "paper",
     budget=None,
+    directions=None,
+    aspirations=None,
+    shares=None,
+    exact: bool = False,
+    nodes=None,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
     Parameters
     ----------
     graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
-        Load once with :func:`load_graph` and pass the :class:`Graph` to reuse its cached utilities.
+        Load once with ``load_graph(source, nodes=...)`` and pass the :class:`Graph` to reuse its cached
+        utilities.
     k : int
         Number of nodes, ``1 <= k <= n``.
     epsilon : float
         Total privacy budget (> 0); each of the ``k`` rounds gets ``epsilon / k``.
-    approach : {"pareto", "agg"}
-        Pareto score (:func:`dpmo.priv_pareto`) or weighted sum (:func:`dpmo.priv_agg`).
+    approach : {"pareto", "agg", "chebyshev"}
+        Pareto score (:func:`dpmo.priv_pareto`), weighted sum (:func:`dpmo.priv_agg`), or PrivChebyshev
+        (:func:`dpmo.priv_chebyshev`, not in the paper: k public directions spread the picks along the
+        front; defaults :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`).
     sensitivity : {"local", "global"}
         Local dampening with the admissible functions, or the global sensitivity.
     weights : (float, float), default (1.0, 100.0)
@@ -196,55 +254,104 @@ def top_k(
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one
         record of ``epsilon / k`` per round. Without it the call spends ``epsilon`` of its own.
+    directions, aspirations, shares : optional
+        Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
+        order degree, ego density); ignored by the other approaches.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+        source). The scores are the same floats (see ``docs/core.md``, "Floating point and exact
+        sampling").
+    nodes : array_like of int, or int
+        The public node set (ids, or ``n`` for the ids ``0 .. n-1``); required unless ``graph`` is a
+        :class:`Graph` loaded with ``nodes=``. Without it the call is refused with one line
+        (:data:`dpmo.graphs.nodes.NODES_REQUIRED`): the nodes that appear in the edges are not public (an
+        edge to a leaf makes its node appear). Nodes without edges are candidates like any other.
 
     Returns
     -------
     numpy.ndarray, shape (k,)
         Original ids of the chosen nodes, in selection order.
 
+    Raises
+    ------
+    ValueError
+        Without a public node set, or for bad arguments; never because of the edges.
+
     Notes
     -----
-    Privacy: epsilon-edge-DP (neighbours differ in one edge; the node set is public). The first round draws
-    from ``dpmo.select(*selection_scores(...))`` (audited exhaustively on all graphs with 5 nodes). Later
+    Privacy: epsilon-edge-DP (neighbours: graphs on the same public node set that differ in one edge).
+    The first round draws from ``dpmo.select(*selection_scores(...))`` (audited exhaustively on all graphs
+    with 5 nodes). Later
     rounds remove the chosen nodes; for the Pareto approach the scores are recomputed on the remaining
     nodes (:func:`dpmo.priv_pareto`), for the aggregate they are the same (:func:`dpmo.priv_agg`, whose
     dampened scores are cached on the graph, so repeated calls cost one :func:`dpmo.select`).
 
-    Cost: the utilities once per graph (O(|E| sqrt|E|)), then per call ``k`` Pareto scores and dampening
-    loops (pareto) or one selection (agg). Measured figures are in ``docs/graphs.md``.
+    Cost: the utilities once per graph (O(m sqrt(m)) for m edges), then per call ``k`` Pareto scores and
+    dampening loops (pareto) or one selection (agg). Measured figures are in ``docs/graphs.md``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> picks = graphs.top_k(g, 3, epsilon=1.0, approach="agg", rng=0, nodes=34)  # 34 members: public
+    >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
+    ((3,), True, True)
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "top_k")
     n = g.n_nodes
     k = check_k(k, n)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    approach = check_choice(approach, APPROACHES, "approach")
+    if approach == "chebyshev":  # PrivChebyshev (dpmo.chebyshev): its own rounds and shares
+        appr = None
+    else:
+        appr = get_approach(check_choice(approach, (*approaches(), "chebyshev"), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
-    low, formula = _check_convention(low_degree, formula)
-    rng = check_random_state(rng)
-    budget, epsilon = resolve_budget(epsilon, budget)
-    if n == 1:
-        budget.spend(epsilon, "top_k: the only node, no data used")
-        return g.ids.copy()  # the only node, without looking at the (edgeless) data
-    objs = objectives(g, low_degree=low, formula=formula)
-    if approach == "pareto":
-        # Identical to priv_pareto(objs, epsilon, k=k, ...) (checked in the tests); the scores of each round
-        # are kept on the graph, keyed by the nodes already chosen, so repeated calls skip the rounds
-        # already seen (always the first one).
-        cache = g.cached(("pareto-rounds", low, formula), RoundCache)
-        idx = _pareto_rounds(
-            objs, epsilon, k, sensitivity, mechanism, rng, cache=cache, budget=budget, what="top_k"
+    low, formula = check_convention(low_degree, formula)
+    exact = check_exact(exact, mechanism)
+    rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
+    budget, epsilon = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
+    if appr is None:
+        if n == 1:
+            budget.spend(epsilon, "top_k: the only node, no data used")
+            return g.ids.copy()  # the only node, without looking at the (edgeless) data
+        idx = top_k_chebyshev(
+            objectives(g, low_degree=low, formula=formula),
+            n,
+            k,
+            epsilon,
+            directions=directions,
+            aspirations=aspirations,
+            shares=shares,
+            sensitivity=sensitivity,
+            mechanism=mechanism,
+            rng=rng,
+            budget=budget,
+            exact=exact,
         )
-    else:
-        # Identical to priv_agg(objs, w, epsilon, k=k, ...) (checked in the tests), with its scores cached.
-        scores, sens = selection_scores(
-            g, approach="agg", sensitivity=sensitivity, weights=w, low_degree=low, formula=formula
-        )
-        what = "top_k (dampened aggregate)" if sensitivity == "local" else "top_k (aggregate)"
-        budget.spend_rounds(epsilon, k, what, mechanism=mechanism, sensitivity=sens, candidates=n)
-        idx = select(scores, epsilon, sens, mechanism=mechanism, k=k, rng=rng)
+        return g.ids[np.asarray(idx, dtype=np.intp)]
+    # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
+    # approach keeps each round's scores keyed by the nodes already chosen (repeated calls skip the rounds
+    # already seen, always the first one), the aggregate its dampened scores. Outputs are those of
+    # priv_pareto / priv_agg on the same objectives (checked in the tests).
+    cache = _selection_cache(g, low, formula)
+    idx = select_multiobjective(
+        cache.objectives,
+        epsilon,
+        approach=appr.name,
+        sensitivity=sensitivity,
+        weights=w if appr.uses_weights else None,
+        mechanism=mechanism,
+        k=k,
+        rng=rng,
+        budget=budget,
+        cache=cache,
+        what="top_k",
+        exact=exact,
+    )
     return g.ids[np.asarray(idx, dtype=np.intp)]
 
 
@@ -287,12 +394,22 @@ def top_k_exact(
     Notes
     -----
     O(n log n) (cached scores, one lexicographic sort).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> best = graphs.top_k_exact(g, 2, approach="agg")  # NOT PRIVATE: a reference for checks
+    >>> agg = graphs.degree(g) + 100 * graphs.ego_density(g)
+    >>> sorted(agg.tolist(), reverse=True)[:2] == [agg[v] for v in best.tolist()]
+    True
     """
     g = _graph(graph)
     k = check_k(k, g.n_nodes)
     approach = check_choice(approach, APPROACHES, "approach")
     w = _weights_key(weights)
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     if approach == "pareto":
         primary = pareto_scores(g, low_degree=low, formula=formula)
     else:
@@ -329,10 +446,22 @@ def pareto_front(
     Notes
     -----
     O(n log n): one sort by degree and a running maximum of the ego density over larger degrees.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> front = graphs.pareto_front(g)
+    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
+    >>> # no node is at least as good in both objectives and better in one than a front node
+    >>> all(not any(deg[u] >= deg[v] and ed[u] >= ed[v] and (deg[u] > deg[v] or ed[u] > ed[v])
+    ...             for u in range(34)) for v in front)
+    True
     """
     g = _graph(graph)
     dominance = check_choice(dominance, DOMINANCE, "dominance")
-    low, formula = _check_convention(low_degree, formula)
+    low, formula = check_convention(low_degree, formula)
     key = ("front", dominance, low, formula)
     idx = g.cached(
         key, lambda: _front_indices(g.degree, g.ego_density(low_degree=low, formula=formula), dominance)
@@ -386,27 +515,45 @@ def _check_share(degree_share) -> float:
     return share
 
 
-def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, budget=None) -> np.ndarray:
+def two_stage_candidates(
+    graph, epsilon: float, candidates: int, *, rng=None, budget=None, exact: bool = False, nodes=None
+) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
     Releases (internally) the whole degree vector with Laplace noise of scale ``2 / epsilon`` and keeps the
     ``candidates`` largest entries. One edge changes exactly two degrees by 1, so the degree vector has
     L1 sensitivity 2 and the noisy vector is epsilon-edge-DP (Laplace mechanism, Dwork et al. 2006); the
-    choice of the top entries is post-processing. O(n) time (``argpartition``) and memory.
+    choice of the top entries is post-processing. O(n) time (``argpartition``) and memory. ``graph`` and
+    ``nodes`` as in :func:`top_k` (a public node set is required; isolated nodes get a noisy degree too).
 
     ``budget`` (a :class:`dpmo.Budget`, optional): spend ``epsilon`` from it (one record, mechanism
     ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left.
+
+    ``exact=True``: the degrees are integers, and the noise is exact discrete Laplace noise with
+    ``P(z) ~ exp(-epsilon |z| / 2)`` (the geometric mechanism, epsilon-edge-DP for L1 sensitivity 2;
+    :func:`dpmo.mechanisms.exact.sample_discrete_laplace`) from the OS's secure source when rng is None;
+    equal noisy degrees are ordered by a uniformly random permutation (post-processing).
 
     Returns
     -------
     numpy.ndarray of intp, shape (candidates,)
         Sorted by decreasing noisy degree.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> short = graphs.two_stage_candidates(g, epsilon=1.0, candidates=5, rng=0, nodes=34)
+    >>> short.shape, len(set(short.tolist())) == 5
+    ((5,), True)
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "two_stage_candidates")
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
     m = check_k(candidates, g.n_nodes, "candidates")
-    gen = check_random_state(rng)
+    exact = check_exact(exact)
+    gen = None if exact and rng is None else check_random_state(rng)
     budget, total = resolve_budget(epsilon, budget)
     epsilon = budget.spend(
         total,
@@ -415,6 +562,12 @@ def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, bu
         sensitivity=2.0,
         candidates=g.n_nodes,
     )
+    if exact:
+        noise = sample_discrete_laplace(g.n_nodes, total / 2, gen)
+        noisy = np.asarray(g.degree, dtype=np.int64) + noise
+        order = random_permutation(g.n_nodes, gen)
+        ranked = order[np.argsort(-noisy[order], kind="stable")]
+        return ranked[:m].astype(np.intp)
     noisy = g.degree + gen.laplace(scale=2.0 / epsilon, size=g.n_nodes)
     if m < g.n_nodes:
         part = np.argpartition(-noisy, m - 1)[:m]
@@ -436,6 +589,8 @@ def top_k_two_stage(
     low_degree: float = 0.0,
     formula: str = "paper",
     budget=None,
+    exact: bool = False,
+    nodes=None,
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
 
@@ -460,8 +615,8 @@ def top_k_two_stage(
 
     Parameters
     ----------
-    graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula
-        As in :func:`top_k` (``k <= candidates``).
+    graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula, nodes
+        As in :func:`top_k` (``k <= candidates``; a public node set is required).
     candidates : int, default 100
         Size of the shortlist (public), ``k <= candidates <= n``.
     degree_share : float in (0, 1), default 0.1
@@ -470,6 +625,9 @@ def top_k_two_stage(
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed: one record
         for the shortlist (``degree_share * epsilon``, Laplace) and one per round of stage 2 (the rest,
         divided by ``k``). Without it the call spends ``epsilon`` of its own.
+    exact : bool, default False
+        Both stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
+        exact sampling in stage 2; rng None then reads the OS's secure source.
 
     Returns
     -------
@@ -482,8 +640,17 @@ def top_k_two_stage(
     degree has the same Pareto front as the graph on it; the noisy shortlist is close to that. The output is
     biased towards the high-degree end of the front (it never returns a front node outside the shortlist).
     Cost: O(n) for stage 1, then ``k`` Pareto scores and dampening loops on ``candidates`` nodes.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> picks = graphs.top_k_two_stage(g, 3, epsilon=2.0, candidates=10, rng=0, nodes=34)
+    >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
+    ((3,), True, True)
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "top_k_two_stage")
     n = g.n_nodes
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
@@ -492,16 +659,28 @@ def top_k_two_stage(
     share = _check_share(degree_share)
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    low, formula = _check_convention(low_degree, formula)
-    gen = check_random_state(rng)
+    low, formula = check_convention(low_degree, formula)
+    exact = check_exact(exact, mechanism)
+    gen = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     budget, total = resolve_budget(epsilon, budget)
     # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest
     eps1 = Fraction(float(Fraction(share) * total))
     eps2 = total - eps1
-    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget)
+    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget, exact=exact)
     if m == 1:
         budget.spend(eps2, "top_k_two_stage: stage 2, the only candidate, no data used")
         return g.ids[shortlist]
     objs = [o.take(shortlist) for o in objectives(g, low_degree=low, formula=formula)]
-    idx = priv_pareto(objs, eps2, k=k, sensitivity=sensitivity, mechanism=mechanism, rng=gen, budget=budget)
+    idx = select_multiobjective(
+        objs,
+        eps2,
+        approach="pareto",
+        sensitivity=sensitivity,
+        mechanism=mechanism,
+        k=k,
+        rng=gen,
+        budget=budget,
+        what="top_k_two_stage: stage 2",
+        exact=exact,
+    )
     return g.ids[shortlist[np.asarray(idx, dtype=np.intp)]]

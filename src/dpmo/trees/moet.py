@@ -33,11 +33,11 @@ import time
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon
-from ..aggregate import aggregate, aggregate_selection_scores, priv_agg
+from .._validation import check_choice, check_epsilon, check_exact
 from ..budget import Budget
 from ..mechanisms import MECHANISMS
-from ..pareto import pareto_score, pareto_selection_scores, priv_pareto
+from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
+from ..selection import selection_scores as _pipeline_scores
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 from .operations import crossover, feature_spec, mutate, prune, random_tree
@@ -54,7 +54,9 @@ except ImportError:  # pragma: no cover
 
 __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"]
 
-APPROACHES = ("pareto", "agg")
+#: Approaches shipped with dpmo (any approach registered with :func:`dpmo.selection.register_approach` is
+#: accepted too).
+APPROACHES = ("pareto", "agg", "chebyshev")
 SENSITIVITIES = ("local", "global")
 
 
@@ -97,21 +99,24 @@ def selection_scores(
     Notes
     -----
     Cost of one round of :func:`dpmo.priv_pareto` or :func:`dpmo.priv_agg` without the sampling.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import selection_scores
+    >>> tp, tn = np.array([8, 5, 2]), np.array([1, 5, 9])
+    >>> scores, sens = selection_scores(tp, 10, tn, 10, approach="agg", sensitivity="global")
+    >>> bool(np.allclose(scores, 3 * tp / 10 + 2 * tn / 10)), sens  # 3 TPR + 2 TNR, sensitivity 3 + 2
+    (True, 5.0)
     """
-    approach = check_choice(approach, APPROACHES, "approach")
+    appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     neighbouring = check_choice(neighbouring, NEIGHBOURING, "neighbouring")
     objs = _objectives(tp, p, tn, n, neighbouring)
-    if approach == "pareto":
-        if len(objs[0]) < 2:
-            raise ValueError("the Pareto score needs at least 2 trees")
-        return pareto_selection_scores(objs, sensitivity)
-    return aggregate_selection_scores(aggregate(objs, weights), sensitivity)
-
-
-def _argmax_random_ties(values: np.ndarray, rng: np.random.Generator) -> int:
-    best = np.flatnonzero(values == values.max())
-    return int(best[rng.integers(best.size)]) if best.size > 1 else int(best[0])
+    if len(objs[0]) < 2:
+        raise ValueError("a private selection needs at least 2 trees")
+    w = weights if appr.uses_weights else None
+    return _pipeline_scores(objs, approach=appr.name, sensitivity=sensitivity, weights=w)
 
 
 class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -122,8 +127,10 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     epsilon : float or None, default 1.0
         Total privacy budget of the fit, > 0. None gives the non-private NODP-MOET variant (each pick is
         the argmax of the Pareto score or of the weighted sum, ties broken at random); it is not private.
-    approach : {"pareto", "agg"}, default "pareto"
-        Selection by the Pareto score (PrivPareto) or by ``w_tpr TPR + w_tnr TNR`` (PrivAgg).
+    approach : {"pareto", "agg", "chebyshev"}, default "pareto"
+        Selection by the Pareto score (PrivPareto), by ``w_tpr TPR + w_tnr TNR`` (PrivAgg), or by
+        PrivChebyshev (``dpmo.chebyshev.ChebyshevApproach``, not in the paper: the picks of a round follow
+        the default directions of :func:`dpmo.chebyshev.default_directions`, between TPR and TNR).
     sensitivity : {"local", "global"}, default "local"
         Local dampening with the admissible local functions, or the global sensitivity.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
@@ -159,6 +166,11 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         The public label set ``[negative, positive]``; TPR is measured on ``classes[1]``. None reads the
         label set from ``y`` (its two distinct values, sorted; the fitted ``classes_`` then reveals it,
         and a ``y`` holding one label is refused). Declared, a table in which a class has no record fits.
+    exact : bool, default False
+        Make every private selection exact (:func:`dpmo.select` with ``exact=True``). With
+        ``random_state=None`` the selections then read the OS's secure source; with a seed they are
+        reproducible (tests only). The random trees and operators are public randomness and keep using
+        ``random_state``.
 
     Attributes
     ----------
@@ -216,6 +228,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         features=None,
         random_state=None,
         classes=None,
+        exact=False,
     ):
         self.epsilon = epsilon
         self.approach = approach
@@ -232,6 +245,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.features = features
         self.random_state = random_state
         self.classes = classes
+        self.exact = exact
 
     # ------------------------------------------------------------------------------------------------
     def _validate_params(self):
@@ -243,9 +257,10 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             return int(value)
 
         eps = None if self.epsilon is None else check_epsilon(self.epsilon)
-        check_choice(self.approach, APPROACHES, "approach")
+        check_choice(self.approach, approaches(), "approach")
         check_choice(self.sensitivity, SENSITIVITIES, "sensitivity")
         check_choice(self.mechanism, MECHANISMS, "mechanism")
+        check_exact(self.exact, self.mechanism)
         check_choice(self.neighbouring, NEIGHBOURING, "neighbouring")
         p = posint(self.population_size, "population_size", 2)
         s = posint(self.selection_size, "selection_size")
@@ -279,58 +294,28 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return enc.X, enc.y.astype(np.int8)
 
     # ------------------------------------------------------------------------------------------------
-    def _select(self, tp, p, tn, n, count, eps_round, rnd, rng, budget, w):
-        """Indices of ``count`` trees chosen among the current ones (private unless eps_round is None)."""
-        if eps_round is None:
-            return self._select_nodp(tp, p, tn, n, count, rng, w)
+    def _select(self, tp, p, tn, n, count, eps_round, what, rng, budget, w):
+        """Indices of ``count`` trees chosen among the current ones by the multi-objective pipeline
+        (NOT private when ``eps_round`` is None: the argmax, ties broken at random)."""
         objs = _objectives(tp, p, tn, n, self.neighbouring)
-        if self.approach == "pareto":
-            chosen = priv_pareto(
-                objs,
-                eps_round,
-                k=count,
-                sensitivity=self.sensitivity,
-                mechanism=self.mechanism,
-                rng=rng,
-                budget=budget,
-            )
-        else:
-            chosen = priv_agg(
-                objs,
-                w,
-                eps_round,
-                k=count,
-                sensitivity=self.sensitivity,
-                mechanism=self.mechanism,
-                rng=rng,
-                budget=budget,
-            )
-        return np.asarray(chosen, dtype=np.intp)
-
-    def _select_nodp(self, tp, p, tn, n, count, rng, w):
-        tp = np.asarray(tp)
-        rates = np.column_stack(
-            [
-                np.divide(tp, p, out=np.zeros(tp.size), where=p > 0),
-                np.divide(tn, n, out=np.zeros(tp.size), where=n > 0),
-            ]
+        w = w if get_approach(self.approach).uses_weights else None
+        if self.exact and self.random_state is None:
+            rng = None  # exact selections read the OS's secure source
+        if eps_round is None:
+            return argmax_multiobjective(objs, approach=self.approach, weights=w, k=count, rng=rng)
+        chosen = select_multiobjective(
+            objs,
+            eps_round,
+            approach=self.approach,
+            sensitivity=self.sensitivity,
+            weights=w,
+            mechanism=self.mechanism,
+            k=count,
+            rng=rng,
+            budget=budget,
+            what=what,
+            exact=self.exact,
         )
-        remaining = np.arange(tp.size, dtype=np.intp)
-        chosen = []
-        if self.approach == "agg":
-            score = rates @ w
-            for _ in range(count):
-                j = _argmax_random_ties(score[remaining], rng)
-                chosen.append(int(remaining[j]))
-                remaining = np.delete(remaining, j)
-            return np.asarray(chosen, dtype=np.intp)
-        for _ in range(count):
-            if remaining.size == 1:
-                j = 0
-            else:
-                j = _argmax_random_ties(pareto_score(rates[remaining]), rng)
-            chosen.append(int(remaining[j]))
-            remaining = np.delete(remaining, j)
         return np.asarray(chosen, dtype=np.intp)
 
     def fit(self, X, y=None, budget=None):
@@ -388,7 +373,9 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         eps_round = None if own is None else own.epsilon_exact / (k + 1)
 
         for rnd in range(k):
-            keep = self._select(tp, P, tn, N, s, eps_round, rnd, rng, own, w)
+            keep = self._select(
+                tp, P, tn, N, s, eps_round, f"DP-MOET generation {rnd + 1} of {k}", rng, own, w
+            )
             population = [population[i] for i in keep]
             tp, tn = tp[keep], tn[keep]
             children: list[Tree] = []
@@ -408,7 +395,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             tp = np.concatenate([tp, ctp])
             tn = np.concatenate([tn, ctn])
 
-        final = self._select(tp, P, tn, N, o, eps_round, k, rng, own, w)
+        final = self._select(tp, P, tn, N, o, eps_round, "DP-MOET final selection", rng, own, w)
         self.trees_ = [population[i] for i in final]
         self.population_ = TreePopulation(self.trees_)
         self.budget_ = own

@@ -1,0 +1,325 @@
+"""PrivChebyshev: k private picks spread along the Pareto front, for any number of objectives.
+
+Not in the paper. PrivPareto ranks candidates by how many others dominate them; on real data that count
+is extremely sensitive and the picks are nearly uniform (``docs/pareto.md``). PrivChebyshev instead
+scalarises the objectives along one public *direction* per round, in units where every objective has
+sensitivity 1:
+
+1. every objective ``i`` is dampened (:func:`dpmo.dampen`) after subtracting a public *aspiration*
+   ``a_ji``: ``D_ij(r) = dampen(u_i(r) - a_ji)`` (``"local"``), or ``(u_i(r) - a_ji) / Delta_i``
+   (``"global"``). Each ``D_ij`` has global sensitivity 1 (local dampening, Farias et al. 2020; the
+   global case is immediate);
+2. round ``j`` scores ``s_j(r) = min_{i : w_ji > 0} (w_j,min / w_ji) D_ij(r)`` (a weighted Chebyshev /
+   achievement scalarisation, Wierzbicki 1980, along the public direction ``w_j``), which has global
+   sensitivity at most 1: ``|min_i f_i - min_i g_i| <= max_i |f_i - g_i| <= max_i w_j,min / w_ji = 1``;
+3. ``dpmo.select(s_j, epsilon_j, 1)`` among the candidates not chosen yet, with public shares
+   ``epsilon_j`` summing to epsilon (basic sequential composition).
+
+The directions spread the k picks over the front (each round's best candidate is where the ray of its
+direction leaves the dominated region); the aspirations make the candidates far below them score
+negatively, i.e. they move the scalarisation's zero to the region of interest. Everything the rounds use
+besides the data (directions, aspirations, shares, which candidates were chosen before) is public.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
+from .budget import resolve_budget
+from .dampening import dampen
+from .mechanisms import MECHANISMS, select
+from .pareto import SENSITIVITY_MODES, check_objectives
+from .selection import Approach, Rounds, register_approach
+
+__all__ = [
+    "priv_chebyshev",
+    "chebyshev_scores",
+    "chebyshev_selection_scores",
+    "default_directions",
+    "ChebyshevApproach",
+]
+
+
+def _van_der_corput(j: int) -> float:
+    """The j-th point (j >= 1) of the base-2 van der Corput sequence: 1/2, 1/4, 3/4, 1/8, 5/8, ..."""
+    x, f = 0.0, 0.5
+    while j:
+        x += f * (j & 1)
+        j >>= 1
+        f /= 2
+    return x
+
+
+def default_directions(k: int, m: int) -> np.ndarray:
+    """``k`` public directions spread over the *interior* of the simplex of ``m`` objectives (shape (k, m)).
+
+    The first ``k`` of one sequence that does not depend on ``k`` (so round ``j`` has the same direction
+    whatever the number of picks). ``m = 1``: ones. ``m = 2``: ``(1 - t_j, t_j)`` with ``t_j`` the van der
+    Corput sequence ``1/2, 1/4, 3/4, 1/8, 5/8, 3/8, 7/8, ...``: evenly spread, never an objective alone (a
+    direction with a zero entry ignores that objective and returns one end of the front, e.g. a tree that
+    predicts one class only). ``m >= 3``: the interior points of the simplex lattice with ``h = m + 3``
+    (Das and Dennis 1998; compositions of ``h`` into ``m`` positive parts), farthest-first from the one
+    nearest the centroid, repeated cyclically beyond their number. O(k L m) for ``L`` lattice points.
+    """
+    if m == 1:
+        return np.ones((k, 1))
+    if m == 2:
+        t = np.array([_van_der_corput(j + 1) for j in range(k)])
+        return np.stack([1.0 - t, t], axis=1)
+    h = m + 3
+    lattice = []
+    for cuts in itertools.combinations(range(1, h), m - 1):  # positive parts summing to h
+        lattice.append(np.diff(np.concatenate(([0], cuts, [h]))) / h)
+    L = np.asarray(lattice)
+    chosen = [int(np.argmin(np.linalg.norm(L - 1.0 / m, axis=1)))]
+    while len(chosen) < min(k, L.shape[0]):
+        dist = np.min(np.linalg.norm(L[:, None, :] - L[None, chosen, :], axis=2), axis=1)
+        dist[chosen] = -1.0
+        chosen.append(int(np.argmax(dist)))
+    return L[[chosen[j % len(chosen)] for j in range(k)]]
+
+
+def _matrix(x, name: str, k: int, m: int, *, default: float | None) -> np.ndarray:
+    if x is None:
+        if default is None:
+            raise ValueError(f"{name} is required")
+        return np.full((k, m), float(default))
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers of shape ({k}, {m}) or ({m},)") from exc
+    if arr.ndim == 1 and arr.shape == (m,):
+        arr = np.broadcast_to(arr, (k, m)).copy()
+    if arr.shape != (k, m):
+        raise ValueError(f"{name} must have shape ({k}, {m}) (one row per round) or ({m},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
+def _check_directions(directions, k: int, m: int) -> np.ndarray:
+    if directions is None:
+        return default_directions(k, m)
+    W = _matrix(directions, "directions", k, m, default=None)
+    if np.any(W < 0):
+        raise ValueError("directions must be non-negative")
+    if np.any(W.max(axis=1) <= 0):
+        raise ValueError("every direction needs at least one positive entry")
+    return W
+
+
+def _check_shares(shares, k: int) -> np.ndarray:
+    if shares is None:
+        return np.full(k, 1.0 / k)
+    if isinstance(shares, numbers.Number):
+        raise TypeError("shares must be a sequence of k positive numbers summing to 1")
+    arr = np.asarray(shares, dtype=np.float64)
+    if arr.shape != (k,) or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"shares must be {k} positive numbers (one per round), got {shares!r}")
+    if abs(arr.sum() - 1.0) > 1e-9:
+        raise ValueError(f"shares must sum to 1, got {arr.sum()!r}")
+    return arr / arr.sum()
+
+
+def _dampened(objs, aspirations_row: np.ndarray, sensitivity: str, cache: dict, used) -> np.ndarray:
+    """(m', n) dampened objectives ``used`` minus the aspirations, with global sensitivity 1 each."""
+    rows = []
+    for i in used:
+        o = objs[i]
+        a = float(aspirations_row[i])
+        key = (i, a, sensitivity)
+        if key not in cache:
+            u = np.asarray(o.values, dtype=np.float64) - a
+            if sensitivity == "global":
+                cache[key] = u / o.global_sensitivity
+            else:
+                cache[key] = dampen(u, o.local, global_sensitivity=o.global_sensitivity, name=o.name)
+        rows.append(cache[key])
+    return np.stack(rows)
+
+
+def _round(objs, a: np.ndarray, w: np.ndarray, sensitivity: str, cache: dict) -> np.ndarray:
+    """``min_{i : w_i > 0} (w_min / w_i) D_i``; objectives with ``w_i = 0`` are never looked at."""
+    used = np.flatnonzero(w > 0)
+    c = w[used].min() / w[used]
+    D = _dampened(objs, a, sensitivity, cache, used)
+    return np.min(c[:, None] * D, axis=0)
+
+
+def chebyshev_scores(objectives, direction, aspiration=None, sensitivity: str = "local") -> np.ndarray:
+    """The scores ``s(r) = min_{i : w_i > 0} (w_min / w_i) D_i(r)`` of one PrivChebyshev round.
+
+    ``D_i = dampen(u_i - a_i)`` (``"local"``) or ``(u_i - a_i) / Delta_i`` (``"global"``); global
+    sensitivity 1 (see :func:`priv_chebyshev`). O(n m) plus ``m`` dampening loops.
+    """
+    objs = check_objectives(objectives)
+    m = len(objs)
+    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
+    W = _check_directions(np.asarray(direction, dtype=np.float64).reshape(1, -1), 1, m)
+    A = _matrix(aspiration, "aspiration", 1, m, default=0.0)
+    return _round(objs, A[0], W[0], sensitivity, {})
+
+
+def chebyshev_selection_scores(
+    objectives, direction, aspiration=None, sensitivity: str = "local"
+) -> tuple[np.ndarray, float]:
+    """``(scores, 1.0)``: what one PrivChebyshev round hands to :func:`dpmo.select` (for audits)."""
+    return chebyshev_scores(objectives, direction, aspiration, sensitivity), 1.0
+
+
+def priv_chebyshev(
+    objectives,
+    epsilon: float,
+    *,
+    k: int = 1,
+    directions=None,
+    aspirations=None,
+    shares=None,
+    sensitivity: str = "local",
+    mechanism: str = "exponential",
+    rng=None,
+    budget=None,
+    exact: bool = False,
+) -> np.ndarray:
+    """PrivChebyshev: ``k`` candidates spread along the Pareto front, under epsilon-DP.
+
+    Parameters
+    ----------
+    objectives : sequence of dpmo.Objective
+        ``m >= 1`` utilities over the same ``n`` candidates, larger is better, with global sensitivities
+        and (for ``"local"``) admissible local functions, all for the same neighbouring relation.
+    epsilon : float
+        Total privacy budget, > 0.
+    k : int, default 1
+        Number of distinct candidates, ``1 <= k <= n``.
+    directions : array_like, shape (k, m) or (m,), optional
+        **Public** non-negative direction of each round (a zero entry drops that objective from the
+        round). Default :func:`default_directions`.
+    aspirations : array_like, shape (k, m) or (m,), optional
+        **Public** aspiration levels subtracted from the objectives before dampening (default 0).
+    shares : sequence of k floats, optional
+        **Public** share of epsilon of each round (positive, summing to 1; default equal).
+    sensitivity : {"local", "global"}
+        Dampen each objective with its admissible local function, or divide by its global sensitivity.
+    mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}
+        Base mechanism of :func:`dpmo.select`.
+    rng : None, int or numpy.random.Generator
+        Randomness (SPEC 7).
+    budget : dpmo.Budget, optional
+        Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one record
+        per round (``epsilon * shares[j]``, the last round the exact rest). Without it the call spends
+        ``epsilon`` of its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
+        is recorded; rng None then reads the OS's secure source).
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (k,)
+        Indices of the chosen candidates, in selection order.
+
+    Notes
+    -----
+    Privacy (proof in ``docs/pareto.md``): for neighbouring inputs ``x, y`` each ``D_ij`` moves by at most
+    1 (local dampening with an admissible function, or division by the global sensitivity), so ``s_j``
+    moves by at most ``max_i w_j,min / w_ji = 1``; round ``j`` is ``dpmo.select(s_j, epsilon_j, 1)`` on
+    the candidates not chosen yet, which is ``epsilon_j``-DP for every fixed set of earlier picks; the
+    scores of a candidate depend on that candidate's objective values only, never on the other candidates.
+    The rounds compose to ``sum_j epsilon_j = epsilon`` (basic sequential composition).
+
+    Cost: at most ``k m`` dampening loops (one per distinct aspiration of each objective), then ``k``
+    selections: O(k m n) plus the dampening.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u1 = dpmo.Objective([5.0, 1.0, 4.0, 0.0, 3.0], global_sensitivity=1.0)
+    >>> u2 = dpmo.Objective([1.0, 5.0, 4.0, 0.0, 3.0], global_sensitivity=1.0)
+    >>> picks = dpmo.priv_chebyshev([u1, u2], epsilon=1.0, k=2, sensitivity="global", rng=0)
+    >>> picks.shape, len(set(picks.tolist())) == 2
+    ((2,), True)
+    """
+    objs = check_objectives(objectives)
+    n, m = objs[0].n, len(objs)
+    if epsilon is not None or budget is None:
+        check_epsilon(epsilon)
+    k = check_k(k, n)
+    W = _check_directions(directions, k, m)
+    A = _matrix(aspirations, "aspirations", k, m, default=0.0)
+    S = _check_shares(shares, k)
+    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
+    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
+    exact = check_exact(exact, mechanism)
+    gen = None if exact and rng is None else check_random_state(rng)
+    budget, eps = resolve_budget(epsilon, budget)
+    parts = [eps * Fraction(float(x)) for x in S[:-1]]
+    parts.append(eps - sum(parts, Fraction(0)))  # exact: the rounds spend exactly epsilon
+    if parts[-1] <= 0:
+        raise ValueError("shares must sum to 1")
+    cache: dict = {}
+    remaining = np.arange(n, dtype=np.intp)
+    chosen: list[int] = []
+    for j in range(k):
+        if remaining.size == 1:  # the last candidate, without looking at the data; its share is charged
+            budget.spend(sum(parts[j:], Fraction(0)), f"priv_chebyshev: round {j + 1} of {k} (no data used)")
+            chosen.append(int(remaining[0]))
+            break
+        s = _round(objs, A[j], W[j], sensitivity, cache)[remaining]
+        eps_j = budget.spend(
+            parts[j],
+            f"priv_chebyshev: round {j + 1} of {k} (Chebyshev scalarisation along {W[j].tolist()})",
+            mechanism=mechanism,
+            sensitivity=1.0,
+            candidates=remaining.size,
+        )
+        pick = int(select(s, parts[j] if exact else eps_j, 1.0, mechanism=mechanism, rng=gen, exact=exact)[0])
+        chosen.append(int(remaining[pick]))
+        remaining = np.delete(remaining, pick)
+    return np.asarray(chosen, dtype=np.intp)
+
+
+# ----------------------------------------------------------------------------------- the pipeline's approach
+class _ChebyshevRounds(Rounds):
+    """Round ``j`` (= the number of picks so far) scores along ``default_directions(j + 1, m)[j]``."""
+
+    def __init__(self, objectives, sensitivity: str):
+        self.objectives, self.sensitivity, self._cache = objectives, sensitivity, {}
+        self.score_name = "Chebyshev scalarisation of the " + (
+            "dampened objectives" if sensitivity == "local" else "objectives / their global sensitivities"
+        )
+
+    def scores(self, chosen, remaining):
+        j, m = len(chosen), len(self.objectives)
+        w = default_directions(j + 1, m)[j]
+        s = _round(self.objectives, np.zeros(m), w, self.sensitivity, self._cache)
+        return s[remaining], 1.0
+
+
+class ChebyshevApproach(Approach):
+    """``approach="chebyshev"`` of :func:`dpmo.selection.select_multiobjective` (and so of DP-MOET).
+
+    PrivChebyshev with its default directions (:func:`default_directions`, round ``j`` takes the ``j``-th
+    one whatever ``k``), aspirations 0 and the pipeline's equal shares ``epsilon / k``; sensitivity 1 in
+    every round (see :func:`priv_chebyshev`). The NON-private counterpart (:func:`dpmo.selection.
+    argmax_multiobjective`) maximises the same scalarisation of ``u_i / Delta_i``.
+    """
+
+    name = "chebyshev"
+
+    def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
+        return _ChebyshevRounds(list(objectives), sensitivity)
+
+    def utility(self, objectives, weights, remaining):
+        n, m = objectives[0].n, len(objectives)
+        j = n - remaining.size  # the round: one candidate is removed per round
+        w = default_directions(j + 1, m)[j]
+        return _round(objectives, np.zeros(m), w, "global", {})[remaining]
+
+
+register_approach(ChebyshevApproach())

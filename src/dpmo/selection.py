@@ -1,0 +1,375 @@
+"""One multi-objective selection pipeline: :func:`select_multiobjective`.
+
+Every private multi-objective selection of ``dpmo`` goes through :func:`select_multiobjective`:
+:func:`dpmo.priv_pareto`, :func:`dpmo.priv_agg`, :func:`dpmo.graphs.top_k`,
+:func:`dpmo.graphs.top_k_two_stage` and :class:`dpmo.trees.DPMOETClassifier` (and through them the
+experiments and the CLI). It owns, in one place:
+
+* the **approach**: how the objectives become one score per candidate (``"pareto"``: the Pareto score,
+  :mod:`dpmo.pareto`; ``"agg"``: a weighted sum, :mod:`dpmo.aggregate`). Approaches are objects registered
+  by name with :func:`register_approach`, so a new one (another Pareto method, say) plugs in without
+  touching the applications;
+* the **sensitivity**: ``"local"`` (local dampening, scores with sensitivity 1) or ``"global"``;
+* the **weights** (approaches that use them), the **base mechanism** of :func:`dpmo.select`, and
+* the **k rounds** without replacement and their **budget**: the whole epsilon is checked against the
+  :class:`dpmo.Budget` up front, then each round's ``epsilon / k`` (exact) is recorded right before the
+  round's sampling.
+
+Layering: this module sits below :mod:`dpmo.pareto` and :mod:`dpmo.aggregate`, which register their
+approaches in it when they are imported (``import dpmo`` imports both); it imports only the core.
+
+Caches that exist for speed (PrivPareto's round scores, the aggregate's dampened scores) live in a
+:class:`SelectionCache`, which is bound to the very objectives it was made for: the pipeline refuses a
+cache made for other objectives, so a second set of objectives can never get the first one's scores.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
+from .budget import resolve_budget
+from .mechanisms import MECHANISMS, select
+from .sensitivity import Objective
+
+__all__ = [
+    "SENSITIVITIES",
+    "Approach",
+    "Rounds",
+    "SelectionCache",
+    "approaches",
+    "check_objectives",
+    "get_approach",
+    "register_approach",
+    "argmax_multiobjective",
+    "select_multiobjective",
+    "selection_scores",
+]
+
+#: Values of ``sensitivity``.
+SENSITIVITIES = ("local", "global")
+
+
+def check_objectives(objectives, name: str = "objectives") -> list[Objective]:
+    """Return ``objectives`` as a non-empty list of :class:`dpmo.Objective` over the same candidates."""
+    if isinstance(objectives, Objective):
+        raise TypeError(f"{name} must be a sequence of dpmo.Objective (wrap a single one in a list)")
+    if not isinstance(objectives, Sequence) or isinstance(objectives, (str, bytes)):
+        raise TypeError(
+            f"{name} must be a sequence (list or tuple) of dpmo.Objective, got {type(objectives).__name__}"
+        )
+    objs = list(objectives)
+    if not objs:
+        raise ValueError(f"{name} must contain at least one dpmo.Objective")
+    for i, o in enumerate(objs):
+        if not isinstance(o, Objective):
+            raise TypeError(f"{name}[{i}] must be a dpmo.Objective, got {type(o).__name__}")
+    sizes = {o.n for o in objs}
+    if len(sizes) != 1:
+        detail = ", ".join(f"{o.name!r}: {o.n}" for o in objs)
+        raise ValueError(f"all {name} must have the same number of candidates, got {detail}")
+    return objs
+
+
+# ------------------------------------------------------------------------------------------ approaches
+class Rounds:
+    """The scores of the k rounds of one selection (returned by :meth:`Approach.rounds`).
+
+    ``static`` is True when a candidate's score does not depend on the other candidates (the aggregate):
+    the rounds then draw from one score vector without replacement, sampled at once by :func:`dpmo.select`
+    with ``k``. Otherwise (the Pareto score) :meth:`scores` is asked again in every round, for the
+    candidates still in play, and :meth:`chosen` is told every pick.
+    """
+
+    static = False
+    #: Shown in the budget's records, e.g. ``"dampened Pareto score"``.
+    score_name = "score"
+
+    def scores(self, chosen: list[int], remaining: np.ndarray) -> tuple[np.ndarray, float]:
+        """``(scores, sensitivity)`` of the ``remaining`` candidates (original indices, sorted) after the
+        picks ``chosen`` (in order); handed to :func:`dpmo.select`."""
+        raise NotImplementedError
+
+    def chosen(self, candidate: int) -> None:  # noqa: B027 - optional hook
+        """Told the original index of every pick, after the round."""
+
+
+class Approach:
+    """How a multi-objective selection scores the candidates; subclass and :func:`register_approach`.
+
+    Attributes
+    ----------
+    name : str
+        The value of ``approach`` that selects it.
+    uses_weights : bool
+        Whether it needs ``weights`` (one per objective).
+    """
+
+    name = ""
+    uses_weights = False
+
+    def check_weights(self, weights, m: int):
+        """Checked weights (or None when the approach does not use them)."""
+        return None
+
+    def rounds(self, objectives: list[Objective], weights, sensitivity: str, cache) -> Rounds:
+        """The :class:`Rounds` of one selection; ``cache`` is a :class:`SelectionCache` or None."""
+        raise NotImplementedError
+
+    def utility(self, objectives: list[Objective], weights, remaining: np.ndarray) -> np.ndarray:
+        """The exact (NOT private) score of the ``remaining`` candidates, larger is better; used by
+        :func:`argmax_multiobjective`."""
+        raise NotImplementedError
+
+
+_APPROACHES: dict[str, Approach] = {}
+_LOCK = threading.Lock()
+
+
+def register_approach(approach: Approach, *, replace: bool = False) -> Approach:
+    """Make ``approach`` selectable by its ``name`` in :func:`select_multiobjective` and everything built on
+    it (``dpmo.graphs.top_k``, ``DPMOETClassifier``, the experiments, the CLI). Returns it.
+
+    A name already registered raises ``ValueError`` unless ``replace`` is true.
+    """
+    if not isinstance(approach, Approach):
+        raise TypeError(f"approach must be a dpmo.selection.Approach, got {type(approach).__name__}")
+    if not isinstance(approach.name, str) or not approach.name:
+        raise ValueError("approach.name must be a non-empty str")
+    with _LOCK:
+        if approach.name in _APPROACHES and not replace:
+            raise ValueError(f"an approach named {approach.name!r} is already registered")
+        _APPROACHES[approach.name] = approach
+    return approach
+
+
+def approaches() -> tuple[str, ...]:
+    """Names of the registered approaches (``"pareto"``, ``"agg"``, and any registered later)."""
+    return tuple(_APPROACHES)
+
+
+def get_approach(name) -> Approach:
+    """The registered approach called ``name`` (``ValueError`` naming the allowed ones otherwise)."""
+    if isinstance(name, Approach):
+        return name
+    return _APPROACHES[check_choice(name, tuple(_APPROACHES), "approach")]
+
+
+# ------------------------------------------------------------------------------------------ the cache
+class SelectionCache:
+    """Speed caches of repeated selections on one fixed list of objectives.
+
+    Parameters
+    ----------
+    objectives : sequence of dpmo.Objective
+        The objectives this cache is for. :func:`select_multiobjective` accepts the cache only with these
+        very objects (same objects, same order): scores cached for one set of objectives can never be
+        handed out for another.
+
+    Notes
+    -----
+    Each approach keeps what it wants under its own keys (:meth:`slot`); what it keeps must be a
+    deterministic function of the objectives and the key (so caching changes the running time only, never
+    an output or its distribution). Thread-safe.
+    """
+
+    def __init__(self, objectives):
+        self.objectives = tuple(check_objectives(objectives))
+        self._slots: dict = {}
+        self._lock = threading.Lock()
+
+    def matches(self, objectives) -> bool:
+        """True when ``objectives`` are the very objects this cache was made for."""
+        objs = list(objectives)
+        return len(objs) == len(self.objectives) and all(
+            a is b for a, b in zip(objs, self.objectives, strict=True)
+        )
+
+    def slot(self, key, factory: Callable[[], object]):
+        """The object kept under ``key``, made by ``factory()`` on first use."""
+        with self._lock:
+            if key not in self._slots:
+                self._slots[key] = factory()
+            return self._slots[key]
+
+
+def _check_cache(cache, objs) -> SelectionCache | None:
+    if cache is None:
+        return None
+    if not isinstance(cache, SelectionCache):
+        raise TypeError(f"cache must be a dpmo.selection.SelectionCache or None, got {type(cache).__name__}")
+    if not cache.matches(objs):
+        raise ValueError(
+            "cache was made for other objectives (a SelectionCache serves only its own objectives)"
+        )
+    return cache
+
+
+# ------------------------------------------------------------------------------------------ pipeline
+def selection_scores(
+    objectives, *, approach: str = "pareto", sensitivity: str = "local", weights=None, cache=None
+) -> tuple[np.ndarray, float]:
+    """``(scores, sensitivity)`` the first round of :func:`select_multiobjective` hands to
+    :func:`dpmo.select`: ``select_multiobjective(..., k=1)`` draws from
+    ``dpmo.select(*selection_scores(...), ...)``. Exposed for privacy audits.
+
+    Needs at least 2 candidates. Cost: one round of the approach without the sampling.
+    """
+    objs = check_objectives(objectives)
+    appr = get_approach(approach)
+    sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
+    w = appr.check_weights(weights, len(objs))
+    cache = _check_cache(cache, objs)
+    n = objs[0].n
+    if n < 2:
+        raise ValueError("a private selection needs at least 2 candidates to have a positive sensitivity")
+    return appr.rounds(objs, w, sensitivity, cache).scores([], np.arange(n, dtype=np.intp))
+
+
+def select_multiobjective(
+    objectives,
+    epsilon=None,
+    *,
+    approach: str = "pareto",
+    sensitivity: str = "local",
+    weights=None,
+    mechanism: str = "exponential",
+    k: int = 1,
+    rng=None,
+    budget=None,
+    cache: SelectionCache | None = None,
+    what: str | None = None,
+    exact: bool = False,
+) -> np.ndarray:
+    """Pick ``k`` candidates good in several objectives under epsilon-differential privacy.
+
+    Parameters
+    ----------
+    objectives : sequence of dpmo.Objective
+        ``m >= 1`` utilities over the same ``n`` candidates (larger is better), with global sensitivities
+        and, for ``"local"``, admissible local functions, all for the same neighbouring relation.
+    epsilon : float, fractions.Fraction or None
+        Budget of the call, > 0. None (only with ``budget``): all that ``budget`` has left.
+    approach : str, default "pareto"
+        A registered approach (:func:`approaches`): ``"pareto"`` (PrivPareto, :func:`dpmo.priv_pareto`) or
+        ``"agg"`` (PrivAgg, :func:`dpmo.priv_agg`).
+    sensitivity : {"local", "global"}
+        Local dampening of the approach's score (sensitivity 1) or its global sensitivity.
+    weights : sequence of float, optional
+        One per objective, for approaches that use them (``"agg"``: required); others ignore them.
+    mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}
+        Base mechanism of :func:`dpmo.select`.
+    k : int, default 1
+        Number of distinct candidates, ``1 <= k <= n``: k rounds without replacement, ``epsilon / k`` each.
+    rng : None, int or numpy.random.Generator
+        Randomness (SPEC 7).
+    budget : dpmo.Budget, optional
+        Spend from it (a new ``Budget(epsilon)`` when None). The whole epsilon is checked first
+        (:class:`dpmo.BudgetExceededError` before anything is computed); then one record of ``epsilon / k``
+        per round, made right before the round's sampling (for a static approach, all k right before the
+        one sampling call). A round with a single candidate left returns it without looking at the data
+        and still records its share, so the call always spends exactly ``epsilon``.
+    cache : SelectionCache, optional
+        Speed cache for repeated calls on the same objectives (it must have been made for these very
+        objects). Outputs are the same with or without it.
+    what : str, optional
+        Label of the budget records (default: the approach's name).
+    exact : bool, default False
+        Sample every round exactly (:func:`dpmo.select` with ``exact=True``, given the exact share
+        ``epsilon / k`` that is recorded); rng None then reads the OS's secure source.
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (k,)
+        Indices of the chosen candidates, in selection order.
+
+    Notes
+    -----
+    Privacy: every round is an ``epsilon / k``-DP selection (the approach's score has the sensitivity
+    handed to :func:`dpmo.select`, or the dampened score sensitivity 1), and which candidates remain depends
+    only on earlier private outputs; basic sequential composition gives epsilon. Cost: that of the
+    approach's rounds (see :func:`dpmo.priv_pareto`, :func:`dpmo.priv_agg`) plus k calls of
+    :func:`dpmo.select` (one for a static approach).
+    """
+    objs = check_objectives(objectives)
+    if epsilon is not None or budget is None:
+        check_epsilon(epsilon)
+    n = objs[0].n
+    k = check_k(k, n)
+    appr = get_approach(approach)
+    sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
+    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
+    w = appr.check_weights(weights, len(objs))
+    exact = check_exact(exact, mechanism)
+    rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
+    cache = _check_cache(cache, objs)
+    budget, total = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
+    label = what if what is not None else appr.name
+    if not isinstance(label, str):
+        raise TypeError(f"what must be a str, got {type(label).__name__}")
+    share = total / k  # exact; its float is epsilon / k for a float epsilon
+    rounds = appr.rounds(objs, w, sensitivity, cache)
+    if rounds.static:
+        if n == 1:
+            budget.spend(total, f"{label}: the only candidate, no data used")
+            return np.zeros(1, dtype=np.intp)
+        scores, sens = rounds.scores([], np.arange(n, dtype=np.intp))
+        budget.spend_rounds(
+            total, k, f"{label} ({rounds.score_name})", mechanism=mechanism, sensitivity=sens, candidates=n
+        )
+        return select(scores, total, sens, mechanism=mechanism, k=k, rng=rng, exact=exact)
+    remaining = np.arange(n, dtype=np.intp)  # original indices of the candidates still in play
+    chosen: list[int] = []
+    for r in range(k):
+        if remaining.size == 1:
+            budget.spend(share, f"{label}: round {r + 1} of {k} (one candidate left, no data used)")
+            chosen.append(int(remaining[0]))
+            break
+        scores, sens = rounds.scores(chosen, remaining)
+        eps_round = budget.spend(
+            share,
+            f"{label}: round {r + 1} of {k} ({rounds.score_name})",
+            mechanism=mechanism,
+            sensitivity=sens,
+            candidates=remaining.size,
+        )
+        # the exact sampler gets the exact share that was recorded, the float one its float
+        eps_pick = share if exact else eps_round
+        pick = int(select(scores, eps_pick, sens, mechanism=mechanism, rng=rng, exact=exact)[0])
+        c = int(remaining[pick])
+        chosen.append(c)
+        rounds.chosen(c)
+        remaining = np.delete(remaining, pick)
+    return np.asarray(chosen, dtype=np.intp)
+
+
+def _argmax_random_ties(values: np.ndarray, rng: np.random.Generator) -> int:
+    best = np.flatnonzero(values == values.max())
+    return int(best[rng.integers(best.size)]) if best.size > 1 else int(best[0])
+
+
+def argmax_multiobjective(objectives, *, approach: str = "pareto", weights=None, k: int = 1, rng=None):
+    """The NON-private counterpart of :func:`select_multiobjective`: k rounds of the argmax of the
+    approach's exact score (recomputed on the remaining candidates), ties broken at random.
+
+    Not differentially private (NODP-MOET uses it). O(k) evaluations of the approach's score.
+    """
+    objs = check_objectives(objectives)
+    n = objs[0].n
+    k = check_k(k, n)
+    appr = get_approach(approach)
+    w = appr.check_weights(weights, len(objs))
+    rng = check_random_state(rng)
+    remaining = np.arange(n, dtype=np.intp)
+    chosen = []
+    for _ in range(k):
+        if remaining.size == 1:
+            j = 0
+        else:
+            j = _argmax_random_ties(appr.utility(objs, w, remaining), rng)
+        chosen.append(int(remaining[j]))
+        remaining = np.delete(remaining, j)
+    return np.asarray(chosen, dtype=np.intp)

@@ -1,0 +1,191 @@
+"""Read a table in any of the common forms the project meets, as a :class:`~dpmo.datasets.Dataset`.
+
+:func:`read_table` is what ``dpmo trees`` uses: the shipped tables as they are (``nltcs.dat`` /
+``acs.dat`` with their ``.domain`` files, the UCI Adult files ``adult.data`` / ``adult.test`` or a folder
+holding both) and any CSV file, with or without a header line. Domains and bounds come from the
+``.domain`` file, the Adult loader's documented metadata or the caller: never from the data.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .datasets import Dataset, Feature, load_adult, load_csv
+
+__all__ = ["read_table", "read_domain"]
+
+#: Label column (0-based) of the shipped binary tables, the published code's convention.
+LABEL_COLUMNS = {"nltcs": 13, "acs": 10}
+
+
+def read_domain(path) -> list[tuple[str, tuple]]:
+    """The columns of a ``.domain`` file: ``D v1 v2 ...`` (discrete values) or ``C lo hi`` (continuous).
+
+    Returns a list of ``("D", values)`` / ``("C", (lo, hi))``, one per line (blank lines skipped).
+    Raises ValueError naming the line of a malformed entry. O(lines).
+    """
+    out: list[tuple[str, tuple]] = []
+    with open(path, encoding="utf-8-sig") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            tokens = raw.split()
+            if not tokens:
+                continue
+            kind, rest = tokens[0].upper(), tokens[1:]
+            try:
+                values = tuple(float(v) for v in rest)
+            except ValueError:
+                raise ValueError(
+                    f"{path}: line {lineno}: domain values must be numbers, got {raw.strip()!r}"
+                ) from None
+            if kind == "D" and len(values) >= 1 and len(set(values)) == len(values):
+                out.append(("D", values))
+            elif kind == "C" and len(values) == 2 and values[0] < values[1]:
+                out.append(("C", values))
+            else:
+                raise ValueError(
+                    f"{path}: line {lineno}: expected 'D v1 v2 ...' (distinct values) or 'C lo hi', "
+                    f"got {raw.strip()!r}"
+                )
+    if not out:
+        raise ValueError(f"{path}: empty domain file")
+    return out
+
+
+def _read_dat(path: Path, label) -> Dataset:
+    domain_path = path.with_suffix(".domain")
+    if not domain_path.is_file():
+        raise ValueError(
+            f"{path}: a .dat table needs its public domain beside it ({domain_path.name}: one line "
+            "'D v1 v2 ...' or 'C lo hi' per column)"
+        )
+    domain = read_domain(domain_path)
+    d = len(domain)
+    if label is None:
+        label = LABEL_COLUMNS.get(path.stem.lower(), d - 1)
+    try:
+        label = int(label)
+    except (TypeError, ValueError):
+        raise ValueError(f"the label of a .dat table is a 0-based column number, got {label!r}") from None
+    if not 0 <= label < d:
+        raise ValueError(f"label column {label} is outside the {d} columns of {domain_path.name}")
+    if domain[label][0] != "D" or len(domain[label][1]) != 2:
+        raise ValueError(f"label column {label} must be discrete with two values in {domain_path.name}")
+    try:
+        data = np.loadtxt(path, dtype=np.float64, ndmin=2, encoding="utf-8-sig")
+    except ValueError as exc:
+        raise ValueError(f"{path}: not a whitespace-separated numeric table ({exc})") from None
+    if data.shape[0] == 0:
+        raise ValueError(f"{path}: no rows")
+    if data.shape[1] != d:
+        raise ValueError(f"{path}: {data.shape[1]} columns, but {domain_path.name} describes {d}")
+    features = []
+    X = np.empty((data.shape[0], d - 1), dtype=np.float64)
+    j = 0
+    for col, (kind, values) in enumerate(domain):
+        vals = data[:, col]
+        if kind == "D":
+            cats = np.asarray(values)
+            pos = np.searchsorted(np.sort(cats), vals)
+            order = np.argsort(cats)
+            ok = (pos < cats.size) & (np.sort(cats)[np.minimum(pos, cats.size - 1)] == vals)
+            if not ok.all():
+                row = int(np.argmin(ok))
+                raise ValueError(
+                    f"{path}: row {row + 1}, column {col}: value {vals[row]:g} is not in its domain "
+                    f"{[float(v) for v in values]}"
+                )
+            codes = order[np.minimum(pos, cats.size - 1)]
+            if col == label:
+                y = (codes == 1).astype(np.int8)  # the domain's second value is the positive class
+                continue
+            cat_names = tuple(int(v) if float(v).is_integer() else v for v in values)
+            features.append(Feature(f"x{col}", "categorical", cat_names))
+            X[:, j] = codes
+        else:
+            f = Feature(f"x{col}", "numeric", bounds=values)
+            features.append(f)
+            X[:, j] = f.scale(vals)
+        j += 1
+    return Dataset(X, y, tuple(features), path.stem)
+
+
+def _is_adult(path: Path) -> bool:
+    if path.is_dir():
+        return (path / "adult.data").is_file()
+    return path.name.lower() in ("adult.data", "adult.test")
+
+
+def read_table(
+    path,
+    *,
+    label=None,
+    positive="1",
+    categorical: Mapping[str, Sequence] | None = None,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    header: bool = True,
+) -> Dataset:
+    """Read ``path`` as a binary classification table with public metadata.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        * ``*.dat`` with a ``*.domain`` file beside it (``nltcs.dat``, ``acs.dat``): whitespace-separated
+          numbers, no header; the domain file gives each column's public values (``D v1 v2 ...``) or
+          bounds (``C lo hi``); the label's second value is the positive class;
+        * ``adult.data`` / ``adult.test`` (UCI files, no header) or a folder holding both:
+          :func:`dpmo.datasets.load_adult`;
+        * any other file: a CSV read by :func:`dpmo.datasets.load_csv`.
+    label : str or int, optional
+        CSV: the label column's name (its 0-based number without a header). ``.dat``: the label's 0-based
+        column (default: 13 for NLTCS and 10 for ACS, the published code's convention, else the last).
+        Ignored for Adult (``>50K``).
+    positive : str, default "1"
+        CSV only: the label value of the positive class.
+    categorical, bounds : mapping, optional
+        CSV only: the predictors with their public domains (see :func:`dpmo.datasets.load_csv`).
+    header : bool, default True
+        CSV only: whether the first line holds the column names; without one, columns are named by
+        their 0-based number (``"0"``, ``"1"``, ...).
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        For a malformed table (the message names the line or column), a missing domain file, a CSV
+        without label or predictors, or no rows.
+
+    Notes
+    -----
+    O(rows x columns) time.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"table not found: {p}")
+    if _is_adult(p):
+        return load_adult(p)
+    if p.is_dir():
+        raise ValueError(
+            f"{p} is a folder; give a table file (or a folder holding adult.data and adult.test)"
+        )
+    if p.suffix.lower() == ".dat":
+        return _read_dat(p, label)
+    if label is None:
+        raise ValueError("name the label column of a CSV table (CLI: --label COL)")
+    if not categorical and not bounds:
+        raise ValueError(
+            "name the predictors and their public domains: categorical={column: categories} and/or "
+            "bounds={column: (lo, hi)} (CLI: --categorical COL[=V1,V2,...] and/or --numeric COL=LO:HI); "
+            "they are never read off the data"
+        )
+    return load_csv(p, str(label), positive=positive, categorical=categorical, bounds=bounds, header=header)
