@@ -243,7 +243,7 @@ def test_published_agg_sensitivity_is_ours_plus_the_degree_term_again():
     from dpmo.aggregate import aggregate
     from dpmo.experiments.variants import published_agg_objective
 
-    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 2], [5, 2], [5, 1]]))
+    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 2], [5, 2], [5, 1]]), nodes=6)
     ours = aggregate(graphs.objectives(g), (1.0, 100.0))
     theirs = published_agg_objective(g, (1.0, 100.0), {})
     assert np.array_equal(ours.values, theirs.values)
