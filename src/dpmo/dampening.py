@@ -36,7 +36,7 @@ import numpy as np
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_scores, check_sensitivity
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
-from .sensitivity import Objective, check_local_values, evaluate_local
+from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
 
 __all__ = ["dampen", "dampen_objective", "local_dampening", "DEFAULT_FLOOR"]
 
@@ -166,15 +166,7 @@ def dampen(
             d = check_local_values(evaluate_local(local, t, idx), (q,), t, name)[None, :]
         if G is not None:
             d = np.minimum(d, G)
-        if prev is not None:
-            d_all = np.vstack([prev[None, :], d])
-        else:
-            d_all = d
-        if d_all.shape[0] > 1 and np.any(np.diff(d_all, axis=0) < 0):
-            raise ValueError(
-                f"local sensitivity of {name} decreases in t near t={t}; an admissible function is "
-                "non-decreasing in t"
-            )
+        check_non_decreasing(d, t, name, prev)
         last = d[-1]
         d = np.maximum(d, floor)
         # ends[j, c] = b_{t+j+1}(c): right end of the segment [b_{t+j}, b_{t+j+1}).
@@ -244,6 +236,10 @@ def _dampen_closed(a, local, G, floor, max_steps: int, name: str) -> np.ndarray:
         return out
 
     delta0 = delta(np.zeros(n, dtype=np.int64), everyone)
+    # the bisection sees a few distances only: check monotonicity between t = 0 and the last distance
+    check_non_decreasing(
+        delta(np.full(n, max_steps - 1, dtype=np.int64), everyone), f"0..{max_steps - 1}", name, delta0
+    )
     t_c = first_at_least(floor)
     floored = np.flatnonzero(t_c > 0)
     top = first_at_least(G) if G is not None else np.full(n, max_steps, dtype=np.int64)
@@ -271,7 +267,9 @@ def _dampen_closed(a, local, G, floor, max_steps: int, name: str) -> np.ndarray:
     D = np.empty(n)
     inside = np.flatnonzero(T < top)
     if inside.size:
-        step = np.maximum(delta(T[inside], inside), floor)
+        dT = delta(T[inside], inside)
+        check_non_decreasing(dT, "(one distance per candidate)", name, delta0[inside])
+        step = np.maximum(dT, floor)
         D[inside] = T[inside] + (a[inside] - bT[inside]) / step
     capped = np.flatnonzero(T >= top)
     if capped.size:

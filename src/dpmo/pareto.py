@@ -43,7 +43,7 @@ from .selection import (
     register_approach,
     select_multiobjective,
 )
-from .sensitivity import LocalSensitivity, Objective, check_local_values
+from .sensitivity import LocalSensitivity, Objective, check_local_values, check_non_decreasing
 
 __all__ = [
     "pareto_score",
@@ -253,18 +253,28 @@ class _ParetoState:
         functions are called once for the whole chunk, the others once per distance.
         """
         out: list = []
-        for o in self.objectives:
+        last = getattr(self, "_last_deltas", None)
+        keep = []
+        for i, o in enumerate(self.objectives):
             if o.local is None:
                 out.append(o.global_sensitivity)
-            elif rows > 1 and _is_vectorized(o.local):
+                keep.append(None)
+                continue
+            if rows > 1 and _is_vectorized(o.local):
                 ts = np.arange(t0, t0 + rows, dtype=np.int64)[:, None]
                 d = check_local_values(
                     o.local(ts, None), (rows, self.n), f"{t0}..{t0 + rows - 1}", f"objective {o.name!r}"
                 )
-                out.append(np.minimum(d, o.global_sensitivity))
+                d = np.minimum(d, o.global_sensitivity)
             else:
                 # validated and capped at the global sensitivity by Objective.sensitivity
-                out.append(np.vstack([o.sensitivity(t0 + b) for b in range(rows)]))
+                d = np.vstack([o.sensitivity(t0 + b) for b in range(rows)])
+            # non-decreasing in t, within the block and from the previous block (dpmo.sensitivity's check)
+            prev = last[1][i] if last is not None and last[0] == t0 else None
+            check_non_decreasing(d, t0, f"objective {o.name!r}", prev)
+            out.append(d)
+            keep.append(d[-1])
+        self._last_deltas = (t0 + rows, keep)
         return out
 
     def _add_row(self, D: list, b: int) -> None:
@@ -281,8 +291,15 @@ class _ParetoState:
             self.t = -1
             self.S = np.zeros_like(self.U)
         if t == self.t + 1:  # one step, the common case of the dampening loop
+            last = getattr(self, "_last_deltas", None)
+            keep = []
             for i, o in enumerate(self.objectives):
-                self.S[i] += o.sensitivity(t)  # validated, capped at the objective's global sensitivity
+                d = o.sensitivity(t)  # validated, capped at the objective's global sensitivity
+                if o.local is not None and last is not None and last[0] == t and last[1][i] is not None:
+                    check_non_decreasing(d, t, f"objective {o.name!r}", last[1][i])
+                keep.append(None if o.local is None else d)
+                self.S[i] += d
+            self._last_deltas = (t + 1, keep)
             self.t = t
             return
         chunk = max(1, _BLOCK_CELLS // (self.m * self.n))
