@@ -33,6 +33,7 @@ import numpy as np
 from ._validation import check_choice, check_epsilon, check_k, check_random_state
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
+from .mechanisms.exact import EXACT_MECHANISMS
 from .sensitivity import Objective
 
 __all__ = [
@@ -242,6 +243,7 @@ def select_multiobjective(
     budget=None,
     cache: SelectionCache | None = None,
     what: str | None = None,
+    exact: bool = False,
 ) -> np.ndarray:
     """Pick ``k`` candidates good in several objectives under epsilon-differential privacy.
 
@@ -276,6 +278,9 @@ def select_multiobjective(
         objects). Outputs are the same with or without it.
     what : str, optional
         Label of the budget records (default: the approach's name).
+    exact : bool, default False
+        Passed to :func:`dpmo.select` (exact sampling, :mod:`dpmo.mechanisms.exact`); each round hands it
+        the exact share ``epsilon / k`` that is recorded.
 
     Returns
     -------
@@ -299,6 +304,13 @@ def select_multiobjective(
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = appr.check_weights(weights, len(objs))
+    if not isinstance(exact, (bool, np.bool_)):
+        raise TypeError(f"exact must be a bool, got {type(exact).__name__}")
+    if exact and mechanism not in EXACT_MECHANISMS:
+        raise ValueError(
+            f"mechanism={mechanism!r} has no exact sampler; with exact=True use one of "
+            f"{sorted(EXACT_MECHANISMS)}"
+        )
     rng = check_random_state(rng)
     cache = _check_cache(cache, objs)
     budget, total = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
@@ -315,7 +327,7 @@ def select_multiobjective(
         budget.spend_rounds(
             total, k, f"{label} ({rounds.score_name})", mechanism=mechanism, sensitivity=sens, candidates=n
         )
-        return select(scores, total, sens, mechanism=mechanism, k=k, rng=rng)
+        return select(scores, total, sens, mechanism=mechanism, k=k, rng=rng, exact=exact)
     remaining = np.arange(n, dtype=np.intp)  # original indices of the candidates still in play
     chosen: list[int] = []
     for r in range(k):
@@ -324,14 +336,15 @@ def select_multiobjective(
             chosen.append(int(remaining[0]))
             break
         scores, sens = rounds.scores(chosen, remaining)
-        eps_round = budget.spend(
+        budget.spend(
             share,
             f"{label}: round {r + 1} of {k} ({rounds.score_name})",
             mechanism=mechanism,
             sensitivity=sens,
             candidates=remaining.size,
         )
-        pick = int(select(scores, eps_round, sens, mechanism=mechanism, rng=rng)[0])
+        # the exact share (its float is the recorded epsilon / k), so that exact sampling uses it exactly
+        pick = int(select(scores, share, sens, mechanism=mechanism, rng=rng, exact=exact)[0])
         c = int(remaining[pick])
         chosen.append(c)
         rounds.chosen(c)
