@@ -81,7 +81,7 @@ def check_admissibility(
 
     Notes
     -----
-    O(|states| * degree * t_max * n) evaluations, each cached.
+    O(len(states) * degree * t_max * n) evaluations, each cached.
     """
     u = _Cache(utility)
     d = _Cache(delta)
@@ -125,7 +125,7 @@ def local_sensitivity_at_distance(
     -----
     ``LS(x, t)`` needs every state within distance ``t`` of ``x``: it is exact for the states whose
     ``t``-ball lies inside ``states`` and a lower bound for the others (enumerate a margin of ``t_max``
-    around the states you check). O(|states| * degree * t_max * n).
+    around the states you check). O(len(states) * degree * t_max * n).
     """
     states = list(states)
     index = set(states)

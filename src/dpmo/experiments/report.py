@@ -58,7 +58,7 @@ STAR_SHARE = 0.01
 
 
 def star_threshold(config: ExperimentConfig, metric: str) -> float:
-    """Smallest |ours - paper| that may be starred: :data:`STAR_SHARE` of the metric's range.
+    """Smallest ``abs(ours - paper)`` that may be starred: :data:`STAR_SHARE` of the metric's range.
 
     Fractions (C, recall, shares, TPR, TNR) have range 1; a weighted fitness ``w1 TPR + w2 TNR`` has range
     ``|w1| + |w2|`` (from the experiment's ``weights``).

@@ -52,7 +52,7 @@ class Graph:
     Utilities (degree, triangles, ego density), objectives, Pareto scores and the scores each private
     method selects from are computed on first use and cached on the object: load a graph once, then call
     :func:`dpmo.graphs.top_k` on it many times. The cache holds deterministic functions of the graph only
-    (never random draws). Memory O(n + |E|) plus O(n) per cached vector.
+    (never random draws). Memory O(n + #edges) plus O(n) per cached vector.
 
     Pickling keeps the graph and drops the cache (it is rebuilt on first use), so a graph can be sent to
     worker processes.

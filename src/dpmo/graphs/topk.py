@@ -225,8 +225,8 @@ def top_k(
     nodes (:func:`dpmo.priv_pareto`), for the aggregate they are the same (:func:`dpmo.priv_agg`, whose
     dampened scores are cached on the graph, so repeated calls cost one :func:`dpmo.select`).
 
-    Cost: the utilities once per graph (O(|E| sqrt|E|)), then per call ``k`` Pareto scores and dampening
-    loops (pareto) or one selection (agg). Measured figures are in ``docs/graphs.md``.
+    Cost: the utilities once per graph (O(m sqrt(m)) for m edges), then per call ``k`` Pareto scores and
+    dampening loops (pareto) or one selection (agg). Measured figures are in ``docs/graphs.md``.
     """
     g = _graph(graph)
     n = g.n_nodes

@@ -91,9 +91,9 @@ def triangles(graph) -> np.ndarray:
     -----
     Equivalent to the row sums of ``(A @ A).multiply(A) / 2`` without forming ``A @ A`` (which has
     ``sum_v d(v)^2`` entries, hundreds of millions on GitHub). The edges are oriented from lower to higher
-    (degree, index) rank, so every out-list has at most ``sqrt(2 |E|)`` entries, and each triangle is found
-    once from its lowest-ranked corner (Chiba and Nishizeki 1985; Latapy 2008). Time
-    O(|E| sqrt(|E|)) worst case (tens of milliseconds on GitHub), memory O(n + |E|). The kernel is a
+    (degree, index) rank, so every out-list has at most ``sqrt(2 m)`` entries (m edges), and each triangle
+    is found once from its lowest-ranked corner (Chiba and Nishizeki 1985; Latapy 2008). Time
+    O(m sqrt(m)) worst case (tens of milliseconds on GitHub), memory O(n + m). The kernel is a
     sequential numba loop (compiled once and cached on disk).
     """
     g = _as_graph(graph)
