@@ -35,7 +35,6 @@ PUBLIC_MODULES = (
 #: Public names without an Examples section yet (to be emptied; never add to it).
 EXAMPLES_TODO = frozenset(
     {
-        "dpmo.BudgetExceededError",
         "dpmo.LocalSensitivity",
         "dpmo.Objective",
         "dpmo.aggregate",

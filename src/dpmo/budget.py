@@ -57,7 +57,22 @@ class _Lock:
 
 
 class BudgetExceededError(ValueError):
-    """A spend (or a split) asked for more epsilon than the budget has left; nothing was recorded."""
+    """A spend (or a split) asked for more epsilon than the budget has left; nothing was recorded.
+
+    A subclass of ``ValueError``. Entry points raise it before they compute anything private.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo import Budget, BudgetExceededError, select
+    >>> b = Budget(1.0)
+    >>> _ = select(np.arange(5.0), 0.6, 1.0, rng=0, budget=b)
+    >>> try:
+    ...     select(np.arange(5.0), 0.6, 1.0, rng=0, budget=b)
+    ... except BudgetExceededError:
+    ...     print("refused; ledger still has", len(b.ledger), "record")
+    refused; ledger still has 1 record
+    """
 
 
 class Spend(NamedTuple):
