@@ -100,12 +100,31 @@ def test_contract_and_reproducibility():
 
 
 def test_default_directions():
-    np.testing.assert_allclose(default_directions(3, 2), [[1, 0], [0.5, 0.5], [0, 1]])
-    np.testing.assert_allclose(default_directions(1, 3), [[1, 1, 1]])
-    D = default_directions(5, 3)
-    assert D.shape == (5, 3) and np.allclose(D.sum(axis=1), 1.0)
-    assert {tuple(r) for r in D[:3]} == {(1, 0, 0), (0, 1, 0), (0, 0, 1)}
-    assert len({tuple(r) for r in D}) == 5
+    np.testing.assert_allclose(default_directions(3, 2), [[0.5, 0.5], [0.75, 0.25], [0.25, 0.75]])
+    np.testing.assert_allclose(default_directions(7, 2)[:3], default_directions(3, 2))  # a prefix
+    np.testing.assert_allclose(default_directions(2, 1), [[1], [1]])
+    for k in (1, 2, 5, 10):
+        D = default_directions(k, 3)
+        assert D.shape == (k, 3) and np.allclose(D.sum(axis=1), 1.0)
+        assert np.all(D > 0)  # interior: every objective counts in every round
+        assert len({tuple(r) for r in D}) == k
+        np.testing.assert_allclose(D, default_directions(12, 3)[:k])
+    np.testing.assert_allclose(default_directions(1, 3), [[1 / 3, 1 / 3, 1 / 3]])
+
+
+def test_pipeline_approach_equals_priv_chebyshev_with_equal_shares():
+    from dpmo.selection import select_multiobjective
+
+    rng = np.random.default_rng(4)
+    objs = [dpmo.Objective(rng.integers(0, 30, 40), 1.0), dpmo.Objective(rng.random(40), 1.0)]
+    for sens in ("local", "global"):
+        for seed in range(3):
+            a = select_multiobjective(objs, 1.5, approach="chebyshev", sensitivity=sens, k=4, rng=seed)
+            b = priv_chebyshev(objs, 1.5, k=4, sensitivity=sens, rng=seed)
+            np.testing.assert_array_equal(a, b)
+    budget = dpmo.Budget(2.0)
+    select_multiobjective(objs, 1.0, approach="chebyshev", k=3, rng=0, budget=budget)
+    assert budget.spent == pytest.approx(1.0) and len(budget.ledger) == 3
 
 
 def test_bad_inputs():

@@ -299,5 +299,6 @@ def test_reproduce_graph_pareto_published_ego_density(tmp_path, capsys):
     assert main([*base, "--out", str(out), "--ego-density", "published"]) == 0  # other settings: new rows
     capsys.readouterr()
     rows = read_rows(out / "graph-pareto.csv")
-    assert len(rows) == 2 * 2 * 2 and len({r["settings"] for r in rows}) == 2
-    assert all(0.0 <= float(r[m]) <= 1.0 for r in rows for m in ("coverage", "front_share", "recall"))
+    assert len(rows) == 2 * 3 * 2 and len({r["settings"] for r in rows}) == 2  # 3 methods, 2 runs, 2 settings
+    metrics = ("coverage", "front_share", "recall", "hypervolume_ratio")
+    assert all(0.0 <= float(r[m]) <= 1.0 for r in rows for m in metrics)

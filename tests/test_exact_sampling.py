@@ -194,3 +194,71 @@ def test_exact_spends_through_the_budget_and_uses_the_exact_share():
     with pytest.raises(ValueError, match="exact"):
         dpmo.select([1.0, 0.0], 0.5, 1.0, mechanism="laplace", exact=True, budget=b)
     assert b.spent_exact == Fraction(0.3)  # refused before anything was recorded
+
+
+def _entry_points():
+    from dpmo.graphs import load_graph, top_k, top_k_two_stage
+    from dpmo.trees import (
+        DiffPID3Classifier,
+        DPMOETClassifier,
+        LocalDiffPID3Classifier,
+        tnr_objective,
+        tpr_objective,
+    )
+
+    objs = [tpr_objective(np.array([2, 1, 3, 0]), 3), tnr_objective(np.array([1, 3, 0, 2]), 3)]
+    g = load_graph(np.array([[0, 1], [1, 2], [2, 3], [3, 4], [1, 3]]), nodes=np.arange(6))
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+
+    def tree(cls, **kw):
+        return lambda **a: cls(2.0, max_depth=2, **kw, **a).fit(X, y).tree_.feature.tolist()
+
+    return {
+        "local_dampening": lambda **a: dpmo.local_dampening(
+            [1.0, 3.0, 2.0], 1.0, lambda t: np.ones(3), k=2, **a
+        ),
+        "priv_agg": lambda **a: dpmo.priv_agg(objs, (3.0, 2.0), 1.0, k=2, **a),
+        "priv_pareto": lambda **a: dpmo.priv_pareto(objs, 1.0, k=2, **a),
+        "top_k": lambda **a: top_k(g, 2, 1.0, **a),
+        "top_k agg": lambda **a: top_k(g, 2, 1.0, approach="agg", **a),
+        "top_k chebyshev": lambda **a: top_k(g, 2, 1.0, approach="chebyshev", **a),
+        "priv_chebyshev": lambda **a: dpmo.priv_chebyshev(objs, 1.0, k=2, **a),
+        "top_k_two_stage": lambda **a: top_k_two_stage(g, 2, 1.0, candidates=4, **a),
+        "DiffPID3": tree(DiffPID3Classifier),
+        "LocalDiffPID3": tree(LocalDiffPID3Classifier),
+        "DPMOET": lambda **a: [
+            t.n_nodes
+            for t in DPMOETClassifier(
+                1.0,
+                population_size=4,
+                selection_size=2,
+                n_iterations=1,
+                n_output=2,
+                initial_depth=2,
+                random_state=a.pop("rng", None),
+                **a,
+            )
+            .fit(X, y)
+            .trees_
+        ],
+    }
+
+
+@pytest.mark.parametrize("name", list(_entry_points()))
+def test_every_entry_point_takes_exact(name):
+    call = _entry_points()[name]
+    is_tree = name in ("DiffPID3", "LocalDiffPID3", "DPMOET")
+
+    def run(**kw):
+        if is_tree and name != "DPMOET" and "rng" in kw:
+            kw["random_state"] = kw.pop("rng")
+        return np.asarray(call(**kw)).tolist()
+
+    assert run(exact=True, rng=5) == run(exact=True, rng=5)  # seeded: reproducible (tests only)
+    run(exact=True)  # the OS's secure source
+    with pytest.raises(ValueError, match="exact"):
+        run(exact=True, mechanism="laplace")
+    with pytest.raises(TypeError, match="exact"):
+        run(exact="yes")

@@ -16,7 +16,7 @@ from dpmo.trees.id3 import ID3Tree, split_choice_scores
 
 ESTIMATORS = [DiffPID3Classifier, LocalDiffPID3Classifier]
 PARAMS = {"epsilon", "max_depth", "criterion", "random_state", "features", "n_bins", "max_records"}
-PARAMS |= {"mechanism", "classes"}
+PARAMS |= {"mechanism", "classes", "exact"}
 
 
 def synthetic(n: int = 400, seed: int = 0) -> Dataset:

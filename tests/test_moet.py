@@ -114,7 +114,7 @@ def test_same_seed_same_trees(cancer):
     assert fit(5) != fit(6)
 
 
-@pytest.mark.parametrize("approach", ["pareto", "agg"])
+@pytest.mark.parametrize("approach", ["pareto", "agg", "chebyshev"])
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
 @pytest.mark.parametrize("mechanism", ["exponential", "permute_and_flip", "laplace", "gumbel"])
 def test_every_variant_runs_and_builds_valid_public_trees(cancer, approach, sensitivity, mechanism):
@@ -366,7 +366,7 @@ def test_exhaustive_privacy_audit_one_round(relation):
     left = np.array([index[x] for x, _ in pairs])
     right = np.array([index[y] for _, y in pairs])
     counts = [_counts(s) for s in states]
-    for approach in ("pareto", "agg"):
+    for approach in ("pareto", "agg", "chebyshev"):
         for sensitivity in ("local", "global"):
             sel = [
                 selection_scores(

@@ -439,7 +439,7 @@ class Recorder:
     def __init__(self):
         self.calls = []
 
-    def __call__(self, scores, epsilon, sensitivity, *, mechanism="exponential", k=1, rng=None):
+    def __call__(self, scores, epsilon, sensitivity, *, mechanism="exponential", k=1, rng=None, exact=False):
         self.calls.append((np.array(scores, float), epsilon, sensitivity, mechanism, k))
         return np.array([int(np.argmax(scores))], dtype=np.intp)
 

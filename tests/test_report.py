@@ -91,10 +91,7 @@ def test_budget_shift_prose_is_computed_from_the_run(tmp_path):
     # our global curve reaches at 3 x epsilon what the paper's reaches at epsilon: the prose must say c = 3,
     # not the factor 2 measured on another run
     cfg = EXPERIMENTS["graph-agg"]
-    theirs = {
-        e: _paper("graph-agg", "enron", "DP-MOTkIN-Agg-global", e, "recall")
-        for e in cfg.epsilons
-    }
+    theirs = {e: _paper("graph-agg", "enron", "DP-MOTkIN-Agg-global", e, "recall") for e in cfg.epsilons}
     xs = sorted(theirs)
 
     def value(d, m, e, metric, r):

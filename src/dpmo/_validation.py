@@ -17,9 +17,13 @@ __all__ = [
     "check_scores",
     "check_k",
     "check_choice",
+    "check_exact",
     "check_t",
     "check_X",
 ]
+
+#: Mechanisms of :func:`dpmo.select` that have an exact sampler (see :mod:`dpmo.mechanisms.exact`).
+EXACT_CAPABLE = ("exponential", "gumbel", "permute_and_flip")
 
 
 def check_random_state(rng: None | int | np.random.Generator) -> np.random.Generator:
@@ -131,3 +135,14 @@ def check_X(X, name: str = "X") -> np.ndarray:
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return X
+
+
+def check_exact(exact, mechanism: str | None = None) -> bool:
+    """Return ``exact`` after checking it is a bool and, if True, that ``mechanism`` has an exact sampler."""
+    if not isinstance(exact, (bool, np.bool_)):
+        raise TypeError(f"exact must be a bool, got {type(exact).__name__}")
+    if exact and mechanism is not None and mechanism not in EXACT_CAPABLE:
+        raise ValueError(
+            f"mechanism={mechanism!r} has no exact sampler; with exact=True use one of {list(EXACT_CAPABLE)}"
+        )
+    return bool(exact)

@@ -162,6 +162,7 @@ def priv_agg(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """PrivAgg: pick ``k`` candidates with a large weighted sum of objectives, epsilon-DP.
 
@@ -188,6 +189,9 @@ def priv_agg(
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left); checked up front, then ``k`` records of
         ``epsilon / k`` made right before the sampling. Without it the call spends ``epsilon`` of its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
+        is recorded; rng None then reads the OS's secure source).
 
     Returns
     -------
@@ -211,6 +215,7 @@ def priv_agg(
         rng=rng,
         budget=budget,
         what="priv_agg",
+        exact=exact,
     )
 
 

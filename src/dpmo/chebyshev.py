@@ -29,42 +29,59 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._validation import check_choice, check_epsilon, check_k, check_random_state
+from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .budget import resolve_budget
 from .dampening import dampen
 from .mechanisms import MECHANISMS, select
 from .pareto import SENSITIVITY_MODES, check_objectives
+from .selection import Approach, Rounds, register_approach
 
-__all__ = ["priv_chebyshev", "chebyshev_scores", "chebyshev_selection_scores", "default_directions"]
+__all__ = [
+    "priv_chebyshev",
+    "chebyshev_scores",
+    "chebyshev_selection_scores",
+    "default_directions",
+    "ChebyshevApproach",
+]
+
+
+def _van_der_corput(j: int) -> float:
+    """The j-th point (j >= 1) of the base-2 van der Corput sequence: 1/2, 1/4, 3/4, 1/8, 5/8, ..."""
+    x, f = 0.0, 0.5
+    while j:
+        x += f * (j & 1)
+        j >>= 1
+        f /= 2
+    return x
 
 
 def default_directions(k: int, m: int) -> np.ndarray:
-    """``k`` public directions spread over the simplex of ``m`` objectives (shape (k, m)).
+    """``k`` public directions spread over the *interior* of the simplex of ``m`` objectives (shape (k, m)).
 
-    ``m = 1`` or ``k = 1``: all ones. ``m = 2``: ``(1 - j / (k - 1), j / (k - 1))``, evenly spaced from the
-    first objective alone to the second alone. ``m >= 3``: the points of the smallest simplex lattice
-    (Das and Dennis 1998) with at least ``k`` points, chosen greedily farthest-first starting from the unit
-    vectors. O(k L m) for a lattice of ``L`` points.
+    The first ``k`` of one sequence that does not depend on ``k`` (so round ``j`` has the same direction
+    whatever the number of picks). ``m = 1``: ones. ``m = 2``: ``(1 - t_j, t_j)`` with ``t_j`` the van der
+    Corput sequence ``1/2, 1/4, 3/4, 1/8, 5/8, 3/8, 7/8, ...``: evenly spread, never an objective alone (a
+    direction with a zero entry ignores that objective and returns one end of the front, e.g. a tree that
+    predicts one class only). ``m >= 3``: the interior points of the simplex lattice with ``h = m + 3``
+    (Das and Dennis 1998; compositions of ``h`` into ``m`` positive parts), farthest-first from the one
+    nearest the centroid, repeated cyclically beyond their number. O(k L m) for ``L`` lattice points.
     """
-    if k == 1 or m == 1:
-        return np.ones((k, m))
+    if m == 1:
+        return np.ones((k, 1))
     if m == 2:
-        t = np.arange(k) / (k - 1)
+        t = np.array([_van_der_corput(j + 1) for j in range(k)])
         return np.stack([1.0 - t, t], axis=1)
-    h = 1
-    while len(list(itertools.combinations(range(h + m - 1), m - 1))) < k:
-        h += 1
+    h = m + 3
     lattice = []
-    for cuts in itertools.combinations(range(h + m - 1), m - 1):
-        parts = np.diff(np.concatenate(([-1], cuts, [h + m - 1]))) - 1
-        lattice.append(parts / h)
+    for cuts in itertools.combinations(range(1, h), m - 1):  # positive parts summing to h
+        lattice.append(np.diff(np.concatenate(([0], cuts, [h]))) / h)
     L = np.asarray(lattice)
-    chosen = [int(np.argmax(L[:, i])) for i in range(min(m, k))]
-    while len(chosen) < k:
+    chosen = [int(np.argmin(np.linalg.norm(L - 1.0 / m, axis=1)))]
+    while len(chosen) < min(k, L.shape[0]):
         dist = np.min(np.linalg.norm(L[:, None, :] - L[None, chosen, :], axis=2), axis=1)
         dist[chosen] = -1.0
         chosen.append(int(np.argmax(dist)))
-    return L[chosen]
+    return L[[chosen[j % len(chosen)] for j in range(k)]]
 
 
 def _matrix(x, name: str, k: int, m: int, *, default: float | None) -> np.ndarray:
@@ -167,6 +184,7 @@ def priv_chebyshev(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """PrivChebyshev: ``k`` candidates spread along the Pareto front, under epsilon-DP.
 
@@ -196,6 +214,9 @@ def priv_chebyshev(
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one record
         per round (``epsilon * shares[j]``, the last round the exact rest). Without it the call spends
         ``epsilon`` of its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
+        is recorded; rng None then reads the OS's secure source).
 
     Returns
     -------
@@ -224,7 +245,8 @@ def priv_chebyshev(
     S = _check_shares(shares, k)
     sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    gen = check_random_state(rng)
+    exact = check_exact(exact, mechanism)
+    gen = None if exact and rng is None else check_random_state(rng)
     budget, eps = resolve_budget(epsilon, budget)
     parts = [eps * Fraction(float(x)) for x in S[:-1]]
     parts.append(eps - sum(parts, Fraction(0)))  # exact: the rounds spend exactly epsilon
@@ -246,7 +268,48 @@ def priv_chebyshev(
             sensitivity=1.0,
             candidates=remaining.size,
         )
-        pick = int(select(s, eps_j, 1.0, mechanism=mechanism, rng=gen)[0])
+        pick = int(select(s, parts[j] if exact else eps_j, 1.0, mechanism=mechanism, rng=gen, exact=exact)[0])
         chosen.append(int(remaining[pick]))
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)
+
+
+# ----------------------------------------------------------------------------------- the pipeline's approach
+class _ChebyshevRounds(Rounds):
+    """Round ``j`` (= the number of picks so far) scores along ``default_directions(j + 1, m)[j]``."""
+
+    def __init__(self, objectives, sensitivity: str):
+        self.objectives, self.sensitivity, self._cache = objectives, sensitivity, {}
+        self.score_name = "Chebyshev scalarisation of the " + (
+            "dampened objectives" if sensitivity == "local" else "objectives / their global sensitivities"
+        )
+
+    def scores(self, chosen, remaining):
+        j, m = len(chosen), len(self.objectives)
+        w = default_directions(j + 1, m)[j]
+        s = _round(self.objectives, np.zeros(m), w, self.sensitivity, self._cache)
+        return s[remaining], 1.0
+
+
+class ChebyshevApproach(Approach):
+    """``approach="chebyshev"`` of :func:`dpmo.selection.select_multiobjective` (and so of DP-MOET).
+
+    PrivChebyshev with its default directions (:func:`default_directions`, round ``j`` takes the ``j``-th
+    one whatever ``k``), aspirations 0 and the pipeline's equal shares ``epsilon / k``; sensitivity 1 in
+    every round (see :func:`priv_chebyshev`). The NON-private counterpart (:func:`dpmo.selection.
+    argmax_multiobjective`) maximises the same scalarisation of ``u_i / Delta_i``.
+    """
+
+    name = "chebyshev"
+
+    def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
+        return _ChebyshevRounds(list(objectives), sensitivity)
+
+    def utility(self, objectives, weights, remaining):
+        n, m = objectives[0].n, len(objectives)
+        j = n - remaining.size  # the round: one candidate is removed per round
+        w = default_directions(j + 1, m)[j]
+        return _round(objectives, np.zeros(m), w, "global", {})[remaining]
+
+
+register_approach(ChebyshevApproach())

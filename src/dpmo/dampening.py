@@ -33,7 +33,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._validation import check_choice, check_epsilon, check_k, check_scores, check_sensitivity
+from ._validation import check_choice, check_epsilon, check_exact, check_k, check_scores, check_sensitivity
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, evaluate_local
@@ -296,6 +296,7 @@ def local_dampening(
     min_sensitivity: float | None = None,
     max_steps: int = 100_000,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """Local dampening mechanism: :func:`dpmo.select` on the dampened scores with sensitivity 1.
 
@@ -315,6 +316,9 @@ def local_dampening(
         Spend ``epsilon`` from it (checked before the scores are dampened): ``k`` records of
         ``epsilon / k``, mechanism ``mechanism``, sensitivity 1. Without it the call spends ``epsilon`` of
         its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+        source).
 
     Returns
     -------
@@ -324,6 +328,7 @@ def local_dampening(
     -----
     Cost of :func:`dampen` plus that of :func:`dpmo.select`.
     """
+    check_exact(exact, mechanism if isinstance(mechanism, str) and mechanism in MECHANISMS else None)
     if budget is not None:
         n = check_scores(values, "values").size
         check_k(k, n)
@@ -339,7 +344,7 @@ def local_dampening(
         max_steps=max_steps,
     )
     if budget is None:
-        return select(D, epsilon, 1.0, mechanism=mechanism, k=k, rng=rng)
+        return select(D, epsilon, 1.0, mechanism=mechanism, k=k, rng=rng, exact=exact)
     # spent here, right before the sampling, with the dampened scores' sensitivity 1
     budget.spend_rounds(total, k, "local_dampening", mechanism=mechanism, sensitivity=1.0, candidates=n)
-    return select(D, total, 1.0, mechanism=mechanism, k=k, rng=rng)
+    return select(D, total, 1.0, mechanism=mechanism, k=k, rng=rng, exact=exact)

@@ -502,6 +502,7 @@ def priv_pareto(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """PrivPareto: pick ``k`` candidates close to the Pareto front under epsilon-differential privacy.
 
@@ -528,6 +529,9 @@ def priv_pareto(
         Spend ``epsilon`` from it (None: all it has left); checked up front, then one record of
         ``epsilon / k`` per round, made right before the round's sampling. Without it the call spends
         ``epsilon`` of its own.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
+        is recorded; rng None then reads the OS's secure source).
 
     Returns
     -------
@@ -564,6 +568,7 @@ def priv_pareto(
         rng=rng,
         budget=budget,
         what="priv_pareto",
+        exact=exact,
     )
 
 

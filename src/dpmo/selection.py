@@ -30,10 +30,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ._validation import check_choice, check_epsilon, check_k, check_random_state
+from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
-from .mechanisms.exact import EXACT_MECHANISMS
 from .sensitivity import Objective
 
 __all__ = [
@@ -279,8 +278,8 @@ def select_multiobjective(
     what : str, optional
         Label of the budget records (default: the approach's name).
     exact : bool, default False
-        Passed to :func:`dpmo.select` (exact sampling, :mod:`dpmo.mechanisms.exact`); each round hands it
-        the exact share ``epsilon / k`` that is recorded.
+        Sample every round exactly (:func:`dpmo.select` with ``exact=True``, given the exact share
+        ``epsilon / k`` that is recorded); rng None then reads the OS's secure source.
 
     Returns
     -------
@@ -316,14 +315,8 @@ def select_multiobjective(
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = appr.check_weights(weights, len(objs))
-    if not isinstance(exact, (bool, np.bool_)):
-        raise TypeError(f"exact must be a bool, got {type(exact).__name__}")
-    if exact and mechanism not in EXACT_MECHANISMS:
-        raise ValueError(
-            f"mechanism={mechanism!r} has no exact sampler; with exact=True use one of "
-            f"{sorted(EXACT_MECHANISMS)}"
-        )
-    rng = check_random_state(rng)
+    exact = check_exact(exact, mechanism)
+    rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     cache = _check_cache(cache, objs)
     budget, total = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
     label = what if what is not None else appr.name
@@ -348,15 +341,16 @@ def select_multiobjective(
             chosen.append(int(remaining[0]))
             break
         scores, sens = rounds.scores(chosen, remaining)
-        budget.spend(
+        eps_round = budget.spend(
             share,
             f"{label}: round {r + 1} of {k} ({rounds.score_name})",
             mechanism=mechanism,
             sensitivity=sens,
             candidates=remaining.size,
         )
-        # the exact share (its float is the recorded epsilon / k), so that exact sampling uses it exactly
-        pick = int(select(scores, share, sens, mechanism=mechanism, rng=rng, exact=exact)[0])
+        # the exact sampler gets the exact share that was recorded, the float one its float
+        eps_pick = share if exact else eps_round
+        pick = int(select(scores, eps_pick, sens, mechanism=mechanism, rng=rng, exact=exact)[0])
         c = int(remaining[pick])
         chosen.append(c)
         rounds.chosen(c)

@@ -19,6 +19,7 @@ __all__ = [
     "usable_cores",
 ]
 
+
 def usable_cores() -> int:
     """The cores this process may run on (``os.sched_getaffinity`` where available, else ``os.cpu_count``).
 

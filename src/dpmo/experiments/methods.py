@@ -284,7 +284,8 @@ def tree_pareto_run(
     DP-MOET-Pareto (local or global) with budget ``epsilon``.
     """
     ref = _reference(data, params, reference_seed, "pareto")
-    out = _moet(data, "pareto", epsilon, _sensitivity_of(method), params, rng)
+    approach = "chebyshev" if "Chebyshev" in method else "pareto"
+    out = _moet(data, approach, epsilon, _sensitivity_of(method), params, rng)
     best = best_hypervolume(ref, out.shape[0])  # TPR and TNR lie in [0, 1]: public bounds, reference 0
     return {
         "coverage": coverage(ref, out, dominance=params.get("dominance", "strict")),
@@ -377,7 +378,7 @@ def graph_pareto_run(
             epsilon,
             params,
             conv,
-            approach="pareto",
+            approach="chebyshev" if "Chebyshev" in method else "pareto",
             sensitivity=_sensitivity_of(method),
             mechanism=params.get("mechanism", "exponential"),
             rng=rng,

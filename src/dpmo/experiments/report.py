@@ -77,6 +77,7 @@ def star_threshold(config: ExperimentConfig, metric: str) -> float:
         return STAR_SHARE * float(sum(abs(w) for w in config.params.get("weights", (1.0,))))
     return STAR_SHARE
 
+
 class Stat(tuple):
     """``(n, mean, lo, hi)`` of one metric in one cell."""
 

@@ -41,7 +41,19 @@ def graph_chebyshev_settings(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np
 
 
 def top_k_chebyshev(
-    objs, n, k, epsilon, *, directions, aspirations, shares, sensitivity, mechanism, rng, budget=None
+    objs,
+    n,
+    k,
+    epsilon,
+    *,
+    directions,
+    aspirations,
+    shares,
+    sensitivity,
+    mechanism,
+    rng,
+    budget=None,
+    exact=False,
 ) -> np.ndarray:
     """Indices of the ``k`` nodes chosen by :func:`dpmo.priv_chebyshev` (graph defaults for None)."""
     W, A, S = graph_chebyshev_settings(n, k)
@@ -56,6 +68,7 @@ def top_k_chebyshev(
         mechanism=mechanism,
         rng=rng,
         budget=budget,
+        exact=exact,
     )
 
 

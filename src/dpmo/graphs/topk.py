@@ -26,10 +26,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon, check_k, check_random_state
+from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ..aggregate import aggregate
 from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS
+from ..mechanisms.exact import random_permutation, sample_discrete_laplace
 from ..pareto import pareto_score
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from ..selection import selection_scores as _pipeline_scores
@@ -177,6 +178,7 @@ def top_k(
     directions=None,
     aspirations=None,
     shares=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
@@ -211,6 +213,10 @@ def top_k(
     directions, aspirations, shares : optional
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
         order degree, ego density); ignored by the other approaches.
+    exact : bool, default False
+        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+        source). The scores are the same floats (see ``docs/core.md``, "Floating point and exact
+        sampling").
 
     Returns
     -------
@@ -241,7 +247,8 @@ def top_k(
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = _weights_key(weights)
     low, formula = check_convention(low_degree, formula)
-    rng = check_random_state(rng)
+    exact = check_exact(exact, mechanism)
+    rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     budget, epsilon = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
     if appr is None:
         if n == 1:
@@ -259,6 +266,7 @@ def top_k(
             mechanism=mechanism,
             rng=rng,
             budget=budget,
+            exact=exact,
         )
         return g.ids[np.asarray(idx, dtype=np.intp)]
     # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
@@ -278,6 +286,7 @@ def top_k(
         budget=budget,
         cache=cache,
         what="top_k",
+        exact=exact,
     )
     return g.ids[np.asarray(idx, dtype=np.intp)]
 
@@ -420,7 +429,9 @@ def _check_share(degree_share) -> float:
     return share
 
 
-def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, budget=None) -> np.ndarray:
+def two_stage_candidates(
+    graph, epsilon: float, candidates: int, *, rng=None, budget=None, exact: bool = False
+) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
     Releases (internally) the whole degree vector with Laplace noise of scale ``2 / epsilon`` and keeps the
@@ -431,6 +442,11 @@ def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, bu
     ``budget`` (a :class:`dpmo.Budget`, optional): spend ``epsilon`` from it (one record, mechanism
     ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left.
 
+    ``exact=True``: the degrees are integers, and the noise is exact discrete Laplace noise with
+    ``P(z) ~ exp(-epsilon |z| / 2)`` (the geometric mechanism, epsilon-edge-DP for L1 sensitivity 2;
+    :func:`dpmo.mechanisms.exact.sample_discrete_laplace`) from the OS's secure source when rng is None;
+    equal noisy degrees are ordered by a uniformly random permutation (post-processing).
+
     Returns
     -------
     numpy.ndarray of intp, shape (candidates,)
@@ -440,7 +456,8 @@ def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, bu
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
     m = check_k(candidates, g.n_nodes, "candidates")
-    gen = check_random_state(rng)
+    exact = check_exact(exact)
+    gen = None if exact and rng is None else check_random_state(rng)
     budget, total = resolve_budget(epsilon, budget)
     epsilon = budget.spend(
         total,
@@ -449,6 +466,12 @@ def two_stage_candidates(graph, epsilon: float, candidates: int, *, rng=None, bu
         sensitivity=2.0,
         candidates=g.n_nodes,
     )
+    if exact:
+        noise = sample_discrete_laplace(g.n_nodes, total / 2, gen)
+        noisy = np.asarray(g.degree, dtype=np.int64) + noise
+        order = random_permutation(g.n_nodes, gen)
+        ranked = order[np.argsort(-noisy[order], kind="stable")]
+        return ranked[:m].astype(np.intp)
     noisy = g.degree + gen.laplace(scale=2.0 / epsilon, size=g.n_nodes)
     if m < g.n_nodes:
         part = np.argpartition(-noisy, m - 1)[:m]
@@ -470,6 +493,7 @@ def top_k_two_stage(
     low_degree: float = 0.0,
     formula: str = "paper",
     budget=None,
+    exact: bool = False,
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
 
@@ -504,6 +528,9 @@ def top_k_two_stage(
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed: one record
         for the shortlist (``degree_share * epsilon``, Laplace) and one per round of stage 2 (the rest,
         divided by ``k``). Without it the call spends ``epsilon`` of its own.
+    exact : bool, default False
+        Both stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
+        exact sampling in stage 2; rng None then reads the OS's secure source.
 
     Returns
     -------
@@ -527,12 +554,13 @@ def top_k_two_stage(
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     low, formula = check_convention(low_degree, formula)
-    gen = check_random_state(rng)
+    exact = check_exact(exact, mechanism)
+    gen = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     budget, total = resolve_budget(epsilon, budget)
     # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest
     eps1 = Fraction(float(Fraction(share) * total))
     eps2 = total - eps1
-    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget)
+    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget, exact=exact)
     if m == 1:
         budget.spend(eps2, "top_k_two_stage: stage 2, the only candidate, no data used")
         return g.ids[shortlist]
@@ -547,5 +575,6 @@ def top_k_two_stage(
         rng=gen,
         budget=budget,
         what="top_k_two_stage: stage 2",
+        exact=exact,
     )
     return g.ids[shortlist[np.asarray(idx, dtype=np.intp)]]

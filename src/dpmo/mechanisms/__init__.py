@@ -15,13 +15,14 @@ import numpy as np
 from .._validation import (
     check_choice,
     check_epsilon,
+    check_exact,
     check_k,
     check_random_state,
     check_scores,
     check_sensitivity,
 )
 from ..budget import resolve_budget
-from .exact import EXACT_MECHANISMS, sample_exact
+from .exact import sample_exact
 from .exponential import log_probabilities_exponential, sample_exponential
 from .noisy_max import sample_noisy_max
 from .permute_and_flip import log_probabilities_permute_and_flip
@@ -107,13 +108,7 @@ def select(
         epsilon = epsilon if isinstance(epsilon, Fraction) else eps_float
     sensitivity = check_sensitivity(sensitivity)
     k = check_k(k, scores.size)
-    if not isinstance(exact, (bool, np.bool_)):
-        raise TypeError(f"exact must be a bool, got {type(exact).__name__}")
-    if exact and mechanism not in EXACT_MECHANISMS:
-        raise ValueError(
-            f"mechanism={mechanism!r} has no exact sampler; with exact=True use one of "
-            f"{sorted(EXACT_MECHANISMS)}"
-        )
+    exact = check_exact(exact, mechanism)
     generator = check_random_state(rng)
     if budget is not None:
         budget, total = resolve_budget(epsilon, budget)

@@ -62,7 +62,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["RandomBits", "sample_exact", "EXACT_MECHANISMS"]
+__all__ = ["RandomBits", "sample_exact", "sample_discrete_laplace", "random_permutation", "EXACT_MECHANISMS"]
 
 #: ``mechanism`` names of :func:`dpmo.select` that have an exact sampler, and which one.
 EXACT_MECHANISMS = {
@@ -316,3 +316,43 @@ def sample_exact(
         out[i] = remaining[j]
         remaining = np.delete(remaining, j)
     return out
+
+
+def sample_discrete_laplace(size: int, x, rng=None) -> np.ndarray:
+    """Exact discrete Laplace noise: ``P(Z = z) = (1 - e^-x) / (1 + e^-x) e^(-x |z|)`` for integers ``z``.
+
+    The exact counterpart of Laplace noise of scale ``1 / x`` on integer data: adding it to an integer
+    statistic of L1 sensitivity ``Delta`` with ``x = epsilon / Delta`` is epsilon-DP (the geometric
+    mechanism, Ghosh, Roughgarden and Sundararajan 2009; Canonne, Kamath and Steinke 2020). Sampled as
+    ``G1 - G2`` for two independent geometric variables with ``P(G >= j) = e^(-x j)``, each the number of
+    heads before the first tail of exact Bernoulli(e^-x) coins (:func:`bernoulli_exp`): ``G1 - G2`` has
+    exactly this law. ``x`` > 0 is a float or an exact Fraction; ``rng`` as in :class:`RandomBits` (or
+    one). O(size / (1 - e^-x)) coin decisions, vectorised.
+    """
+    source = rng if isinstance(rng, RandomBits) else RandomBits(rng)
+    x = Fraction(x)
+    if x <= 0:
+        raise ValueError(f"x must be > 0, got {x}")
+    zeros = np.zeros(2 * size)
+    counts = np.zeros(2 * size, dtype=np.int64)
+    active = np.arange(2 * size)
+    while active.size:
+        # x_r = (2x) (1 - 0) / (2 * 1) = x for every coin
+        heads = bernoulli_exp(zeros[: active.size], 1.0, 2 * x, 1.0, source)
+        active = active[heads]
+        counts[active] += 1
+    return counts[:size] - counts[size:]
+
+
+def random_permutation(n: int, rng=None) -> np.ndarray:
+    """A uniformly random permutation of ``range(n)``: the order of ``n`` random 64-bit keys.
+
+    Drawn again in the (probability < n^2 / 2^65) case of a repeated key; given distinct keys, every order
+    is equally likely by symmetry. ``rng`` as in :class:`RandomBits`. O(n log n).
+    """
+    source = rng if isinstance(rng, RandomBits) else RandomBits(rng)
+    while True:
+        keys = source.words(n)
+        order = np.argsort(keys, kind="stable")
+        if n < 2 or np.all(np.diff(keys[order]) > 0):
+            return order.astype(np.intp)

@@ -64,10 +64,11 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_choice, check_epsilon
+from .._validation import check_choice, check_epsilon, check_exact
 from ..budget import Budget
 from ..dampening import dampen
 from ..mechanisms import MECHANISMS, select
+from ..mechanisms.exact import RandomBits, sample_discrete_laplace
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels
 from .split_sensitivity import (
     CRITERIA,
@@ -296,6 +297,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         max_records=100_000,
         mechanism="exponential",
         classes=None,
+        exact=False,
     ):
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -306,6 +308,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.max_records = max_records
         self.mechanism = mechanism
         self.classes = classes
+        self.exact = exact
 
     # -------------------------------------------------------------------------------------------------
     def _check_params(self):
@@ -314,6 +317,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_choice(self.criterion, CRITERIA, "criterion")
         n_bins = _posint(self.n_bins, "n_bins", 1)
         check_choice(self.mechanism, MECHANISMS, "mechanism")
+        check_exact(self.exact, self.mechanism)
         max_records = self.max_records
         if max_records is not None:
             max_records = _posint(max_records, "max_records", 1)
@@ -382,6 +386,9 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         else:
             own = budget.split([self.epsilon])[0]  # raises before anything private is computed
         rng = estimator_rng(self.random_state)
+        # exact mode: every private draw from the OS's secure source (or, seeded, from rng: tests only)
+        secure = None if self.random_state is None else rng
+        bits = RandomBits(secure) if self.exact else None
         if self.criterion == "info_gain" and max_records is None and not self._local:
             warnings.warn(
                 "DiffPID3Classifier with max_records=None uses Friedman and Schuster's noisy node count in "
@@ -411,9 +418,12 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         noisy = [np.nan]
         leaf_counts = [(np.nan, np.nan)]
 
-        def make_leaf(node: int, idx: np.ndarray, eps_leaf: float) -> None:
+        def make_leaf(node: int, idx: np.ndarray, eps_leaf: float, share) -> None:
             c1 = int(y[idx].sum())
-            noise = rng.laplace(0.0, 1.0 / eps_leaf, size=2)
+            if bits is not None:
+                noise = sample_discrete_laplace(2, share, bits).astype(np.float64)
+            else:
+                noise = rng.laplace(0.0, 1.0 / eps_leaf, size=2)
             counts = np.array([idx.size - c1, c1], dtype=np.float64) + noise
             label[node] = int(counts[1] > counts[0])
             leaf_counts[node] = (float(counts[0]), float(counts[1]))
@@ -451,13 +461,16 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                 )
             for node, idx, remaining in frontier:
                 if last:
-                    make_leaf(node, idx, eps_level)
+                    make_leaf(node, idx, eps_level, level_share)
                     continue
-                n_hat = idx.size + float(rng.laplace(0.0, 1.0 / eps_half))
+                if bits is not None:
+                    n_hat = float(idx.size + int(sample_discrete_laplace(1, half_share, bits)[0]))
+                else:
+                    n_hat = idx.size + float(rng.laplace(0.0, 1.0 / eps_half))
                 noisy[node] = n_hat
                 t_max = int(size[remaining].max())
                 if n_hat / (t_max * 2) < sqrt2 / eps_half:
-                    make_leaf(node, idx, eps_half)
+                    make_leaf(node, idx, eps_half, half_share)
                     continue
                 # class counts of every (remaining attribute, value) pair in one bincount
                 keys = flat[np.ix_(idx, remaining)] * 2 + y[idx, None]
@@ -466,7 +479,10 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                 groups = np.repeat(np.arange(remaining.size), size[remaining])
                 n0 = table[value_ids, 0].astype(np.float64)
                 n1 = table[value_ids, 1].astype(np.float64)
-                j = self._choose(n0, n1, groups, remaining.size, eps_half, n_hat, max_records, rng)
+                if bits is not None:
+                    j = self._choose(n0, n1, groups, remaining.size, half_share, n_hat, max_records, secure)
+                else:
+                    j = self._choose(n0, n1, groups, remaining.size, eps_half, n_hat, max_records, rng)
                 a = int(remaining[j])
                 k = int(size[a])
                 feature[node] = a
@@ -509,7 +525,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             nonnegative=self._nonnegative,
             shared=self._shared,
         )
-        return int(select(scores, eps, sens, mechanism=self.mechanism, rng=rng)[0])
+        return int(select(scores, eps, sens, mechanism=self.mechanism, rng=rng, exact=self.exact)[0])
 
     # -------------------------------------------------------------------------------------------------
     def _check_fitted(self):
@@ -584,6 +600,13 @@ _PARAMS_DOC = """
         The public label set ``[negative, positive]``. None reads it from ``y`` (its two distinct values,
         sorted; the fitted ``classes_`` then reveals it, and a ``y`` with one label is refused). Declared,
         a table in which a class has no record still fits.
+    exact : bool, default False
+        Exact sampling throughout: the attribute choices by :func:`dpmo.select` with ``exact=True``, and
+        the noisy counts (integers) with exact discrete Laplace noise ``P(z) ~ exp(-eps |z|)`` instead of
+        float Laplace noise of scale ``1 / eps`` (the geometric mechanism, eps-DP for a count of
+        sensitivity 1; :func:`dpmo.mechanisms.exact.sample_discrete_laplace`). With
+        ``random_state=None`` every bit comes from the OS's secure source; a seed makes it reproducible
+        (tests only).
 
     Attributes
     ----------

@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon
+from .._validation import check_choice, check_epsilon, check_exact
 from ..budget import Budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
@@ -56,7 +56,7 @@ __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"
 
 #: Approaches shipped with dpmo (any approach registered with :func:`dpmo.selection.register_approach` is
 #: accepted too).
-APPROACHES = ("pareto", "agg")
+APPROACHES = ("pareto", "agg", "chebyshev")
 SENSITIVITIES = ("local", "global")
 
 
@@ -118,8 +118,10 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     epsilon : float or None, default 1.0
         Total privacy budget of the fit, > 0. None gives the non-private NODP-MOET variant (each pick is
         the argmax of the Pareto score or of the weighted sum, ties broken at random); it is not private.
-    approach : {"pareto", "agg"}, default "pareto"
-        Selection by the Pareto score (PrivPareto) or by ``w_tpr TPR + w_tnr TNR`` (PrivAgg).
+    approach : {"pareto", "agg", "chebyshev"}, default "pareto"
+        Selection by the Pareto score (PrivPareto), by ``w_tpr TPR + w_tnr TNR`` (PrivAgg), or by
+        PrivChebyshev (``dpmo.chebyshev.ChebyshevApproach``, not in the paper: the picks of a round follow
+        the default directions of :func:`dpmo.chebyshev.default_directions`, between TPR and TNR).
     sensitivity : {"local", "global"}, default "local"
         Local dampening with the admissible local functions, or the global sensitivity.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
@@ -155,6 +157,11 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         The public label set ``[negative, positive]``; TPR is measured on ``classes[1]``. None reads the
         label set from ``y`` (its two distinct values, sorted; the fitted ``classes_`` then reveals it,
         and a ``y`` holding one label is refused). Declared, a table in which a class has no record fits.
+    exact : bool, default False
+        Make every private selection exact (:func:`dpmo.select` with ``exact=True``). With
+        ``random_state=None`` the selections then read the OS's secure source; with a seed they are
+        reproducible (tests only). The random trees and operators are public randomness and keep using
+        ``random_state``.
 
     Attributes
     ----------
@@ -212,6 +219,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         features=None,
         random_state=None,
         classes=None,
+        exact=False,
     ):
         self.epsilon = epsilon
         self.approach = approach
@@ -228,6 +236,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.features = features
         self.random_state = random_state
         self.classes = classes
+        self.exact = exact
 
     # ------------------------------------------------------------------------------------------------
     def _validate_params(self):
@@ -242,6 +251,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_choice(self.approach, approaches(), "approach")
         check_choice(self.sensitivity, SENSITIVITIES, "sensitivity")
         check_choice(self.mechanism, MECHANISMS, "mechanism")
+        check_exact(self.exact, self.mechanism)
         check_choice(self.neighbouring, NEIGHBOURING, "neighbouring")
         p = posint(self.population_size, "population_size", 2)
         s = posint(self.selection_size, "selection_size")
@@ -280,6 +290,8 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         (NOT private when ``eps_round`` is None: the argmax, ties broken at random)."""
         objs = _objectives(tp, p, tn, n, self.neighbouring)
         w = w if get_approach(self.approach).uses_weights else None
+        if self.exact and self.random_state is None:
+            rng = None  # exact selections read the OS's secure source
         if eps_round is None:
             return argmax_multiobjective(objs, approach=self.approach, weights=w, k=count, rng=rng)
         chosen = select_multiobjective(
@@ -293,6 +305,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             rng=rng,
             budget=budget,
             what=what,
+            exact=self.exact,
         )
         return np.asarray(chosen, dtype=np.intp)
 
