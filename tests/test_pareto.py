@@ -217,7 +217,8 @@ def delta_problems(draw):
     n = draw(st.integers(1, 25))
     T = draw(st.integers(1, 4))
     U = draw(arrays(np.int64, (n, m), elements=st.integers(0, 4))).astype(float)
-    deltas = draw(arrays(np.int64, (T, n, m), elements=st.integers(0, 3))) * 0.5
+    # non-decreasing in t, as every admissible function (dpmo refuses the others)
+    deltas = np.cumsum(draw(arrays(np.int64, (T, n, m), elements=st.integers(0, 3))), axis=0) * 0.5
     globals_ = draw(arrays(np.int64, (m,), elements=st.integers(1, 3))).astype(float)
     t = draw(st.integers(0, 5))
     return U, deltas, globals_, t

@@ -38,6 +38,17 @@ def check_random_state(rng: None | int | np.random.Generator) -> np.random.Gener
     Returns
     -------
     numpy.random.Generator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo import check_random_state
+    >>> a, b = check_random_state(7), check_random_state(7)
+    >>> bool(a.random() == b.random())  # the same seed, the same stream
+    True
+    >>> g = np.random.default_rng(1)
+    >>> check_random_state(g) is g  # a Generator is used as it is
+    True
     """
     if rng is None:
         return np.random.default_rng()

@@ -86,6 +86,18 @@ def aggregate(objectives, weights) -> Objective:
     -----
     O(n m) time and memory; each evaluation of the local function costs one evaluation of every
     objective's function with a non-zero weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> a = dpmo.Objective([1.0, 0.0, 2.0], global_sensitivity=1.0)
+    >>> b = dpmo.Objective([0.0, 1.0, 0.5], global_sensitivity=0.5)
+    >>> agg = dpmo.aggregate([a, b], weights=[2.0, -4.0])
+    >>> agg.values.tolist() == (2 * np.array([1.0, 0.0, 2.0]) - 4 * np.array([0.0, 1.0, 0.5])).tolist()
+    True
+    >>> agg.global_sensitivity == 2 * 1.0 + 4 * 0.5  # sum of |w_i| times each global sensitivity
+    True
     """
     objs = check_objectives(objectives)
     w = _check_weights(weights, len(objs))
@@ -203,6 +215,21 @@ def priv_agg(
     The dampened score of a candidate depends on that candidate only, so the scores are dampened once
     and the k rounds remove the chosen candidates. Cost: O(n m) plus :func:`dpmo.dampen` (local) and
     :func:`dpmo.select`. With ``n = 1`` the only candidate is returned without looking at the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> rng = np.random.default_rng(0)
+    >>> degree = dpmo.Objective(rng.integers(0, 50, 20).astype(float), global_sensitivity=1.0)
+    >>> density = dpmo.Objective(rng.random(20), global_sensitivity=1.0)
+    >>> picks = dpmo.priv_agg([degree, density], [1.0, 100.0], epsilon=1.0, k=3, sensitivity="global", rng=1)
+    >>> picks.shape, len(set(picks.tolist())) == 3
+    ((3,), True)
+    >>> budget = dpmo.Budget(1.0)
+    >>> _ = dpmo.priv_agg([degree, density], [1.0, 100.0], epsilon=0.4, budget=budget, rng=2)
+    >>> round(budget.spent, 12), round(budget.remaining, 12)
+    (0.4, 0.6)
     """
     return select_multiobjective(
         objectives,

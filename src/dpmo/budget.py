@@ -59,19 +59,15 @@ class _Lock:
 class BudgetExceededError(ValueError):
     """A spend (or a split) asked for more epsilon than the budget has left; nothing was recorded.
 
-    A subclass of ``ValueError``. Entry points raise it before they compute anything private.
-
     Examples
     --------
-    >>> import numpy as np
-    >>> from dpmo import Budget, BudgetExceededError, select
-    >>> b = Budget(1.0)
-    >>> _ = select(np.arange(5.0), 0.6, 1.0, rng=0, budget=b)
+    >>> import dpmo
+    >>> budget = dpmo.Budget(1.0)
     >>> try:
-    ...     select(np.arange(5.0), 0.6, 1.0, rng=0, budget=b)
-    ... except BudgetExceededError:
-    ...     print("refused; ledger still has", len(b.ledger), "record")
-    refused; ledger still has 1 record
+    ...     budget.spend(2.0, "too much")
+    ... except dpmo.BudgetExceededError as err:
+    ...     print(isinstance(err, ValueError), budget.spent)
+    True 0.0
     """
 
 

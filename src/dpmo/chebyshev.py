@@ -234,6 +234,16 @@ def priv_chebyshev(
 
     Cost: at most ``k m`` dampening loops (one per distinct aspiration of each objective), then ``k``
     selections: O(k m n) plus the dampening.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u1 = dpmo.Objective([5.0, 1.0, 4.0, 0.0, 3.0], global_sensitivity=1.0)
+    >>> u2 = dpmo.Objective([1.0, 5.0, 4.0, 0.0, 3.0], global_sensitivity=1.0)
+    >>> picks = dpmo.priv_chebyshev([u1, u2], epsilon=1.0, k=2, sensitivity="global", rng=0)
+    >>> picks.shape, len(set(picks.tolist())) == 2
+    ((2,), True)
     """
     objs = check_objectives(objectives)
     n, m = objs[0].n, len(objs)

@@ -36,7 +36,7 @@ import numpy as np
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_scores, check_sensitivity
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
-from .sensitivity import Objective, check_local_values, evaluate_local
+from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
 
 __all__ = ["dampen", "dampen_objective", "local_dampening", "DEFAULT_FLOOR"]
 
@@ -102,6 +102,19 @@ def dampen(
     Time O(n + sum over steps of the number of candidates still unbracketed), plus the cost of the local
     function; memory O(n). The number of steps is ``max_r`` of the level reached by candidate ``r``
     (``|D(x, r)|`` rounded up), at most ``max_steps``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u = np.array([0.0, 3.0, 10.0])
+    >>> # with the global sensitivity only, D = u / Delta u
+    >>> dpmo.dampen(u, None, global_sensitivity=2.0).tolist()
+    [0.0, 1.5, 5.0]
+    >>> # a smaller local sensitivity stretches the scores: D grows by more than one per unit of Delta u
+    >>> d = dpmo.dampen(u, lambda t: np.full(3, 0.5), global_sensitivity=2.0)
+    >>> bool(np.all(np.diff(d) > 0)) and bool(d[2] >= 5.0)
+    True
     """
     u = check_scores(values, "values")
     n = u.size
@@ -153,15 +166,7 @@ def dampen(
             d = check_local_values(evaluate_local(local, t, idx), (q,), t, name)[None, :]
         if G is not None:
             d = np.minimum(d, G)
-        if prev is not None:
-            d_all = np.vstack([prev[None, :], d])
-        else:
-            d_all = d
-        if d_all.shape[0] > 1 and np.any(np.diff(d_all, axis=0) < 0):
-            raise ValueError(
-                f"local sensitivity of {name} decreases in t near t={t}; an admissible function is "
-                "non-decreasing in t"
-            )
+        check_non_decreasing(d, t, name, prev)
         last = d[-1]
         d = np.maximum(d, floor)
         # ends[j, c] = b_{t+j+1}(c): right end of the segment [b_{t+j}, b_{t+j+1}).
@@ -231,6 +236,10 @@ def _dampen_closed(a, local, G, floor, max_steps: int, name: str) -> np.ndarray:
         return out
 
     delta0 = delta(np.zeros(n, dtype=np.int64), everyone)
+    # the bisection sees a few distances only: check monotonicity between t = 0 and the last distance
+    check_non_decreasing(
+        delta(np.full(n, max_steps - 1, dtype=np.int64), everyone), f"0..{max_steps - 1}", name, delta0
+    )
     t_c = first_at_least(floor)
     floored = np.flatnonzero(t_c > 0)
     top = first_at_least(G) if G is not None else np.full(n, max_steps, dtype=np.int64)
@@ -258,7 +267,9 @@ def _dampen_closed(a, local, G, floor, max_steps: int, name: str) -> np.ndarray:
     D = np.empty(n)
     inside = np.flatnonzero(T < top)
     if inside.size:
-        step = np.maximum(delta(T[inside], inside), floor)
+        dT = delta(T[inside], inside)
+        check_non_decreasing(dT, "(one distance per candidate)", name, delta0[inside])
+        step = np.maximum(dT, floor)
         D[inside] = T[inside] + (a[inside] - bT[inside]) / step
     capped = np.flatnonzero(T >= top)
     if capped.size:
@@ -327,6 +338,16 @@ def local_dampening(
     Notes
     -----
     Cost of :func:`dampen` plus that of :func:`dpmo.select`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u = np.arange(10.0)
+    >>> local = lambda t: np.full(10, 0.5)  # an admissible (constant) local sensitivity below Delta u = 1
+    >>> picks = dpmo.local_dampening(u, epsilon=1.0, local=local, k=2, rng=0, global_sensitivity=1.0)
+    >>> picks.shape, len(set(picks.tolist())) == 2
+    ((2,), True)
     """
     check_exact(exact, mechanism if isinstance(mechanism, str) and mechanism in MECHANISMS else None)
     if budget is not None:

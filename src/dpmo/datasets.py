@@ -59,6 +59,14 @@ class Feature:
         Categorical only: the public domain. ``X`` holds the code ``i`` for ``categories[i]`` (as a float).
     bounds : tuple (lo, hi) or None
         Numeric only: the public bounds. ``X`` holds ``(v - lo) / (hi - lo)`` clipped to ``[0, 1]``.
+
+    Examples
+    --------
+    >>> from dpmo.datasets import Feature
+    >>> age = Feature("age", "numeric", bounds=(0, 120))
+    >>> sex = Feature("sex", "categorical", categories=("F", "M"))
+    >>> age.kind, sex.categories
+    ('numeric', ('F', 'M'))
     """
 
     name: str
@@ -117,6 +125,15 @@ class Dataset:
         1 for the positive class, 0 otherwise.
     features : tuple of Feature, length d
     name : str
+
+    Examples
+    --------
+    >>> from dpmo.datasets import load_breast_cancer
+    >>> data = load_breast_cancer()
+    >>> data.X.shape == (len(data.y), len(data.features))
+    True
+    >>> set(data.y.tolist()) == {0, 1}
+    True
     """
 
     X: np.ndarray
@@ -244,6 +261,19 @@ def load_nltcs(path, *, label_column: int = 13) -> Dataset:
     Notes
     -----
     O(rows) time and memory.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from dpmo.datasets import load_nltcs
+    >>> folder = tempfile.mkdtemp()
+    >>> rows = np.random.default_rng(0).integers(0, 2, size=(5, 16))  # a made-up table in NLTCS's format
+    >>> np.savetxt(os.path.join(folder, "nltcs.dat"), rows, fmt="%d")
+    >>> data = load_nltcs(folder)
+    >>> data.X.shape, data.y.tolist() == rows[:, 13].tolist()  # 15 predictors; column 13 is the label
+    ((5, 15), True)
+    >>> os.remove(os.path.join(folder, "nltcs.dat")); os.rmdir(folder)
     """
     return _load_binary_table(
         path, default_name="nltcs.dat", n_columns=16, label_column=label_column, name="nltcs"
@@ -268,6 +298,19 @@ def load_acs(path, *, label_column: int = 10) -> Dataset:
     Notes
     -----
     O(rows) time and memory.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from dpmo.datasets import load_acs
+    >>> folder = tempfile.mkdtemp()
+    >>> rows = np.random.default_rng(0).integers(0, 2, size=(4, 23))  # a made-up table in ACS's format
+    >>> np.savetxt(os.path.join(folder, "acs.dat"), rows, fmt="%d", delimiter="\\t")
+    >>> data = load_acs(folder)
+    >>> data.X.shape, data.y.tolist() == rows[:, 10].tolist()
+    ((4, 22), True)
+    >>> os.remove(os.path.join(folder, "acs.dat")); os.rmdir(folder)
     """
     return _load_binary_table(
         path, default_name="acs.dat", n_columns=23, label_column=label_column, name="acs"
@@ -446,6 +489,21 @@ def load_adult(path_or_dir) -> Dataset:
     Notes
     -----
     O(rows) time. Numeric attributes are scaled with the fixed public bounds of :data:`ADULT_FEATURES`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from dpmo.datasets import load_adult
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "adult.data")
+    >>> line = ("39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, "
+    ...         "Male, 2174, 0, 40, United-States, {}")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write(line.format("<=50K") + "\\n" + line.format(">50K") + "\\n")
+    >>> data = load_adult(path)  # one file: only it is read
+    >>> data.X.shape, data.y.tolist()
+    ((2, 12), [0, 1])
+    >>> os.remove(path); os.rmdir(folder)
     """
     if not isinstance(path_or_dir, (str, os.PathLike)):
         raise TypeError(f"path_or_dir must be a str or os.PathLike, got {type(path_or_dir).__name__}")
@@ -562,6 +620,21 @@ def load_csv(
     Notes
     -----
     O(rows x columns) time.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from dpmo.datasets import load_csv
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "patients.csv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("age,sex,sick\\n30,F,0\\n60,M,1\\n90,F,1\\n")
+    >>> data = load_csv(path, label="sick", categorical={"sex": ["F", "M"]}, bounds={"age": (0, 120)})
+    >>> data.X.tolist()  # age scaled with the public bounds, sex as its code
+    [[0.25, 0.0], [0.5, 1.0], [0.75, 0.0]]
+    >>> data.y.tolist()
+    [0, 1, 1]
+    >>> os.remove(path); os.rmdir(folder)
     """
     p = _resolve(path, "")
     if not isinstance(label, str):
@@ -722,6 +795,15 @@ def load_breast_cancer() -> Dataset:
     ``y = 1`` for a malignant tumour (the costly class to miss), so TPR is the share of malignant tumours
     found. Numeric attributes are scaled with the fixed public bounds :data:`BREAST_CANCER_BOUNDS`.
     Requires scikit-learn. O(rows) time.
+
+    Examples
+    --------
+    >>> from dpmo.datasets import load_breast_cancer
+    >>> data = load_breast_cancer()
+    >>> data.X.shape, int(data.y.sum())  # 569 tumours, 212 malignant (scikit-learn's table)
+    ((569, 30), 212)
+    >>> bool((data.X >= 0).all() and (data.X <= 1).all())  # scaled with public bounds
+    True
     """
     try:
         from sklearn.datasets import load_breast_cancer as _sk_load

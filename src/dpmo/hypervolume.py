@@ -128,6 +128,14 @@ def hypervolume(points, reference) -> float:
     O(n^(m-1) log n) time for ``m >= 2`` (O(n^2 log n) for three objectives), after an O(n^2 m) removal of
     dominated points. Meant for the small sets of this library (k picks, a front of at most a few thousand
     points for ``m = 2``, a few hundred for ``m = 3``).
+
+    Examples
+    --------
+    >>> from dpmo.metrics import hypervolume
+    >>> hypervolume([[1.0, 2.0], [2.0, 1.0]], reference=0.0)  # two 1x2 boxes overlapping in a 1x1 square
+    3.0
+    >>> hypervolume([[0.5, -1.0]], reference=0.0)  # below the reference in one objective: nothing
+    0.0
     """
     P = _points(points, "points")
     m = P.shape[1]
@@ -206,6 +214,15 @@ def best_hypervolume(front, k: int, *, lower=0.0, upper=None, max_subsets: int =
     a few seconds for ``n' = 100``); when there are more than ``max_subsets`` of them a ``ValueError`` is
     raised rather than return an approximation (the problem is NP-hard for general ``m``; Bringmann and
     Friedrich 2010).
+
+    Examples
+    --------
+    >>> from dpmo.metrics import best_hypervolume, hypervolume
+    >>> front = [[1.0, 4.0], [2.0, 3.0], [4.0, 1.0]]
+    >>> best = best_hypervolume(front, 2)
+    >>> pairs = [[front[i], front[j]] for i in range(3) for j in range(i + 1, 3)]
+    >>> best == max(hypervolume(p, 0.0) for p in pairs)  # checked by enumerating the pairs
+    True
     """
     F = _points(front, "front")
     k = _check_k(k)
@@ -266,6 +283,15 @@ def hypervolume_ratio(
     Every candidate is weakly dominated by a front point, so ``k`` picks never exceed the best ``k`` front
     points: the ratio is at most 1. Cost: :func:`hypervolume` of the picks plus :func:`best_hypervolume`
     (compute the latter once and divide yourself when the front is fixed across many runs).
+
+    Examples
+    --------
+    >>> from dpmo.metrics import hypervolume_ratio
+    >>> front = [[1.0, 4.0], [2.0, 3.0], [4.0, 1.0]]
+    >>> hypervolume_ratio([[2.0, 3.0]], front, 1)  # the best single point of the front
+    1.0
+    >>> 0.0 < hypervolume_ratio([[1.0, 1.0]], front, 1) < 1.0
+    True
     """
     F = _points(front, "front")
     m = F.shape[1]

@@ -54,6 +54,16 @@ def dominates(A, B, *, dominance: str = "strict") -> np.ndarray:
     Notes
     -----
     O(a b m) time and memory.
+
+    Examples
+    --------
+    >>> from dpmo.metrics import dominates
+    >>> A = [[2.0, 2.0], [1.0, 3.0]]
+    >>> B = [[1.0, 1.0], [2.0, 2.0]]
+    >>> dominates(A, B).tolist()  # strict: better in every objective
+    [[True, False], [False, False]]
+    >>> dominates(A, B, dominance="weak").tolist()  # weak: no worse in every objective
+    [[True, True], [True, False]]
     """
     check_choice(dominance, DOMINANCE, "dominance")
     A = _as_points(A, "A")
@@ -93,6 +103,16 @@ def coverage(X_ref, X_eval, *, dominance: str = "strict") -> float:
     Notes
     -----
     O(a b m) time.
+
+    Examples
+    --------
+    >>> from dpmo.metrics import coverage
+    >>> exact = [[3.0, 3.0]]
+    >>> private = [[1.0, 1.0], [3.0, 3.0], [4.0, 0.0]]
+    >>> coverage(exact, private)  # only [1, 1] is strictly dominated: 1 of 3
+    0.3333333333333333
+    >>> coverage(exact, exact), coverage(exact, exact, dominance="weak")  # weak C scores a copy as 1
+    (0.0, 1.0)
     """
     B = _as_points(X_eval, "X_eval")
     if B.shape[0] == 0:
@@ -107,6 +127,12 @@ def recall(selected, relevant) -> float:
     """Fraction of ``relevant`` items that appear in ``selected`` (recall of the true top-k).
 
     O((a + b) log(a + b)) time.
+
+    Examples
+    --------
+    >>> from dpmo.metrics import recall
+    >>> recall([4, 7, 9], [7, 9, 11, 12])  # 2 of the 4 relevant items were selected
+    0.5
     """
     relevant = np.unique(np.asarray(relevant))
     if relevant.size == 0:
@@ -115,7 +141,14 @@ def recall(selected, relevant) -> float:
 
 
 def front_share(selected, front) -> float:
-    """Fraction of ``selected`` items that belong to ``front`` (e.g. the Pareto front)."""
+    """Fraction of ``selected`` items that belong to ``front`` (e.g. the Pareto front).
+
+    Examples
+    --------
+    >>> from dpmo.metrics import front_share
+    >>> front_share([4, 7, 9, 1], [7, 9])  # 2 of the 4 picks lie on the front
+    0.5
+    """
     selected = np.asarray(selected)
     if selected.size == 0:
         raise ValueError("selected must contain at least one item")
@@ -123,7 +156,15 @@ def front_share(selected, front) -> float:
 
 
 def weighted_fitness(values, weights) -> np.ndarray:
-    """Weighted sum ``sum_i w_i v_i`` over the last axis (e.g. 3 TPR + 2 TNR)."""
+    """Weighted sum ``sum_i w_i v_i`` over the last axis (e.g. 3 TPR + 2 TNR).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.metrics import weighted_fitness
+    >>> weighted_fitness(np.array([[1.0, 0.5], [0.0, 1.0]]), [3.0, 2.0]).tolist()  # 3 TPR + 2 TNR
+    [4.0, 2.0]
+    """
     values = np.asarray(values, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
     if weights.ndim != 1 or values.shape[-1] != weights.shape[0]:
@@ -134,7 +175,14 @@ def weighted_fitness(values, weights) -> np.ndarray:
 
 
 def tpr_tnr(y_true, y_pred) -> tuple[float, float]:
-    """True positive rate and true negative rate of binary predictions (0 when a class is absent)."""
+    """True positive rate and true negative rate of binary predictions (0 when a class is absent).
+
+    Examples
+    --------
+    >>> from dpmo.metrics import tpr_tnr
+    >>> tpr_tnr([1, 1, 0, 0, 0], [1, 0, 0, 0, 1])  # 1 of 2 positives found, 2 of 3 negatives
+    (0.5, 0.6666666666666666)
+    """
     y_true = np.asarray(y_true).astype(bool)
     y_pred = np.asarray(y_pred).astype(bool)
     if y_true.shape != y_pred.shape:

@@ -43,7 +43,7 @@ from .selection import (
     register_approach,
     select_multiobjective,
 )
-from .sensitivity import LocalSensitivity, Objective, check_local_values
+from .sensitivity import LocalSensitivity, Objective, check_local_values, check_non_decreasing
 
 __all__ = [
     "pareto_score",
@@ -253,18 +253,28 @@ class _ParetoState:
         functions are called once for the whole chunk, the others once per distance.
         """
         out: list = []
-        for o in self.objectives:
+        last = getattr(self, "_last_deltas", None)
+        keep = []
+        for i, o in enumerate(self.objectives):
             if o.local is None:
                 out.append(o.global_sensitivity)
-            elif rows > 1 and _is_vectorized(o.local):
+                keep.append(None)
+                continue
+            if rows > 1 and _is_vectorized(o.local):
                 ts = np.arange(t0, t0 + rows, dtype=np.int64)[:, None]
                 d = check_local_values(
                     o.local(ts, None), (rows, self.n), f"{t0}..{t0 + rows - 1}", f"objective {o.name!r}"
                 )
-                out.append(np.minimum(d, o.global_sensitivity))
+                d = np.minimum(d, o.global_sensitivity)
             else:
                 # validated and capped at the global sensitivity by Objective.sensitivity
-                out.append(np.vstack([o.sensitivity(t0 + b) for b in range(rows)]))
+                d = np.vstack([o.sensitivity(t0 + b) for b in range(rows)])
+            # non-decreasing in t, within the block and from the previous block (dpmo.sensitivity's check)
+            prev = last[1][i] if last is not None and last[0] == t0 else None
+            check_non_decreasing(d, t0, f"objective {o.name!r}", prev)
+            out.append(d)
+            keep.append(d[-1])
+        self._last_deltas = (t0 + rows, keep)
         return out
 
     def _add_row(self, D: list, b: int) -> None:
@@ -281,8 +291,15 @@ class _ParetoState:
             self.t = -1
             self.S = np.zeros_like(self.U)
         if t == self.t + 1:  # one step, the common case of the dampening loop
+            last = getattr(self, "_last_deltas", None)
+            keep = []
             for i, o in enumerate(self.objectives):
-                self.S[i] += o.sensitivity(t)  # validated, capped at the objective's global sensitivity
+                d = o.sensitivity(t)  # validated, capped at the objective's global sensitivity
+                if o.local is not None and last is not None and last[0] == t and last[1][i] is not None:
+                    check_non_decreasing(d, t, f"objective {o.name!r}", last[1][i])
+                keep.append(None if o.local is None else d)
+                self.S[i] += d
+            self._last_deltas = (t + 1, keep)
             self.t = t
             return
         chunk = max(1, _BLOCK_CELLS // (self.m * self.n))
@@ -459,6 +476,19 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     run the single-distance counts for each distance of the block. A call with a smaller ``t`` than the
     last one starts the sums again from 0. The counts of at most 8 single-distance steps that queried at
     least n / 16 candidates are kept (n integers each), so evaluating such a step again costs O(q).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u1 = dpmo.Objective([3.0, 1.0, 2.0], global_sensitivity=1.0)
+    >>> u2 = dpmo.Objective([1.0, 3.0, 2.0], global_sensitivity=1.0)
+    >>> delta = dpmo.pareto_sensitivity([u1, u2])
+    >>> d0 = delta(0)
+    >>> d0.shape, bool(np.all(d0 >= 0)), bool(np.all(d0 <= 2))  # between 0 and n - 1
+    ((3,), True, True)
+    >>> bool(np.all(delta(3) >= d0))  # non-decreasing in the distance t
+    True
     """
     objs = check_objectives(objectives)
     return _ParetoState(objs).local(np.arange(objs[0].n, dtype=np.intp))
@@ -557,6 +587,19 @@ def priv_pareto(
     loop asks one distance at a time so as not to compute distances it does not need. The choice depends
     on sizes only, and the scores agree to rounding (the dampening's own running sums are added in a
     different order).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> u1 = dpmo.Objective([5.0, 1.0, 4.0, 0.0, 2.0], global_sensitivity=1.0)
+    >>> u2 = dpmo.Objective([1.0, 5.0, 4.0, 0.0, 2.0], global_sensitivity=1.0)
+    >>> picks = dpmo.priv_pareto([u1, u2], epsilon=1.0, k=2, rng=0)
+    >>> picks.shape, len(set(picks.tolist())) == 2
+    ((2,), True)
+    >>> # at a huge budget the picks lie on the Pareto front {0, 1, 2} (candidate 3 is dominated by all)
+    >>> set(dpmo.priv_pareto([u1, u2], epsilon=1e6, k=3, sensitivity="global", rng=1).tolist())
+    {0, 1, 2}
     """
     return select_multiobjective(
         objectives,

@@ -31,7 +31,7 @@ import numpy as np
 
 from ._validation import check_scores, check_sensitivity, check_t
 
-__all__ = ["Objective", "LocalSensitivity", "evaluate_local", "check_local_values"]
+__all__ = ["Objective", "LocalSensitivity", "evaluate_local", "check_local_values", "check_non_decreasing"]
 
 
 class LocalSensitivity:
@@ -66,6 +66,15 @@ class LocalSensitivity:
     Notes
     -----
     Calling the object as ``f(t)`` gives the full vector, so it is a valid local function anywhere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> base = np.array([1.0, 2.0, 4.0])
+    >>> f = dpmo.LocalSensitivity(lambda t, idx: (base if idx is None else base[idx]) + t, name="toy")
+    >>> f(0).tolist(), f(2, np.array([2])).tolist()  # all candidates, or a subset
+    ([1.0, 2.0, 4.0], [6.0])
     """
 
     supports_index = True
@@ -117,10 +126,34 @@ def evaluate_local(local: Callable, t: int, idx: np.ndarray | None = None) -> np
     return np.asarray(out)[idx]
 
 
-def check_local_values(values, shape: tuple, t, name: str) -> np.ndarray:
+def check_non_decreasing(rows, t, name: str, previous=None) -> None:
+    """Refuse a local function that decreases in ``t`` (an admissible one never does: take ``y = x`` in
+    condition 2 of admissibility).
+
+    ``rows`` is one evaluation (shape (q,)) or a block of consecutive distances along axis 0 (shape
+    (B, q)); ``previous`` (shape (q,)), if given, holds the same candidates' values at the distance just
+    before. Every entry point that evaluates a local function at consecutive distances (the dampening
+    loop, its closed form, PrivPareto's ``delta^PS``, PrivAgg's weighted sum) checks here, so that the same
+    functions are refused everywhere with the same message.
+    """
+    block = np.atleast_2d(np.asarray(rows, dtype=np.float64))
+    if previous is not None:
+        block = np.vstack([np.asarray(previous, dtype=np.float64)[None, :], block])
+    if block.shape[0] > 1 and np.any(np.diff(block, axis=0) < 0):
+        raise ValueError(
+            f"local sensitivity of {name} decreases in t near t={t}; an admissible function is "
+            "non-decreasing in t"
+        )
+
+
+def check_local_values(
+    values, shape: tuple, t, name: str, *, previous=None, along_t: bool = False
+) -> np.ndarray:
     """Return the output of a local function as float64 after checking its shape, finiteness and sign.
 
-    ``t`` (an int or a description of a block of distances) and ``name`` go into the error message.
+    ``t`` (an int or a description of a block of distances) and ``name`` go into the error message. With
+    ``along_t`` (axis 0 of a 2-D output is consecutive distances) or ``previous`` (the values at the
+    distance before), also that it does not decrease in ``t`` (:func:`check_non_decreasing`).
     """
     out = np.asarray(values, dtype=np.float64)
     if out.shape != tuple(shape):
@@ -131,6 +164,8 @@ def check_local_values(values, shape: tuple, t, name: str) -> np.ndarray:
         raise ValueError(f"local sensitivity of {name} is not finite at t={t}")
     if np.any(out < 0):
         raise ValueError(f"local sensitivity of {name} is negative at t={t}")
+    if previous is not None or (along_t and out.ndim == 2):
+        check_non_decreasing(out, t, name, previous)
     return out
 
 
@@ -156,6 +191,17 @@ class Objective:
     sensitivity; the dampening loop also checks that it does not decrease in ``t``. Nothing here can check
     admissibility itself: that is what the exhaustive tests of each shipped function do
     (:mod:`dpmo.audit`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> degree = dpmo.Objective([3.0, 1.0, 2.0], global_sensitivity=1.0, name="degree")
+    >>> degree.values.shape, degree.values.flags.writeable  # a read-only copy
+    ((3,), False)
+    >>> # without a local function every candidate's sensitivity is the global one
+    >>> bool(np.all(degree.sensitivity(5) == 1.0))
+    True
     """
 
     __slots__ = ("_values", "_global", "_local", "_name")

@@ -55,6 +55,15 @@ class DatasetSpec:
         Ships with an installed package (scikit-learn, networkx) or is generated from a fixed seed.
     title : str
         Human-readable name for tables and figures.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import DATASETS
+    >>> spec = DATASETS["karate"] if "karate" in DATASETS else DATASETS["les-miserables"]
+    >>> spec.kind, spec.embedded  # ships with networkx: no file needed
+    ('graph', True)
+    >>> "Email-Enron.txt" in DATASETS["enron"].files[0]  # a real dataset names the file(s) it needs
+    True
     """
 
     name: str
@@ -171,6 +180,16 @@ class ExperimentConfig:
         Settings we had to choose, and why (written into the report). ``$name`` placeholders are filled
         with the run's own settings: any scalar of ``params``, ``$w1``, ``$w2`` (the weights) and
         ``$epsilons`` (the budgets in the results).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import EXPERIMENTS
+    >>> config = EXPERIMENTS["graph-agg"]
+    >>> config.primary_metric, config.kind
+    ('recall', 'graph')
+    >>> quick = config.quick_version()  # the --quick grid: embedded data, fewer runs
+    >>> quick.runs < config.runs and set(quick.datasets).isdisjoint(config.datasets)
+    True
     """
 
     name: str

@@ -45,6 +45,19 @@ def plot_experiment(
 
     Private methods are solid lines with markers and a shaded 95% band; non-private methods a dashed
     horizontal line; the paper's reported numbers, where it has them, the same colour, dotted, hollow markers.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from dpmo.experiments import EXPERIMENTS, mean_ci, plot_experiment
+    >>> config = EXPERIMENTS["graph-agg"]
+    >>> summary = {("enron", m, e): {"recall": mean_ci([min(1.0, e), min(1.0, e) / 2])}
+    ...            for m in config.methods for e in (0.1, 1.0, 10.0)}
+    >>> folder = tempfile.mkdtemp()
+    >>> path = plot_experiment(config, summary, {}, os.path.join(folder, "graph-agg.png"))
+    >>> path.stat().st_size > 1000  # a PNG was written
+    True
+    >>> os.remove(path); os.rmdir(folder)
     """
     import matplotlib
 

@@ -70,6 +70,14 @@ def paper_results(path: str | os.PathLike | None = None) -> dict[tuple, tuple[fl
     Returns ``{(experiment, dataset, method, epsilon, metric): (value, source, rounding)}`` where
     ``rounding`` is half a unit of the last printed digit for the values of the paper's tables and 0 for the
     coordinates of its figures (printed in full).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import paper_results
+    >>> paper = paper_results()
+    >>> value, source, rounding = paper[("tree-pareto", "nltcs", "DP-MOET-Pareto-local", 0.5, "coverage")]
+    >>> value, source, rounding  # the paper's Table 1 prints 0.13, i.e. 0.13 +- 0.005
+    (0.13, 'Table table:private_tree_pareto', 0.005)
     """
     if path is None:
         text = resources.files("dpmo.experiments").joinpath("data/paper_results.csv").read_text()

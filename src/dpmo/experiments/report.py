@@ -96,6 +96,17 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> Stat:
     """Mean and two-sided ``level`` Student t interval of the mean. O(n).
 
     One value gives a zero-width interval; identical values too.
+
+    Examples
+    --------
+    >>> import math
+    >>> from dpmo.experiments import mean_ci
+    >>> s = mean_ci([1.0, 2.0, 3.0])
+    >>> s.n, s.mean
+    (3, 2.0)
+    >>> # half width t(0.975, 2) * sd / sqrt(n), with t(0.975, 2) = 4.302653 (statistical tables)
+    >>> abs((s.hi - s.mean) - 4.302653 * 1.0 / math.sqrt(3)) < 1e-5
+    True
     """
     x = np.asarray(values, dtype=np.float64)
     x = x[np.isfinite(x)]
@@ -123,6 +134,14 @@ def summarize(rows: Iterable[dict[str, str]], metrics: Sequence[str]) -> dict[tu
     """``{(dataset, method, epsilon): {metric: Stat}}`` over the repetitions in ``rows``. O(rows).
 
     Intervals of fractions (:data:`UNIT_METRICS`) are clipped to [0, 1].
+
+    Examples
+    --------
+    >>> from dpmo.experiments import summarize
+    >>> rows = [{"dataset": "d", "method": "m", "epsilon": "1.0", "recall": v} for v in ("0.2", "0.4")]
+    >>> stat = summarize(rows, ["recall"])[("d", "m", 1.0)]["recall"]
+    >>> stat.n, round(stat.mean, 12), stat.lo >= 0.0  # intervals of fractions are clipped to [0, 1]
+    (2, 0.3, True)
     """
     groups: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:

@@ -91,20 +91,50 @@ def cell_seed(
     """The seed sequence of one run of one cell (a pure function of its arguments).
 
     O(1). ``epsilon = inf`` stands for a non-private method.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import cell_seed
+    >>> a = cell_seed(0, "graph-agg", "enron", "DP-MOTkIN-Agg-local", 1.0, 3).generate_state(2)
+    >>> b = cell_seed(0, "graph-agg", "enron", "DP-MOTkIN-Agg-local", 1.0, 3).generate_state(2)
+    >>> c = cell_seed(0, "graph-agg", "enron", "DP-MOTkIN-Agg-local", 1.0, 4).generate_state(2)
+    >>> bool((a == b).all()), bool((a == c).all())  # a pure function of the run's coordinates
+    (True, False)
     """
     key = (_crc(experiment), _crc(dataset), _crc(method), _crc(_eps_text(epsilon)), int(run))
     return np.random.SeedSequence(entropy=int(seed), spawn_key=key)
 
 
 def reference_seed(seed: int, experiment: str, dataset: str, run: int) -> np.random.SeedSequence:
-    """The seed sequence of the reference computation of repetition ``run`` (shared by all cells)."""
+    """The seed sequence of the reference computation of repetition ``run`` (shared by all cells).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import reference_seed
+    >>> r = reference_seed(0, "tree-pareto", "nltcs", 2).generate_state(2)
+    >>> bool((r == reference_seed(0, "tree-pareto", "nltcs", 2).generate_state(2)).all())
+    True
+    """
     key = (_crc(experiment), _crc(dataset), _crc("reference"), int(run))
     return np.random.SeedSequence(entropy=int(seed), spawn_key=key)
 
 
 @dataclass(frozen=True)
 class Task:
-    """A few runs of one cell: everything a worker needs, as plain picklable data."""
+    """A few runs of one cell: everything a worker needs, as plain picklable data.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import plan_tasks
+    >>> task = plan_tasks(toy, {"toy": []}, seed=0)[0]
+    >>> task.experiment, task.method, task.runs
+    ('toy', 'A', (0, 1))
+    """
 
     experiment: str
     dataset: str
@@ -132,6 +162,21 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     ``data`` comes from :func:`dpmo.experiments.methods.load_data` (cached per process), ``epsilon`` is
     None for a non-private method and ``rng`` a Generator on :func:`cell_seed`. It returns a dict with one
     float per metric.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import plan_tasks, run_task
+    >>> task = plan_tasks(toy, {"toy": []}, seed=0)[0]
+    >>> rows = run_task(task)
+    >>> len(rows) == len(task.runs), sorted(rows[0])[:3]
+    (True, ['cpu_seconds', 'dataset', 'epsilon'])
+    >>> run_task(task)[0]["score"] == rows[0]["score"]  # seeded per run: the same result again
+    True
     """
     from .methods import load_data
     from .readings import readings_label, readings_private
@@ -176,7 +221,24 @@ def columns(config: ExperimentConfig) -> list[str]:
 
 
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
-    """All rows of a results CSV (empty if the file does not exist)."""
+    """All rows of a results CSV (empty if the file does not exist).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> import tempfile
+    >>> from dpmo.experiments import read_rows, run_experiment
+    >>> folder = tempfile.mkdtemp()
+    >>> result = run_experiment(toy, {"toy": []}, folder, seed=0, jobs=1, progress="off")
+    >>> rows = read_rows(result["csv"])
+    >>> len(rows) == result["planned"] == 12
+    True
+    >>> import shutil; shutil.rmtree(folder)
+    """
     path = Path(path)
     if not path.exists():
         return []
@@ -212,6 +274,20 @@ def plan_tasks(
 
     Non-private methods get one cell (``epsilon = inf``); every other method one cell per epsilon. Runs in
     ``done`` are left out. O(datasets x methods x epsilons x runs).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import plan_tasks
+    >>> tasks = plan_tasks(toy, {"toy": []}, seed=0)
+    >>> sum(len(t.runs) for t in tasks) == (2 + 1) * 4  # method A at 2 budgets, NODP once; 4 runs each
+    True
+    >>> max(len(t.runs) for t in tasks) <= toy.chunk
+    True
     """
     done = done or set()
     chunk = max(1, int(chunk or config.chunk))
@@ -390,6 +466,24 @@ def run_experiment(
     -----
     Time: the sum of the runs' times divided by the number of workers, plus the start of the pool.
     Memory: one copy of each dataset per worker.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import ExperimentConfig
+    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
+    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
+    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
+    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> import tempfile
+    >>> from dpmo.experiments import run_experiment
+    >>> folder = tempfile.mkdtemp()
+    >>> first = run_experiment(toy, {"toy": []}, folder, seed=0, jobs=1, progress="off")
+    >>> first["planned"], first["skipped"]
+    (12, 0)
+    >>> again = run_experiment(toy, {"toy": []}, folder, seed=0, jobs=1, progress="off")  # resume
+    >>> again["planned"], again["skipped"]
+    (0, 12)
+    >>> import shutil; shutil.rmtree(folder)
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

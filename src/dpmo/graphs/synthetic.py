@@ -52,6 +52,16 @@ def random_collaboration_graph(
     Papers are drawn in batches until the union of their cliques has at least ``n_edges`` distinct edges;
     a uniformly random subset of exactly ``n_edges`` of them is kept. O(n_nodes + n_edges log n_edges)
     time, O(n_nodes + n_edges) memory.
+
+    Examples
+    --------
+    >>> from dpmo import graphs
+    >>> a = graphs.random_collaboration_graph(200, 500, rng=3)
+    >>> a.n_nodes, a.n_edges  # exactly the requested size
+    (200, 500)
+    >>> b = graphs.random_collaboration_graph(200, 500, rng=3)
+    >>> bool((a.indices == b.indices).all())  # the same seed, the same graph
+    True
     """
     for name, value in (("n_nodes", n_nodes), ("n_edges", n_edges), ("max_team", max_team)):
         if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < 1:

@@ -100,6 +100,18 @@ def select(
     whose weight underflows is never picked before one whose weight does not), ties stay exact ties
     broken uniformly at random, and in the float samplers each round's log-weights are taken relative to
     the best remaining candidate when they would otherwise swallow the noise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> scores = np.array([0.0, 5.0, 1.0, 9.0, 2.0])
+    >>> picks = dpmo.select(scores, epsilon=1.0, sensitivity=1.0, k=3, rng=0)
+    >>> picks.shape, len(set(picks.tolist())) == 3  # k distinct candidates
+    ((3,), True)
+    >>> # with a very large budget the exponential mechanism picks the best scores
+    >>> sorted(dpmo.select(scores, epsilon=1e4, sensitivity=1.0, k=2, rng=1).tolist())
+    [1, 3]
     """
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     scores = check_scores(scores)
@@ -154,6 +166,19 @@ def probabilities(
     -----
     O(n) for exponential/gumbel; O(n^2) for permute_and_flip (exact Gauss-Legendre quadrature of its
     closed form, see :mod:`dpmo.mechanisms.permute_and_flip`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> scores = np.array([0.0, 1.0, 3.0])
+    >>> p = dpmo.probabilities(scores, epsilon=2.0, sensitivity=1.0, mechanism="exponential")
+    >>> bool(np.isclose(p.sum(), 1.0))
+    True
+    >>> # the exponential mechanism: p_r proportional to exp(epsilon u_r / (2 sensitivity))
+    >>> w = np.exp(2.0 * scores / 2)
+    >>> bool(np.allclose(p, w / w.sum()))
+    True
     """
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     if mechanism not in _EXACT:

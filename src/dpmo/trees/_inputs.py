@@ -397,5 +397,12 @@ def expected_failed_checks(estimator=None) -> dict[str, str]:
 
     Returns a dict ``check name -> reason`` for ``check_estimator(est, expected_failed_checks=...)``.
     The other concessions are scikit-learn tags, listed in :data:`TAG_REASONS`.
+
+    Examples
+    --------
+    >>> from dpmo.trees import DPMOETClassifier, expected_failed_checks
+    >>> reasons = expected_failed_checks(DPMOETClassifier())
+    >>> all(isinstance(k, str) and isinstance(v, str) and v for k, v in reasons.items())
+    True
     """
     return dict(EXPECTED_FAILED_CHECKS)

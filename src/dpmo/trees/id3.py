@@ -137,6 +137,17 @@ def split_choice_scores(
     -----
     O(m) for DiffP-ID3; for LocalDiffPID3 O(m log m) plus the dampening loop, O(c * steps) for the c
     undominated cells and the number of t-steps needed to bracket every score.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import split_choice_scores
+    >>> # two binary attributes; pairs (attribute, value): (0, 0), (0, 1), (1, 0), (1, 1)
+    >>> n0 = np.array([10, 0, 5, 5])  # negative records per pair: attribute 0 separates the classes
+    >>> n1 = np.array([0, 10, 5, 5])  # positive records per pair: attribute 1 says nothing
+    >>> scores, sensitivity = split_choice_scores(n0, n1, np.array([0, 0, 1, 1]), 2)
+    >>> bool(scores[0] > scores[1]), sensitivity > 0
+    (True, True)
     """
     scores = split_scores(n0, n1, groups, n_groups, criterion=criterion)
     info = criterion == "info_gain"
@@ -179,6 +190,19 @@ class ID3Tree:
         The released noisy class counts of a leaf (NaN for internal nodes).
 
     All of these are outputs of the private algorithm (or public), so the tree can be published.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.datasets import Feature
+    >>> from dpmo.trees import DiffPID3Classifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 2, size=(200, 3)).astype(float)
+    >>> features = [Feature(f"x{i}", "categorical", categories=(0, 1)) for i in range(3)]
+    >>> clf = DiffPID3Classifier(epsilon=1.0, max_depth=2, features=features, random_state=0).fit(X, X[:, 0])
+    >>> tree = clf.tree_  # an ID3Tree: flat arrays, breadth-first
+    >>> tree.max_depth <= 2, len(tree.feature) == tree.n_nodes
+    (True, True)
     """
 
     __slots__ = ("feature", "first_child", "n_children", "label", "depth", "noisy_count", "leaf_counts")

@@ -99,6 +99,15 @@ def selection_scores(
     Notes
     -----
     Cost of one round of :func:`dpmo.priv_pareto` or :func:`dpmo.priv_agg` without the sampling.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import selection_scores
+    >>> tp, tn = np.array([8, 5, 2]), np.array([1, 5, 9])
+    >>> scores, sens = selection_scores(tp, 10, tn, 10, approach="agg", sensitivity="global")
+    >>> bool(np.allclose(scores, 3 * tp / 10 + 2 * tn / 10)), sens  # 3 TPR + 2 TNR, sensitivity 3 + 2
+    (True, 5.0)
     """
     appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")

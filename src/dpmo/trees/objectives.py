@@ -206,6 +206,16 @@ def rate_sensitivity(hits, total, t, *, neighbouring: str = "add_remove") -> np.
     -----
     O(size of the broadcast) time. Admissible (the paper's Definition "Admissibility") for its relation;
     the ``"substitution"`` function is admissible for both relations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import rate_sensitivity
+    >>> s = rate_sensitivity(np.array([5, 50]), 100, 0)
+    >>> bool(np.all((s > 0) & (s <= 1)))  # a rate moves by at most 1
+    True
+    >>> bool(np.all(rate_sensitivity(np.array([5, 50]), 100, 3) >= s))  # non-decreasing in t
+    True
     """
     neighbouring = check_choice(neighbouring, NEIGHBOURING, "neighbouring")
     h, s = _counts(hits, total, "hits", "total")
@@ -269,6 +279,14 @@ def tpr_objective(tp, p, *, neighbouring: str = "add_remove") -> Objective:
     Notes
     -----
     O(T) time to build; each evaluation of the local function is O(number of trees asked).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import tpr_objective
+    >>> tpr = tpr_objective(np.array([3, 10, 0]), 10)  # true positives of three trees, 10 positives
+    >>> tpr.values.tolist(), tpr.global_sensitivity
+    ([0.3, 1.0, 0.0], 1.0)
     """
     return _objective(tp, p, neighbouring, "TPR", "tp", "p")
 
@@ -277,5 +295,12 @@ def tnr_objective(tn, n, *, neighbouring: str = "add_remove") -> Objective:
     """True negative rate ``TN / N`` of every tree as a :class:`dpmo.Objective`.
 
     Same as :func:`tpr_objective` with true negatives ``tn`` and negative records ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import tnr_objective
+    >>> tnr_objective(np.array([4, 8]), 8).values.tolist()  # true negatives / negatives
+    [0.5, 1.0]
     """
     return _objective(tn, n, neighbouring, "TNR", "tn", "n")

@@ -101,6 +101,16 @@ def random_tree(depth: int, features, rng=None) -> Tree:
     Notes
     -----
     O(2**depth) time and memory. Uses no data.
+
+    Examples
+    --------
+    >>> from dpmo.datasets import Feature
+    >>> from dpmo.trees import random_tree
+    >>> features = [Feature("age", "numeric", bounds=(0, 120)),
+    ...             Feature("sex", "categorical", categories=("F", "M"))]
+    >>> tree = random_tree(3, features, rng=0)
+    >>> tree.n_leaves, tree.max_depth  # full: 2**3 leaves, all at depth 3
+    (8, 3)
     """
     depth = _check_depth(depth)
     is_cat, ncat = feature_spec(features)
@@ -129,6 +139,14 @@ def crossover(tree1: Tree, tree2: Tree, rng=None) -> tuple[Tree, Tree]:
 
     Returns the two offspring (the inputs are not modified). They may be deeper than either parent;
     :func:`prune` bounds them. O(n_nodes) time.
+
+    Examples
+    --------
+    >>> from dpmo.trees import crossover, random_tree
+    >>> a, b = random_tree(2, 2, rng=0), random_tree(2, 2, rng=1)
+    >>> c, d = crossover(a, b, rng=2)
+    >>> c.n_nodes + d.n_nodes == a.n_nodes + b.n_nodes  # two subtrees swapped: no node lost or made
+    True
     """
     if not isinstance(tree1, Tree) or not isinstance(tree2, Tree):
         raise TypeError("crossover takes two Tree objects")
@@ -143,6 +161,14 @@ def mutate(tree: Tree, max_depth: int, features, rng=None) -> Tree:
 
     A node already deeper than ``max_depth`` (after a crossover) is replaced by a random leaf. O(n_nodes +
     2**(max_depth - depth)) time.
+
+    Examples
+    --------
+    >>> from dpmo.trees import mutate, random_tree
+    >>> tree = random_tree(3, 2, rng=0)
+    >>> child = mutate(tree, 3, 2, rng=1)
+    >>> child.max_depth <= 3, tree.n_leaves == 8  # bounded depth; the parent is unchanged
+    (True, True)
     """
     if not isinstance(tree, Tree):
         raise TypeError(f"tree must be a Tree, got {type(tree).__name__}")
@@ -159,6 +185,15 @@ def prune(tree: Tree, max_depth: int, rng=None) -> Tree:
     Nodes deeper than ``max_depth`` are removed and a decision node at depth ``max_depth`` is replaced by
     a leaf with a label uniform in ``{0, 1}`` (the paper's ``Prune``). A tree that is not too deep is
     returned as it is (and no randomness is drawn). O(n_nodes) time.
+
+    Examples
+    --------
+    >>> from dpmo.trees import prune, random_tree
+    >>> tree = random_tree(4, 2, rng=0)  # two numeric attributes
+    >>> prune(tree, 2, rng=1).max_depth
+    2
+    >>> prune(tree, 6, rng=1) is tree  # not too deep: returned as it is
+    True
     """
     if not isinstance(tree, Tree):
         raise TypeError(f"tree must be a Tree, got {type(tree).__name__}")

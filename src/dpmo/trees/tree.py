@@ -69,6 +69,17 @@ class Tree:
     -----
     Trees are immutable (read-only arrays). A tree does not know the data set; it refers to attributes
     by column index, so it predicts on any matrix laid out like the one it was built for.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import tree_from_nested
+    >>> stump = tree_from_nested((0, 0.5, False, 0, 1))  # x[0] <= 0.5 -> class 0, else class 1
+    >>> stump.n_nodes, stump.n_leaves, stump.max_depth
+    (3, 2, 1)
+    >>> deeper = tree_from_nested((0, 0.5, False, (1, 0.5, False, 0, 1), 1))
+    >>> deeper.predict(np.array([[0.2, 0.9], [0.2, 0.1], [0.7, 0.0]])).tolist()
+    [1, 0, 1]
     """
 
     __slots__ = ("feature", "value", "categorical", "label", "size", "depth")
@@ -337,6 +348,16 @@ def tree_from_nested(nested) -> Tree:
     """Build a tree from nested tuples ``(feature, value, categorical, left, right)``; a leaf is 0 or 1.
 
     Convenient for hand-written trees in tests and examples. O(nodes) time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import tree_from_nested
+    >>> stump = tree_from_nested((0, 0.5, False, 0, 1))  # x[0] <= 0.5 -> class 0, else class 1
+    >>> stump.predict(np.array([[0.2], [0.9]])).tolist()
+    [0, 1]
+    >>> stump.to_nested() == (0, 0.5, False, 0, 1)  # and back
+    True
     """
     feat, val, cat, lab = [], [], [], []
 
@@ -430,6 +451,16 @@ class EncodedData:
     -----
     Built in O(n d log n + sum_f k_f n / 64) time. Nothing here is released: the tables are a private
     intermediate used to compute the exact counts that the private selection then protects.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import EncodedData, TreePopulation, tree_from_nested
+    >>> X, y = np.array([[0.1], [0.4], [0.8], [0.9]]), np.array([0, 1, 1, 1])
+    >>> enc = EncodedData(X, y)
+    >>> population = TreePopulation([tree_from_nested((0, 0.5, False, 0, 1))])
+    >>> [c.tolist() for c in population.counts(enc)] == [c.tolist() for c in population.counts(X, y)]
+    True
     """
 
     def __init__(
@@ -596,6 +627,19 @@ class TreePopulation:
         Concatenated node arrays.
     left, right : ndarray of int64
         Global child indices (a leaf points to itself, so extra traversal steps are no-ops).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import TreePopulation, tree_from_nested
+    >>> trees = [tree_from_nested((0, 0.5, False, 0, 1)), tree_from_nested(1)]  # a stump, an "always 1" leaf
+    >>> X, y = np.array([[0.1], [0.4], [0.8], [0.9]]), np.array([0, 1, 1, 1])
+    >>> tp, p, tn, n = TreePopulation(trees).counts(X, y)
+    >>> # the stump misses row 1; the "always 1" leaf finds every positive and no negative
+    >>> tp.tolist(), p.tolist(), tn.tolist(), n.tolist()
+    ([2, 3], [3, 3], [1, 0], [1, 1])
+    >>> TreePopulation(trees).predict(X).shape  # (trees, rows)
+    (2, 4)
     """
 
     def __init__(self, trees: Iterable[Tree]):
