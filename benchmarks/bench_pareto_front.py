@@ -27,6 +27,9 @@ GRAPHS = {"github": ("musae_git_edges.csv", 37_700), "enron": ("Email-Enron.txt"
 def methods(k: int, eps: float):
     return {
         "PrivChebyshev (local)": lambda g, rng: graphs.top_k(g, k, eps, approach="chebyshev", rng=rng),
+        "PrivChebyshev (local, permute-and-flip)": lambda g, rng: graphs.top_k(
+            g, k, eps, approach="chebyshev", mechanism="permute_and_flip", rng=rng
+        ),
         "PrivChebyshev (global)": lambda g, rng: graphs.top_k(
             g, k, eps, approach="chebyshev", sensitivity="global", rng=rng
         ),

@@ -129,7 +129,7 @@ def _graph():
 
     from dpmo import graphs
 
-    return graphs.load_graph(nx.karate_club_graph())
+    return graphs.load_graph(nx.karate_club_graph(), nodes=34)  # the public node set: 34 members
 
 
 def _calls():

@@ -72,7 +72,9 @@ def test_negative_control_understated_sensitivity():
 
 
 def test_top_k_equals_priv_chebyshev_and_settings_are_public():
-    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 5], [5, 3], [0, 6], [6, 7]]))
+    g = graphs.load_graph(
+        np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 5], [5, 3], [0, 6], [6, 7]]), nodes=8
+    )
     objs = graphs.objectives(g)
     W, A, S = graph_chebyshev_settings(g.n_nodes, 3)
     for seed in range(5):
@@ -142,4 +144,4 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="epsilon"):
         priv_chebyshev(objs, 0.0)
     with pytest.raises(ValueError, match="approach"):
-        graphs.top_k(np.array([[0, 1]]), 1, 1.0, approach="nope")
+        graphs.top_k(np.array([[0, 1]]), 1, 1.0, approach="nope", nodes=2)

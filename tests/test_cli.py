@@ -205,33 +205,58 @@ def test_reproduce_all_without_real_data_falls_back_to_embedded(tmp_path, capsys
 
 # ------------------------------------------------------------------------------------------ user files
 def test_topk_on_a_user_edge_list(tmp_path, capsys):
-    # two triangles joined by a path, plus a star: 5 nodes asked for
+    # two triangles joined by a path, plus a star; nodes 0, 8, 9 and 14 are isolated nodes of the public set
     edges = [(1, 2), (2, 3), (1, 3), (3, 4), (4, 5), (5, 6), (6, 7), (5, 7), (10, 11), (10, 12), (10, 13)]
     path = tmp_path / "g.txt"
     path.write_text("# my graph\n" + "\n".join(f"{u} {v}" for u, v in edges) + "\n")
-    code, out, err = _run(["topk", str(path), "-k", "3", "--epsilon", "2", "--seed", "1", "--exact"], capsys)
+    base = ["topk", str(path), "-k", "3", "--epsilon", "2", "--seed", "1", "--n-nodes", "15"]
+    code, out, err = _run(base, capsys)
     assert code == 0, err
     lines = out.strip().splitlines()
-    assert lines[1] == "node\tdegree\tego_density"
-    picked = [ln.split("\t") for ln in lines[2:5]]
-    nodes = {u for e in edges for u in e}
-    assert len({p[0] for p in picked}) == 3 and all(int(p[0]) in nodes for p in picked)
-    # the printed degrees are the nodes' true degrees
-    deg = {v: sum(v in e for e in edges) for v in nodes}
-    assert all(int(p[1]) == deg[int(p[0])] for p in picked)
-    assert lines[-1].startswith("# exact (non-private) top-k: ")
-    # same seed, same answer
-    code2, out2, _ = _run(["topk", str(path), "-k", "3", "--epsilon", "2", "--seed", "1", "--exact"], capsys)
-    assert out2 == out
-    # k larger than the graph
-    code, _, err = _run(["topk", str(path), "-k", "50"], capsys)
+    assert lines[1] == "node" and len(lines) == 5  # a heading, then the private picks only
+    picked = [int(ln) for ln in lines[2:5]]
+    assert len(set(picked)) == 3 and all(0 <= v < 15 for v in picked)
+    assert "15" not in lines[0] and "11" not in lines[0]  # no node or edge count printed
+    # the exact statistics only on request, under a NOT PRIVATE heading
+    code, out_x, err = _run([*base, "--show-exact-statistics"], capsys)
+    assert code == 0, err
+    assert out_x.startswith(out)  # the same private output first
+    extra = out_x[len(out) :].strip().splitlines()
+    assert "NOT PRIVATE" in extra[0] and all(ln.startswith("#") for ln in extra)
+    deg = {v: sum(v in e for e in edges) for v in range(15)}
+    rows = [ln[2:].split("\t") for ln in extra[2:5]]
+    assert [int(r[0]) for r in rows] == picked and all(int(r[1]) == deg[int(r[0])] for r in rows)
+    assert extra[-1].startswith("# exact (non-private) top-k: ")
+    # same seed, same answer; the node set from a file gives the same graph
+    nodes_file = tmp_path / "nodes.txt"
+    nodes_file.write_text("# public ids\n" + "\n".join(str(v) for v in range(15)) + "\n")
+    code2, out2, _ = _run([*base[:-2], "--nodes", str(nodes_file)], capsys)
+    assert code2 == 0 and out2 == out
+    # k larger than the public node set
+    code, _, err = _run(["topk", str(path), "-k", "50", "--n-nodes", "15"], capsys)
     assert code == 2 and "larger than the number of nodes" in _one_error_line(err)
+
+
+def test_topk_refuses_without_a_public_node_set(tmp_path, capsys):
+    path = tmp_path / "g.txt"
+    path.write_text("0 1\n1 2\n2 3\n3 4\n")
+    code, out, err = _run(["topk", str(path), "-k", "1"], capsys)
+    line = _one_error_line(err)
+    assert code == 2 and out == ""
+    assert "--nodes FILE or --n-nodes N is required" in line and "leaf" in line
+    # an edge outside the declared node set is named
+    code, _, err = _run(["topk", str(path), "-k", "1", "--n-nodes", "4"], capsys)
+    assert code == 2 and "node 4" in _one_error_line(err)
+    bad = tmp_path / "nodes.txt"
+    bad.write_text("0 1 x\n")
+    code, _, err = _run(["topk", str(path), "--nodes", str(bad)], capsys)
+    assert code == 2 and "line 1" in _one_error_line(err)
 
 
 def test_topk_malformed_file(tmp_path, capsys):
     path = tmp_path / "bad.txt"
     path.write_text("1 2\n3 x\n")
-    code, _, err = _run(["topk", str(path)], capsys)
+    code, _, err = _run(["topk", str(path), "--n-nodes", "5"], capsys)
     assert code == 2
     _one_error_line(err)
 

@@ -10,7 +10,15 @@ from hypothesis import strategies as st
 
 import dpmo
 from dpmo import graphs
-from dpmo.graphs import load_graph
+from dpmo.graphs import load_graph as _load_graph
+
+
+def load_graph(source, **kw):
+    """The test declares the public node set: a networkx graph's nodes, or an edge array's endpoints."""
+    if "nodes" not in kw and not isinstance(source, graphs.Graph):
+        kw["nodes"] = list(source.nodes()) if hasattr(source, "nodes") else np.unique(np.asarray(source))
+    return _load_graph(source, **kw)
+
 
 METHODS = [("pareto", "global"), ("pareto", "local"), ("agg", "global"), ("agg", "local")]
 
@@ -227,9 +235,17 @@ def test_top_k_accepts_other_graph_forms(tmp_path):
     edges = np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4]])
     p = tmp_path / "e.txt"
     np.savetxt(p, edges, fmt="%d")
+    outs = []
     for source in (p, str(p), edges, nx.Graph(edges.tolist())):
-        out = graphs.top_k(source, 2, 1.0, approach="agg", rng=0)
-        assert out.shape == (2,)
+        with pytest.raises(ValueError, match="nodes= is required"):
+            graphs.top_k(source, 2, 1.0, approach="agg", rng=0)
+        outs.append(graphs.top_k(source, 2, 1.0, approach="agg", rng=0, nodes=5).tolist())
+    assert all(o == outs[0] for o in outs)  # same graph, same public node set, same seed
+    # a Graph read with its own nodes ("observed") is refused; declaring the node set fixes it
+    seen = graphs.load_graph(edges, nodes="observed")
+    with pytest.raises(ValueError, match="nodes= is required"):
+        graphs.top_k(seen, 2, 1.0, rng=0)
+    assert graphs.top_k(seen, 2, 1.0, approach="agg", rng=0, nodes=5).tolist() == outs[0]
     single = load_graph(np.empty((0, 2), dtype=int), nodes=[42])
     assert graphs.top_k(single, 1, 1.0, rng=0).tolist() == [42]
 

@@ -152,7 +152,7 @@ def test_public_api_refuses_the_readings():
         LocalDiffPID3Classifier(1.0, form="plain-own")
     with pytest.raises(ValueError):
         graphs.ego_density_sensitivity([5], 0, formula="printed")
-    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3]]))
+    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3]]), nodes=4)
     with pytest.raises(TypeError):
         graphs.top_k(g, 1, 1.0, ego_delta="printed")
     with pytest.raises(TypeError):
@@ -201,7 +201,9 @@ def test_reading_id3_shipped_form_equals_the_library():
 def test_graph_readings_run_and_keep_ids():
     from dpmo.experiments.variants import graph_top_k
 
-    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 2], [5, 2]]) + 10)
+    g = graphs.load_graph(
+        np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 2], [5, 2]]) + 10, nodes=range(10, 16)
+    )
     for kind in ("printed", "published"):
         for approach in ("pareto", "agg"):
             picks = graph_top_k(

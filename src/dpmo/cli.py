@@ -180,9 +180,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="private top-k influential nodes of a graph (DP-MOTkIN)",
         description="Select k influential nodes of GRAPH_FILE (an edge list: two node ids per "
         "line, separated by spaces, tabs or a comma; '#' comments) under epsilon-edge DP, "
-        "by degree and ego density.",
+        "by degree and ego density. The node set is public input (--nodes FILE or --n-nodes N): "
+        "it is never read from the private edges. Prints only the private node ids.",
     )
     top.add_argument("graph_file", metavar="GRAPH_FILE")
+    node_set = top.add_mutually_exclusive_group()
+    node_set.add_argument(
+        "--nodes",
+        metavar="FILE",
+        help="the public node set: a file of node ids (whitespace- or comma-separated, '#' comments)",
+    )
+    node_set.add_argument(
+        "--n-nodes", type=_positive_int, metavar="N", help="the public node set is the ids 0..N-1"
+    )
     top.add_argument("-k", type=_positive_int, default=5, help="number of nodes (default 5)")
     top.add_argument("--epsilon", type=_epsilon, default=1.0, help="total privacy budget (default 1)")
     top.add_argument("--approach", choices=approaches(), default="agg")
@@ -199,7 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--mechanism", default="exponential", help="exponential, permute_and_flip, laplace or gumbel"
     )
     top.add_argument("--seed", type=_seed, default=None, help="seed (default: fresh randomness)")
-    top.add_argument("--exact", action="store_true", help="also print the exact (non-private) top-k")
+    top.add_argument(
+        "--show-exact-statistics",
+        action="store_true",
+        help="also print the exact degree and ego density of the picks and the exact top-k, under a "
+        "NOT PRIVATE heading (never publish them)",
+    )
     top.add_argument("--header", action="store_true", help="skip the first line (never guessed)")
     top.add_argument("--string-ids", action="store_true", help="node ids are text, not integers")
 
@@ -456,6 +471,32 @@ def _check_file(path: Path) -> Path:
     return path
 
 
+def _read_node_ids(path: Path, text: bool = False):
+    """The public node ids listed in ``path`` (whitespace- or comma-separated, '#' comments)."""
+    import numpy as np
+
+    ids: list = []
+    with open(path, encoding="utf-8-sig") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            for tok in raw.split("#", 1)[0].replace(",", " ").split():
+                if text:
+                    ids.append(tok)
+                    continue
+                try:
+                    ids.append(int(tok))
+                except ValueError:
+                    raise CLIError(
+                        f"{path}: line {lineno}: expected integer node ids, got {tok!r} "
+                        "(text ids: --string-ids)"
+                    ) from None
+    if not ids:
+        raise CLIError(f"{path}: no node ids (the public node set must not be empty)")
+    return np.asarray(ids) if text else np.asarray(ids, dtype=np.int64)
+
+
+_NOT_PRIVATE = "# NOT PRIVATE: exact statistics of the private graph, for checking only. Do not publish them."
+
+
 def _uses_weights(approach: str) -> bool:
     return get_approach(approach).uses_weights
 
@@ -467,12 +508,26 @@ def _spent(budget) -> str:
 
 def _topk(args) -> int:
     from . import graphs
+    from .graphs.nodes import NODES_REQUIRED
 
     path = _check_file(Path(args.graph_file))
+    if args.nodes is not None:
+        nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids)
+    elif args.n_nodes is not None:
+        if args.string_ids:
+            raise CLIError("--n-nodes N means the integer ids 0..N-1; with --string-ids pass --nodes FILE")
+        nodes = args.n_nodes
+    else:
+        raise CLIError(
+            NODES_REQUIRED.replace("nodes= is required", "--nodes FILE or --n-nodes N is required")
+        )
+    n_public = int(nodes) if isinstance(nodes, int) else len(nodes)
+    if args.k > n_public:  # the declared node set is public: so is this check
+        raise CLIError(f"-k {args.k} is larger than the number of nodes of the public node set ({n_public})")
     try:
-        graph = graphs.load_graph(path, header=args.header, ids="str" if args.string_ids else "int")
-        if args.k > graph.n_nodes:
-            raise CLIError(f"-k {args.k} is larger than the number of nodes ({graph.n_nodes})")
+        graph = graphs.load_graph(
+            path, nodes=nodes, header=args.header, ids="str" if args.string_ids else "int"
+        )
         budget = Budget(args.epsilon)
         picks = graphs.top_k(
             graph,
@@ -485,15 +540,18 @@ def _topk(args) -> int:
             rng=args.seed,
             budget=budget,
         )
-        points = graph.points(picks)
         print(
-            f"# {args.k} nodes of {graph.n_nodes} by DP-MOTkIN-{args.approach.capitalize()}-"
-            f"{args.sensitivity}, epsilon={args.epsilon:g} (edge DP; {_spent(budget)})"
+            f"# {args.k} nodes by DP-MOTkIN-{args.approach.capitalize()}-{args.sensitivity}, "
+            f"epsilon={args.epsilon:g} (edge DP on the public node set; {_spent(budget)})"
         )
-        print("node\tdegree\tego_density")
-        for v, (d, e) in zip(picks, points, strict=True):
-            print(f"{v}\t{int(d)}\t{e:.4f}")
-        if args.exact:
+        print("node")
+        for v in picks:
+            print(v)
+        if args.show_exact_statistics:
+            print(_NOT_PRIVATE)
+            print("# node\tdegree\tego_density")
+            for v, (d, e) in zip(picks, graph.points(picks), strict=True):
+                print(f"# {v}\t{int(d)}\t{e:.4f}")
             kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
             exact = graphs.top_k_exact(graph, args.k, approach=args.approach, **kw)
             print("# exact (non-private) top-k: " + " ".join(str(v) for v in exact))

@@ -7,7 +7,7 @@ in exactly one edge (added or removed).
 Typical use::
 
     from dpmo import graphs
-    g = graphs.load_graph("musae_git_edges.csv")          # once: CSR adjacency, original ids
+    g = graphs.load_graph("musae_git_edges.csv", nodes=37_700)   # once; the public node set
     graphs.top_k(g, 5, 1.0, approach="agg", sensitivity="local", rng=0)   # many times
     graphs.top_k_exact(g, 5, approach="agg")
     graphs.pareto_front(g)

@@ -6,9 +6,13 @@ Every input becomes a :class:`Graph`: a *simple undirected* graph stored as a CS
 
 Privacy model (the paper's Definition "Edge Differential Privacy"): two graphs are neighbours when they have
 the same node set and differ in exactly one edge (one edge added or removed). The node set, and so the number
-of nodes ``n``, is treated as public. When a graph is read from an edge list, its node set is the set of
-endpoints that appear in the list; a node whose only edge is removed would then disappear, which the model
-does not cover. Pass the public node set with ``nodes=`` (isolated nodes included) when that matters.
+of nodes ``n``, is **public input**: the caller declares it with ``nodes=`` (the ids, or an int ``n`` for the
+ids ``0 .. n-1``). It is never read from the private edges: the set of endpoints that appear in an edge list
+changes when a leaf's only edge is removed (the node disappears), so it would reveal that edge.
+:func:`load_graph` refuses an edge list, edge array, networkx graph or scipy matrix without ``nodes=``;
+``nodes="observed"`` takes the nodes of the input itself, which is fine for exact (non-private) statistics
+but gives a graph that the private functions (:func:`dpmo.graphs.top_k` and friends) refuse.
+See ``docs/public-inputs.md``.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
+from .nodes import NODES_REQUIRED, as_node_ids, endpoint_positions, is_observed, networkx_labels, not_in
 
 __all__ = ["Graph", "load_graph", "read_edge_list"]
 
@@ -62,16 +68,16 @@ class Graph:
     >>> import networkx as nx
     >>> from dpmo import graphs
     >>> g = nx.karate_club_graph()
-    >>> graph = graphs.load_graph(g)
+    >>> graph = graphs.load_graph(g, nodes=34)  # the public node set: the 34 members
     >>> (graph.n_nodes, graph.n_edges) == (g.number_of_nodes(), g.number_of_edges())
     True
     >>> sorted(graph.ids.tolist()) == sorted(g.nodes)
     True
     """
 
-    __slots__ = ("_indptr", "_indices", "_ids", "_cache", "_id_lookup")
+    __slots__ = ("_indptr", "_indices", "_ids", "_cache", "_id_lookup", "_public")
 
-    def __init__(self, indptr: np.ndarray, indices: np.ndarray, ids: np.ndarray):
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, ids: np.ndarray, public: bool = False):
         indptr = np.ascontiguousarray(indptr, dtype=np.int64)
         indices = np.ascontiguousarray(indices, dtype=np.int64)
         ids = np.asarray(ids)
@@ -89,6 +95,7 @@ class Graph:
         self._ids = ids
         self._cache: dict[Any, Any] = {}
         self._id_lookup = None
+        self._public = bool(public)
 
     # -- construction ------------------------------------------------------------------------------------
     @classmethod
@@ -99,9 +106,12 @@ class Graph:
         ----------
         edges : array_like of int, shape (E, 2)
             Endpoints (original ids). Self-loops are dropped; duplicates and reverse edges are merged.
-        nodes : array_like of int, optional
-            The public node set (original ids); must contain every endpoint. Nodes without edges are kept as
-            isolated nodes. Default: the endpoints that appear in ``edges``.
+        nodes : array_like of int, int, or "observed", optional
+            The public node set: the ids, or an int ``n`` for the ids ``0 .. n-1``. It must contain every
+            endpoint (an endpoint outside it raises ``ValueError`` naming it); nodes without edges are
+            isolated nodes. ``None`` or ``"observed"``: the endpoints that appear in ``edges``, which is not
+            a public node set (:attr:`public_nodes` is then False and the private functions refuse the
+            graph).
 
         Notes
         -----
@@ -109,55 +119,65 @@ class Graph:
         dense), O(n + E) memory.
         """
         edges = _as_edge_array(edges, "edges")
-        if nodes is None:
+        public = not is_observed(nodes)
+        if not public:
             ids, inv = _relabel(edges)
         else:
-            ids = _as_node_ids(nodes)
-            if ids.size == 0 and edges.size:
-                raise ValueError("nodes is empty but edges are given")
-            inv = np.minimum(np.searchsorted(ids, edges), max(ids.size - 1, 0))
-            if ids.size:
-                bad = ids[inv] != edges
-                if np.any(bad):
-                    raise ValueError(f"edge endpoint {edges[bad][0]} is not in nodes")
+            ids = as_node_ids(nodes)
+            inv = endpoint_positions(ids, edges)
         if ids.size == 0:
             raise ValueError("the graph has no nodes (pass nodes= to give the public node set)")
         indptr, indices = _csr_from_pairs(inv[:, 0], inv[:, 1], ids.size)
-        return cls(indptr, indices, ids)
+        return cls(indptr, indices, ids, public=public)
 
     @classmethod
-    def from_scipy(cls, matrix) -> Graph:
+    def from_scipy(cls, matrix, *, nodes=None) -> Graph:
         """Graph from a square scipy sparse matrix or array; node ``i`` gets original id ``i``.
 
         Any non-zero entry ``(i, j)`` or ``(j, i)`` with ``i != j`` is an edge (weights and direction are
-        ignored). O(nnz log nnz) time, O(n + nnz) memory.
+        ignored). ``nodes``: the public node count ``n`` (it must equal the matrix's size; the ids are
+        ``0 .. n-1``), or None / ``"observed"`` for a graph whose node set is not declared public.
+        O(nnz log nnz) time, O(n + nnz) memory.
         """
         if not sp.issparse(matrix):
             raise TypeError(f"matrix must be a scipy sparse matrix or array, got {type(matrix).__name__}")
         if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
             raise ValueError(f"an adjacency matrix must be square, got shape {matrix.shape}")
+        n = matrix.shape[0]
+        public = not is_observed(nodes)
+        if public:
+            ids = as_node_ids(nodes)
+            if ids.size != n or (n and (ids[0] != 0 or ids[-1] != n - 1)):
+                raise ValueError(
+                    f"nodes must be the matrix's size ({n}, meaning ids 0..{n - 1}) for a scipy matrix, "
+                    f"got {ids.size} node ids"
+                )
         coo = sp.coo_array(matrix)
         keep = coo.data != 0
         edges = np.column_stack([coo.row[keep], coo.col[keep]]).astype(np.int64, copy=False)
-        n = matrix.shape[0]
         if n == 0:
             raise ValueError("the graph has no nodes")
         indptr, indices = _csr_from_pairs(edges[:, 0], edges[:, 1], n)
-        return cls(indptr, indices, np.arange(n, dtype=np.int64))
+        return cls(indptr, indices, np.arange(n, dtype=np.int64), public=public)
 
     @classmethod
-    def from_networkx(cls, graph) -> Graph:
+    def from_networkx(cls, graph, *, nodes=None) -> Graph:
         """Graph from a networkx graph (any of Graph, DiGraph, MultiGraph, MultiDiGraph).
 
-        Every node of ``graph`` is kept (isolated ones too); edges are symmetrised and merged. The original
-        ids are the networkx node labels, sorted when they are mutually comparable, in networkx's node order
-        otherwise. O(n + E log E) time.
+        Edges are symmetrised and merged. ``nodes``: the public node set, as labels (every node of
+        ``graph`` must be among them; the others are isolated nodes) or an int ``n`` (the labels must be
+        integers in ``0 .. n-1``, or ``graph`` must have exactly ``n`` nodes). None / ``"observed"``: the
+        nodes of ``graph``, not declared public. The original ids are the labels, sorted when they are
+        mutually comparable, in the given order otherwise. O(n + E log E) time.
         """
         try:
             node_list = list(graph.nodes())
             edge_list = list(graph.edges())
         except AttributeError as exc:
             raise TypeError(f"expected a networkx graph, got {type(graph).__name__}") from exc
+        public = not is_observed(nodes)
+        if public:
+            node_list = networkx_labels(nodes, node_list)
         if not node_list:
             raise ValueError("the graph has no nodes")
         try:
@@ -177,24 +197,56 @@ class Graph:
         else:
             pairs = np.empty((0, 2), dtype=np.int64)
         indptr, indices = _csr_from_pairs(pairs[:, 0], pairs[:, 1], len(node_list))
-        return cls(indptr, indices, ids)
+        return cls(indptr, indices, ids, public=public)
 
     @classmethod
     def read(
         cls, path, *, nodes=None, delimiter: str | None = None, header: bool | None = None, ids: str = "int"
     ) -> Graph:
-        """Graph from an edge-list file; see :func:`read_edge_list` for the format."""
+        """Graph from an edge-list file; see :func:`read_edge_list` for the format and
+        :meth:`from_edges` for ``nodes``."""
         return cls.from_edges(read_edge_list(path, delimiter=delimiter, header=header, ids=ids), nodes=nodes)
+
+    def on_nodes(self, nodes) -> Graph:
+        """This graph on the public node set ``nodes`` (ids, or an int ``n`` for the ids ``0 .. n-1``).
+
+        Every node of the graph must be in ``nodes`` (``ValueError`` naming the first one that is not);
+        declared nodes that the graph lacks become isolated nodes. The result has :attr:`public_nodes`
+        True; when ``nodes`` is exactly the graph's node set it shares this graph's arrays and cache.
+        O(n) when the sets agree, else O(n + E log E).
+        """
+        if self._ids.dtype == object:
+            if is_observed(nodes):
+                raise ValueError("nodes must be the public node set, not 'observed'")
+            labels = networkx_labels(nodes, self._ids.tolist())
+            if len(labels) != self.n_nodes:
+                raise ValueError("a graph with non-integer ids cannot gain nodes; load it again with nodes=")
+            ids = None
+        else:
+            ids = as_node_ids(nodes)
+        if ids is None or (ids.size == self.n_nodes and np.array_equal(ids, self._ids)):
+            same = Graph(self._indptr, self._indices, self._ids, public=True)
+            same._cache = self._cache  # same graph: share the cached utilities and scores
+            return same
+        missing = self._ids[not_in(ids, self._ids)]
+        if missing.size:
+            raise ValueError(f"node {missing[0].item()!r} of the graph is not in nodes (the public node set)")
+        return Graph.from_edges(self._ids[self.edges()], nodes=ids)
 
     # -- pickling ------------------------------------------------------------------------------------------
     def __reduce__(self):
-        return (Graph, (np.array(self._indptr), np.array(self._indices), np.array(self._ids)))
+        return (Graph, (np.array(self._indptr), np.array(self._indices), np.array(self._ids), self._public))
 
     # -- basic properties ----------------------------------------------------------------------------------
     @property
     def ids(self) -> np.ndarray:
         """Original node ids, shape (n,), read-only."""
         return self._ids
+
+    @property
+    def public_nodes(self) -> bool:
+        """Whether the node set was declared public (``nodes=``) rather than read from the input."""
+        return self._public
 
     @property
     def n_nodes(self) -> int:
@@ -216,7 +268,7 @@ class Graph:
         return self.n_nodes
 
     def __repr__(self) -> str:
-        return f"Graph(n_nodes={self.n_nodes}, n_edges={self.n_edges})"
+        return f"Graph(n_nodes={self.n_nodes}, n_edges={self.n_edges}, public_nodes={self._public})"
 
     @property
     def adjacency(self) -> sp.csr_array:
@@ -318,15 +370,22 @@ def load_graph(
     Parameters
     ----------
     source : Graph, str or os.PathLike, scipy sparse matrix/array, networkx graph, or array_like (E, 2)
-        * a :class:`Graph` is returned unchanged (with its cache);
+        * a :class:`Graph` is returned unchanged (with its cache), or on ``nodes`` (:meth:`Graph.on_nodes`);
         * a path is read with :func:`read_edge_list` (``.gz`` files too);
         * a square scipy sparse matrix: node ``i`` has id ``i``, non-zero off-diagonal entries are edges;
         * a networkx graph (directed or multi graphs are symmetrised and merged);
         * an integer array of shape (E, 2): one edge per row, original ids.
-    nodes : array_like of int, optional
-        The public node set, for paths and edge arrays (see the module notes on the privacy model).
+    nodes : array_like, int, or "observed"
+        **Required** (except for a :class:`Graph`): the public node set, as the node ids or an int ``n``
+        meaning the ids ``0 .. n-1`` (for a scipy matrix, its size; for a networkx graph, its labels or
+        ``n``). Every endpoint must be in it: an edge naming another node raises ``ValueError`` naming
+        that node (the declared set is public, so this checks that the input is well formed: the graphs
+        that differ from it in one edge are on the same node set). Nodes without edges are isolated nodes,
+        candidates like any other. ``"observed"`` takes the nodes of the input itself: fine for exact
+        statistics, but the private functions refuse such a graph (it is not a public node set).
     delimiter, header, ids : optional
-        Passed to :func:`read_edge_list` for paths (``ids="str"``: text node ids).
+        Passed to :func:`read_edge_list` for paths (``ids="str"``: text node ids; ``nodes`` then lists
+        text ids too).
 
     Returns
     -------
@@ -337,7 +396,8 @@ def load_graph(
     TypeError
         For an unsupported kind of input.
     ValueError
-        For a malformed file (the message gives the line number), a badly shaped array, or an empty graph.
+        Without ``nodes`` (:data:`NODES_REQUIRED`), for an endpoint outside ``nodes``, a malformed file (the
+        message gives the line number), a badly shaped array, or an empty graph.
 
     Notes
     -----
@@ -348,24 +408,25 @@ def load_graph(
     --------
     >>> import numpy as np
     >>> from dpmo import graphs
-    >>> graph = graphs.load_graph(np.array([[10, 20], [20, 30], [30, 10], [20, 10]]))  # a repeated edge
+    >>> graph = graphs.load_graph(np.array([[10, 20], [20, 30], [30, 10], [20, 10]]), nodes=[10, 20, 30])
     >>> graph.n_nodes, graph.n_edges  # a triangle: duplicates and directions merged
     (3, 3)
     >>> graph.ids.tolist()
     [10, 20, 30]
+    >>> g = graphs.load_graph([[0, 1], [1, 2], [2, 3], [3, 4]], nodes=6)  # node 5 is isolated
+    >>> g.n_nodes, g.public_nodes
+    (6, True)
     """
     if isinstance(source, Graph):
-        if nodes is not None:
-            raise ValueError("nodes= cannot be combined with a Graph")
-        return source
+        return source if nodes is None else source.on_nodes(nodes)
+    if nodes is None:
+        raise ValueError(NODES_REQUIRED)
     if isinstance(source, (str, os.PathLike)):
         return Graph.read(source, nodes=nodes, delimiter=delimiter, header=header, ids=ids)
-    if nodes is not None and not isinstance(source, (np.ndarray, list, tuple)):
-        raise ValueError("nodes= is only used with an edge-list path or an (E, 2) edge array")
     if sp.issparse(source):
-        return Graph.from_scipy(source)
+        return Graph.from_scipy(source, nodes=nodes)
     if hasattr(source, "nodes") and hasattr(source, "edges") and hasattr(source, "is_directed"):
-        return Graph.from_networkx(source)
+        return Graph.from_networkx(source, nodes=nodes)
     if isinstance(source, (np.ndarray, list, tuple)):
         return Graph.from_edges(source, nodes=nodes)
     raise TypeError(
@@ -568,17 +629,6 @@ def _as_edge_array(edges, name: str) -> np.ndarray:
     if arr.dtype == np.uint64 and arr.max() > np.iinfo(np.int64).max:
         raise ValueError(f"{name} holds ids larger than the int64 range")
     return arr.astype(np.int64, copy=False)
-
-
-def _as_node_ids(nodes) -> np.ndarray:
-    arr = np.asarray(nodes)
-    if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
-        raise TypeError("nodes must be a 1-D array of integer node ids")
-    arr = arr.astype(np.int64, copy=False)
-    ids = _unique_sorted(arr)
-    if ids.size != arr.size:
-        raise ValueError("nodes must not contain duplicates")
-    return ids
 
 
 def _relabel(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..sensitivity import LocalSensitivity, Objective
 from .io import Graph
+from .nodes import public_graph
 from .utilities import check_convention
 
 __all__ = [
@@ -122,11 +123,9 @@ class _EgoDensityDelta:
 
 
 def _graph(graph) -> Graph:
-    if isinstance(graph, Graph):
-        return graph
-    from .io import load_graph
-
-    return load_graph(graph)
+    # A raw input needs its public node set (load it with load_graph(..., nodes=)); the private entry
+    # points check that a Graph's node set was declared public before they use its objectives.
+    return graph if isinstance(graph, Graph) else public_graph(graph, None, "the graph objectives")
 
 
 def degree_objective(graph) -> Objective:
@@ -134,7 +133,7 @@ def degree_objective(graph) -> Objective:
 
     Parameters
     ----------
-    graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
+    graph : Graph (see :func:`dpmo.graphs.load_graph`)
 
     Returns
     -------
@@ -150,7 +149,7 @@ def degree_objective(graph) -> Objective:
     >>> import networkx as nx
     >>> from dpmo import graphs
     >>> g = nx.karate_club_graph()
-    >>> obj = graphs.degree_objective(g)
+    >>> obj = graphs.degree_objective(graphs.load_graph(g, nodes=34))  # on the public node set
     >>> obj.global_sensitivity, obj.values.tolist() == graphs.degree(g).tolist()
     (1.0, True)
     """
@@ -169,7 +168,7 @@ def ego_density_objective(graph, *, low_degree: float = 0.0, formula: str = "pap
 
     Parameters
     ----------
-    graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
+    graph : Graph (see :func:`dpmo.graphs.load_graph`)
     low_degree : float in [0, 1], default 0
         Ego density of nodes of degree < 2 (see :func:`dpmo.graphs.ego_density`).
     formula : {"paper", "published"}, default "paper"
@@ -190,7 +189,7 @@ def ego_density_objective(graph, *, low_degree: float = 0.0, formula: str = "pap
     >>> import networkx as nx
     >>> from dpmo import graphs
     >>> g = nx.karate_club_graph()
-    >>> obj = graphs.ego_density_objective(g)
+    >>> obj = graphs.ego_density_objective(graphs.load_graph(g, nodes=34))
     >>> obj.global_sensitivity, obj.values.shape
     (1.0, (34,))
     >>> bool((obj.sensitivity(0) <= 1.0).all())  # capped at the global sensitivity
@@ -214,7 +213,7 @@ def objectives(graph, *, low_degree: float = 0.0, formula: str = "paper") -> lis
     >>> import networkx as nx
     >>> from dpmo import graphs
     >>> g = nx.karate_club_graph()
-    >>> degree, density = graphs.objectives(g)
+    >>> degree, density = graphs.objectives(graphs.load_graph(g, nodes=34))
     >>> degree.values.tolist() == graphs.degree(g).tolist()
     True
     """

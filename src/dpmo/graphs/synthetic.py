@@ -101,4 +101,4 @@ def random_collaboration_graph(
     a = codes // n
     b = codes - a * n
     indptr, indices = csr_from_pairs(a, b, n)
-    return Graph(indptr, indices, np.arange(n, dtype=np.int64))
+    return Graph(indptr, indices, np.arange(n, dtype=np.int64), public=True)  # nodes 0..n_nodes-1, declared

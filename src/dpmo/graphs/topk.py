@@ -13,7 +13,10 @@ Four private methods, each ``k`` rounds of a private multi-objective selection w
   ``|w_degree| * 1 + |w_ego| * delta^ego``.
 
 Neighbouring relation: edge differential privacy. Two graphs on the same public node set are neighbours
-when they differ in exactly one edge (added or removed). The node set (its ids and its size ``n``) is public.
+when they differ in exactly one edge (added or removed). The node set (its ids and its size ``n``) is public
+input: the private functions take it from the caller (``nodes=``, or a :class:`Graph` loaded with
+``nodes=``) and refuse without it (:data:`dpmo.graphs.nodes.NODES_REQUIRED`); nodes without edges are
+candidates like any other.
 
 The non-private ground truth is :func:`top_k_exact` (largest Pareto score or largest weighted sum) and
 :func:`pareto_front`.
@@ -35,7 +38,8 @@ from ..pareto import pareto_score
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from ..selection import selection_scores as _pipeline_scores
 from .chebyshev import top_k_chebyshev
-from .io import Graph, load_graph
+from .io import Graph
+from .nodes import observed_graph, public_graph
 from .objectives import objectives
 from .utilities import check_convention
 
@@ -65,7 +69,8 @@ _PAPER_WEIGHTS = (1.0, 100.0)
 
 
 def _graph(graph) -> Graph:
-    return graph if isinstance(graph, Graph) else load_graph(graph)
+    """For the exact (non-private) functions: a raw input keeps its own node set."""
+    return observed_graph(graph)
 
 
 def _selection_cache(g: Graph, low: float, formula: str) -> SelectionCache:
@@ -149,6 +154,7 @@ def selection_scores(
     weights=_PAPER_WEIGHTS,
     low_degree: float = 0.0,
     formula: str = "paper",
+    nodes=None,
 ) -> tuple[np.ndarray, float]:
     """Scores and sensitivity a method hands to :func:`dpmo.select` in its first round (cached, read-only).
 
@@ -158,8 +164,9 @@ def selection_scores(
       (:func:`dpmo.aggregate.aggregate_selection_scores`).
 
     ``top_k(..., k=1)`` draws from ``dpmo.select(*selection_scores(...), ...)``: this is what the exhaustive
-    privacy audit checks. The Pareto approach recomputes the scores on the remaining nodes in later rounds
-    (see :func:`dpmo.priv_pareto`); the aggregate's scores do not depend on the other nodes.
+    privacy audit checks. ``graph`` and ``nodes`` as in :func:`top_k` (a public node set is required).
+    The Pareto approach recomputes the scores on the remaining nodes in later rounds (see
+    :func:`dpmo.priv_pareto`); the aggregate's scores do not depend on the other nodes.
 
     Notes
     -----
@@ -171,14 +178,14 @@ def selection_scores(
     >>> import networkx as nx
     >>> from dpmo import graphs
     >>> g = nx.karate_club_graph()
-    >>> scores, sensitivity = graphs.selection_scores(g, approach="agg", sensitivity="global")
+    >>> scores, sensitivity = graphs.selection_scores(g, approach="agg", sensitivity="global", nodes=34)
     >>> sensitivity, bool(abs(scores - graphs.aggregate_scores(g).values).max() < 1e-9)
     (101.0, True)
-    >>> scores, sensitivity = graphs.selection_scores(g, approach="pareto", sensitivity="local")
+    >>> scores, sensitivity = graphs.selection_scores(g, approach="pareto", sensitivity="local", nodes=34)
     >>> sensitivity  # dampened scores have sensitivity 1
     1.0
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "selection_scores")
     appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     w = _weights_key(weights)
@@ -214,13 +221,15 @@ def top_k(
     aspirations=None,
     shares=None,
     exact: bool = False,
+    nodes=None,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
     Parameters
     ----------
     graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
-        Load once with :func:`load_graph` and pass the :class:`Graph` to reuse its cached utilities.
+        Load once with ``load_graph(source, nodes=...)`` and pass the :class:`Graph` to reuse its cached
+        utilities.
     k : int
         Number of nodes, ``1 <= k <= n``.
     epsilon : float
@@ -252,16 +261,27 @@ def top_k(
         Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
         source). The scores are the same floats (see ``docs/core.md``, "Floating point and exact
         sampling").
+    nodes : array_like of int, or int
+        The public node set (ids, or ``n`` for the ids ``0 .. n-1``); required unless ``graph`` is a
+        :class:`Graph` loaded with ``nodes=``. Without it the call is refused with one line
+        (:data:`dpmo.graphs.nodes.NODES_REQUIRED`): the nodes that appear in the edges are not public (an
+        edge to a leaf makes its node appear). Nodes without edges are candidates like any other.
 
     Returns
     -------
     numpy.ndarray, shape (k,)
         Original ids of the chosen nodes, in selection order.
 
+    Raises
+    ------
+    ValueError
+        Without a public node set, or for bad arguments; never because of the edges.
+
     Notes
     -----
-    Privacy: epsilon-edge-DP (neighbours differ in one edge; the node set is public). The first round draws
-    from ``dpmo.select(*selection_scores(...))`` (audited exhaustively on all graphs with 5 nodes). Later
+    Privacy: epsilon-edge-DP (neighbours: graphs on the same public node set that differ in one edge).
+    The first round draws from ``dpmo.select(*selection_scores(...))`` (audited exhaustively on all graphs
+    with 5 nodes). Later
     rounds remove the chosen nodes; for the Pareto approach the scores are recomputed on the remaining
     nodes (:func:`dpmo.priv_pareto`), for the aggregate they are the same (:func:`dpmo.priv_agg`, whose
     dampened scores are cached on the graph, so repeated calls cost one :func:`dpmo.select`).
@@ -274,11 +294,11 @@ def top_k(
     >>> import networkx as nx
     >>> from dpmo import graphs
     >>> g = nx.karate_club_graph()
-    >>> picks = graphs.top_k(g, 3, epsilon=1.0, approach="agg", rng=0)
+    >>> picks = graphs.top_k(g, 3, epsilon=1.0, approach="agg", rng=0, nodes=34)  # 34 members: public
     >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
     ((3,), True, True)
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "top_k")
     n = g.n_nodes
     k = check_k(k, n)
     if epsilon is not None or budget is None:
@@ -496,14 +516,15 @@ def _check_share(degree_share) -> float:
 
 
 def two_stage_candidates(
-    graph, epsilon: float, candidates: int, *, rng=None, budget=None, exact: bool = False
+    graph, epsilon: float, candidates: int, *, rng=None, budget=None, exact: bool = False, nodes=None
 ) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
     Releases (internally) the whole degree vector with Laplace noise of scale ``2 / epsilon`` and keeps the
     ``candidates`` largest entries. One edge changes exactly two degrees by 1, so the degree vector has
     L1 sensitivity 2 and the noisy vector is epsilon-edge-DP (Laplace mechanism, Dwork et al. 2006); the
-    choice of the top entries is post-processing. O(n) time (``argpartition``) and memory.
+    choice of the top entries is post-processing. O(n) time (``argpartition``) and memory. ``graph`` and
+    ``nodes`` as in :func:`top_k` (a public node set is required; isolated nodes get a noisy degree too).
 
     ``budget`` (a :class:`dpmo.Budget`, optional): spend ``epsilon`` from it (one record, mechanism
     ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left.
@@ -523,11 +544,11 @@ def two_stage_candidates(
     >>> import networkx as nx
     >>> from dpmo import graphs
     >>> g = nx.karate_club_graph()
-    >>> short = graphs.two_stage_candidates(g, epsilon=1.0, candidates=5, rng=0)
+    >>> short = graphs.two_stage_candidates(g, epsilon=1.0, candidates=5, rng=0, nodes=34)
     >>> short.shape, len(set(short.tolist())) == 5
     ((5,), True)
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "two_stage_candidates")
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
     m = check_k(candidates, g.n_nodes, "candidates")
@@ -569,6 +590,7 @@ def top_k_two_stage(
     formula: str = "paper",
     budget=None,
     exact: bool = False,
+    nodes=None,
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
 
@@ -593,8 +615,8 @@ def top_k_two_stage(
 
     Parameters
     ----------
-    graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula
-        As in :func:`top_k` (``k <= candidates``).
+    graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula, nodes
+        As in :func:`top_k` (``k <= candidates``; a public node set is required).
     candidates : int, default 100
         Size of the shortlist (public), ``k <= candidates <= n``.
     degree_share : float in (0, 1), default 0.1
@@ -624,11 +646,11 @@ def top_k_two_stage(
     >>> import networkx as nx
     >>> from dpmo import graphs
     >>> g = nx.karate_club_graph()
-    >>> picks = graphs.top_k_two_stage(g, 3, epsilon=2.0, candidates=10, rng=0)
+    >>> picks = graphs.top_k_two_stage(g, 3, epsilon=2.0, candidates=10, rng=0, nodes=34)
     >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
     ((3,), True, True)
     """
-    g = _graph(graph)
+    g = public_graph(graph, nodes, "top_k_two_stage")
     n = g.n_nodes
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)

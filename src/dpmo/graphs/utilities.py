@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 from .io import Graph
+from .nodes import observed_graph
 
 __all__ = ["degree", "triangles", "ego_density", "FORMULAS"]
 
@@ -42,11 +43,8 @@ def check_convention(low_degree, formula) -> tuple[float, str]:
 
 
 def _as_graph(graph) -> Graph:
-    if not isinstance(graph, Graph):
-        from .io import load_graph
-
-        return load_graph(graph)
-    return graph
+    # exact statistics, not releases: a raw input keeps its own node set
+    return observed_graph(graph)
 
 
 def degree(graph) -> np.ndarray:

@@ -1,0 +1,147 @@
+"""The public node set of a graph (edge differential privacy).
+
+Two graphs are neighbours when they are on the same node set and differ in one edge. The node set is public
+input, declared by the caller (``nodes=``: the ids, or an int ``n`` for the ids ``0 .. n-1``); it is never
+read from the private edges, because the endpoints that appear in an edge list change when a leaf's only
+edge is removed. The private graph functions take their graph through :func:`public_graph`, which refuses a
+graph without a declared node set with the one line :data:`NODES_REQUIRED`. See ``docs/public-inputs.md``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .io import Graph
+
+__all__ = [
+    "NODES_REQUIRED",
+    "OBSERVED",
+    "public_graph",
+    "observed_graph",
+    "as_node_ids",
+    "endpoint_positions",
+    "is_observed",
+    "networkx_labels",
+    "not_in",
+]
+
+#: The one-line refusal of every private graph entry point called without a public node set.
+NODES_REQUIRED = (
+    "nodes= is required: the node set is public input and is not read from the private edges (an edge to a "
+    "leaf makes its node appear, so the node set would reveal that edge); pass the public node ids, or an "
+    "int n for the ids 0..n-1"
+)
+#: ``nodes=OBSERVED`` takes the nodes of the input itself (not a public node set).
+OBSERVED = "observed"
+
+
+def public_graph(graph, nodes=None, what: str = "this function") -> Graph:
+    """``graph`` as a :class:`Graph` on a public node set, or a ``ValueError`` saying why it is refused.
+
+    The gate of the private graph functions: ``graph`` is loaded with :func:`load_graph` (``nodes`` is then
+    required) or, for a :class:`Graph`, put on ``nodes`` when given; a graph whose node set was not
+    declared public is refused with :data:`NODES_REQUIRED`. O(1) for a public :class:`Graph`.
+    """
+    from .io import Graph, load_graph
+
+    if not isinstance(graph, Graph) and is_observed(nodes):
+        raise ValueError(f"{what}: {NODES_REQUIRED}")
+    g = load_graph(graph, nodes=nodes) if nodes is not None or isinstance(graph, Graph) else None
+    if g is None or not g.public_nodes:
+        raise ValueError(f"{what}: {NODES_REQUIRED}")
+    return g
+
+
+def observed_graph(graph) -> Graph:
+    """``graph`` as a :class:`Graph`, with the input's own nodes when it is not one already.
+
+    For exact (non-private) statistics only: the node set of the result is not public.
+    """
+    from .io import Graph, load_graph
+
+    return graph if isinstance(graph, Graph) else load_graph(graph, nodes=OBSERVED)
+
+
+def is_observed(nodes) -> bool:
+    return nodes is None or (isinstance(nodes, str) and nodes == OBSERVED)
+
+
+def as_node_ids(nodes) -> np.ndarray:
+    """The public node ids, sorted: from an int ``n`` (ids ``0 .. n-1``) or an array of distinct ids
+    (integers, or text ids for edge lists read with ``ids="str"``)."""
+    if isinstance(nodes, str):
+        raise TypeError(f"nodes must be node ids, an int n or 'observed', got {nodes!r}")
+    if isinstance(nodes, (numbers.Integral, np.integer)) and not isinstance(nodes, (bool, np.bool_)):
+        if nodes < 1:
+            raise ValueError(f"nodes as a count must be at least 1, got {nodes}")
+        return np.arange(int(nodes), dtype=np.int64)
+    arr = np.asarray(list(nodes) if not isinstance(nodes, np.ndarray) else nodes)
+    if arr.ndim != 1 or arr.dtype == np.bool_:
+        raise TypeError("nodes must be an int n (ids 0..n-1) or a 1-D array of node ids")
+    if arr.dtype.kind != "U":
+        if not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+            raise TypeError("nodes must be an int n (ids 0..n-1) or a 1-D array of integer (or text) ids")
+        arr = arr.astype(np.int64, copy=False)
+    ids = np.unique(arr)
+    if ids.size != arr.size:
+        raise ValueError("nodes must not contain duplicates")
+    if ids.size == 0:
+        raise ValueError("nodes is empty: a graph needs at least one node")
+    return ids
+
+
+def not_in(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Boolean mask of the entries of ``values`` that are not in the sorted array ``ids``."""
+    pos = np.minimum(np.searchsorted(ids, values), ids.size - 1)
+    return ids[pos] != values
+
+
+def endpoint_positions(ids: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Indices of the endpoints in the sorted public ids; ``ValueError`` naming an endpoint outside them."""
+    if edges.size == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    if (ids.dtype.kind == "U") != (edges.dtype.kind == "U"):
+        kind = "text" if edges.dtype.kind == "U" else "integer"
+        raise TypeError(f"the edges hold {kind} ids: nodes must list {kind} ids too")
+    if ids.dtype.kind != "U" and ids[0] == 0 and ids[-1] == ids.size - 1:  # nodes = n: a range check
+        bad = (edges < 0) | (edges >= ids.size)
+        inv = edges
+    else:
+        inv = np.minimum(np.searchsorted(ids, edges), ids.size - 1)
+        bad = ids[inv] != edges
+    if np.any(bad):
+        raise ValueError(
+            f"an edge names node {edges[bad][0].item()!r}, which is not in nodes (the declared public node "
+            f"set of {ids.size} nodes); fix the node set or remove the edges outside it"
+        )
+    return inv.astype(np.int64, copy=False)
+
+
+def networkx_labels(nodes, labels: list) -> list:
+    """The public node labels for a networkx graph with labels ``labels`` (all must be among them)."""
+    if isinstance(nodes, (numbers.Integral, np.integer)) and not isinstance(nodes, (bool, np.bool_)):
+        n = int(nodes)
+        if all(isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool) for v in labels):
+            outside = [v for v in labels if not 0 <= v < n]
+            if outside:
+                raise ValueError(f"node {outside[0]!r} of the graph is not in nodes (ids 0..{n - 1})")
+            return list(range(n))
+        if n != len(labels):
+            raise ValueError(
+                f"nodes={n} but the graph has {len(labels)} nodes with non-integer labels; pass the labels"
+            )
+        return list(labels)
+    if isinstance(nodes, str):
+        raise TypeError(f"nodes must be node labels, an int n or 'observed', got {nodes!r}")
+    declared = list(nodes)
+    if len(set(declared)) != len(declared):
+        raise ValueError("nodes must not contain duplicates")
+    known = set(declared)
+    outside = [v for v in labels if v not in known]
+    if outside:
+        raise ValueError(f"node {outside[0]!r} of the graph is not in nodes (the declared public node set)")
+    return declared
