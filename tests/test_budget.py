@@ -263,3 +263,73 @@ def test_estimator_budget_and_shared_budget(cancer, i):
     assert sum(r.epsilon for r in shared.ledger) == Fraction(0.6)
     with pytest.raises(TypeError, match="budget"):
         clone(est).fit(cancer.X, cancer.y, budget=0.5)
+
+
+# ----------------------------------------------------------------------------------- the pipeline
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("mechanism", ["exponential", "permute_and_flip"])
+def test_pipeline_picks_are_those_of_the_direct_lower_level_calls(seed, mechanism):
+    """Same seed, same picks as calling dpmo.select round by round on scores computed directly: fails if
+    the pipeline ever changes a result."""
+    from dpmo.aggregate import aggregate_selection_scores
+    from dpmo.pareto import pareto_selection_scores
+    from dpmo.selection import select_multiobjective
+
+    objs = _objectives(n=15, seed=seed)
+    eps, k = 2.5, 4
+    # Pareto, global sensitivity: k rounds, each on the candidates left, epsilon / k each
+    gen = np.random.default_rng(seed)
+    remaining, direct = np.arange(15), []
+    for _ in range(k):
+        scores, sens = pareto_selection_scores([o.take(remaining) for o in objs], "global")
+        pick = int(dpmo.select(scores, eps / k, sens, mechanism=mechanism, rng=gen)[0])
+        direct.append(int(remaining[pick]))
+        remaining = np.delete(remaining, pick)
+    ours = select_multiobjective(
+        objs, eps, approach="pareto", sensitivity="global", mechanism=mechanism, k=k, rng=seed
+    )
+    assert ours.tolist() == direct
+    # aggregate: one score vector, the k rounds in one call of select
+    for sensitivity in ("local", "global"):
+        scores, sens = aggregate_selection_scores(dpmo.aggregate(objs, [1.0, 3.0]), sensitivity)
+        direct = dpmo.select(scores, eps, sens, mechanism=mechanism, k=k, rng=seed)
+        ours = select_multiobjective(
+            objs, eps, approach="agg", weights=[1.0, 3.0], sensitivity=sensitivity, mechanism=mechanism,
+            k=k, rng=seed,
+        )  # fmt: skip
+        assert ours.tolist() == direct.tolist()
+
+
+def test_registered_approach_plugs_into_every_layer(monkeypatch):
+    from dpmo import graphs, selection
+    from dpmo.selection import Approach, Rounds, approaches, register_approach
+
+    monkeypatch.setattr(selection, "_APPROACHES", dict(selection._APPROACHES))  # restored afterwards
+
+    class FirstObjective(Approach):  # a toy approach: the first objective alone, global sensitivity
+        name = "first-objective-test"
+
+        def rounds(self, objectives, weights, sensitivity, cache):
+            o = objectives[0]
+
+            class R(Rounds):
+                static = True
+                score_name = "first objective"
+
+                def scores(self, chosen, remaining):
+                    return np.asarray(o.values)[remaining], o.global_sensitivity
+
+            return R()
+
+        def utility(self, objectives, weights, remaining):
+            return np.asarray(objectives[0].values)[remaining]
+
+    register_approach(FirstObjective(), replace=True)
+    assert "first-objective-test" in approaches()
+    with pytest.raises(ValueError, match="already registered"):
+        register_approach(FirstObjective())
+    b = Budget(1.0)
+    picks = graphs.top_k(_graph(), 2, 1.0, approach="first-objective-test", rng=0, budget=b)
+    assert len(picks) == 2 and [r.what for r in b.ledger][0].startswith("top_k (first objective)")
+    with pytest.raises(ValueError, match="approach must be one of"):
+        dpmo.selection.select_multiobjective(_objectives(), 1.0, approach="nope")

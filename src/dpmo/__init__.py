@@ -9,7 +9,8 @@ Core (single objective):
     :func:`local_dampening` (local dampening, Farias et al. 2020/2023).
 Multi-objective (the paper's contribution):
     :func:`pareto_score`, :func:`pareto_sensitivity`, :func:`priv_pareto` (PrivPareto) and
-    :func:`aggregate`, :func:`priv_agg` (PrivAgg).
+    :func:`aggregate`, :func:`priv_agg` (PrivAgg), both through the one pipeline
+    :func:`select_multiobjective` (:mod:`dpmo.selection`).
 Applications, imported on first use:
     :mod:`dpmo.graphs` (DP-MOTkIN), :mod:`dpmo.trees` (DP-MOET, DiffP-ID3, LocalDiffPID3),
     :mod:`dpmo.datasets`, :mod:`dpmo.metrics`, :mod:`dpmo.audit`, :mod:`dpmo.experiments`.
@@ -26,6 +27,7 @@ from .chebyshev import priv_chebyshev
 from .dampening import dampen, local_dampening
 from .mechanisms import MECHANISMS, probabilities, select
 from .pareto import pareto_score, pareto_sensitivity, priv_pareto
+from .selection import select_multiobjective
 from .sensitivity import LocalSensitivity, Objective
 
 __version__ = "0.1.0"
@@ -47,6 +49,7 @@ __all__ = [
     "priv_pareto",
     "probabilities",
     "select",
+    "select_multiobjective",
 ]
 
 _SUBMODULES = {"audit", "datasets", "experiments", "graphs", "metrics", "trees", "cli"}

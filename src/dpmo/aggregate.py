@@ -21,6 +21,10 @@ __all__ = ["aggregate", "priv_agg", "aggregate_selection_scores", "AggregateAppr
 
 
 def _check_weights(weights, m: int) -> np.ndarray:
+    if type(weights) is tuple and len(weights) == m and all(type(x) is float for x in weights):
+        # fast path (the applications pass tuples of floats on every call)
+        if all(np.isfinite(weights)) and any(x != 0 for x in weights):
+            return np.array(weights, dtype=np.float64)
     try:
         w = np.asarray(weights)
     except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here

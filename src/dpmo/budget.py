@@ -25,10 +25,11 @@ the caller as *one* spend whose ``what`` says so.
 
 from __future__ import annotations
 
+import math
 import numbers
 import threading
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,8 +71,7 @@ class BudgetExceededError(ValueError):
     """
 
 
-@dataclass(frozen=True)
-class Spend:
+class Spend(NamedTuple):
     """One record of a :class:`Budget`'s ledger: one call of a private mechanism.
 
     Attributes
@@ -97,6 +97,11 @@ class Spend:
 
 def _exact(value, name: str = "epsilon", *, allow_zero: bool = False) -> Fraction:
     """``value`` as an exact Fraction, checked positive and finite."""
+    kind = type(value)
+    if kind is Fraction or kind is float:  # the common cases, fast
+        if (value > 0 or (allow_zero and value == 0)) and (kind is Fraction or math.isfinite(value)):
+            return value if kind is Fraction else Fraction(value)
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     if isinstance(value, Fraction):
@@ -174,7 +179,9 @@ class Budget:
         self._total = _exact(epsilon)
         self._committed = Fraction(0)  # direct spends + reservations of the sub-budgets
         self._spent = Fraction(0)  # every record, own or of a sub-budget
-        self._records: list[Spend] = []
+        # Spend records, or (what, mechanism, epsilon, k, sensitivity, candidates) for k equal rounds of
+        # spend_rounds, expanded into k records when the ledger is read (recording stays O(1) per call)
+        self._records: list = []
         self._parent: Budget | None = None
         self._lock = _Lock()
 
@@ -209,7 +216,18 @@ class Budget:
     @property
     def ledger(self) -> tuple[Spend, ...]:
         with self._lock:
-            return tuple(self._records)
+            entries = list(self._records)
+        out: list[Spend] = []
+        for e in entries:
+            if isinstance(e, Spend):
+                out.append(e)
+                continue
+            what, mech, eps, k, sens, cand = e
+            share = eps / k
+            for i in range(k):
+                label = f"{what}: round {i + 1} of {k}" if k > 1 else what
+                out.append(Spend(label, mech, share, sens, None if cand is None else cand - i))
+        return tuple(out)
 
     @property
     def parent(self) -> Budget | None:
@@ -299,18 +317,31 @@ class Budget:
         float ``epsilon``, exactly ``epsilon / k``). Used by callers that sample the ``k`` rounds at once
         (the Gumbel top-k trick): all ``k`` records are made before the sampling.
         """
+        k = int(k)
+        if k < 1:
+            raise ValueError(f"k must be a positive int, got {k}")
+        if not isinstance(what, str):
+            raise TypeError(f"what must be a str, got {type(what).__name__}")
+        eps = _exact(epsilon)
+        mech = None if mechanism is None else str(mechanism)
+        sens = None if sensitivity is None else float(sensitivity)
         with self._lock:
-            eps = self.check(epsilon)
-            share = eps / int(k)
-            for i in range(int(k)):
-                self.spend(
-                    share,
-                    f"{what}: round {i + 1} of {k}" if k > 1 else what,
-                    mechanism=mechanism,
-                    sensitivity=sensitivity,
-                    candidates=None if candidates is None else int(candidates) - i,
+            # basic composition: the k shares cost eps exactly (a tighter accountant costs each round)
+            basic = type(self)._cost is Budget._cost
+            cost = eps if basic else self._cost(eps / k, mech) * k
+            if cost > (self._total - self._committed if self._committed else self._total):
+                raise BudgetExceededError(
+                    f"spending epsilon {float(eps)!r} on {what!r} exceeds the remaining budget "
+                    f"{self.remaining!r} (of {self.epsilon!r}, spent {self.spent!r}); nothing was recorded"
                 )
-        return float(share)
+            entry = (what, mech, eps, k, sens, None if candidates is None else int(candidates))
+            self._committed = cost if not self._committed else self._committed + cost
+            node: Budget | None = self
+            while node is not None:  # k records of share = eps / k each: together exactly eps
+                node._spent = eps if not node._spent else node._spent + eps
+                node._records.append(entry)
+                node = node._parent
+        return eps.numerator / (eps.denominator * k)  # correctly rounded: the float of eps / k
 
     def split(self, parts) -> list[Budget]:
         """Sub-budgets that charge this one, reserved in it now.

@@ -293,6 +293,18 @@ def select_multiobjective(
     only on earlier private outputs; basic sequential composition gives epsilon. Cost: that of the
     approach's rounds (see :func:`dpmo.priv_pareto`, :func:`dpmo.priv_agg`) plus k calls of
     :func:`dpmo.select` (one for a static approach).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import dpmo
+    >>> objs = [dpmo.Objective(np.array([3.0, 1.0, 2.0, 0.0]), 1.0),
+    ...         dpmo.Objective(np.array([0.0, 2.0, 1.0, 0.0]), 1.0)]
+    >>> b = dpmo.Budget(1.0)
+    >>> picks = dpmo.select_multiobjective(objs, 0.5, approach="pareto", sensitivity="global", k=2,
+    ...                                    rng=0, budget=b)
+    >>> len(set(picks.tolist())), [float(r.epsilon) for r in b.ledger], b.remaining
+    (2, [0.25, 0.25], 0.5)
     """
     objs = check_objectives(objectives)
     if epsilon is not None or budget is None:

@@ -29,7 +29,6 @@ Privacy (see ``docs/trees.md``)
 from __future__ import annotations
 
 import numbers
-import time
 
 import numpy as np
 
@@ -193,8 +192,6 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``[negative, positive]`` (see ``classes``); :meth:`predict` returns these labels.
     feature_names_in_ : ndarray of str
         Column names, when ``X`` was a DataFrame.
-    fit_time_ : float
-        Wall-clock seconds of the last fit.
 
     Notes
     -----
@@ -347,7 +344,6 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        start = time.perf_counter()
         eps, p, s, k, d, dmax, o, w = self._validate_params()
         given = X if isinstance(X, EncodedData) else None
         if given is not None:
@@ -406,7 +402,6 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.budget_ = own
         self.features_ = None if isinstance(features, int) else features
         self.classes_ = classes
-        self.fit_time_ = time.perf_counter() - start
         return self
 
     # ------------------------------------------------------------------------------------------------
