@@ -3,7 +3,6 @@ releases sample exactly unless ``--float-sampler`` is given (issues 12 and 16)."
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from dpmo.cli import main
@@ -34,7 +33,9 @@ def test_topk_samples_exactly_by_default(tmp_path, capsys, monkeypatch, extra, e
         return original(*args, **kwargs)
 
     monkeypatch.setattr(graphs, "top_k", spy)
-    code, out, err = _run(["topk", str(_edges(tmp_path)), "--n-nodes", "6", "-k", "2", "--seed", "1", *extra], capsys)
+    code, out, err = _run(
+        ["topk", str(_edges(tmp_path)), "--n-nodes", "6", "-k", "2", "--seed", "1", *extra], capsys
+    )
     assert code == 0, err
     assert seen == [expected]
     assert len(out.strip().splitlines()) == 4  # header, "node", two picks
