@@ -37,11 +37,11 @@ from ..mechanisms.exact import random_permutation, sample_discrete_laplace
 from ..pareto import pareto_score
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from ..selection import selection_scores as _pipeline_scores
+from .centrality import check_convention
 from .chebyshev import top_k_chebyshev
-from .io import Graph
-from .nodes import observed_graph, public_graph
+from .graph import Graph
+from .io import observed_graph, public_graph
 from .objectives import objectives
-from .utilities import check_convention
 
 __all__ = [
     "APPROACHES",
