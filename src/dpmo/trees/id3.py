@@ -308,6 +308,9 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     # subclasses to measure each part.
     _nonnegative = True
     _shared = True
+    # Friedman and Schuster's stopping rule (a node with too few records for the noise becomes a leaf);
+    # class-level for the same reason: dpmo.experiments.variants switches it off to test a reading.
+    _stopping_rule = True
 
     def __init__(
         self,
@@ -493,7 +496,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     n_hat = idx.size + float(rng.laplace(0.0, 1.0 / eps_half))
                 noisy[node] = n_hat
                 t_max = int(size[remaining].max())
-                if n_hat / (t_max * 2) < sqrt2 / eps_half:
+                if self._stopping_rule and n_hat / (t_max * 2) < sqrt2 / eps_half:
                     make_leaf(node, idx, eps_half, half_share)
                     continue
                 # class counts of every (remaining attribute, value) pair in one bincount
