@@ -19,6 +19,7 @@ __all__ = [
     "check_choice",
     "check_exact",
     "check_t",
+    "check_fraction",
     "check_t_block",
     "check_X",
 ]
@@ -125,6 +126,16 @@ def check_choice(value, allowed, name: str) -> str:
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {sorted(allowed)}, got {value!r}")
     return value
+
+
+def check_fraction(value, name: str) -> float:
+    """Return ``value`` as a float after checking it is a real number strictly between 0 and 1."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating)):
+        raise TypeError(f"{name} must be a number in (0, 1), got {type(value).__name__}")
+    share = float(value)
+    if not 0.0 < share < 1.0:
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
+    return share
 
 
 def check_t(t, name: str = "t") -> int:
