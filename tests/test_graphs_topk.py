@@ -289,7 +289,8 @@ def test_top_k_exact_and_front_validation(karate):
 
 
 @pytest.mark.parametrize(
-    "share, exc", [(0.0, ValueError), (1.0, ValueError), (-0.5, ValueError), (True, TypeError), ("0.5", TypeError)]
+    "share, exc",
+    [(0.0, ValueError), (1.0, ValueError), (-0.5, ValueError), (True, TypeError), ("0.5", TypeError)],
 )
 def test_two_stage_refuses_a_share_outside_the_open_unit_interval(karate, share, exc):
     _, g = karate
