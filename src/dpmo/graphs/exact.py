@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _defaults
 from .._validation import check_choice, check_k
 from ..aggregate import aggregate
 from ..pareto import pareto_score
@@ -122,8 +123,8 @@ def top_k_exact(
     graph,
     k: int,
     *,
-    approach: str = "pareto",
-    weights=PAPER_WEIGHTS,
+    approach: str = _defaults.GRAPH_APPROACH,
+    weights=_defaults.GRAPH_WEIGHTS,
     low_degree: float = 0.0,
     formula: str = "paper",
 ) -> np.ndarray:

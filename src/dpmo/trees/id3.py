@@ -64,6 +64,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact
 from ..budget import Budget
 from ..dampening import dampen
@@ -314,15 +315,15 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        epsilon=1.0,
-        max_depth=5,
-        criterion="info_gain",
+        epsilon=_defaults.EPSILON,
+        max_depth=_defaults.ID3_MAX_DEPTH,
+        criterion=_defaults.ID3_CRITERION,
         random_state=None,
         *,
         features=None,
-        n_bins=5,
-        max_records=100_000,
-        mechanism="exponential",
+        n_bins=_defaults.ID3_N_BINS,
+        max_records=_defaults.ID3_MAX_RECORDS,
+        mechanism=_defaults.MECHANISM,
         classes=None,
         exact=False,
     ):
