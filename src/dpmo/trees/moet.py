@@ -39,9 +39,11 @@ from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
 from ..selection import selection_scores as _pipeline_scores
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
+from .encoding import EncodedData
+from .evaluation import TreePopulation
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 from .operations import crossover, feature_spec, mutate, prune, random_tree
-from .tree import EncodedData, Tree, TreePopulation
+from .tree import Tree
 
 try:  # scikit-learn is an optional dependency; the estimator API needs it
     from sklearn.base import BaseEstimator, ClassifierMixin
