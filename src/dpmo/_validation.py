@@ -19,6 +19,8 @@ __all__ = [
     "check_choice",
     "check_exact",
     "check_t",
+    "check_fraction",
+    "check_t_block",
     "check_X",
 ]
 
@@ -126,6 +128,16 @@ def check_choice(value, allowed, name: str) -> str:
     return value
 
 
+def check_fraction(value, name: str) -> float:
+    """Return ``value`` as a float after checking it is a real number strictly between 0 and 1."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating)):
+        raise TypeError(f"{name} must be a number in (0, 1), got {type(value).__name__}")
+    share = float(value)
+    if not 0.0 < share < 1.0:
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
+    return share
+
+
 def check_t(t, name: str = "t") -> int:
     """Return the distance ``t`` of a local sensitivity function as an int after checking ``t >= 0``."""
     if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Integral, np.integer)):
@@ -133,6 +145,29 @@ def check_t(t, name: str = "t") -> int:
     if t < 0:
         raise ValueError(f"{name} must be a non-negative int, got {t}")
     return int(t)
+
+
+def check_t_block(t) -> tuple[int, int]:
+    """``t`` as ``(t0, B)``: an int gives ``(t, 1)``; an integer array of shape (B, 1) must hold the
+    consecutive distances ``t0, t0 + 1, ..., t0 + B - 1`` with ``t0 >= 0``."""
+    if not isinstance(t, np.ndarray):
+        return check_t(t), 1
+    if t.ndim == 0:
+        return check_t(t[()]), 1
+    if t.dtype == np.bool_ or not np.issubdtype(t.dtype, np.integer):
+        raise TypeError(
+            f"t must be a non-negative int or an integer array of shape (B, 1), got dtype {t.dtype}"
+        )
+    if t.ndim != 2 or t.shape[1] != 1 or t.shape[0] == 0:
+        raise ValueError(
+            f"an array t must have shape (B, 1) with B >= 1 (consecutive distances), got {t.shape}"
+        )
+    ts = t[:, 0].astype(np.int64)
+    if ts[0] < 0:
+        raise ValueError(f"t must be non-negative, got {int(ts[0])}")
+    if ts.size > 1 and not np.all(np.diff(ts) == 1):
+        raise ValueError("an array t must hold consecutive distances t0, t0 + 1, ..., t0 + B - 1")
+    return int(ts[0]), int(ts.size)
 
 
 def check_X(X, name: str = "X") -> np.ndarray:

@@ -27,7 +27,7 @@ from pathlib import Path
 from .config import EXPERIMENTS
 from .readings import DEFAULT_LABEL
 from .report import paper_results
-from .runner import csv_path, read_rows
+from .results_csv import csv_path, read_rows
 
 __all__ = [
     "Group",
