@@ -6,9 +6,10 @@ Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
   (:data:`DATASETS`).
 * :mod:`.methods`: adapters calling :mod:`dpmo.trees` and :mod:`dpmo.graphs` for one run.
 * :mod:`.runner`: seeding (:func:`cell_seed`), resume, joblib / Dask execution (:func:`run_experiment`).
-* :mod:`.report`: Markdown tables and ``report.md`` (:func:`write_report`); :mod:`.figures` its PNG
-  figures; :mod:`.findings` where and why ours differ (every number computed from the run); :mod:`.paper`
-  the paper's numbers, cited by table and figure number.
+* :mod:`.report`: the writer of ``report.md`` and its prose (:func:`write_report`); :mod:`.stats` the
+  means and 95% intervals; :mod:`.tables` its Markdown tables; :mod:`.figures` its PNG figures;
+  :mod:`.findings` where and why ours differ (every number computed from the run); :mod:`.paper` the
+  paper's numbers, cited by table and figure number.
 * :mod:`.environment`: dpmo version, git commit and package versions for ``meta.json`` and the report.
 * :mod:`.progress` and :mod:`.cores`: progress lines without a terminal, and ``jobs="auto"``.
 """
@@ -16,8 +17,11 @@ Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
 from __future__ import annotations
 
 from .config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, DatasetSpec, ExperimentConfig
-from .report import mean_ci, paper_results, plot_experiment, summarize, write_report
+from .figures import plot_experiment
+from .paper import paper_results
+from .report import write_report
 from .runner import Task, cell_seed, plan_tasks, read_rows, reference_seed, run_experiment, run_task
+from .stats import mean_ci, summarize
 
 __all__ = [
     "DATASETS",
