@@ -177,7 +177,7 @@ def pareto(reps: int, reps_two_stage: int) -> None:
             front = g.index(graphs.pareto_front(g, **conv))
             weak = g.index(graphs.pareto_front(g, dominance="weak", **conv))
             strict = g.index(graphs.pareto_front(g, dominance="strict", **conv))
-            top3 = g.index(graphs.top_k_exact(g, 3, **conv))
+            top3 = g.index(graphs.top_k_exact(g, 3, approach="pareto", **conv))
             print(f"\n## {name}, ego density convention: {label}")
             print(
                 f"n = {g.n_nodes}; Pareto front: {front.size} nodes (textbook dominance), "
@@ -269,7 +269,10 @@ def _sampled(g, conv, pts, front, top3, reps, reps_two_stage) -> None:
         cells = []
         for sensitivity in ("local", "global"):
             r = reps if eps in (1.0, 10.0, 50.0) or sensitivity == "global" else min(reps, 20)
-            picks = [graphs.top_k(g, 3, eps, sensitivity=sensitivity, rng=s, **conv) for s in range(r)]
+            picks = [
+                graphs.top_k(g, 3, eps, approach="pareto", sensitivity=sensitivity, rng=s, **conv)
+                for s in range(r)
+            ]
             cells.append(summary(picks))
         for m, mech in ((30, "exponential"), (100, "exponential"), (100, "permute_and_flip")):
             picks = [

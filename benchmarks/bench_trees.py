@@ -77,10 +77,10 @@ def timings(datasets, repeats: int) -> None:
                 clf.set_params(random_state=10_000).fit(ds.X, ds.y)  # warm-up
                 times, cpu = [], []
                 for seed in range(repeats):
-                    c0 = time.process_time()
+                    c0, w0 = time.process_time(), time.perf_counter()  # timed here, not on the estimator
                     clf.set_params(random_state=seed).fit(ds.X, ds.y)
                     cpu.append(time.process_time() - c0)
-                    times.append(clf.fit_time_)
+                    times.append(time.perf_counter() - w0)
                 print(
                     f"{name:<6} {setting:<7} {label:<15} {statistics.median(times):7.3f} {max(times):7.3f} "
                     f"{statistics.median(cpu):7.3f}"

@@ -52,7 +52,7 @@ def test_hand_example_exact_top_k_and_ties():
     # Pareto scores (weak dominance): hub 0 is dominated by nobody; triangle nodes dominate each other
     np.testing.assert_array_equal(graphs.pareto_scores(g), [0, -9, -9, -9, -9, -2, -2, -2, -9, -9])
     # score first, then degree, then ego density, then smaller id
-    assert graphs.top_k_exact(g, 4).tolist() == [0, 5, 6, 7]
+    assert graphs.top_k_exact(g, 4, approach="pareto").tolist() == [0, 5, 6, 7]
     # weighted sum 1 * degree + 100 * ego density: triangle nodes 102, hub 4, the rest 1
     assert graphs.top_k_exact(g, 5, approach="agg").tolist() == [5, 6, 7, 0, 1]
     assert graphs.top_k_exact(g, 4, approach="agg", weights=(1.0, 1.0)).tolist() == [0, 5, 6, 7]
@@ -92,7 +92,7 @@ def test_exact_top_k_and_front_match_brute_force(n, p, seed, low):
     ps = _brute_pareto_score(P)
     np.testing.assert_array_equal(graphs.pareto_scores(g, low_degree=low), ps)
     key = lambda v: (-ps[v], -P[v, 0], -P[v, 1], v)  # noqa: E731
-    assert graphs.top_k_exact(g, n, low_degree=low).tolist() == sorted(range(n), key=key)
+    assert graphs.top_k_exact(g, n, approach="pareto", low_degree=low).tolist() == sorted(range(n), key=key)
     agg = P[:, 0] * 1.0 + P[:, 1] * 100.0
     key = lambda v: (-agg[v], -P[v, 0], -P[v, 1], v)  # noqa: E731
     assert graphs.top_k_exact(g, n, approach="agg", low_degree=low).tolist() == sorted(range(n), key=key)
@@ -286,3 +286,19 @@ def test_top_k_exact_and_front_validation(karate):
         graphs.top_k_exact(g, 1, approach="x")
     with pytest.raises(ValueError, match="dominance"):
         graphs.pareto_front(g, dominance="x")
+
+
+def test_library_and_cli_share_the_graph_defaults():
+    import inspect
+
+    from dpmo import _defaults
+    from dpmo.cli import build_parser
+
+    args = build_parser().parse_args(["topk", "g.txt"])
+    sig = inspect.signature(graphs.top_k).parameters
+    assert args.approach == sig["approach"].default == _defaults.GRAPH_APPROACH == "agg"
+    assert args.sensitivity == sig["sensitivity"].default and args.mechanism == sig["mechanism"].default
+    assert tuple(args.weights) == sig["weights"].default and args.epsilon == _defaults.EPSILON
+    assert inspect.signature(graphs.top_k_exact).parameters["approach"].default == "agg"
+    text = " ".join(build_parser()._subparsers._group_actions[0].choices["topk"].format_help().split())
+    assert "(default: agg)" in text and "(default: local)" in text

@@ -54,12 +54,22 @@ def ref_counts(trees, X, y):
 # estimator API
 
 
-def test_defaults_are_the_papers_pareto_setting():
+def test_defaults_are_the_shared_defaults():
+    from dpmo import _defaults
+    from dpmo.cli import build_parser
+
     params = DPMOETClassifier().get_params()
-    assert params["population_size"] == 30 and params["selection_size"] == 3 and params["n_iterations"] == 3
-    assert params["initial_depth"] == 4 and params["max_depth"] == 10 and params["n_output"] == 3
-    assert params["weights"] == (3.0, 2.0) and params["approach"] == "pareto"
+    # one set for the library and the command line: DP-MOET-Agg with the paper's aggregation settings
+    assert params["population_size"] == 100 and params["selection_size"] == 20 and params["n_iterations"] == 2
+    assert params["initial_depth"] == 3 and params["max_depth"] == 5 and params["n_output"] == 1
+    assert params["weights"] == (3.0, 2.0) and params["approach"] == "agg" == _defaults.TREE_APPROACH
     assert params["sensitivity"] == "local" and params["neighbouring"] == "add_remove"
+    args = build_parser().parse_args(["trees", "t.csv"])
+    cli = dict(population_size=args.population_size, selection_size=args.selection_size,
+               n_iterations=args.iterations, initial_depth=args.initial_depth, max_depth=args.max_depth,
+               n_output=args.n_output, weights=tuple(args.weights), approach=args.approach,
+               sensitivity=args.sensitivity, mechanism=args.mechanism, epsilon=args.epsilon)  # fmt: skip
+    assert all(params[k] == v for k, v in cli.items()), cli
 
 
 def test_sklearn_clone_and_set_params(cancer):
@@ -297,8 +307,8 @@ def test_pareto_variant_selects_with_the_pipeline(cancer, monkeypatch, sensitivi
 
     monkeypatch.setattr(moet, "select_multiobjective", spy)
     clf = DPMOETClassifier(
-        epsilon=0.9, sensitivity=sensitivity, mechanism="permute_and_flip", features=cancer.features,
-        random_state=2, **SMALL,
+        epsilon=0.9, approach="pareto", sensitivity=sensitivity, mechanism="permute_and_flip",
+        features=cancer.features, random_state=2, **SMALL,
     ).fit(cancer.X, cancer.y)  # fmt: skip
     # k = 2 generations of s = 3 picks among 8 then 3 + 8 trees, then o = 2 final picks among 3 + 8
     assert [(c[0], c[2]) for c in calls] == [(8, 3), (11, 3), (11, 2)]

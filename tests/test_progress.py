@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import dpmo
+from dpmo.experiments import backends as backends_mod
 from dpmo.experiments import cores
-from dpmo.experiments import runner as runner_mod
 from dpmo.experiments.config import ExperimentConfig
 from dpmo.experiments.progress import PROGRESS_MODES, ProgressLines, make_progress
 from dpmo.experiments.runner import read_rows, run_experiment
@@ -157,10 +157,10 @@ def _results(path):
 
 @pytest.mark.parametrize("idle", [1.0, 0.0])
 def test_auto_jobs_hands_long_work_to_a_pool_only_when_cores_are_idle(tmp_path, monkeypatch, idle):
-    monkeypatch.setattr(runner_mod, "AUTO_SERIAL_SECONDS", -1.0)  # any work counts as long
-    monkeypatch.setattr(runner_mod, "AUTO_WINDOW_SECONDS", 0.0)
-    monkeypatch.setattr(runner_mod, "usable_cores", lambda: 2)
-    monkeypatch.setattr(runner_mod, "idle_cores", lambda before, after: idle)
+    monkeypatch.setattr(backends_mod, "AUTO_SERIAL_SECONDS", -1.0)  # any work counts as long
+    monkeypatch.setattr(backends_mod, "AUTO_WINDOW_SECONDS", 0.0)
+    monkeypatch.setattr(backends_mod, "usable_cores", lambda: 2)
+    monkeypatch.setattr(backends_mod, "idle_cores", lambda before, after: idle)
     cfg = replace(TOY, runs=4)
     res = run_experiment(cfg, DATA, tmp_path / "auto", seed=3, jobs="auto", progress=False)
     assert res["jobs"] == (2 if idle else 1)

@@ -117,3 +117,86 @@ def test_node_set_forms_and_edges_outside_it():
     # string labels (networkx): the declared labels
     s = graphs.load_graph(nx.Graph([("a", "b")]), nodes=["a", "b", "c"])
     assert s.public_nodes and s.ids.tolist() == ["a", "b", "c"]
+
+
+# ------------------------------------------------------------------------------------ no hangs, no raise
+def _run_with_limit(code: str, seconds: float = 120.0) -> str:
+    """Run ``code`` in a fresh interpreter with a generous time limit (a hang fails, not a slow machine)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = dict(os.environ, PYTHONPATH=str(Path(dpmo.__file__).resolve().parents[1]))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=seconds, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_zero_local_sensitivities_do_not_hang():
+    out = _run_with_limit(
+        "import numpy as np, dpmo\n"
+        "print(dpmo.dampen([0, 3], lambda t: np.zeros(2)).tolist())\n"
+        "n = 2000\n"
+        "rng = np.random.default_rng(0)\n"
+        "objs = [dpmo.Objective(rng.random(n), 1.0, local=lambda t: np.zeros(n)) for _ in range(2)]\n"
+        "print(dpmo.priv_pareto(objs, 1.0, k=2, rng=0).tolist())\n"
+    )
+    d, picks = out.strip().splitlines()
+    assert eval(d)[0] == 0.0 and eval(d)[1] > 0
+    assert len(set(eval(picks))) == 2
+
+
+def test_dampen_never_raises_because_of_the_data():
+    """Without a global sensitivity, candidates past max_steps continue with a public rising floor."""
+    zero = lambda t: np.zeros(3)  # noqa: E731
+    D = dpmo.dampen([0.0, 3.0, -1e300], zero, max_steps=50)
+    assert D[0] == 0.0 and D[1] > 50 and D[2] < -50 and np.all(np.isfinite(D))
+    # monotone and odd in the value, as a dampened score must be
+    u = np.array([0.5, 1.0, 2.0, 1e6, 1e12])
+    Du = dpmo.dampen(u, lambda t: np.full(5, 1e-3), max_steps=100)
+    assert np.all(np.diff(Du) > 0) and np.allclose(
+        dpmo.dampen(-u, lambda t: np.full(5, 1e-3), max_steps=100), -Du
+    )
+    # before the cap, the closed form over constant runs gives the stepping's values
+    const = dpmo.dampen([0.3, 7.5, 40.0], lambda t: np.full(3, 0.5))
+    np.testing.assert_allclose(const, [0.6, 15.0, 80.0])
+    ramp = dpmo.dampen([3.0, 7.5], lambda t: np.array([0.5, 0.5]) + 0.1 * t)
+    # breakpoints 0, .5, 1.1, 1.8, 2.6, 3.5, ...: 3 lies in [2.6, 3.5)
+    assert ramp[0] == pytest.approx(4 + (3.0 - 2.6) / 0.9)
+    with pytest.raises(ValueError, match="decreases"):
+        dpmo.dampen([50.0, 90.0], lambda t: np.full(2, 1.0 if t < 20 else 0.5))
+
+
+# ------------------------------------------------------------------------------------------ estimators
+def _public_attributes(est) -> dict:
+    return {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
+
+
+def test_fitted_estimators_store_no_timing_or_count_of_the_private_data():
+    from dpmo.trees import DiffPID3Classifier, DPMOETClassifier, LocalDiffPID3Classifier
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(60, 3)).astype(float)
+    y = (X[:, 0] == 1).astype(int)
+    Xn, yn = X[:-1], y[:-1]  # a neighbouring table: one record removed
+    for make in (
+        lambda: DPMOETClassifier(
+            epsilon=1.0, population_size=6, selection_size=2, n_iterations=1, random_state=3
+        ),
+        lambda: DiffPID3Classifier(epsilon=1.0, random_state=3),
+        lambda: LocalDiffPID3Classifier(epsilon=1.0, random_state=3),
+    ):
+        a, b = make().fit(X, y), make().fit(Xn, yn)
+        attrs_a, attrs_b = _public_attributes(a), _public_attributes(b)
+        assert "fit_time_" not in attrs_a
+        assert set(attrs_a) == set(attrs_b)
+        for name in attrs_a:
+            va, vb = attrs_a[name], attrs_b[name]
+            if isinstance(va, (int, float, np.integer, np.floating)) and not isinstance(va, bool):
+                # a number that differs between neighbours must be a private output, never a size or time
+                assert name not in {"n_samples_", "n_records_", "fit_time_"}, name
+            if name in {"classes_", "n_features_in_", "features_", "domain_sizes_", "categorical_"}:
+                assert np.array_equal(np.asarray(va, dtype=object), np.asarray(vb, dtype=object)), name

@@ -237,3 +237,25 @@ def test_report_note_names_readings_and_flags_non_private_ones():
     text = readings_note([{"readings": "eps-per-pick", "private": "no"}, {"readings": "default"}])
     assert "`eps-per-pick` (NOT PRIVATE)" in text and "not epsilon-differentially private" in text
     assert "NOT PRIVATE" not in readings_note([{"readings": "ego-printed", "private": "yes"}])
+
+
+def test_published_agg_sensitivity_is_ours_plus_the_degree_term_again():
+    from dpmo.aggregate import aggregate
+    from dpmo.experiments.variants import published_agg_objective
+
+    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 2], [5, 2], [5, 1]]), nodes=6)
+    ours = aggregate(graphs.objectives(g), (1.0, 100.0))
+    theirs = published_agg_objective(g, (1.0, 100.0), {})
+    assert np.array_equal(ours.values, theirs.values)
+    for t in range(8):
+        a, b = ours.sensitivity(t), theirs.sensitivity(t)
+        assert np.allclose(b, np.minimum(a + 1.0, 101.0))  # + |w_degree| delta^degree (= 1), capped
+
+
+def test_id3_without_stopping_rule_splits_where_the_rule_stops():
+    data = load_breast_cancer()
+    kw = dict(max_depth=3, features=data.features, random_state=0)
+    stop = ReadingID3(0.01, **kw).fit(data.X, data.y)
+    free = ReadingID3(0.01, stopping_rule=False, **kw).fit(data.X, data.y)
+    assert stop.get_depth() < free.get_depth() == 3
+    assert LocalDiffPID3Classifier._stopping_rule is True  # the library keeps the rule

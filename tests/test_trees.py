@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from dpmo.datasets import Feature
 from dpmo.trees import Tree, TreePopulation, crossover, mutate, prune, random_tree
-from dpmo.trees.tree import EncodedData, tree_from_nested
+from dpmo.trees.encoding import EncodedData
+from dpmo.trees.tree import tree_from_nested
 
 FEATURES = (
     Feature("num0", "numeric", bounds=(0, 1)),

@@ -23,6 +23,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import _defaults
 from .budget import Budget
 from .selection import approaches, get_approach
 
@@ -177,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     top = sub.add_parser(
         "topk",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         help="private top-k influential nodes of a graph (DP-MOTkIN)",
         description="Select k influential nodes of GRAPH_FILE (an edge list: two node ids per "
         "line, separated by spaces, tabs or a comma; '#' comments) under epsilon-edge DP, "
@@ -193,22 +195,31 @@ def build_parser() -> argparse.ArgumentParser:
     node_set.add_argument(
         "--n-nodes", type=_positive_int, metavar="N", help="the public node set is the ids 0..N-1"
     )
-    top.add_argument("-k", type=_positive_int, default=5, help="number of nodes (default 5)")
-    top.add_argument("--epsilon", type=_epsilon, default=1.0, help="total privacy budget (default 1)")
-    top.add_argument("--approach", choices=approaches(), default="agg")
-    top.add_argument("--sensitivity", choices=("local", "global"), default="local")
+    top.add_argument("-k", type=_positive_int, default=_defaults.GRAPH_K, help="number of nodes")
+    top.add_argument("--epsilon", type=_epsilon, default=_defaults.EPSILON, help="total privacy budget")
+    top.add_argument(
+        "--approach",
+        choices=approaches(),
+        default=_defaults.GRAPH_APPROACH,
+        help="selection approach: agg = weighted sum, pareto = Pareto score (near-random on real graphs)",
+    )
+    top.add_argument(
+        "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
+    )
     top.add_argument(
         "--weights",
         type=float,
         nargs=2,
-        default=(1.0, 100.0),
+        default=_defaults.GRAPH_WEIGHTS,
         metavar=("W_DEGREE", "W_EGO"),
-        help="weights of the aggregation (default 1 100)",
+        help="weights of the aggregation",
     )
     top.add_argument(
-        "--mechanism", default="exponential", help="exponential, permute_and_flip, laplace or gumbel"
+        "--mechanism",
+        default=_defaults.MECHANISM,
+        help="exponential, permute_and_flip, laplace or gumbel",
     )
-    top.add_argument("--seed", type=_seed, default=None, help="seed (default: fresh randomness)")
+    top.add_argument("--seed", type=_seed, default=None, help="seed (None: fresh randomness)")
     top.add_argument(
         "--show-exact-statistics",
         action="store_true",
@@ -220,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     tr = sub.add_parser(
         "trees",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         help="private cost-sensitive decision tree on a CSV table (DP-MOET)",
         description="Build DP-MOET trees on TABLE and print their TPR and TNR on the same table. "
         "TABLE is a CSV file (comma-separated, with a header line or --no-header; the predictors are "
@@ -239,24 +251,60 @@ def build_parser() -> argparse.ArgumentParser:
         "--positive",
         metavar="VALUE",
         default="1",
-        help="value of the label column that is the positive class (default 1)",
+        help="value of the label column that is the positive class",
     )
-    tr.add_argument("--epsilon", type=_epsilon, default=1.0, help="total privacy budget (default 1)")
+    tr.add_argument("--epsilon", type=_epsilon, default=_defaults.EPSILON, help="total privacy budget")
     tr.add_argument("--non-private", action="store_true", help="no privacy (NODP-MOET), for comparison")
-    tr.add_argument("--approach", choices=approaches(), default="agg")
-    tr.add_argument("--sensitivity", choices=("local", "global"), default="local")
-    tr.add_argument("--weights", type=float, nargs=2, default=(3.0, 2.0), metavar=("W_TPR", "W_TNR"))
-    tr.add_argument("--population-size", type=_positive_int, default=100)
-    tr.add_argument("--selection-size", type=_positive_int, default=20)
-    tr.add_argument("--iterations", type=_positive_int, default=2)
-    tr.add_argument("--initial-depth", type=_positive_int, default=3)
-    tr.add_argument("--max-depth", type=_positive_int, default=5)
-    tr.add_argument("--n-output", type=_positive_int, default=1)
+    tr.add_argument(
+        "--approach",
+        choices=approaches(),
+        default=_defaults.TREE_APPROACH,
+        help="selection approach: agg = weighted sum, pareto = Pareto score",
+    )
+    tr.add_argument(
+        "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
+    )
+    tr.add_argument(
+        "--mechanism",
+        default=_defaults.MECHANISM,
+        help="exponential, permute_and_flip, laplace or gumbel",
+    )
+    tr.add_argument(
+        "--weights",
+        type=float,
+        nargs=2,
+        default=_defaults.TREE_WEIGHTS,
+        metavar=("W_TPR", "W_TNR"),
+        help="weights of the aggregation",
+    )
+    tr.add_argument(
+        "--population-size",
+        type=_positive_int,
+        default=_defaults.TREE_POPULATION_SIZE,
+        help="initial trees, and trees created per generation",
+    )
+    tr.add_argument(
+        "--selection-size",
+        type=_positive_int,
+        default=_defaults.TREE_SELECTION_SIZE,
+        help="trees kept per generation",
+    )
+    tr.add_argument(
+        "--iterations", type=_positive_int, default=_defaults.TREE_N_ITERATIONS, help="generations"
+    )
+    tr.add_argument(
+        "--initial-depth",
+        type=_positive_int,
+        default=_defaults.TREE_INITIAL_DEPTH,
+        help="depth of the initial random trees",
+    )
+    tr.add_argument("--max-depth", type=_positive_int, default=_defaults.TREE_MAX_DEPTH, help="maximum depth")
+    tr.add_argument("--n-output", type=_positive_int, default=_defaults.TREE_N_OUTPUT, help="trees returned")
     tr.add_argument(
         "--categorical",
         nargs="+",
         metavar="COL[=V1,V2,...]",
-        help="categorical predictors with their public categories (default 0,1)",
+        help="categorical predictors with their public categories (COL alone: 0,1)",
     )
     tr.add_argument(
         "--numeric",
@@ -264,7 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COL=LO:HI",
         help="numeric predictors with public bounds (never taken from the data)",
     )
-    tr.add_argument("--seed", type=_seed, default=None)
+    tr.add_argument("--seed", type=_seed, default=None, help="seed (None: fresh randomness)")
     return parser
 
 
@@ -617,6 +665,7 @@ def _trees(args) -> int:
             epsilon=None if args.non_private else args.epsilon,
             approach=args.approach,
             sensitivity=args.sensitivity,
+            mechanism=args.mechanism,
             population_size=args.population_size,
             selection_size=args.selection_size,
             n_iterations=args.iterations,

@@ -22,6 +22,17 @@ Rules that make ``D`` defined and computable for every input (all checked by the
 * **Iteration cap.** After ``max_steps`` steps the global sensitivity is used from that step on. The
   function ``delta'(t) = delta(t)`` for ``t < T``, ``Delta u`` for ``t >= T`` is admissible (condition 2
   holds trivially where the left side is ``Delta u``), so this is exact local dampening with ``delta'``.
+  Without a global sensitivity the floor rises from that step on: ``delta'(t) = max(delta(t), c_t)`` with
+  the public, non-decreasing ``c_t = min(c 2^(t - T + 1), 2^1020)``; a public non-decreasing floor keeps
+  both admissibility conditions, and the breakpoints then grow geometrically, so every candidate is
+  bracketed within about a thousand more steps. ``dampen`` never raises because of the data.
+* **Constant runs in closed form.** Zero and tiny deltas sit at the public floor, and an admissible delta
+  is non-decreasing in ``t``: when ``delta(t')`` equals the last delta seen at a later distance ``t'``, every
+  segment in between has that same width, so the breakpoints are known without stepping (a candidate whose
+  ``|u|`` falls in that range gets ``D = t + (|u| - b_t) / width``; when every remaining candidate is in such
+  a run, the loop jumps to ``t' + 1``). These probes look geometrically further (``t' - t <= max(16, 2t)``),
+  so a failed probe costs at most as much as the steps already done; the path depends on the function's
+  values only through where it is constant, and the result is the same dampened score up to rounding.
 * Each step works only on the candidates not yet bracketed; local functions marked
   ``vectorized_t`` (see :class:`dpmo.LocalSensitivity`) are evaluated for blocks of steps at once.
 """
@@ -77,8 +88,8 @@ def dampen(
         ``D = u / Delta u``.
     global_sensitivity : float, optional
         ``Delta u``. Deltas are capped at it, and it closes the computation (see the module notes).
-        Required when ``local`` is None; without it a candidate that is still unbracketed after
-        ``max_steps`` steps raises ``ValueError``.
+        Required when ``local`` is None; without it, a candidate still unbracketed after ``max_steps``
+        steps continues with a public rising floor (admissible; never an error).
     min_sensitivity : float, optional
         Public floor ``c > 0`` for the deltas (zero deltas are raised to it). Default
         ``1e-9 * global_sensitivity``, or ``1e-9`` when no global sensitivity is given.
@@ -95,7 +106,8 @@ def dampen(
     ------
     ValueError
         Bad values, or a local function that returns the wrong shape, a negative or non-finite value, or
-        decreases in ``t`` (an admissible function never does).
+        decreases in ``t`` (an admissible function never does). Never because of the size of the values
+        or of the deltas: every candidate is bracketed (module notes).
 
     Notes
     -----
@@ -145,15 +157,21 @@ def dampen(
     # first block: about 512 cells (cheap even when one step would do), then doubling;
     # depends on n only, never on the values
     block = max(1, _FIRST_BLOCK_CELLS // n)
+    probe_at = 1
+
+    def delta_at(T: int, idx: np.ndarray) -> np.ndarray:
+        """Deltas of the candidates ``idx`` at the single distance ``T`` (validated)."""
+        if vectorized:
+            return check_local_values(local(np.array([[T]]), idx), (1, idx.size), T, name)[0]
+        sub = None if idx.size == n else idx
+        return check_local_values(evaluate_local(local, T, sub), (idx.size,), T, name)
+
     while active.size:
         if t >= max_steps:
             if G is None:
-                raise ValueError(
-                    f"{active.size} candidate(s) of {name} are not bracketed after max_steps={max_steps} "
-                    "steps; "
-                    "pass global_sensitivity (the steps after the cap then use it) or raise max_steps"
-                )
-            D[active] = t + (a[active] - b) / G
+                D[active] = t + _rising_floor(a[active] - b, t, active, delta_at, floor)
+            else:
+                D[active] = t + (a[active] - b) / G
             break
         q = active.size
         idx = None if q == n else active
@@ -188,7 +206,69 @@ def dampen(
         prev = last[keep]
         t += B
         block *= 2
+        if active.size and t >= probe_at and t < max_steps:
+            # closed form over a run of constant deltas (module notes)
+            w = np.maximum(prev, floor)
+            with np.errstate(over="ignore"):  # inf: more segments than any probe looks at
+                s_need = (a[active] - b) / w  # segments of width w still needed
+            span = min(max(16, 2 * t), max_steps - t)
+            t_p = t + span - 1
+            d_p = delta_at(t_p, active)
+            if G is not None:
+                d_p = np.minimum(d_p, G)
+            if np.any(d_p < prev):
+                raise ValueError(
+                    f"local sensitivity of {name} decreases in t between t={t - 1} and t={t_p}; an "
+                    "admissible function is non-decreasing in t"
+                )
+            same = np.maximum(d_p, floor) == w
+            if G is not None:
+                same &= d_p < G
+            done = same & (s_need < span)
+            D[active[done]] = t + s_need[done]
+            keep = ~done
+            if np.all(same):  # every remaining candidate: segments of its width w up to t_p
+                b = b[keep] + span * w[keep]
+                prev = d_p[keep]  # delta(t_p), the last distance now behind the loop
+                t = t_p + 1
+                probe_at = t
+            else:
+                b = b[keep]
+                prev = prev[keep]
+                probe_at = 2 * t
+            active = active[keep]
     return np.sign(u) * D
+
+
+#: Largest width of the rising floor (keeps every breakpoint finite).
+_MAX_WIDTH = 2.0**1020
+
+
+def _rising_floor(rem: np.ndarray, T: int, cand: np.ndarray, delta_at, floor: float) -> np.ndarray:
+    """``|D| - T`` for candidates unbracketed at distance ``T = max_steps`` without a global sensitivity.
+
+    ``rem = |u| - b_T``. From ``T`` on the deltas are ``max(delta(t), c_t)`` with the public, non-decreasing
+    floor ``c_t = min(floor * 2^(t - T + 1), 2^1020)`` (admissible, module notes). ``delta_at(t, idx)``
+    gives the deltas of the candidates ``idx`` at distance ``t``; ``cand`` are the candidates of ``rem``.
+    Tracks ``|u| - b_t``, which only decreases, so nothing overflows. At most about 1,100 steps for any
+    finite ``|u|``.
+    """
+    rem = np.array(rem, dtype=np.float64)
+    out = np.empty(rem.size)
+    act = np.arange(rem.size)
+    k = 0
+    c_t = floor
+    while act.size:
+        c_t = min(2.0 * c_t, _MAX_WIDTH)
+        width = np.maximum(delta_at(T + k, cand[act]), c_t)
+        stop = rem[act] < width
+        hit = act[stop]
+        out[hit] = k + rem[hit] / width[stop]
+        go = act[~stop]
+        rem[go] -= width[~stop]
+        act = go
+        k += 1
+    return out
 
 
 def _dampen_closed(a, local, G, floor, max_steps: int, name: str) -> np.ndarray:
@@ -273,12 +353,16 @@ def _dampen_closed(a, local, G, floor, max_steps: int, name: str) -> np.ndarray:
         D[inside] = T[inside] + (a[inside] - bT[inside]) / step
     capped = np.flatnonzero(T >= top)
     if capped.size:
-        if G is None:
-            raise ValueError(
-                f"{capped.size} candidate(s) of {name} are not bracketed after max_steps={max_steps} steps; "
-                "pass global_sensitivity (the steps after the cap then use it) or raise max_steps"
+        if G is None:  # top == max_steps here: the public rising floor (module notes)
+            D[capped] = max_steps + _rising_floor(
+                a[capped] - bT[capped],
+                max_steps,
+                capped,
+                lambda t, idx: delta(np.full(idx.size, t, dtype=np.int64), idx),
+                floor,
             )
-        D[capped] = top[capped] + (a[capped] - bT[capped]) / G
+        else:
+            D[capped] = top[capped] + (a[capped] - bT[capped]) / G
     return D
 
 

@@ -244,7 +244,7 @@ class _ParetoState:
         return ps
 
     # -------------------------------------------------------------------------------- running sums
-    def _deltas(self, t0: int, rows: int) -> list:
+    def _deltas(self, t0: int, rows: int, skip=None) -> list:
         """``min(delta^{u_i}(t), Delta u_i)`` for ``t = t0 .. t0 + rows - 1``: one entry per objective, an
         array (rows, n), or the float ``Delta u_i`` for an objective without local function (the same for
         every distance and candidate).
@@ -282,7 +282,8 @@ class _ParetoState:
         same floats as ``S[i] += Objective.sensitivity(t)``)."""
         S = self.S
         for i, d in enumerate(D):
-            S[i] += d if isinstance(d, float) else d[b]
+            if d is not None:
+                S[i] += d if isinstance(d, float) else d[b]
         self.t += 1
 
     def _advance(self, t: int) -> None:
@@ -302,10 +303,17 @@ class _ParetoState:
             self._last_deltas = (t + 1, keep)
             self.t = t
             return
+        # An objective whose deltas are all 0 at distance t has all its deltas 0 up to t (non-negative and
+        # non-decreasing): its running sums stay as they are (adding zeros), so skip it. This makes a
+        # long jump (a probe of the dampening loop) cheap for data-independent objectives.
+        skip = [o.local is not None and not np.any(o.sensitivity(t)) for o in self.objectives]
+        if all(skip):
+            self.t = t
+            return
         chunk = max(1, _BLOCK_CELLS // (self.m * self.n))
         while self.t < t:
             rows = min(chunk, t - self.t)
-            D = self._deltas(self.t + 1, rows)
+            D = self._deltas(self.t + 1, rows, skip)
             for b in range(rows):
                 self._add_row(D, b)
 

@@ -5,7 +5,9 @@ Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
 * :mod:`.config`: the paper's settings per experiment (:data:`EXPERIMENTS`) and the datasets
   (:data:`DATASETS`).
 * :mod:`.methods`: adapters calling :mod:`dpmo.trees` and :mod:`dpmo.graphs` for one run.
-* :mod:`.runner`: seeding (:func:`cell_seed`), resume, joblib / Dask execution (:func:`run_experiment`).
+* :mod:`.runner`: run a grid, resumable (:func:`run_experiment`); :mod:`.seeding` the per-run seeds
+  (:func:`cell_seed`); :mod:`.tasks` planning and running tasks; :mod:`.backends` joblib / Dask execution;
+  :mod:`.results_csv` the results CSV.
 * :mod:`.report`: the writer of ``report.md`` and its prose (:func:`write_report`); :mod:`.stats` the
   means and 95% intervals; :mod:`.tables` its Markdown tables; :mod:`.figures` its PNG figures;
   :mod:`.findings` where and why ours differ (every number computed from the run); :mod:`.paper` the
@@ -20,8 +22,11 @@ from .config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, DatasetSpec, Experi
 from .figures import plot_experiment
 from .paper import paper_results
 from .report import write_report
-from .runner import Task, cell_seed, plan_tasks, read_rows, reference_seed, run_experiment, run_task
+from .results_csv import read_rows
+from .runner import run_experiment
+from .seeding import cell_seed, reference_seed
 from .stats import mean_ci, summarize
+from .tasks import Task, plan_tasks, run_task
 
 __all__ = [
     "DATASETS",

@@ -379,7 +379,7 @@ def _local_diffpid3(data, epsilon: float, params: dict, rng):
 
 
 #: ``params`` keys of the readings that change DP-MOTkIN.
-_GRAPH_READINGS = ("ego_delta", "eps_scale", "exp_half")
+_GRAPH_READINGS = ("ego_delta", "eps_scale", "exp_half", "agg_delta")
 
 
 def _top_k(data, k, epsilon, params, conv, **kw):

@@ -139,6 +139,15 @@ READINGS: dict[str, Reading] = {
             _GRAPHS,
             {"ego_delta": "published"},
         ),
+        _r(
+            "agg-delta-published",
+            "agg_delta",
+            "DP-MOTkIN-Agg-local: the published code's weighted sensitivity, the first objective's "
+            "function added twice: 2 w_deg delta^deg + w_ego delta^ego (admissible, looser; ERRATA 6)",
+            True,
+            ("graph-agg",),
+            {"agg_delta": "published"},
+        ),
         # ---- conventions
         _r(
             "ego-density-published",
@@ -321,6 +330,15 @@ READINGS: dict[str, Reading] = {
             True,
             ("tree-agg",),
             {"id3": {"form": "plain-shared"}},
+        ),
+        _r(
+            "id3-no-stop",
+            "id3_stop",
+            "LocalDiffPID3: no stopping rule (Friedman and Schuster's 'too few records for the noise' "
+            "test); every node above the last depth splits",
+            True,
+            ("tree-agg",),
+            {"id3": {"stopping_rule": False}},
         ),
         _r(
             "id3-eps-per-level",

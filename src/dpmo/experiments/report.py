@@ -39,7 +39,7 @@ from .figures import dataset_order, plot_experiment
 from .findings import budget_factor, why_different
 from .paper import PAPER_NUMBERS, paper_reference, paper_results
 from .readings import readings_note
-from .runner import csv_path, read_rows
+from .results_csv import csv_path, read_rows
 from .stats import Stat, mean_ci, summarize
 from .tables import (
     STAR_SHARE,

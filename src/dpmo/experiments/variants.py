@@ -34,6 +34,7 @@ __all__ = [
     "ReadingID3",
     "ego_bound",
     "graph_top_k",
+    "published_agg_objective",
 ]
 
 
@@ -200,13 +201,20 @@ class ReadingID3(LocalDiffPID3Classifier):
 
     ``form``: ``"shipped"`` (non-negative form, shared curve), ``"plain-own"`` (the criterion <= 0, one
     curve per attribute), ``"plain-shared"``; ``select_factor`` multiplies the epsilon of every attribute
-    choice (``exp-no-half``: 2). The budget per level is set by the caller through ``epsilon``.
+    choice (``exp-no-half``: 2); ``stopping_rule=False`` drops Friedman and Schuster's stopping rule (every
+    node above the last depth is split; still private: the noisy count is then simply not used). The
+    budget per level is set by the caller through ``epsilon``.
     """
 
-    def __init__(self, epsilon=1.0, *, form="shipped", select_factor=1.0, **kw):
+    def __init__(self, epsilon=1.0, *, form="shipped", select_factor=1.0, stopping_rule=True, **kw):
         super().__init__(epsilon, **kw)
         self.form = form
         self.select_factor = select_factor
+        self.stopping_rule = stopping_rule
+
+    @property
+    def _stopping_rule(self):  # type: ignore[override]
+        return self.stopping_rule
 
     @property
     def _nonnegative(self):  # type: ignore[override]
@@ -253,6 +261,25 @@ def _graph_objectives(graph, kind: str, conv: dict[str, Any]) -> list:
     return _GRAPH_OBJECTIVES[key][1]
 
 
+def published_agg_objective(graph, weights, conv: dict[str, Any]) -> Objective:
+    """``u_agg = w_degree degree + w_ego ego density`` with the published code's weighted local sensitivity as
+    ``docs/errata.md`` (point 6) describes it, "the first objective's function added twice":
+    ``2 |w_degree| delta^degree + |w_ego| delta^ego``, capped at the global ``|w_degree| + |w_ego|``.
+    Admissible (a sum of admissible functions, then capped), only looser than ours. O(n) per evaluation."""
+    from ..aggregate import aggregate
+    from ..graphs import degree_objective, ego_density_objective
+
+    key = (id(graph), "agg-published", tuple(weights), tuple(sorted(conv.items())))
+    if key not in _GRAPH_OBJECTIVES or _GRAPH_OBJECTIVES[key][0] is not graph:
+        deg, ego = degree_objective(graph), ego_density_objective(graph, **conv)
+        w1, w2 = (float(w) for w in weights)
+        loose = aggregate([deg, deg, ego], (w1, w1, w2))  # its local function: 2 |w1| d1 + |w2| d2
+        values = w1 * deg.values + w2 * ego.values
+        obj = Objective(values, abs(w1) + abs(w2), loose.local, name="u_agg (published sensitivity)")
+        _GRAPH_OBJECTIVES[key] = [graph, obj]
+    return _GRAPH_OBJECTIVES[key][1]
+
+
 def graph_top_k(graph, k, epsilon, *, approach, sensitivity, weights, mechanism, rng, params, conv):
     """:func:`dpmo.graphs.top_k` under the readings of ``params`` (original node ids).
 
@@ -263,13 +290,16 @@ def graph_top_k(graph, k, epsilon, *, approach, sensitivity, weights, mechanism,
 
     eps = float(epsilon) * eps_factor(params, rounds=1, picks=int(k))
     kind = params.get("ego_delta", "tight")
-    if kind == "tight" or sensitivity == "global":
+    if (kind == "tight" and params.get("agg_delta", "tight") == "tight") or sensitivity == "global":
         kw = {"weights": weights} if approach == "agg" else {}
         return np.asarray(
             graphs.top_k(graph, k, eps, approach=approach, sensitivity=sensitivity, mechanism=mechanism,
                          rng=rng, **kw, **conv)
         )  # fmt: skip
-    objs = _graph_objectives(graph, kind, conv)
     kw = dict(k=int(k), sensitivity=sensitivity, mechanism=mechanism, rng=rng)
+    if kind == "tight" and params.get("agg_delta") == "published" and approach == "agg":
+        idx = priv_agg([published_agg_objective(graph, weights, conv)], (1.0,), eps, **kw)
+        return np.asarray(graph.ids)[np.asarray(idx, dtype=np.intp)]
+    objs = _graph_objectives(graph, kind, conv)
     idx = priv_pareto(objs, eps, **kw) if approach == "pareto" else priv_agg(objs, weights, eps, **kw)
     return np.asarray(graph.ids)[np.asarray(idx, dtype=np.intp)]

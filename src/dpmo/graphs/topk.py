@@ -29,6 +29,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ..aggregate import aggregate
 from ..budget import resolve_budget
@@ -209,10 +210,10 @@ def top_k(
     k: int,
     epsilon: float,
     *,
-    approach: str = "pareto",
-    sensitivity: str = "local",
-    weights=_PAPER_WEIGHTS,
-    mechanism: str = "exponential",
+    approach: str = _defaults.GRAPH_APPROACH,
+    sensitivity: str = _defaults.SENSITIVITY,
+    weights=_defaults.GRAPH_WEIGHTS,
+    mechanism: str = _defaults.MECHANISM,
     rng=None,
     low_degree: float = 0.0,
     formula: str = "paper",
@@ -234,7 +235,10 @@ def top_k(
         Number of nodes, ``1 <= k <= n``.
     epsilon : float
         Total privacy budget (> 0); each of the ``k`` rounds gets ``epsilon / k``.
-    approach : {"pareto", "agg", "chebyshev"}
+    approach : {"pareto", "agg", "chebyshev"}, default "agg"
+        Default shared with ``dpmo topk`` (:mod:`dpmo._defaults`): on the real graphs DP-MOTkIN-Pareto's
+        picks are close to random (``docs/graphs.md``), DP-MOTkIN-Agg's are useful; the paper's experiments
+        pass their approach explicitly.
         Pareto score (:func:`dpmo.priv_pareto`), weighted sum (:func:`dpmo.priv_agg`), or PrivChebyshev
         (:func:`dpmo.priv_chebyshev`, not in the paper: k public directions spread the picks along the
         front; defaults :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`).
@@ -366,8 +370,8 @@ def top_k_exact(
     graph,
     k: int,
     *,
-    approach: str = "pareto",
-    weights=_PAPER_WEIGHTS,
+    approach: str = _defaults.GRAPH_APPROACH,
+    weights=_defaults.GRAPH_WEIGHTS,
     low_degree: float = 0.0,
     formula: str = "paper",
 ) -> np.ndarray:

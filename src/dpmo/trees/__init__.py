@@ -9,9 +9,9 @@ import importlib
 
 _EXPORTS = {
     # array-based trees and the genetic operators
-    "TreePopulation": "tree",
+    "TreePopulation": "evaluation",
     "Tree": "tree",
-    "EncodedData": "tree",
+    "EncodedData": "encoding",
     "tree_from_nested": "tree",
     "random_tree": "operations",
     "crossover": "operations",

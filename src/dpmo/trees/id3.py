@@ -64,6 +64,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact
 from ..budget import Budget
 from ..dampening import dampen
@@ -308,18 +309,21 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     # subclasses to measure each part.
     _nonnegative = True
     _shared = True
+    # Friedman and Schuster's stopping rule (a node with too few records for the noise becomes a leaf);
+    # class-level for the same reason: dpmo.experiments.variants switches it off to test a reading.
+    _stopping_rule = True
 
     def __init__(
         self,
-        epsilon=1.0,
-        max_depth=5,
-        criterion="info_gain",
+        epsilon=_defaults.EPSILON,
+        max_depth=_defaults.ID3_MAX_DEPTH,
+        criterion=_defaults.ID3_CRITERION,
         random_state=None,
         *,
         features=None,
-        n_bins=5,
-        max_records=100_000,
-        mechanism="exponential",
+        n_bins=_defaults.ID3_N_BINS,
+        max_records=_defaults.ID3_MAX_RECORDS,
+        mechanism=_defaults.MECHANISM,
         classes=None,
         exact=False,
     ):
@@ -493,7 +497,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     n_hat = idx.size + float(rng.laplace(0.0, 1.0 / eps_half))
                 noisy[node] = n_hat
                 t_max = int(size[remaining].max())
-                if n_hat / (t_max * 2) < sqrt2 / eps_half:
+                if self._stopping_rule and n_hat / (t_max * 2) < sqrt2 / eps_half:
                     make_leaf(node, idx, eps_half, half_share)
                     continue
                 # class counts of every (remaining attribute, value) pair in one bincount

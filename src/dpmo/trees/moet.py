@@ -29,19 +29,21 @@ Privacy (see ``docs/trees.md``)
 from __future__ import annotations
 
 import numbers
-import time
 
 import numpy as np
 
+from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact
 from ..budget import Budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
 from ..selection import selection_scores as _pipeline_scores
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
+from .encoding import EncodedData
+from .evaluation import TreePopulation
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 from .operations import crossover, feature_spec, mutate, prune, random_tree
-from .tree import EncodedData, Tree, TreePopulation
+from .tree import Tree
 
 try:  # scikit-learn is an optional dependency; the estimator API needs it
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -127,25 +129,29 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     epsilon : float or None, default 1.0
         Total privacy budget of the fit, > 0. None gives the non-private NODP-MOET variant (each pick is
         the argmax of the Pareto score or of the weighted sum, ties broken at random); it is not private.
-    approach : {"pareto", "agg", "chebyshev"}, default "pareto"
+    approach : {"pareto", "agg", "chebyshev"}, default "agg"
         Selection by the Pareto score (PrivPareto), by ``w_tpr TPR + w_tnr TNR`` (PrivAgg), or by
         PrivChebyshev (``dpmo.chebyshev.ChebyshevApproach``, not in the paper: the picks of a round follow
-        the default directions of :func:`dpmo.chebyshev.default_directions`, between TPR and TNR).
+        the default directions of :func:`dpmo.chebyshev.default_directions`, between TPR and TNR). The
+        defaults of this estimator and of ``dpmo trees`` are one set (:mod:`dpmo._defaults`, measured in
+        ``docs/defaults.md``): DP-MOET-Agg with the paper's aggregation settings. The Pareto table's
+        settings are ``approach="pareto", population_size=30, selection_size=3, n_iterations=3,
+        initial_depth=4, max_depth=10, n_output=3`` (what ``dpmo reproduce tree-pareto`` uses).
     sensitivity : {"local", "global"}, default "local"
         Local dampening with the admissible local functions, or the global sensitivity.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
         Base selection mechanism of :func:`dpmo.select`.
-    population_size : int, default 30
+    population_size : int, default 100
         ``p``: initial trees, and trees created per generation (``p // 2`` crossovers of two).
-    selection_size : int, default 3
+    selection_size : int, default 20
         ``s``: trees kept by the private selection of each generation.
-    n_iterations : int, default 3
+    n_iterations : int, default 2
         ``k``: generations.
-    initial_depth : int, default 4
+    initial_depth : int, default 3
         ``d``: depth of the initial full random trees (root at depth 0).
-    max_depth : int, default 10
+    max_depth : int, default 5
         ``d_max``: trees are pruned to this depth.
-    n_output : int, default 3
+    n_output : int, default 1
         ``o``: trees returned by the final private selection.
     weights : pair of float, default (3.0, 2.0)
         ``(w_tpr, w_tnr)`` for ``approach="agg"`` (ignored by "pareto").
@@ -188,8 +194,6 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``[negative, positive]`` (see ``classes``); :meth:`predict` returns these labels.
     feature_names_in_ : ndarray of str
         Column names, when ``X`` was a DataFrame.
-    fit_time_ : float
-        Wall-clock seconds of the last fit.
 
     Notes
     -----
@@ -207,23 +211,23 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> data = load_breast_cancer()
     >>> clf = DPMOETClassifier(epsilon=1.0, features=data.features, random_state=0).fit(data.X, data.y)
     >>> clf.evaluate(data.X, data.y).shape
-    (3, 2)
+    (1, 2)
     """
 
     def __init__(
         self,
-        epsilon=1.0,
+        epsilon=_defaults.EPSILON,
         *,
-        approach="pareto",
-        sensitivity="local",
-        mechanism="exponential",
-        population_size=30,
-        selection_size=3,
-        n_iterations=3,
-        initial_depth=4,
-        max_depth=10,
-        n_output=3,
-        weights=(3.0, 2.0),
+        approach=_defaults.TREE_APPROACH,
+        sensitivity=_defaults.SENSITIVITY,
+        mechanism=_defaults.MECHANISM,
+        population_size=_defaults.TREE_POPULATION_SIZE,
+        selection_size=_defaults.TREE_SELECTION_SIZE,
+        n_iterations=_defaults.TREE_N_ITERATIONS,
+        initial_depth=_defaults.TREE_INITIAL_DEPTH,
+        max_depth=_defaults.TREE_MAX_DEPTH,
+        n_output=_defaults.TREE_N_OUTPUT,
+        weights=_defaults.TREE_WEIGHTS,
         neighbouring="add_remove",
         features=None,
         random_state=None,
@@ -342,7 +346,6 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        start = time.perf_counter()
         eps, p, s, k, d, dmax, o, w = self._validate_params()
         given = X if isinstance(X, EncodedData) else None
         if given is not None:
@@ -401,7 +404,6 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.budget_ = own
         self.features_ = None if isinstance(features, int) else features
         self.classes_ = classes
-        self.fit_time_ = time.perf_counter() - start
         return self
 
     # ------------------------------------------------------------------------------------------------

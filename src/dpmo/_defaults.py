@@ -1,0 +1,50 @@
+"""The defaults of the library and of the ``dpmo`` command line, in one place.
+
+The public functions, the estimators and ``dpmo topk`` / ``dpmo trees`` take their defaults from here, so
+the two never disagree. They are chosen for a user (what works best on real data, measured in
+``docs/defaults.md``), not to reproduce the paper: ``dpmo reproduce`` passes the paper's settings
+explicitly (:mod:`dpmo.experiments.config`). This module imports nothing, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []
+
+#: Total privacy budget of one run.
+EPSILON = 1.0
+#: Base selection mechanism (:func:`dpmo.select`).
+MECHANISM = "exponential"
+#: Local dampening with the admissible local sensitivities (never worse than the global sensitivity).
+SENSITIVITY = "local"
+
+# -- graphs: DP-MOTkIN -----------------------------------------------------------------------------------
+#: PrivAgg: on the real graphs the Pareto score of a low-degree node is so sensitive that
+#: DP-MOTkIN-Pareto's picks are close to random (``docs/graphs.md``); the weighted sum is useful.
+GRAPH_APPROACH = "agg"
+#: Weights of (degree, ego density): the paper's.
+GRAPH_WEIGHTS = (1.0, 100.0)
+#: Number of nodes ``dpmo topk`` selects.
+GRAPH_K = 5
+
+# -- trees: DP-MOET ---------------------------------------------------------------------------------------
+#: PrivAgg on ``w_tpr TPR + w_tnr TNR`` with the evolution below: one best private tree (what ``predict``
+#: uses). Measured (``docs/defaults.md``): on NLTCS, Adult and breast cancer, at epsilon 0.1 and 1, its
+#: tree has the best fitness of the four combinations of approach and settings, about 1 point of
+#: 3 TPR + 2 TNR above DP-MOET-Pareto with the Pareto table's settings, at the same speed.
+TREE_APPROACH = "agg"
+#: ``(w_tpr, w_tnr)``: the paper's.
+TREE_WEIGHTS = (3.0, 2.0)
+#: Evolution of DP-MOET: the settings of the paper's aggregation experiment (population, selection,
+#: generations, initial and maximum depth, output trees).
+TREE_POPULATION_SIZE = 100
+TREE_SELECTION_SIZE = 20
+TREE_N_ITERATIONS = 2
+TREE_INITIAL_DEPTH = 3
+TREE_MAX_DEPTH = 5
+TREE_N_OUTPUT = 1
+
+# -- trees: DiffP-ID3 / LocalDiffPID3 --------------------------------------------------------------------
+ID3_MAX_DEPTH = 5
+ID3_CRITERION = "info_gain"
+ID3_N_BINS = 5
+ID3_MAX_RECORDS = 100_000
