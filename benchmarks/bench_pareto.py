@@ -164,9 +164,9 @@ def trees_like(n=33, seed=0):
 
 def block_cases(rep):
     """Local PrivPareto with and without blocks of distances in the dampening loop."""
-    from dpmo import pareto
+    from dpmo import pareto_rounds
 
-    real = pareto.dampen
+    real = pareto_rounds.dampen
     calls: list[int] = []
 
     def spy(values, local, **kw):  # counts the distances asked for and the calls
@@ -181,18 +181,18 @@ def block_cases(rep):
         ("33 trees (TPR/TNR), k = 3", trees_like(), 3),
         ("two counts", two_counts(2000, seed=3), 1),
     ):
-        for label, limit in (("blocks", pareto._DAMPEN_BLOCKS_MAX_N), ("1 t per call", 0)):
-            saved = pareto._DAMPEN_BLOCKS_MAX_N
-            pareto._DAMPEN_BLOCKS_MAX_N = limit
+        for label, limit in (("blocks", pareto_rounds._DAMPEN_BLOCKS_MAX_N), ("1 t per call", 0)):
+            saved = pareto_rounds._DAMPEN_BLOCKS_MAX_N
+            pareto_rounds._DAMPEN_BLOCKS_MAX_N = limit
             try:
                 dpmo.priv_pareto(objs, 1.0, k=k, rng=0)
                 sec = timed(lambda objs=objs, k=k: dpmo.priv_pareto(objs, 1.0, k=k, rng=0), rep)
                 calls.clear()
-                pareto.dampen = spy
+                pareto_rounds.dampen = spy
                 dpmo.priv_pareto(objs, 1.0, k=k, rng=0)
             finally:
-                pareto.dampen = real
-                pareto._DAMPEN_BLOCKS_MAX_N = saved
+                pareto_rounds.dampen = real
+                pareto_rounds._DAMPEN_BLOCKS_MAX_N = saved
             steps = f"{sum(calls)}/{len(calls)}"
             out.append((f"PrivPareto local, {name}, {label}", objs[0].n, sec, steps, "", ""))
     return out

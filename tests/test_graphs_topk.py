@@ -288,6 +288,16 @@ def test_top_k_exact_and_front_validation(karate):
         graphs.pareto_front(g, dominance="x")
 
 
+@pytest.mark.parametrize(
+    "share, exc",
+    [(0.0, ValueError), (1.0, ValueError), (-0.5, ValueError), (True, TypeError), ("0.5", TypeError)],
+)
+def test_two_stage_refuses_a_share_outside_the_open_unit_interval(karate, share, exc):
+    _, g = karate
+    with pytest.raises(exc, match="degree_share"):
+        graphs.top_k_two_stage(g, 2, 1.0, candidates=5, degree_share=share, rng=0)
+
+
 def test_library_and_cli_share_the_graph_defaults():
     import inspect
 

@@ -15,6 +15,8 @@ from hypothesis.extra.numpy import arrays
 import dpmo
 from dpmo import _dominance
 from dpmo import pareto as pareto_mod
+from dpmo import pareto_rounds as rounds_mod
+from dpmo import pareto_state as state_mod
 from dpmo import selection as selection_mod
 from dpmo.selection import SelectionCache, select_multiobjective
 
@@ -232,7 +234,7 @@ def test_delta_ps_identity_equals_set_definition(problem, few):
     expected = delta_ps_sets(U, running_sums(deltas, globals_, t))
     with pytest.MonkeyPatch.context() as mp:
         # few=True: fused O(n q m) kernel; few=False: the sort-based counts (all paths forced)
-        mp.setattr(pareto_mod, "_FEW_QUERIES_PER_LOG", 1e9 if few else 0)
+        mp.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 1e9 if few else 0)
         mp.setattr(_dominance, "_BRUTE_PAIRS", 1 << 22 if few else 0)
         mp.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 4 if few else 0)
         f = dpmo.pareto_sensitivity(objectives_from_tables(U, deltas, globals_))
@@ -261,12 +263,12 @@ def test_delta_ps_blocks_of_distances_equal_set_definition(problem, path, chunk)
     expected = np.array([delta_ps_sets(U, running_sums(deltas, globals_, s)) for s in range(T)])
     with pytest.MonkeyPatch.context() as mp:
         if path == "brute":
-            mp.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
-            mp.setattr(pareto_mod, "_BLOCK_BRUTE_N", 1 << 30)
+            mp.setattr(state_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
+            mp.setattr(state_mod, "_BLOCK_BRUTE_N", 1 << 30)
         elif path == "count":
-            mp.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 0)
+            mp.setattr(state_mod, "_BLOCK_BRUTE_CELLS", 0)
         if chunk:
-            mp.setattr(pareto_mod, "_BLOCK_CELLS", 1)  # one distance per chunk
+            mp.setattr(state_mod, "_BLOCK_CELLS", 1)  # one distance per chunk
         for vectorized in (True, False):  # the objectives' own functions evaluated per block or per t
             f = dpmo.pareto_sensitivity(objectives_from_tables(U, deltas, globals_, vectorized))
             assert f.vectorized_t == vectorized
@@ -300,7 +302,7 @@ def test_delta_ps_blocks_are_bit_identical_to_single_steps():
         np.testing.assert_array_equal(expected[t], delta_ps_sets(U, s_seq))
     for cells in (1 << 30, 0):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", cells)
+            mp.setattr(state_mod, "_BLOCK_BRUTE_CELLS", cells)
             f = dpmo.pareto_sensitivity(objs_v)
             got = np.vstack([f(np.arange(a, b)[:, None]) for a, b in ((0, 1), (1, 3), (3, 131), (131, T))])
             np.testing.assert_array_equal(got, expected)
@@ -490,7 +492,7 @@ def test_priv_pareto_rounds_recompute_scores_on_remaining(monkeypatch, mechanism
 def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
     """The pipeline with a SelectionCache shared by many calls hands select the very floats (bit for bit)
     that priv_pareto computes without a cache, round after round, also across state rebuilds."""
-    monkeypatch.setattr(pareto_mod, "_REBUILD_AFTER", rebuild_after)
+    monkeypatch.setattr(rounds_mod, "_REBUILD_AFTER", rebuild_after)
     real_select = selection_mod.select
     seen = []
 
@@ -591,18 +593,18 @@ def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m)
     tables = np.maximum.accumulate(tables, axis=0)  # non-decreasing in t, as dampen requires
     objs = objectives_from_tables(U, tables, np.full(m, 0.75), vectorized=path.startswith("block"))
     if path in ("rebuild", "block-rebuild"):  # a fresh state on the remaining candidates every 2 rounds
-        monkeypatch.setattr(pareto_mod, "_REBUILD_AFTER", 2)
+        monkeypatch.setattr(rounds_mod, "_REBUILD_AFTER", 2)
     if path == "few":
-        monkeypatch.setattr(pareto_mod, "_FEW_QUERIES_PER_LOG", 1e9)
+        monkeypatch.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 1e9)
     elif path == "sort":
-        monkeypatch.setattr(pareto_mod, "_FEW_QUERIES_PER_LOG", 0)
+        monkeypatch.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 0)
         monkeypatch.setattr(_dominance, "_BRUTE_PAIRS", 0)
         monkeypatch.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
     elif path == "block-brute":
-        monkeypatch.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
-        monkeypatch.setattr(pareto_mod, "_BLOCK_BRUTE_N", 1 << 30)
+        monkeypatch.setattr(state_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
+        monkeypatch.setattr(state_mod, "_BLOCK_BRUTE_N", 1 << 30)
     elif path == "block-count":
-        monkeypatch.setattr(pareto_mod, "_BLOCK_BRUTE_CELLS", 0)
+        monkeypatch.setattr(state_mod, "_BLOCK_BRUTE_CELLS", 0)
     for sensitivity in ("local", "global"):
         rec = Recorder()
         with pytest.MonkeyPatch.context() as mp:
@@ -627,14 +629,14 @@ def test_dampening_blocks_are_chosen_by_size_only(monkeypatch, limit):
         U, np.stack([np.full((40, 2), 0.05), np.full((40, 2), 0.1)]), [1.0, 2.0], True
     )
     flags = []
-    real = pareto_mod.dampen
+    real = rounds_mod.dampen
 
     def spy(values, local, **kw):
         flags.append(local.vectorized_t)
         return real(values, local, **kw)
 
-    monkeypatch.setattr(pareto_mod, "_DAMPEN_BLOCKS_MAX_N", limit)
-    monkeypatch.setattr(pareto_mod, "dampen", spy)
+    monkeypatch.setattr(rounds_mod, "_DAMPEN_BLOCKS_MAX_N", limit)
+    monkeypatch.setattr(rounds_mod, "dampen", spy)
     D, _ = pareto_mod.pareto_selection_scores(vec, "local")
     assert flags == [limit > 0]
     ref = dpmo.pareto_sensitivity(vec)

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import _defaults
+from ._validation import EXACT_CAPABLE
 from .budget import Budget
 from .selection import approaches, get_approach
 
@@ -219,7 +220,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=_defaults.MECHANISM,
         help="exponential, permute_and_flip, laplace or gumbel",
     )
-    top.add_argument("--seed", type=_seed, default=None, help="seed (None: fresh randomness)")
+    top.add_argument(
+        "--seed",
+        type=_seed,
+        default=None,
+        help="seed, for tests only (None: fresh randomness from the OS's secure source)",
+    )
+    _add_float_sampler(top)
     top.add_argument(
         "--show-exact-statistics",
         action="store_true",
@@ -312,8 +319,35 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="COL=LO:HI",
         help="numeric predictors with public bounds (never taken from the data)",
     )
-    tr.add_argument("--seed", type=_seed, default=None, help="seed (None: fresh randomness)")
+    tr.add_argument(
+        "--seed",
+        type=_seed,
+        default=None,
+        help="seed, for tests only (None: fresh randomness from the OS's secure source)",
+    )
+    _add_float_sampler(tr)
     return parser
+
+
+def _add_float_sampler(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--float-sampler",
+        action="store_true",
+        help="sample with the fast floating-point sampler instead of the exact one (the default: exact "
+        "rational scores, randomness from the OS's secure source; see docs/core.md); needed for "
+        "--mechanism laplace, which has no exact sampler",
+    )
+
+
+def _exact(args) -> bool:
+    """The releases of the command line sample exactly unless ``--float-sampler`` is given (issue 12)."""
+    exact = not args.float_sampler
+    if exact and args.mechanism not in EXACT_CAPABLE:
+        raise CLIError(
+            f"--mechanism {args.mechanism} has no exact sampler: pass --float-sampler, or use one of "
+            f"{', '.join(EXACT_CAPABLE)}"
+        )
+    return exact
 
 
 # ------------------------------------------------------------------------------------------ reproduce
@@ -587,6 +621,7 @@ def _topk(args) -> int:
             mechanism=args.mechanism,
             rng=args.seed,
             budget=budget,
+            exact=_exact(args),
         )
         print(
             f"# {args.k} nodes by DP-MOTkIN-{args.approach.capitalize()}-{args.sensitivity}, "
@@ -674,6 +709,7 @@ def _trees(args) -> int:
             n_output=args.n_output,
             features=data.features,
             random_state=args.seed,
+            exact=False if args.non_private else _exact(args),
             **kw,
         )
         budget = None if args.non_private else Budget(args.epsilon)

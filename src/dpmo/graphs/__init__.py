@@ -15,6 +15,7 @@ Typical use::
 See ``docs/graphs.md`` for the definitions, the corrected sensitivities and the measured results.
 """
 
+from .exact import DOMINANCE, aggregate_scores, pareto_front, pareto_scores, top_k_exact
 from .io import Graph, load_graph, read_edge_list
 from .objectives import (
     degree_objective,
@@ -24,19 +25,8 @@ from .objectives import (
     objectives,
 )
 from .synthetic import random_collaboration_graph
-from .topk import (
-    APPROACHES,
-    DOMINANCE,
-    SENSITIVITIES,
-    aggregate_scores,
-    pareto_front,
-    pareto_scores,
-    selection_scores,
-    top_k,
-    top_k_exact,
-    top_k_two_stage,
-    two_stage_candidates,
-)
+from .topk import APPROACHES, SENSITIVITIES, selection_scores, top_k
+from .two_stage import top_k_two_stage, two_stage_candidates
 from .utilities import FORMULAS, degree, ego_density, triangles
 
 __all__ = [

@@ -3,25 +3,20 @@
 Two graphs are neighbours when they are on the same node set and differ in one edge. The node set is public
 input, declared by the caller (``nodes=``: the ids, or an int ``n`` for the ids ``0 .. n-1``); it is never
 read from the private edges, because the endpoints that appear in an edge list change when a leaf's only
-edge is removed. The private graph functions take their graph through :func:`public_graph`, which refuses a
-graph without a declared node set with the one line :data:`NODES_REQUIRED`. See ``docs/public-inputs.md``.
+edge is removed. The private graph functions take their graph through :func:`dpmo.graphs.io.public_graph`,
+which refuses a graph without a declared node set with the one line :data:`NODES_REQUIRED`. See
+``docs/public-inputs.md``.
 """
 
 from __future__ import annotations
 
 import numbers
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .io import Graph
 
 __all__ = [
     "NODES_REQUIRED",
     "OBSERVED",
-    "public_graph",
-    "observed_graph",
     "as_node_ids",
     "endpoint_positions",
     "is_observed",
@@ -37,33 +32,6 @@ NODES_REQUIRED = (
 )
 #: ``nodes=OBSERVED`` takes the nodes of the input itself (not a public node set).
 OBSERVED = "observed"
-
-
-def public_graph(graph, nodes=None, what: str = "this function") -> Graph:
-    """``graph`` as a :class:`Graph` on a public node set, or a ``ValueError`` saying why it is refused.
-
-    The gate of the private graph functions: ``graph`` is loaded with :func:`load_graph` (``nodes`` is then
-    required) or, for a :class:`Graph`, put on ``nodes`` when given; a graph whose node set was not
-    declared public is refused with :data:`NODES_REQUIRED`. O(1) for a public :class:`Graph`.
-    """
-    from .io import Graph, load_graph
-
-    if not isinstance(graph, Graph) and is_observed(nodes):
-        raise ValueError(f"{what}: {NODES_REQUIRED}")
-    g = load_graph(graph, nodes=nodes) if nodes is not None or isinstance(graph, Graph) else None
-    if g is None or not g.public_nodes:
-        raise ValueError(f"{what}: {NODES_REQUIRED}")
-    return g
-
-
-def observed_graph(graph) -> Graph:
-    """``graph`` as a :class:`Graph`, with the input's own nodes when it is not one already.
-
-    For exact (non-private) statistics only: the node set of the result is not public.
-    """
-    from .io import Graph, load_graph
-
-    return graph if isinstance(graph, Graph) else load_graph(graph, nodes=OBSERVED)
 
 
 def is_observed(nodes) -> bool:

@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..sensitivity import LocalSensitivity, Objective
-from .io import Graph
-from .nodes import public_graph
-from .utilities import check_convention
+from .centrality import check_convention
+from .graph import Graph
+from .io import public_graph
 
 __all__ = [
     "degree_sensitivity",

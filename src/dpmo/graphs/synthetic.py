@@ -14,7 +14,8 @@ import numbers
 import numpy as np
 
 from .._validation import check_random_state
-from .io import Graph, csr_from_pairs, unique_sorted
+from .csr import csr_from_pairs, unique_sorted
+from .graph import Graph
 
 __all__ = ["random_collaboration_graph"]
 

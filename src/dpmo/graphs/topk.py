@@ -18,60 +18,33 @@ input: the private functions take it from the caller (``nodes=``, or a :class:`G
 ``nodes=``) and refuse without it (:data:`dpmo.graphs.nodes.NODES_REQUIRED`); nodes without edges are
 candidates like any other.
 
-The non-private ground truth is :func:`top_k_exact` (largest Pareto score or largest weighted sum) and
-:func:`pareto_front`.
+The non-private ground truth (:func:`dpmo.graphs.top_k_exact`, :func:`dpmo.graphs.pareto_front` and the
+exact scores) is in :mod:`dpmo.graphs.exact`; the two-stage variant (noisy-degree shortlist, then
+PrivPareto) in :mod:`dpmo.graphs.two_stage`. This module holds the four private methods: :func:`top_k`
+and the scores they sample from, :func:`selection_scores`.
 """
 
 from __future__ import annotations
-
-import numbers
-from fractions import Fraction
 
 import numpy as np
 
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
-from ..aggregate import aggregate
 from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS
-from ..mechanisms.exact import random_permutation, sample_discrete_laplace
-from ..pareto import pareto_score
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from ..selection import selection_scores as _pipeline_scores
+from .centrality import check_convention
 from .chebyshev import top_k_chebyshev
-from .io import Graph
-from .nodes import observed_graph, public_graph
+from .exact import APPROACHES, PAPER_WEIGHTS, check_weights
+from .graph import Graph
+from .io import public_graph
 from .objectives import objectives
-from .utilities import check_convention
 
-__all__ = [
-    "APPROACHES",
-    "SENSITIVITIES",
-    "DOMINANCE",
-    "top_k",
-    "top_k_exact",
-    "pareto_front",
-    "pareto_scores",
-    "aggregate_scores",
-    "selection_scores",
-    "top_k_two_stage",
-    "two_stage_candidates",
-]
+__all__ = ["APPROACHES", "SENSITIVITIES", "top_k", "selection_scores"]
 
-#: Values of ``approach`` shipped with dpmo (any approach registered with
-#: :func:`dpmo.selection.register_approach` is accepted too).
-APPROACHES = ("pareto", "agg")
 #: Values of ``sensitivity``.
 SENSITIVITIES = ("local", "global")
-#: Readings of dominance accepted by :func:`pareto_front` (as in :data:`dpmo.metrics.DOMINANCE`).
-DOMINANCE = ("pareto", "strict", "weak")
-
-_PAPER_WEIGHTS = (1.0, 100.0)
-
-
-def _graph(graph) -> Graph:
-    """For the exact (non-private) functions: a raw input keeps its own node set."""
-    return observed_graph(graph)
 
 
 def _selection_cache(g: Graph, low: float, formula: str) -> SelectionCache:
@@ -82,77 +55,12 @@ def _selection_cache(g: Graph, low: float, formula: str) -> SelectionCache:
     )
 
 
-def _weights_key(weights) -> tuple[float, float]:
-    w = np.asarray(weights, dtype=np.float64) if not isinstance(weights, str) else None
-    if w is None or w.shape != (2,) or not np.all(np.isfinite(w)):
-        raise ValueError(
-            f"weights must be two finite numbers (w_degree, w_ego_density), as the paper's (1.0, 100.0); got "
-            f"{weights!r}"
-        )
-    return float(w[0]), float(w[1])
-
-
-def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> np.ndarray:
-    """Pareto score of every node over (degree, ego density) (:func:`dpmo.pareto_score`; cached).
-
-    Weak dominance, as the paper's Definition "Pareto Score": ``PS(v) = -#{u != v : deg(u) >= deg(v) and
-    ed(u) >= ed(v)}``. O(n log n) on first use, read-only int64 array.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> from dpmo import graphs
-    >>> g = nx.karate_club_graph()
-    >>> ps = graphs.pareto_scores(g)
-    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
-    >>> # minus the number of other nodes at least as good in both objectives
-    >>> at_least = lambda u, v: u != v and deg[u] >= deg[v] and ed[u] >= ed[v]
-    >>> manual = [-sum(at_least(u, v) for u in range(34)) for v in range(34)]
-    >>> ps.tolist() == manual
-    True
-    """
-    g = _graph(graph)
-    low, formula = check_convention(low_degree, formula)
-
-    def build():
-        ps = pareto_score(g.points(low_degree=low, formula=formula))
-        ps.setflags(write=False)
-        return ps
-
-    return g.cached(("pareto_score", low, formula), build)
-
-
-def aggregate_scores(graph, *, weights=_PAPER_WEIGHTS, low_degree: float = 0.0, formula: str = "paper"):
-    """``u_agg = w_degree * degree + w_ego * ego density`` as a :class:`dpmo.Objective` (cached).
-
-    :func:`dpmo.aggregate` of :func:`dpmo.graphs.objectives.objectives`: global sensitivity
-    ``|w_degree| + |w_ego|``, local ``|w_degree| + |w_ego| * delta^ego``.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> from dpmo import graphs
-    >>> g = nx.karate_club_graph()
-    >>> agg = graphs.aggregate_scores(g, weights=(1.0, 100.0))
-    >>> expected = graphs.degree(g) + 100.0 * graphs.ego_density(g)
-    >>> bool(abs(agg.values - expected).max() < 1e-9), agg.global_sensitivity
-    (True, 101.0)
-    """
-    g = _graph(graph)
-    low, formula = check_convention(low_degree, formula)
-    w = _weights_key(weights)
-    return g.cached(
-        ("aggregate", w, low, formula),
-        lambda: aggregate(objectives(g, low_degree=low, formula=formula), w),
-    )
-
-
 def selection_scores(
     graph,
     *,
     approach: str = "pareto",
     sensitivity: str = "local",
-    weights=_PAPER_WEIGHTS,
+    weights=PAPER_WEIGHTS,
     low_degree: float = 0.0,
     formula: str = "paper",
     nodes=None,
@@ -189,7 +97,7 @@ def selection_scores(
     g = public_graph(graph, nodes, "selection_scores")
     appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
-    w = _weights_key(weights)
+    w = check_weights(weights)
     low, formula = check_convention(low_degree, formula)
     if g.n_nodes < 2:
         raise ValueError("private selection needs a graph with at least 2 nodes")
@@ -313,7 +221,7 @@ def top_k(
         appr = get_approach(check_choice(approach, (*approaches(), "chebyshev"), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    w = _weights_key(weights)
+    w = check_weights(weights)
     low, formula = check_convention(low_degree, formula)
     exact = check_exact(exact, mechanism)
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
@@ -357,334 +265,3 @@ def top_k(
         exact=exact,
     )
     return g.ids[np.asarray(idx, dtype=np.intp)]
-
-
-def _exact_order(g: Graph, primary: np.ndarray, low: float, formula: str) -> np.ndarray:
-    """Indices by primary desc, then degree desc, ego density desc, index (= original id) asc."""
-    ed = g.ego_density(low_degree=low, formula=formula)
-    idx = np.arange(g.n_nodes)
-    return np.lexsort((idx, -ed, -g.degree, -np.asarray(primary, dtype=np.float64)))
-
-
-def top_k_exact(
-    graph,
-    k: int,
-    *,
-    approach: str = _defaults.GRAPH_APPROACH,
-    weights=_defaults.GRAPH_WEIGHTS,
-    low_degree: float = 0.0,
-    formula: str = "paper",
-) -> np.ndarray:
-    """The non-private top-k: largest Pareto score, or largest weighted sum (original ids).
-
-    Ties are broken by a fixed rule that does not depend on the order of the input: larger degree first,
-    then larger ego density, then smaller original id (for networkx graphs whose labels cannot be sorted,
-    networkx's node order stands for the id order). GitHub has 46 nodes with Pareto score 0, so with
-    ``approach="pareto"`` and ``k < 46`` "the" top-k is this choice: the Pareto-optimal nodes of largest
-    degree. Use :func:`pareto_front` for a reference free of that choice.
-
-    Parameters
-    ----------
-    graph, approach, weights, low_degree, formula
-        As in :func:`top_k`.
-    k : int
-        ``1 <= k <= n``.
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
-        Original ids, best first.
-
-    Notes
-    -----
-    O(n log n) (cached scores, one lexicographic sort).
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> from dpmo import graphs
-    >>> g = nx.karate_club_graph()
-    >>> best = graphs.top_k_exact(g, 2, approach="agg")  # NOT PRIVATE: a reference for checks
-    >>> agg = graphs.degree(g) + 100 * graphs.ego_density(g)
-    >>> sorted(agg.tolist(), reverse=True)[:2] == [agg[v] for v in best.tolist()]
-    True
-    """
-    g = _graph(graph)
-    k = check_k(k, g.n_nodes)
-    approach = check_choice(approach, APPROACHES, "approach")
-    w = _weights_key(weights)
-    low, formula = check_convention(low_degree, formula)
-    if approach == "pareto":
-        primary = pareto_scores(g, low_degree=low, formula=formula)
-    else:
-        primary = aggregate_scores(g, weights=w, low_degree=low, formula=formula).values
-    order = _exact_order(g, primary, low, formula)
-    return g.ids[order[:k]]
-
-
-def pareto_front(
-    graph, *, dominance: str = "pareto", low_degree: float = 0.0, formula: str = "paper"
-) -> np.ndarray:
-    """The Pareto front of the graph over (degree, ego density), as original ids.
-
-    Parameters
-    ----------
-    graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
-    dominance : {"pareto", "strict", "weak"}, default "pareto"
-        Which nodes count as dominated:
-
-        * ``"pareto"`` (textbook): another node is no worse in both objectives and better in one. Nodes with
-          identical objective vectors are all on the front together.
-        * ``"strict"``: another node is better in both objectives (the reading of the coverage metric C of
-          the published code); the front is larger (it keeps ties in one objective).
-        * ``"weak"``: another node is no worse in both (the paper's definition); the front is the set of
-          nodes with Pareto score 0, which excludes nodes whose vector is shared with another node.
-    low_degree, formula
-        Ego density convention, see :func:`dpmo.graphs.ego_density`.
-
-    Returns
-    -------
-    numpy.ndarray
-        Original ids of the front, by decreasing degree (then decreasing ego density, increasing id).
-
-    Notes
-    -----
-    O(n log n): one sort by degree and a running maximum of the ego density over larger degrees.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> from dpmo import graphs
-    >>> g = nx.karate_club_graph()
-    >>> front = graphs.pareto_front(g)
-    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
-    >>> # no node is at least as good in both objectives and better in one than a front node
-    >>> all(not any(deg[u] >= deg[v] and ed[u] >= ed[v] and (deg[u] > deg[v] or ed[u] > ed[v])
-    ...             for u in range(34)) for v in front)
-    True
-    """
-    g = _graph(graph)
-    dominance = check_choice(dominance, DOMINANCE, "dominance")
-    low, formula = check_convention(low_degree, formula)
-    key = ("front", dominance, low, formula)
-    idx = g.cached(
-        key, lambda: _front_indices(g.degree, g.ego_density(low_degree=low, formula=formula), dominance)
-    )
-    order = _exact_order(g, np.zeros(g.n_nodes), low, formula)
-    on = np.zeros(g.n_nodes, dtype=bool)
-    on[idx] = True
-    return g.ids[order[on[order]]]
-
-
-def _front_indices(deg: np.ndarray, ed: np.ndarray, dominance: str) -> np.ndarray:
-    """Indices of the nodes not dominated (in the given reading) by another node, for 2 objectives."""
-    n = deg.shape[0]
-    if n == 0:
-        return np.empty(0, dtype=np.intp)
-    order = np.lexsort((ed, deg))  # by degree, then ego density, increasing
-    d_s = deg[order]
-    e_s = ed[order]
-    starts = np.empty(n, dtype=bool)
-    starts[0] = True
-    np.not_equal(d_s[1:], d_s[:-1], out=starts[1:])
-    group = np.cumsum(starts) - 1
-    ends = np.flatnonzero(np.r_[starts[1:], True])  # last (largest ego density) position of each degree
-    group_max = e_s[ends]
-    above = np.full(group_max.shape[0], -np.inf)  # largest ego density among strictly larger degrees
-    if group_max.shape[0] > 1:
-        above[:-1] = np.maximum.accumulate(group_max[::-1])[::-1][1:]
-    best_above = above[group]
-    if dominance == "strict":
-        on = e_s >= best_above
-    else:
-        on = (e_s > best_above) & (e_s == group_max[group])
-        if dominance == "weak":  # a node sharing its (degree, ego density) with another has score <= -1
-            same = np.zeros(n + 1, dtype=bool)
-            same[1:n] = (d_s[1:] == d_s[:-1]) & (e_s[1:] == e_s[:-1])
-            on &= ~(same[:-1] | same[1:])
-    return np.sort(order[on])
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Beyond the paper: restrict the candidates by a private pass on degree, then PrivPareto among them
-# ----------------------------------------------------------------------------------------------------------
-def _check_share(degree_share) -> float:
-    if isinstance(degree_share, (bool, np.bool_)) or not isinstance(
-        degree_share, (numbers.Real, np.floating)
-    ):
-        raise TypeError(f"degree_share must be a number in (0, 1), got {type(degree_share).__name__}")
-    share = float(degree_share)
-    if not 0.0 < share < 1.0:
-        raise ValueError(f"degree_share must lie strictly between 0 and 1, got {degree_share!r}")
-    return share
-
-
-def two_stage_candidates(
-    graph, epsilon: float, candidates: int, *, rng=None, budget=None, exact: bool = False, nodes=None
-) -> np.ndarray:
-    """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
-
-    Releases (internally) the whole degree vector with Laplace noise of scale ``2 / epsilon`` and keeps the
-    ``candidates`` largest entries. One edge changes exactly two degrees by 1, so the degree vector has
-    L1 sensitivity 2 and the noisy vector is epsilon-edge-DP (Laplace mechanism, Dwork et al. 2006); the
-    choice of the top entries is post-processing. O(n) time (``argpartition``) and memory. ``graph`` and
-    ``nodes`` as in :func:`top_k` (a public node set is required; isolated nodes get a noisy degree too).
-
-    ``budget`` (a :class:`dpmo.Budget`, optional): spend ``epsilon`` from it (one record, mechanism
-    ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left.
-
-    ``exact=True``: the degrees are integers, and the noise is exact discrete Laplace noise with
-    ``P(z) ~ exp(-epsilon |z| / 2)`` (the geometric mechanism, epsilon-edge-DP for L1 sensitivity 2;
-    :func:`dpmo.mechanisms.exact.sample_discrete_laplace`) from the OS's secure source when rng is None;
-    equal noisy degrees are ordered by a uniformly random permutation (post-processing).
-
-    Returns
-    -------
-    numpy.ndarray of intp, shape (candidates,)
-        Sorted by decreasing noisy degree.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> from dpmo import graphs
-    >>> g = nx.karate_club_graph()
-    >>> short = graphs.two_stage_candidates(g, epsilon=1.0, candidates=5, rng=0, nodes=34)
-    >>> short.shape, len(set(short.tolist())) == 5
-    ((5,), True)
-    """
-    g = public_graph(graph, nodes, "two_stage_candidates")
-    if epsilon is not None or budget is None:
-        check_epsilon(epsilon)
-    m = check_k(candidates, g.n_nodes, "candidates")
-    exact = check_exact(exact)
-    gen = None if exact and rng is None else check_random_state(rng)
-    budget, total = resolve_budget(epsilon, budget)
-    epsilon = budget.spend(
-        total,
-        f"two_stage_candidates: noisy degree vector, shortlist of {m}",
-        mechanism="laplace",
-        sensitivity=2.0,
-        candidates=g.n_nodes,
-    )
-    if exact:
-        noise = sample_discrete_laplace(g.n_nodes, total / 2, gen)
-        noisy = np.asarray(g.degree, dtype=np.int64) + noise
-        order = random_permutation(g.n_nodes, gen)
-        ranked = order[np.argsort(-noisy[order], kind="stable")]
-        return ranked[:m].astype(np.intp)
-    noisy = g.degree + gen.laplace(scale=2.0 / epsilon, size=g.n_nodes)
-    if m < g.n_nodes:
-        part = np.argpartition(-noisy, m - 1)[:m]
-    else:
-        part = np.arange(g.n_nodes)
-    return part[np.argsort(-noisy[part], kind="stable")].astype(np.intp)
-
-
-def top_k_two_stage(
-    graph,
-    k: int,
-    epsilon: float,
-    *,
-    candidates: int = 100,
-    degree_share: float = 0.1,
-    sensitivity: str = "local",
-    mechanism: str = "exponential",
-    rng=None,
-    low_degree: float = 0.0,
-    formula: str = "paper",
-    budget=None,
-    exact: bool = False,
-    nodes=None,
-) -> np.ndarray:
-    """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
-
-    Not in the paper. On the real graphs the Pareto score of a low-degree node is extremely sensitive (one
-    edge can move its ego density from 0 to 1, past thousands of nodes), so the dampened scores of all
-    nodes are squeezed into [-2, 0] and DP-MOTkIN-Pareto picks a Pareto-optimal node with probability about
-    0.002 (``docs/graphs.md``). Restricting the candidates to high-degree nodes, whose ego density moves by
-    at most ``2 / degree`` per edge, removes most of that noise:
-
-    1. with ``epsilon_1 = degree_share * epsilon``: :func:`two_stage_candidates` keeps the ``candidates``
-       nodes of largest noisy degree (Laplace mechanism on the degree vector);
-    2. with ``epsilon_2 = epsilon - epsilon_1``: :func:`dpmo.priv_pareto` (``k`` rounds, ``epsilon_2 / k``
-       each) on degree and ego density restricted to the shortlist; the Pareto score counts dominating nodes
-       of the shortlist only.
-
-    Privacy: epsilon-edge-DP by sequential composition (neighbours differ in one edge; the node set is
-    public). Stage 2 is epsilon_2-DP for every fixed shortlist, because the element local sensitivities of
-    degree and ego density do not depend on which other nodes are candidates and ``delta^PS`` is
-    admissible for any candidate set; ``tests/test_graphs_sensitivity.py`` checks the exact output
-    probabilities of stage 2 for every shortlist of every graph on 5 nodes, and that the degree vector's
-    L1 sensitivity is 2.
-
-    Parameters
-    ----------
-    graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula, nodes
-        As in :func:`top_k` (``k <= candidates``; a public node set is required).
-    candidates : int, default 100
-        Size of the shortlist (public), ``k <= candidates <= n``.
-    degree_share : float in (0, 1), default 0.1
-        Share of epsilon spent on the shortlist.
-    budget : dpmo.Budget, optional
-        Spend ``epsilon`` from it (None: all it has left), checked before anything is computed: one record
-        for the shortlist (``degree_share * epsilon``, Laplace) and one per round of stage 2 (the rest,
-        divided by ``k``). Without it the call spends ``epsilon`` of its own.
-    exact : bool, default False
-        Both stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
-        exact sampling in stage 2; rng None then reads the OS's secure source.
-
-    Returns
-    -------
-    numpy.ndarray, shape (k,)
-        Original ids of the chosen nodes, in selection order.
-
-    Notes
-    -----
-    Because a node's dominators have at least its degree, a shortlist that holds every node above some
-    degree has the same Pareto front as the graph on it; the noisy shortlist is close to that. The output is
-    biased towards the high-degree end of the front (it never returns a front node outside the shortlist).
-    Cost: O(n) for stage 1, then ``k`` Pareto scores and dampening loops on ``candidates`` nodes.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> from dpmo import graphs
-    >>> g = nx.karate_club_graph()
-    >>> picks = graphs.top_k_two_stage(g, 3, epsilon=2.0, candidates=10, rng=0, nodes=34)
-    >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
-    ((3,), True, True)
-    """
-    g = public_graph(graph, nodes, "top_k_two_stage")
-    n = g.n_nodes
-    if epsilon is not None or budget is None:
-        check_epsilon(epsilon)
-    m = check_k(candidates, n, "candidates")
-    k = check_k(k, m)
-    share = _check_share(degree_share)
-    sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
-    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    low, formula = check_convention(low_degree, formula)
-    exact = check_exact(exact, mechanism)
-    gen = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
-    budget, total = resolve_budget(epsilon, budget)
-    # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest
-    eps1 = Fraction(float(Fraction(share) * total))
-    eps2 = total - eps1
-    shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget, exact=exact)
-    if m == 1:
-        budget.spend(eps2, "top_k_two_stage: stage 2, the only candidate, no data used")
-        return g.ids[shortlist]
-    objs = [o.take(shortlist) for o in objectives(g, low_degree=low, formula=formula)]
-    idx = select_multiobjective(
-        objs,
-        eps2,
-        approach="pareto",
-        sensitivity=sensitivity,
-        mechanism=mechanism,
-        k=k,
-        rng=gen,
-        budget=budget,
-        what="top_k_two_stage: stage 2",
-        exact=exact,
-    )
-    return g.ids[shortlist[np.asarray(idx, dtype=np.intp)]]

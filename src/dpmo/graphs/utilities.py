@@ -10,36 +10,21 @@
 
 Both conventions keep ego density in [0, 1] (``low_degree`` must lie in [0, 1]), so its global sensitivity
 under edge differential privacy stays 1.
+
+This module holds the public functions, which accept any graph :func:`dpmo.graphs.load_graph` accepts
+(with the input's own nodes: exact statistics, not releases); the kernels on CSR arrays and the
+conventions (:data:`FORMULAS`, :func:`check_convention`) are in :mod:`dpmo.graphs.centrality`.
 """
 
 from __future__ import annotations
 
-import numbers
-
-import numba
 import numpy as np
 
-from .io import Graph
-from .nodes import observed_graph
+from .centrality import FORMULAS, check_convention, csr_degree, csr_ego_density, csr_triangles
+from .graph import Graph
+from .io import observed_graph
 
 __all__ = ["degree", "triangles", "ego_density", "FORMULAS"]
-
-#: Accepted values of ``formula``: the paper's ``2T/(d(d-1))`` and the published code's ``T/(d(d-1))``.
-FORMULAS = ("paper", "published")
-
-
-def check_convention(low_degree, formula) -> tuple[float, str]:
-    if isinstance(low_degree, (bool, np.bool_)) or not isinstance(low_degree, (numbers.Real, np.floating)):
-        raise TypeError(f"low_degree must be a real number in [0, 1], got {type(low_degree).__name__}")
-    low = float(low_degree)
-    if not 0.0 <= low <= 1.0:
-        raise ValueError(
-            f"low_degree must lie in [0, 1] (ego density's range, which keeps its global sensitivity 1), "
-            f"got {low_degree!r}"
-        )
-    if not isinstance(formula, str) or formula not in FORMULAS:
-        raise ValueError(f"formula must be one of {list(FORMULAS)}, got {formula!r}")
-    return low, formula
 
 
 def _as_graph(graph) -> Graph:
@@ -60,32 +45,7 @@ def degree(graph) -> np.ndarray:
     True
     """
     g = _as_graph(graph)
-    out = np.diff(g.indptr)
-    out.setflags(write=False)
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _triangles_forward(indptr, indices, n):  # pragma: no cover - compiled
-    """Per-node triangle counts by the forward algorithm over out-lists (higher rank only)."""
-    tri = np.zeros(n, np.int64)
-    mark = np.zeros(n, np.bool_)
-    for u in range(n):
-        start = indptr[u]
-        stop = indptr[u + 1]
-        for j in range(start, stop):
-            mark[indices[j]] = True
-        for j in range(start, stop):
-            v = indices[j]
-            for ell in range(indptr[v], indptr[v + 1]):
-                w = indices[ell]
-                if mark[w]:
-                    tri[u] += 1
-                    tri[v] += 1
-                    tri[w] += 1
-        for j in range(start, stop):
-            mark[indices[j]] = False
-    return tri
+    return csr_degree(g.indptr)
 
 
 def triangles(graph) -> np.ndarray:
@@ -114,18 +74,7 @@ def triangles(graph) -> np.ndarray:
     True
     """
     g = _as_graph(graph)
-    n = g.n_nodes
-    deg = np.diff(g.indptr)
-    rank = np.empty(n, dtype=np.int64)
-    rank[np.lexsort((np.arange(n), deg))] = np.arange(n, dtype=np.int64)
-    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
-    keep = rank[rows] < rank[g.indices]
-    out_indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows[keep], minlength=n), out=out_indptr[1:])
-    out_indices = np.ascontiguousarray(g.indices[keep])
-    tri = _triangles_forward(out_indptr, out_indices, n)
-    tri.setflags(write=False)
-    return tri
+    return csr_triangles(g.indptr, g.indices)
 
 
 def ego_density(graph, *, low_degree: float = 0.0, formula: str = "paper") -> np.ndarray:
@@ -162,12 +111,4 @@ def ego_density(graph, *, low_degree: float = 0.0, formula: str = "paper") -> np
     """
     low, formula = check_convention(low_degree, formula)
     g = _as_graph(graph)
-    d = np.diff(g.indptr).astype(np.float64)
-    tri = g.triangles.astype(np.float64)
-    pairs = d * (d - 1.0)
-    factor = 2.0 if formula == "paper" else 1.0
-    out = np.full(d.shape, low)
-    ok = d >= 2
-    out[ok] = factor * tri[ok] / pairs[ok]
-    out.setflags(write=False)
-    return out
+    return csr_ego_density(g.indptr, g.triangles, low, formula)

@@ -26,8 +26,8 @@ _EXPORTS = {
     "selection_scores": "moet",
     "DiffPID3Classifier": "id3",
     "LocalDiffPID3Classifier": "id3",
-    "ID3Tree": "id3",
-    "split_choice_scores": "id3",
+    "ID3Tree": "id3_tree",
+    "split_choice_scores": "id3_choice",
     # scikit-learn conformance
     "expected_failed_checks": "_inputs",
 }

@@ -40,6 +40,7 @@ __all__ = [
     "check_X_fit",
     "check_X_predict",
     "fit_labels",
+    "feature_domains",
     "labels_as_01",
     "DPEstimatorMixin",
     "EXPECTED_FAILED_CHECKS",
@@ -406,3 +407,29 @@ def expected_failed_checks(estimator=None) -> dict[str, str]:
     True
     """
     return dict(EXPECTED_FAILED_CHECKS)
+
+
+def feature_domains(features, d: int, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(is_categorical, domain_size)`` per column from public metadata (numeric: ``n_bins`` bins)."""
+    if features is None:
+        return np.zeros(d, dtype=bool), np.full(d, n_bins, dtype=np.int64)
+    if isinstance(features, (str, bytes)) or not hasattr(features, "__len__"):
+        raise TypeError("features must be a sequence of dpmo.datasets.Feature")
+    features = tuple(features)
+    if len(features) != d:
+        raise ValueError(f"features describes {len(features)} columns but X has {d}")
+    is_cat = np.zeros(d, dtype=bool)
+    size = np.full(d, n_bins, dtype=np.int64)
+    for j, f in enumerate(features):
+        kind = getattr(f, "kind", None)
+        if kind == "categorical":
+            k = len(getattr(f, "categories", ()))
+            if k < 1:
+                raise ValueError(f"features[{j}] is categorical with no categories")
+            is_cat[j] = True
+            size[j] = k
+        elif kind != "numeric":
+            raise TypeError(
+                f"features[{j}] must be a dpmo.datasets.Feature of kind 'categorical' or 'numeric', got {f!r}"
+            )
+    return is_cat, size

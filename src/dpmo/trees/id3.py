@@ -58,246 +58,30 @@ LocalDiffPID3 needs no bound at all (``None`` only drops the cap of its local se
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import _defaults
-from .._validation import check_choice, check_epsilon, check_exact
+from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..budget import Budget
-from ..dampening import dampen
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
-from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels
-from .split_sensitivity import (
-    CRITERIA,
-    criterion_global_sensitivity,
-    info_gain_global_sensitivity,
-    node_local_sensitivity,
-    split_scores,
+from ._inputs import (
+    DPEstimatorMixin,
+    check_X_fit,
+    check_X_predict,
+    estimator_rng,
+    feature_domains,
+    fit_labels,
 )
+from .id3_choice import split_choice_scores
+from .id3_tree import ID3Tree
+from .split_sensitivity import CRITERIA
 
+# ID3Tree and split_choice_scores live in .id3_tree and .id3_choice; re-exported here, where they were first
 __all__ = ["DiffPID3Classifier", "LocalDiffPID3Classifier", "ID3Tree", "split_choice_scores"]
-
-
-def split_choice_scores(
-    n0,
-    n1,
-    groups,
-    n_groups: int,
-    *,
-    criterion: str = "info_gain",
-    local: bool = False,
-    max_records: int | None = 100_000,
-    noisy_count: float | None = None,
-    nonnegative: bool = True,
-    shared: bool = True,
-) -> tuple[np.ndarray, float]:
-    """Scores and sensitivity of one private choice of split attribute, for :func:`dpmo.select`.
-
-    The attribute choice of a node is ``select(scores, eps, sensitivity)``; its exact distribution is
-    ``dpmo.probabilities(scores, eps, sensitivity, mechanism=...)`` (used by the privacy audit).
-
-    Parameters
-    ----------
-    n0, n1, groups, n_groups
-        The node's class counts per (attribute, value) pair and the attribute of each pair, as in
-        :func:`dpmo.trees.split_sensitivity.split_scores` (every value of the public domain included).
-    criterion : {"info_gain", "gini", "max"}
-    local : bool
-        False (DiffP-ID3): the criterion with its global sensitivity. True (LocalDiffPID3): the dampened
-        criterion ``D`` (:func:`dpmo.dampen` with the exact local sensitivity at distance t,
-        :func:`~dpmo.trees.split_sensitivity.node_local_sensitivity`, capped at the global sensitivity
-        when there is one) with sensitivity 1.
-    max_records : int or None
-        Public bound on the number of records (information gain only). None: DiffP-ID3 uses
-        ``noisy_count`` as Friedman and Schuster do (not a worst-case bound), LocalDiffPID3 no cap.
-    noisy_count : float, optional
-        The node's released noisy record count (needed only for info gain, DiffP-ID3, ``max_records=None``).
-    nonnegative : bool, default True
-        LocalDiffPID3 only: dampen the non-negative form of the criterion, ``u + c |T|`` (``c`` the
-        largest impurity per record: 1 bit for info gain, 1/2 for Gini; the same for every attribute, so
-        the attributes keep their order), with its own exact local sensitivity. False dampens Friedman and
-        Schuster's ``u <= 0`` as it is; local dampening is odd in the score, so negative scores favour the
-        *more* sensitive attributes (see :mod:`dpmo.trees.id3`). DiffP-ID3 ignores it (the exponential
-        mechanism does not change when every score moves by the same amount).
-    shared : bool, default True
-        LocalDiffPID3 only: dampen every attribute with the node's shared curve, the elementwise maximum of
-        the attributes' exact local sensitivities at distance t (admissible; the dampened scores then keep
-        the order of the scores). False: each attribute with its own curve (Farias et al.'s local
-        dampening as defined), which does not keep the order.
-
-    Returns
-    -------
-    scores : numpy.ndarray of float64, shape (n_groups,)
-    sensitivity : float
-
-    Notes
-    -----
-    O(m) for DiffP-ID3; for LocalDiffPID3 O(m log m) plus the dampening loop, O(c * steps) for the c
-    undominated cells and the number of t-steps needed to bracket every score.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpmo.trees import split_choice_scores
-    >>> # two binary attributes; pairs (attribute, value): (0, 0), (0, 1), (1, 0), (1, 1)
-    >>> n0 = np.array([10, 0, 5, 5])  # negative records per pair: attribute 0 separates the classes
-    >>> n1 = np.array([0, 10, 5, 5])  # positive records per pair: attribute 1 says nothing
-    >>> scores, sensitivity = split_choice_scores(n0, n1, np.array([0, 0, 1, 1]), 2)
-    >>> bool(scores[0] > scores[1]), sensitivity > 0
-    (True, True)
-    """
-    scores = split_scores(n0, n1, groups, n_groups, criterion=criterion)
-    info = criterion == "info_gain"
-    if not local:
-        if info and max_records is None:
-            if noisy_count is None:
-                raise ValueError("noisy_count is required for info_gain with max_records=None")
-            return scores, info_gain_global_sensitivity(max(float(noisy_count), 1.0))
-        return scores, criterion_global_sensitivity(criterion, max_records)
-    if nonnegative:
-        scores = split_scores(n0, n1, groups, n_groups, criterion=criterion, nonnegative=True)
-    cap = (
-        None
-        if (info and max_records is None)
-        else criterion_global_sensitivity(criterion, max_records, nonnegative=nonnegative)
-    )
-    delta = node_local_sensitivity(
-        n0, n1, groups, n_groups, criterion=criterion, nonnegative=nonnegative, shared=shared
-    )
-    return dampen(scores, delta, global_sensitivity=cap, name=f"{criterion} criterion"), 1.0
-
-
-class ID3Tree:
-    """A fitted multiway ID3 tree in flat arrays (nodes in breadth-first order, root = 0).
-
-    Attributes
-    ----------
-    feature : ndarray of int64, shape (n_nodes,)
-        Split attribute of an internal node, -1 for a leaf.
-    first_child : ndarray of int64
-        Index of the child for value 0 of the split attribute (the children of a node are contiguous, one
-        per value of the attribute's public domain); -1 for a leaf.
-    n_children : ndarray of int64
-    label : ndarray of int8
-        Predicted class of a leaf (0 for internal nodes).
-    depth : ndarray of int64
-    noisy_count : ndarray of float64
-        The released noisy record count of the node (NaN where none was drawn: depth ``L``).
-    leaf_counts : ndarray of float64, shape (n_nodes, 2)
-        The released noisy class counts of a leaf (NaN for internal nodes).
-
-    All of these are outputs of the private algorithm (or public), so the tree can be published.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpmo.datasets import Feature
-    >>> from dpmo.trees import DiffPID3Classifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.integers(0, 2, size=(200, 3)).astype(float)
-    >>> features = [Feature(f"x{i}", "categorical", categories=(0, 1)) for i in range(3)]
-    >>> clf = DiffPID3Classifier(epsilon=1.0, max_depth=2, features=features, random_state=0).fit(X, X[:, 0])
-    >>> tree = clf.tree_  # an ID3Tree: flat arrays, breadth-first
-    >>> tree.max_depth <= 2, len(tree.feature) == tree.n_nodes
-    (True, True)
-    """
-
-    __slots__ = ("feature", "first_child", "n_children", "label", "depth", "noisy_count", "leaf_counts")
-
-    def __init__(self, feature, first_child, n_children, label, depth, noisy_count, leaf_counts):
-        self.feature = np.asarray(feature, dtype=np.int64)
-        self.first_child = np.asarray(first_child, dtype=np.int64)
-        self.n_children = np.asarray(n_children, dtype=np.int64)
-        self.label = np.asarray(label, dtype=np.int8)
-        self.depth = np.asarray(depth, dtype=np.int64)
-        self.noisy_count = np.asarray(noisy_count, dtype=np.float64)
-        self.leaf_counts = np.asarray(leaf_counts, dtype=np.float64).reshape(-1, 2)
-
-    @property
-    def n_nodes(self) -> int:
-        return int(self.feature.size)
-
-    @property
-    def n_leaves(self) -> int:
-        return int(np.sum(self.feature < 0))
-
-    @property
-    def max_depth(self) -> int:
-        return int(self.depth.max()) if self.depth.size else 0
-
-    def apply(self, codes: np.ndarray) -> np.ndarray:
-        """Leaf index of each row of the discretised matrix ``codes`` (n, d) of int.
-
-        O(n * depth) time, vectorised over rows (one numpy step per level).
-        """
-        node = np.zeros(codes.shape[0], dtype=np.int64)
-        for _ in range(self.max_depth):
-            rows = np.nonzero(self.feature[node] >= 0)[0]
-            if rows.size == 0:
-                break
-            cur = node[rows]
-            node[rows] = self.first_child[cur] + codes[rows, self.feature[cur]]
-        return node
-
-    def to_text(self, feature_names=None) -> str:
-        """Indented text rendering (one line per node). O(n_nodes)."""
-        lines: list[str] = []
-
-        def name(f: int) -> str:
-            return str(feature_names[f]) if feature_names is not None else f"x{f}"
-
-        def walk(i: int, indent: str) -> None:
-            if self.feature[i] < 0:
-                lines.append(f"{indent}-> class {int(self.label[i])}")
-                return
-            f = int(self.feature[i])
-            for v in range(int(self.n_children[i])):
-                lines.append(f"{indent}{name(f)} = {v}:")
-                walk(int(self.first_child[i]) + v, indent + "  ")
-
-        walk(0, "")
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return f"ID3Tree(n_nodes={self.n_nodes}, n_leaves={self.n_leaves}, max_depth={self.max_depth})"
-
-
-def _posint(value, name: str, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value}")
-    return int(value)
-
-
-def _feature_domains(features, d: int, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(is_categorical, domain_size)`` per column from public metadata (numeric: ``n_bins`` bins)."""
-    if features is None:
-        return np.zeros(d, dtype=bool), np.full(d, n_bins, dtype=np.int64)
-    if isinstance(features, (str, bytes)) or not hasattr(features, "__len__"):
-        raise TypeError("features must be a sequence of dpmo.datasets.Feature")
-    features = tuple(features)
-    if len(features) != d:
-        raise ValueError(f"features describes {len(features)} columns but X has {d}")
-    is_cat = np.zeros(d, dtype=bool)
-    size = np.full(d, n_bins, dtype=np.int64)
-    for j, f in enumerate(features):
-        kind = getattr(f, "kind", None)
-        if kind == "categorical":
-            k = len(getattr(f, "categories", ()))
-            if k < 1:
-                raise ValueError(f"features[{j}] is categorical with no categories")
-            is_cat[j] = True
-            size[j] = k
-        elif kind != "numeric":
-            raise TypeError(
-                f"features[{j}] must be a dpmo.datasets.Feature of kind 'categorical' or 'numeric', got {f!r}"
-            )
-    return is_cat, size
 
 
 class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -341,14 +125,14 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     # -------------------------------------------------------------------------------------------------
     def _check_params(self):
         eps = check_epsilon(self.epsilon)
-        depth = _posint(self.max_depth, "max_depth", 0)
+        depth = check_int(self.max_depth, "max_depth", minimum=0)
         check_choice(self.criterion, CRITERIA, "criterion")
-        n_bins = _posint(self.n_bins, "n_bins", 1)
+        n_bins = check_int(self.n_bins, "n_bins", minimum=1)
         check_choice(self.mechanism, MECHANISMS, "mechanism")
         check_exact(self.exact, self.mechanism)
         max_records = self.max_records
         if max_records is not None:
-            max_records = _posint(max_records, "max_records", 1)
+            max_records = check_int(max_records, "max_records", minimum=1)
         return eps, depth, n_bins, max_records
 
     @staticmethod
@@ -405,7 +189,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"X has {n} records, more than the public bound max_records={max_records}; raise max_records "
                 "(a data-independent bound on the dataset size)"
             )
-        is_cat, size = _feature_domains(features, d, n_bins)
+        is_cat, size = feature_domains(features, d, n_bins)
         codes = self._encode(X, is_cat, size)
         if budget is None:
             own = Budget(self.epsilon)

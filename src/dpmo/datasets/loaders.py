@@ -1,0 +1,435 @@
+"""Loaders of the paper's tables: NLTCS, ACS, Adult (with :data:`ADULT_FEATURES`) and breast cancer.
+
+Each returns a :class:`~dpmo.datasets.types.Dataset` whose domains and bounds are written here, never read
+off the private data. Conventions: NLTCS label = column 13 and ACS label = column 10 (0-based), all
+attributes binary; Adult = ``adult.data`` + ``adult.test`` with the rows holding ``?`` dropped (45,222
+rows), label ``>50K``; breast cancer is scikit-learn's bundled copy with :data:`BREAST_CANCER_BOUNDS`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .types import Dataset, Feature, resolve_path
+
+__all__ = [
+    "ADULT_FEATURES",
+    "BREAST_CANCER_BOUNDS",
+    "load_nltcs",
+    "load_acs",
+    "load_adult",
+    "load_breast_cancer",
+]
+
+
+def _load_binary_table(path, *, default_name: str, n_columns: int, label_column: int, name: str) -> Dataset:
+    p = resolve_path(path, default_name)
+    try:
+        data = np.loadtxt(p, dtype=np.float64, ndmin=2)
+    except ValueError as exc:
+        raise ValueError(f"{p}: not a whitespace-separated numeric table ({exc})") from None
+    if data.shape[0] == 0:
+        raise ValueError(f"{p}: no rows")
+    if data.shape[1] != n_columns:
+        raise ValueError(f"{p}: expected {n_columns} columns for {name}, found {data.shape[1]}")
+    if not np.all((data == 0) | (data == 1)):
+        bad = np.argwhere((data != 0) & (data != 1))[0]
+        col = int(bad[1])
+        what = "label" if col == label_column else "attribute"
+        raise ValueError(
+            f"{p}: {name} values must be binary 0/1; found {data[bad[0], col]!r} in {what} column {col} "
+            f"(row {int(bad[0])})"
+        )
+    keep = [j for j in range(n_columns) if j != label_column]
+    features = tuple(Feature(f"x{j}", "categorical", (0, 1)) for j in keep)
+    X = np.ascontiguousarray(data[:, keep])
+    y = data[:, label_column].astype(np.int8)
+    return Dataset(X, y, features, name)
+
+
+def load_nltcs(path, *, label_column: int = 13) -> Dataset:
+    """National Long Term Care Survey: 21,574 rows, 16 binary attributes (the paper's NLTCS).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``nltcs.dat`` file (whitespace-separated 0/1, no header) or a folder holding it.
+    label_column : int, default 13
+        0-based label column (the published code's convention); the other 15 columns are the predictors,
+        named ``x<column>``, categorical with domain ``(0, 1)``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If the table does not have 16 columns or holds a value other than 0 and 1.
+
+    Notes
+    -----
+    O(rows) time and memory.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from dpmo.datasets import load_nltcs
+    >>> folder = tempfile.mkdtemp()
+    >>> rows = np.random.default_rng(0).integers(0, 2, size=(5, 16))  # a made-up table in NLTCS's format
+    >>> np.savetxt(os.path.join(folder, "nltcs.dat"), rows, fmt="%d")
+    >>> data = load_nltcs(folder)
+    >>> data.X.shape, data.y.tolist() == rows[:, 13].tolist()  # 15 predictors; column 13 is the label
+    ((5, 15), True)
+    >>> os.remove(os.path.join(folder, "nltcs.dat")); os.rmdir(folder)
+    """
+    return _load_binary_table(
+        path, default_name="nltcs.dat", n_columns=16, label_column=label_column, name="nltcs"
+    )
+
+
+def load_acs(path, *, label_column: int = 10) -> Dataset:
+    """American Community Survey PUMS 2013-2014: 47,461 rows, 23 binary attributes (the paper's ACS).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The ``acs.dat`` file (whitespace-separated 0/1, no header) or a folder holding it.
+    label_column : int, default 10
+        0-based label column (the published code's convention); the other 22 columns are the predictors.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`load_nltcs`.
+
+    Notes
+    -----
+    O(rows) time and memory.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from dpmo.datasets import load_acs
+    >>> folder = tempfile.mkdtemp()
+    >>> rows = np.random.default_rng(0).integers(0, 2, size=(4, 23))  # a made-up table in ACS's format
+    >>> np.savetxt(os.path.join(folder, "acs.dat"), rows, fmt="%d", delimiter="\\t")
+    >>> data = load_acs(folder)
+    >>> data.X.shape, data.y.tolist() == rows[:, 10].tolist()
+    ((4, 22), True)
+    >>> os.remove(os.path.join(folder, "acs.dat")); os.rmdir(folder)
+    """
+    return _load_binary_table(
+        path, default_name="acs.dat", n_columns=23, label_column=label_column, name="acs"
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Adult
+
+_ADULT_COLUMNS = (
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+)
+
+_MARRIED = ("Married-civ-spouse", "Married-spouse-absent", "Married-AF-spouse")
+_NOT_MARRIED = ("Never-married", "Divorced", "Separated", "Widowed")
+
+#: Predictors of Adult with their public metadata: the domains of the UCI documentation (``adult.names``)
+#: and fixed bounds for the numeric attributes (the documented ranges, written here, not read from the data).
+#: marital-status is folded to married (``Married-civ-spouse``, ``Married-spouse-absent``,
+#: ``Married-AF-spouse``) / not married (``Never-married``, ``Divorced``, ``Separated``, ``Widowed``).
+ADULT_FEATURES: tuple[Feature, ...] = (
+    Feature("age", "numeric", bounds=(17.0, 90.0)),
+    Feature(
+        "workclass",
+        "categorical",
+        (
+            "Private",
+            "Self-emp-not-inc",
+            "Self-emp-inc",
+            "Federal-gov",
+            "Local-gov",
+            "State-gov",
+            "Without-pay",
+            "Never-worked",
+        ),
+    ),
+    Feature("education-num", "numeric", bounds=(1.0, 16.0)),
+    Feature("marital-status", "categorical", ("married", "not married")),
+    Feature(
+        "occupation",
+        "categorical",
+        (
+            "Tech-support",
+            "Craft-repair",
+            "Other-service",
+            "Sales",
+            "Exec-managerial",
+            "Prof-specialty",
+            "Handlers-cleaners",
+            "Machine-op-inspct",
+            "Adm-clerical",
+            "Farming-fishing",
+            "Transport-moving",
+            "Priv-house-serv",
+            "Protective-serv",
+            "Armed-Forces",
+        ),
+    ),
+    Feature(
+        "relationship",
+        "categorical",
+        ("Wife", "Own-child", "Husband", "Not-in-family", "Other-relative", "Unmarried"),
+    ),
+    Feature("race", "categorical", ("White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black")),
+    Feature("sex", "categorical", ("Female", "Male")),
+    Feature("capital-gain", "numeric", bounds=(0.0, 99999.0)),
+    Feature("capital-loss", "numeric", bounds=(0.0, 4356.0)),
+    Feature("hours-per-week", "numeric", bounds=(1.0, 99.0)),
+    Feature(
+        "native-country",
+        "categorical",
+        (
+            "United-States",
+            "Cambodia",
+            "England",
+            "Puerto-Rico",
+            "Canada",
+            "Germany",
+            "Outlying-US(Guam-USVI-etc)",
+            "India",
+            "Japan",
+            "Greece",
+            "South",
+            "China",
+            "Cuba",
+            "Iran",
+            "Honduras",
+            "Philippines",
+            "Italy",
+            "Poland",
+            "Jamaica",
+            "Vietnam",
+            "Mexico",
+            "Portugal",
+            "Ireland",
+            "France",
+            "Dominican-Republic",
+            "Laos",
+            "Ecuador",
+            "Taiwan",
+            "Haiti",
+            "Columbia",
+            "Hungary",
+            "Guatemala",
+            "Nicaragua",
+            "Scotland",
+            "Thailand",
+            "Yugoslavia",
+            "El-Salvador",
+            "Trinadad&Tobago",
+            "Peru",
+            "Hong",
+            "Holand-Netherlands",
+        ),
+    ),
+)
+
+
+def _read_adult_file(p: Path) -> list[list[str]]:
+    rows = []
+    with open(p, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            line = line.strip()
+            if not line or line.startswith("|"):
+                continue
+            fields = [s.strip() for s in line.split(",")]
+            if len(fields) != len(_ADULT_COLUMNS):
+                raise ValueError(
+                    f"{p}, line {lineno}: expected {len(_ADULT_COLUMNS)} fields, found {len(fields)}"
+                )
+            if "?" in fields:
+                continue
+            rows.append(fields)
+    return rows
+
+
+def load_adult(path_or_dir) -> Dataset:
+    """UCI Adult (census income): 45,222 rows with 12 predictors, label ``>50K``.
+
+    Parameters
+    ----------
+    path_or_dir : str or os.PathLike
+        A folder holding ``adult.data`` and ``adult.test`` (both are read, as the paper does), or one of
+        these files (then only that file is read).
+
+    Returns
+    -------
+    Dataset
+        Predictors :data:`ADULT_FEATURES` (age, workclass, education-num, marital-status folded to
+        married / not married, occupation, relationship, race, sex, capital-gain, capital-loss,
+        hours-per-week, native-country); rows with a ``?`` are dropped; ``y = 1`` for ``>50K`` (the test
+        file's trailing ``.`` is removed).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the folder lacks one of the two files, or the file does not exist.
+    ValueError
+        On a malformed line, a label other than ``>50K`` / ``<=50K``, or a category outside the public
+        domain.
+
+    Notes
+    -----
+    O(rows) time. Numeric attributes are scaled with the fixed public bounds of :data:`ADULT_FEATURES`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from dpmo.datasets import load_adult
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "adult.data")
+    >>> line = ("39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, "
+    ...         "Male, 2174, 0, 40, United-States, {}")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write(line.format("<=50K") + "\\n" + line.format(">50K") + "\\n")
+    >>> data = load_adult(path)  # one file: only it is read
+    >>> data.X.shape, data.y.tolist()
+    ((2, 12), [0, 1])
+    >>> os.remove(path); os.rmdir(folder)
+    """
+    if not isinstance(path_or_dir, (str, os.PathLike)):
+        raise TypeError(f"path_or_dir must be a str or os.PathLike, got {type(path_or_dir).__name__}")
+    p = Path(path_or_dir)
+    if p.is_dir():
+        files = [p / "adult.data", p / "adult.test"]
+        for f in files:
+            if not f.is_file():
+                raise FileNotFoundError(f"dataset file not found: {f}")
+    elif p.is_file():
+        files = [p]
+    else:
+        raise FileNotFoundError(f"dataset file or folder not found: {p}")
+    rows: list[list[str]] = []
+    for f in files:
+        rows.extend(_read_adult_file(f))
+    if not rows:
+        raise ValueError(f"{p}: no complete rows")
+    col = {c: i for i, c in enumerate(_ADULT_COLUMNS)}
+    n = len(rows)
+    X = np.empty((n, len(ADULT_FEATURES)), dtype=np.float64)
+    for j, feat in enumerate(ADULT_FEATURES):
+        raw = [r[col[feat.name]] for r in rows]
+        if feat.kind == "numeric":
+            try:
+                vals = np.array(raw, dtype=np.float64)
+            except ValueError:
+                raise ValueError(f"{p}: non-numeric value in column {feat.name!r}") from None
+            X[:, j] = feat.scale(vals)
+        else:
+            if feat.name == "marital-status":
+                lookup = {v: 0 for v in _MARRIED} | {v: 1 for v in _NOT_MARRIED}
+            else:
+                lookup = {v: i for i, v in enumerate(feat.categories)}
+            try:
+                X[:, j] = [lookup[v] for v in raw]
+            except KeyError as exc:
+                raise ValueError(
+                    f"{p}: value {exc.args[0]!r} of column {feat.name!r} is not in its public domain"
+                ) from None
+    labels = [r[col["income"]].rstrip(".") for r in rows]
+    bad = set(labels) - {">50K", "<=50K"}
+    if bad:
+        raise ValueError(f"{p}: label must be '>50K' or '<=50K', found {sorted(bad)[:3]}")
+    y = np.fromiter((lab == ">50K" for lab in labels), dtype=np.int8, count=n)
+    return Dataset(X, y, ADULT_FEATURES, "adult")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# breast cancer (bundled with scikit-learn)
+
+#: Public bounds of the 30 attributes of the Wisconsin diagnostic breast cancer table: the documented
+#: attribute ranges (scikit-learn's description of the UCI table) widened to round numbers.
+BREAST_CANCER_BOUNDS: tuple[tuple[float, float], ...] = (
+    # mean: radius, texture, perimeter, area, smoothness, compactness, concavity, concave points,
+    # symmetry, fractal dimension
+    (5.0, 30.0),
+    (5.0, 40.0),
+    (40.0, 200.0),
+    (100.0, 2600.0),
+    (0.05, 0.17),
+    (0.0, 0.35),
+    (0.0, 0.45),
+    (0.0, 0.21),
+    (0.1, 0.31),
+    (0.04, 0.1),
+    # standard error
+    (0.1, 3.0),
+    (0.3, 5.0),
+    (0.7, 22.0),
+    (6.0, 550.0),
+    (0.0, 0.032),
+    (0.0, 0.14),
+    (0.0, 0.4),
+    (0.0, 0.055),
+    (0.0, 0.08),
+    (0.0, 0.03),
+    # worst
+    (7.0, 37.0),
+    (12.0, 50.0),
+    (50.0, 260.0),
+    (180.0, 4300.0),
+    (0.07, 0.23),
+    (0.0, 1.1),
+    (0.0, 1.3),
+    (0.0, 0.3),
+    (0.15, 0.67),
+    (0.05, 0.21),
+)
+
+
+def load_breast_cancer() -> Dataset:
+    """scikit-learn's bundled Wisconsin diagnostic breast cancer table (569 rows, 30 numeric attributes).
+
+    ``y = 1`` for a malignant tumour (the costly class to miss), so TPR is the share of malignant tumours
+    found. Numeric attributes are scaled with the fixed public bounds :data:`BREAST_CANCER_BOUNDS`.
+    Requires scikit-learn. O(rows) time.
+
+    Examples
+    --------
+    >>> from dpmo.datasets import load_breast_cancer
+    >>> data = load_breast_cancer()
+    >>> data.X.shape, int(data.y.sum())  # 569 tumours, 212 malignant (scikit-learn's table)
+    ((569, 30), 212)
+    >>> bool((data.X >= 0).all() and (data.X <= 1).all())  # scaled with public bounds
+    True
+    """
+    try:
+        from sklearn.datasets import load_breast_cancer as _sk_load
+    except ImportError as exc:  # pragma: no cover - scikit-learn is an optional dependency
+        raise ImportError("load_breast_cancer needs scikit-learn (pip install dpmo[experiments])") from exc
+    raw = _sk_load()
+    names = [str(n) for n in raw.feature_names]
+    features = tuple(
+        Feature(name, "numeric", bounds=b) for name, b in zip(names, BREAST_CANCER_BOUNDS, strict=True)
+    )
+    X = np.column_stack([f.scale(raw.data[:, j]) for j, f in enumerate(features)])
+    y = (raw.target == 0).astype(np.int8)  # scikit-learn codes malignant as 0
+    return Dataset(X, y, features, "breast_cancer")

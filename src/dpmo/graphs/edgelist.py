@@ -1,0 +1,198 @@
+"""Parsing of edge-list files: one edge ``u v`` (or ``u,v``) per line, integer or text node ids.
+
+:func:`read_edge_list` turns a (possibly gzipped) text file into an ``(E, 2)`` array of endpoints, with
+comments (``#``, ``%``), an optional header line and malformed lines reported by line number. It returns
+the edges only: the public node set and the :class:`dpmo.graphs.Graph` are built by
+:func:`dpmo.graphs.load_graph`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["read_edge_list"]
+
+_COMMENTS = ("#", "%")
+
+
+def _open_text(path: Path):
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8-sig", errors="replace")
+    return open(path, encoding="utf-8-sig", errors="replace")  # a byte-order mark is not part of an id
+
+
+def _strip_comment(line: str, comments: Iterable[str]) -> str:
+    cut = len(line)
+    for c in comments:
+        pos = line.find(c)
+        if pos != -1:
+            cut = min(cut, pos)
+    return line[:cut].strip()
+
+
+def _split(line: str, delimiter: str | None) -> list[str]:
+    if delimiter is None:
+        return line.split()
+    return [tok.strip() for tok in line.split(delimiter)]
+
+
+def _is_int(token: str) -> bool:
+    try:
+        int(token)
+    except ValueError:
+        return False
+    return True
+
+
+def read_edge_list(
+    path, *, delimiter: str | None = None, header: bool | None = None, ids: str = "int"
+) -> np.ndarray:
+    """Read an edge list: one edge ``u v`` (or ``u,v``) per line, integer (or string) node ids.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Text file, or ``.gz`` compressed text (as SNAP distributes them).
+    delimiter : str, optional
+        Field separator. Default: a comma if the first data line contains one, else any whitespace (spaces or
+        tabs).
+    header : bool, optional
+        Whether the first data line is a header (such as ``id_1,id_2``) to skip. Never guessed: None and
+        False read it as data, so a first line that is not two ids is an error naming its line.
+    ids : {"int", "str"}, default "int"
+        Node ids are integers, or any text without the delimiter (then every token is an id, as written).
+
+    Returns
+    -------
+    numpy.ndarray of int64 (``ids="int"``) or str (``ids="str"``), shape (E, 2)
+        The rows as written (no symmetrisation here; :func:`load_graph` does that).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If a data line does not hold exactly two integers; the message gives the 1-based line number.
+
+    Notes
+    -----
+    Lines starting with ``#`` or ``%`` are comments, text after ``#``/``%`` on a line is ignored, blank lines
+    are skipped, a UTF-8 byte-order mark (as spreadsheets write) is ignored. The fast path is
+    :func:`numpy.loadtxt` (O(E) time); only a failing file is scanned line by
+    line to report the first malformed line.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from dpmo import graphs
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "edges.txt")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("# a path\\n1 2\\n2 3\\n")
+    >>> graphs.read_edge_list(path).tolist()
+    [[1, 2], [2, 3]]
+    >>> os.remove(path); os.rmdir(folder)
+    """
+    path = Path(os.fspath(path))
+    if not path.is_file():
+        raise FileNotFoundError(f"edge list not found: {path}")
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "#%"):
+        raise ValueError(f"delimiter must be a single character other than '#' and '%', got {delimiter!r}")
+    if header not in (None, True, False):
+        raise TypeError(f"header must be None, True or False, got {header!r}")
+    if ids not in ("int", "str"):
+        raise ValueError(f"ids must be 'int' or 'str', got {ids!r}")
+
+    # Sniff the first data line (delimiter and header) without reading the whole file.
+    first_lineno = None
+    first_line = ""
+    with _open_text(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            line = _strip_comment(raw, _COMMENTS)
+            if line:
+                first_lineno, first_line = lineno, line
+                break
+    if first_lineno is None:
+        return np.empty((0, 2), dtype=np.int64)
+    if delimiter is None:
+        delimiter = "," if "," in first_line else None
+    skiprows = first_lineno if header else first_lineno - 1
+    if ids == "str":
+        return _read_string_edges(path, delimiter, skiprows)
+
+    try:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+            edges = np.loadtxt(
+                path,
+                dtype=np.int64,
+                delimiter=delimiter,
+                comments=_COMMENTS,
+                skiprows=skiprows,
+                ndmin=2,
+                encoding="utf-8-sig",
+            )
+    except ValueError as exc:
+        _raise_malformed(path, delimiter, skiprows, exc)
+        raise  # pragma: no cover - _raise_malformed always raises
+    if edges.size == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    if edges.shape[1] != 2:
+        _raise_malformed(path, delimiter, skiprows, None)
+    return edges
+
+
+def _raise_malformed(path: Path, delimiter: str | None, skiprows: int, exc: Exception | None):
+    sep = "whitespace" if delimiter is None else repr(delimiter)
+    seen = False
+    with _open_text(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno <= skiprows:
+                continue
+            line = _strip_comment(raw, _COMMENTS)
+            if not line:
+                continue
+            tokens = _split(line, delimiter)
+            first = not seen
+            seen = True
+            if len(tokens) != 2 or not all(_is_int(tok) for tok in tokens):
+                shown = raw.rstrip("\r\n")
+                if len(shown) > 80:
+                    shown = shown[:77] + "..."
+                hint = ""
+                if first:
+                    hint = " (a header? pass header=True, CLI --header; text ids? ids='str', --string-ids)"
+                raise ValueError(
+                    f"{path}: line {lineno}: expected two integer node ids separated by {sep}, got {shown!r}"
+                    f"{hint}"
+                ) from exc
+    raise ValueError(f"{path}: could not be read as an edge list ({exc})") from exc
+
+
+def _read_string_edges(path: Path, delimiter: str | None, skiprows: int) -> np.ndarray:
+    """Edge list with text ids: every non-comment line after ``skiprows`` holds exactly two tokens."""
+    rows = []
+    sep = "whitespace" if delimiter is None else repr(delimiter)
+    with _open_text(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno <= skiprows:
+                continue
+            line = _strip_comment(raw, _COMMENTS)
+            if not line:
+                continue
+            tokens = _split(line, delimiter)
+            if len(tokens) != 2 or not all(tokens):
+                raise ValueError(
+                    f"{path}: line {lineno}: expected two node ids separated by {sep}, got {line!r}"
+                )
+            rows.append(tokens)
+    if not rows:
+        return np.empty((0, 2), dtype=str)
+    return np.array(rows, dtype=str)

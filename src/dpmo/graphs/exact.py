@@ -1,0 +1,258 @@
+"""Exact (non-private) ground truth of DP-MOTkIN: Pareto scores, weighted sums, exact top-k, Pareto front.
+
+The references the private methods of :mod:`dpmo.graphs.topk` are measured against (the paper's
+section "Application 2"): :func:`pareto_scores` (the Pareto score over degree and ego density),
+:func:`aggregate_scores` (``w_degree * degree + w_ego * ego density``), :func:`top_k_exact` (largest
+score, ties broken by degree, ego density, id) and :func:`pareto_front` (three readings of dominance,
+:data:`DOMINANCE`). Not private: they read the graph exactly and take any graph with its own node set.
+Also the values shared with the private methods: :data:`APPROACHES`, :data:`PAPER_WEIGHTS` and
+:func:`check_weights`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _defaults
+from .._validation import check_choice, check_k
+from ..aggregate import aggregate
+from ..pareto import pareto_score
+from .centrality import check_convention
+from .graph import Graph
+from .io import observed_graph
+from .objectives import objectives
+
+__all__ = [
+    "APPROACHES",
+    "DOMINANCE",
+    "PAPER_WEIGHTS",
+    "check_weights",
+    "pareto_scores",
+    "aggregate_scores",
+    "top_k_exact",
+    "pareto_front",
+]
+
+#: Values of ``approach`` shipped with dpmo (any approach registered with
+#: :func:`dpmo.selection.register_approach` is accepted too).
+APPROACHES = ("pareto", "agg")
+#: Readings of dominance accepted by :func:`pareto_front` (as in :data:`dpmo.metrics.DOMINANCE`).
+DOMINANCE = ("pareto", "strict", "weak")
+#: The paper's weights ``(w_degree, w_ego_density)`` of the aggregate approach.
+PAPER_WEIGHTS = (1.0, 100.0)
+
+
+def _graph(graph) -> Graph:
+    """For the exact (non-private) functions: a raw input keeps its own node set."""
+    return observed_graph(graph)
+
+
+def check_weights(weights) -> tuple[float, float]:
+    w = np.asarray(weights, dtype=np.float64) if not isinstance(weights, str) else None
+    if w is None or w.shape != (2,) or not np.all(np.isfinite(w)):
+        raise ValueError(
+            f"weights must be two finite numbers (w_degree, w_ego_density), as the paper's (1.0, 100.0); got "
+            f"{weights!r}"
+        )
+    return float(w[0]), float(w[1])
+
+
+def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> np.ndarray:
+    """Pareto score of every node over (degree, ego density) (:func:`dpmo.pareto_score`; cached).
+
+    Weak dominance, as the paper's Definition "Pareto Score": ``PS(v) = -#{u != v : deg(u) >= deg(v) and
+    ed(u) >= ed(v)}``. O(n log n) on first use, read-only int64 array.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> ps = graphs.pareto_scores(g)
+    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
+    >>> # minus the number of other nodes at least as good in both objectives
+    >>> at_least = lambda u, v: u != v and deg[u] >= deg[v] and ed[u] >= ed[v]
+    >>> manual = [-sum(at_least(u, v) for u in range(34)) for v in range(34)]
+    >>> ps.tolist() == manual
+    True
+    """
+    g = _graph(graph)
+    low, formula = check_convention(low_degree, formula)
+
+    def build():
+        ps = pareto_score(g.points(low_degree=low, formula=formula))
+        ps.setflags(write=False)
+        return ps
+
+    return g.cached(("pareto_score", low, formula), build)
+
+
+def aggregate_scores(graph, *, weights=PAPER_WEIGHTS, low_degree: float = 0.0, formula: str = "paper"):
+    """``u_agg = w_degree * degree + w_ego * ego density`` as a :class:`dpmo.Objective` (cached).
+
+    :func:`dpmo.aggregate` of :func:`dpmo.graphs.objectives.objectives`: global sensitivity
+    ``|w_degree| + |w_ego|``, local ``|w_degree| + |w_ego| * delta^ego``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> agg = graphs.aggregate_scores(g, weights=(1.0, 100.0))
+    >>> expected = graphs.degree(g) + 100.0 * graphs.ego_density(g)
+    >>> bool(abs(agg.values - expected).max() < 1e-9), agg.global_sensitivity
+    (True, 101.0)
+    """
+    g = _graph(graph)
+    low, formula = check_convention(low_degree, formula)
+    w = check_weights(weights)
+    return g.cached(
+        ("aggregate", w, low, formula),
+        lambda: aggregate(objectives(g, low_degree=low, formula=formula), w),
+    )
+
+
+def _exact_order(g: Graph, primary: np.ndarray, low: float, formula: str) -> np.ndarray:
+    """Indices by primary desc, then degree desc, ego density desc, index (= original id) asc."""
+    ed = g.ego_density(low_degree=low, formula=formula)
+    idx = np.arange(g.n_nodes)
+    return np.lexsort((idx, -ed, -g.degree, -np.asarray(primary, dtype=np.float64)))
+
+
+def top_k_exact(
+    graph,
+    k: int,
+    *,
+    approach: str = _defaults.GRAPH_APPROACH,
+    weights=_defaults.GRAPH_WEIGHTS,
+    low_degree: float = 0.0,
+    formula: str = "paper",
+) -> np.ndarray:
+    """The non-private top-k: largest Pareto score, or largest weighted sum (original ids).
+
+    Ties are broken by a fixed rule that does not depend on the order of the input: larger degree first,
+    then larger ego density, then smaller original id (for networkx graphs whose labels cannot be sorted,
+    networkx's node order stands for the id order). GitHub has 46 nodes with Pareto score 0, so with
+    ``approach="pareto"`` and ``k < 46`` "the" top-k is this choice: the Pareto-optimal nodes of largest
+    degree. Use :func:`pareto_front` for a reference free of that choice.
+
+    Parameters
+    ----------
+    graph, approach, weights, low_degree, formula
+        As in :func:`top_k`.
+    k : int
+        ``1 <= k <= n``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        Original ids, best first.
+
+    Notes
+    -----
+    O(n log n) (cached scores, one lexicographic sort).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> best = graphs.top_k_exact(g, 2, approach="agg")  # NOT PRIVATE: a reference for checks
+    >>> agg = graphs.degree(g) + 100 * graphs.ego_density(g)
+    >>> sorted(agg.tolist(), reverse=True)[:2] == [agg[v] for v in best.tolist()]
+    True
+    """
+    g = _graph(graph)
+    k = check_k(k, g.n_nodes)
+    approach = check_choice(approach, APPROACHES, "approach")
+    w = check_weights(weights)
+    low, formula = check_convention(low_degree, formula)
+    if approach == "pareto":
+        primary = pareto_scores(g, low_degree=low, formula=formula)
+    else:
+        primary = aggregate_scores(g, weights=w, low_degree=low, formula=formula).values
+    order = _exact_order(g, primary, low, formula)
+    return g.ids[order[:k]]
+
+
+def pareto_front(
+    graph, *, dominance: str = "pareto", low_degree: float = 0.0, formula: str = "paper"
+) -> np.ndarray:
+    """The Pareto front of the graph over (degree, ego density), as original ids.
+
+    Parameters
+    ----------
+    graph : Graph or anything :func:`dpmo.graphs.load_graph` accepts
+    dominance : {"pareto", "strict", "weak"}, default "pareto"
+        Which nodes count as dominated:
+
+        * ``"pareto"`` (textbook): another node is no worse in both objectives and better in one. Nodes with
+          identical objective vectors are all on the front together.
+        * ``"strict"``: another node is better in both objectives (the reading of the coverage metric C of
+          the published code); the front is larger (it keeps ties in one objective).
+        * ``"weak"``: another node is no worse in both (the paper's definition); the front is the set of
+          nodes with Pareto score 0, which excludes nodes whose vector is shared with another node.
+    low_degree, formula
+        Ego density convention, see :func:`dpmo.graphs.ego_density`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Original ids of the front, by decreasing degree (then decreasing ego density, increasing id).
+
+    Notes
+    -----
+    O(n log n): one sort by degree and a running maximum of the ego density over larger degrees.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = nx.karate_club_graph()
+    >>> front = graphs.pareto_front(g)
+    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
+    >>> # no node is at least as good in both objectives and better in one than a front node
+    >>> all(not any(deg[u] >= deg[v] and ed[u] >= ed[v] and (deg[u] > deg[v] or ed[u] > ed[v])
+    ...             for u in range(34)) for v in front)
+    True
+    """
+    g = _graph(graph)
+    dominance = check_choice(dominance, DOMINANCE, "dominance")
+    low, formula = check_convention(low_degree, formula)
+    key = ("front", dominance, low, formula)
+    idx = g.cached(
+        key, lambda: _front_indices(g.degree, g.ego_density(low_degree=low, formula=formula), dominance)
+    )
+    order = _exact_order(g, np.zeros(g.n_nodes), low, formula)
+    on = np.zeros(g.n_nodes, dtype=bool)
+    on[idx] = True
+    return g.ids[order[on[order]]]
+
+
+def _front_indices(deg: np.ndarray, ed: np.ndarray, dominance: str) -> np.ndarray:
+    """Indices of the nodes not dominated (in the given reading) by another node, for 2 objectives."""
+    n = deg.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=np.intp)
+    order = np.lexsort((ed, deg))  # by degree, then ego density, increasing
+    d_s = deg[order]
+    e_s = ed[order]
+    starts = np.empty(n, dtype=bool)
+    starts[0] = True
+    np.not_equal(d_s[1:], d_s[:-1], out=starts[1:])
+    group = np.cumsum(starts) - 1
+    ends = np.flatnonzero(np.r_[starts[1:], True])  # last (largest ego density) position of each degree
+    group_max = e_s[ends]
+    above = np.full(group_max.shape[0], -np.inf)  # largest ego density among strictly larger degrees
+    if group_max.shape[0] > 1:
+        above[:-1] = np.maximum.accumulate(group_max[::-1])[::-1][1:]
+    best_above = above[group]
+    if dominance == "strict":
+        on = e_s >= best_above
+    else:
+        on = (e_s > best_above) & (e_s == group_max[group])
+        if dominance == "weak":  # a node sharing its (degree, ego density) with another has score <= -1
+            same = np.zeros(n + 1, dtype=bool)
+            same[1:n] = (d_s[1:] == d_s[:-1]) & (e_s[1:] == e_s[:-1])
+            on &= ~(same[:-1] | same[1:])
+    return np.sort(order[on])

@@ -1,0 +1,315 @@
+"""Counting state behind PrivPareto's local sensitivity ``delta^PS`` (:class:`ParetoState`).
+
+The paper's Definition "Admissible Function for Pareto Score", ``delta^PS(x, t, r) = |dom^-_{x,t,r}| +
+|ndom^+_{x,t,r}|``, is evaluated here through two offline dominance counts (:mod:`dpmo._dominance`; the
+identity is stated in :mod:`dpmo.pareto` and proved in ``docs/pareto.md``). :class:`ParetoState` keeps the
+running sums of the objectives' local functions, the candidates removed in earlier rounds and the counts
+worth keeping, so that the dampening loop and the later rounds of PrivPareto reuse them. The public
+functions built on it are :func:`dpmo.pareto_sensitivity` and :func:`dpmo.priv_pareto`; the rounds that
+drive it are in :mod:`dpmo.pareto_rounds`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dominance
+from ._validation import check_t_block
+from .sensitivity import LocalSensitivity, Objective, check_local_values, check_non_decreasing
+
+__all__ = ["ParetoState"]
+
+#: Fused brute force for delta^PS when queries * objectives <= this factor * log2(n) ** max(1, m - 1) (the
+#: cost ratio of the sort-based counts).
+_FEW_QUERIES_PER_LOG = 24
+#: Steps whose counts are kept for the later rounds of priv_pareto: those that queried at least
+#: n / _CACHE_FRACTION candidates (the expensive, sort-based ones), at most _CACHE_STEPS of them.
+_CACHE_FRACTION = 16
+_CACHE_STEPS = 8
+_UNKNOWN = np.iinfo(np.int64).min
+#: A block of distances is counted by a vectorised brute force over (distances, queries, candidates) when
+#: at most _BLOCK_BRUTE_N candidates remain and queries * remaining candidates * objectives is at most
+#: _BLOCK_BRUTE_CELLS (per distance); otherwise each distance of the block goes through the counting path
+#: of a single t (sort-based or fused kernel), which is faster there (measured: benchmarks/bench_pareto.py).
+_BLOCK_BRUTE_N = 128
+_BLOCK_BRUTE_CELLS = 1 << 12
+#: Memory bound of the block paths: the rows of a block are processed in chunks whose temporaries
+#: (running sums (rows, m, n), comparison masks (rows, q, n)) hold at most this many cells each.
+_BLOCK_CELLS = 1 << 16
+
+
+def _is_vectorized(local) -> bool:
+    """True when ``local`` is None (constant global sensitivity) or evaluates blocks of distances."""
+    return local is None or (
+        bool(getattr(local, "vectorized_t", False)) and bool(getattr(local, "supports_index", False))
+    )
+
+
+class ParetoState:
+    """Pareto score and ``delta^PS`` of the candidates still in play, across the rounds of PrivPareto.
+
+    * ``S[i, r] = sum_{j <= t} delta^{u_i}(j, r)`` is kept for every candidate (O(n m) memory); the dampening
+      loop calls ``t = 0, 1, 2, ...`` in order (one at a time, or in blocks of consecutive distances), so
+      each step adds one evaluation of every objective's function (a smaller ``t`` starts again from 0).
+      The sums are always accumulated one distance after the other, ``S_t = S_{t-1} + delta(t)``, so every
+      path gives the same floats. A candidate's deltas do not depend on the others.
+    * Counts are made against all ``n`` candidates and corrected for the removed ones (the candidates chosen
+      in earlier rounds): ``#{r' : P(r') >= Q(r)}`` and ``#{r' : Q(r') > P(r)}`` each lose the removed
+      candidates that satisfy their condition. The full counts of the expensive steps (many queried
+      candidates) are kept, so a later round costs O(removed * q * m) there instead of a new sort-based count.
+      The results are the same integers as a fresh computation on the remaining candidates.
+    * Blocks of distances: small problems (``q * n_remaining * m`` cells per distance) are counted by a
+      vectorised brute force over (distances, queries, remaining candidates), directly among the remaining
+      candidates; larger ones run the single-``t`` counting above for each distance of the block. Either way
+      the objectives' functions are evaluated for a chunk of distances at once when they are vectorised.
+    """
+
+    def __init__(self, objectives: list[Objective], keep_all: bool = False):
+        self.objectives = objectives
+        self.keep_all = keep_all  # keep the counts of every step (not only the expensive ones)
+        self.U = np.ascontiguousarray(np.vstack([o.values for o in objectives]))  # (m, n) columns
+        self.m, self.n = self.U.shape
+        self.t = -1
+        self.S = np.zeros_like(self.U)
+        self.removed = np.empty(0, dtype=np.intp)
+        self.cache: dict[int, np.ndarray] = {}
+        self._ps_all = None
+        self._live = None
+        self.vectorized = all(_is_vectorized(o.local) for o in objectives)
+
+    def fork(self) -> ParetoState:
+        """A new state on the same candidates with nothing removed, keeping what this one has counted.
+
+        The Pareto scores and the full counts of the kept steps are exact integers that do not depend on
+        the removals, so the new state gives the same results as a fresh one, only faster. Running sums
+        start again from 0 (the dampening loop starts at ``t = 0``).
+        """
+        new = object.__new__(ParetoState)
+        new.objectives = self.objectives
+        new.U = self.U
+        new.m, new.n = self.m, self.n
+        new.t = -1
+        new.S = np.zeros_like(self.U)
+        new.removed = np.empty(0, dtype=np.intp)
+        new.keep_all = self.keep_all
+        # shared: an entry is filled at most once, always with the same exact count, whoever fills it
+        new.cache = dict(self.cache)
+        new._ps_all = self._ps_all
+        new._live = None
+        new.vectorized = self.vectorized
+        return new
+
+    def remove(self, r: int) -> None:
+        self.removed = np.append(self.removed, np.intp(r))
+        self._live = None
+
+    def live(self) -> np.ndarray:
+        """Indices of the candidates not removed (sorted)."""
+        if self._live is None:
+            self._live = np.delete(np.arange(self.n, dtype=np.intp), self.removed)
+        return self._live
+
+    def scores(self, remaining: np.ndarray) -> np.ndarray:
+        """Pareto score of the ``remaining`` candidates among themselves (int64)."""
+        if self._ps_all is None:
+            self._ps_all = 1 - _dominance.count_columns(self.U)
+        ps = self._ps_all[remaining]
+        if self.removed.size:  # the removed candidates that dominated r no longer count
+            ps = ps + _dominance.count_columns(self.U[:, self.removed], self.U[:, remaining])
+        return ps
+
+    # -------------------------------------------------------------------------------- running sums
+    def _deltas(self, t0: int, rows: int, skip=None) -> list:
+        """``min(delta^{u_i}(t), Delta u_i)`` for ``t = t0 .. t0 + rows - 1``: one entry per objective, an
+        array (rows, n), or the float ``Delta u_i`` for an objective without local function (the same for
+        every distance and candidate).
+
+        The same values as :meth:`dpmo.Objective.sensitivity` (validated the same way); vectorised
+        functions are called once for the whole chunk, the others once per distance.
+        """
+        out: list = []
+        last = getattr(self, "_last_deltas", None)
+        keep = []
+        for i, o in enumerate(self.objectives):
+            if o.local is None:
+                out.append(o.global_sensitivity)
+                keep.append(None)
+                continue
+            if rows > 1 and _is_vectorized(o.local):
+                ts = np.arange(t0, t0 + rows, dtype=np.int64)[:, None]
+                d = check_local_values(
+                    o.local(ts, None), (rows, self.n), f"{t0}..{t0 + rows - 1}", f"objective {o.name!r}"
+                )
+                d = np.minimum(d, o.global_sensitivity)
+            else:
+                # validated and capped at the global sensitivity by Objective.sensitivity
+                d = np.vstack([o.sensitivity(t0 + b) for b in range(rows)])
+            # non-decreasing in t, within the block and from the previous block (dpmo.sensitivity's check)
+            prev = last[1][i] if last is not None and last[0] == t0 else None
+            check_non_decreasing(d, t0, f"objective {o.name!r}", prev)
+            out.append(d)
+            keep.append(d[-1])
+        self._last_deltas = (t0 + rows, keep)
+        return out
+
+    def _add_row(self, D: list, b: int) -> None:
+        """``S += delta(t)`` for the row ``b`` of a chunk from :meth:`_deltas` (one addition per entry, the
+        same floats as ``S[i] += Objective.sensitivity(t)``)."""
+        S = self.S
+        for i, d in enumerate(D):
+            if d is not None:
+                S[i] += d if isinstance(d, float) else d[b]
+        self.t += 1
+
+    def _advance(self, t: int) -> None:
+        """Bring the running sums to distance ``t`` (from 0 again when ``t`` is behind them)."""
+        if t < self.t:
+            self.t = -1
+            self.S = np.zeros_like(self.U)
+        if t == self.t + 1:  # one step, the common case of the dampening loop
+            last = getattr(self, "_last_deltas", None)
+            keep = []
+            for i, o in enumerate(self.objectives):
+                d = o.sensitivity(t)  # validated, capped at the objective's global sensitivity
+                if o.local is not None and last is not None and last[0] == t and last[1][i] is not None:
+                    check_non_decreasing(d, t, f"objective {o.name!r}", last[1][i])
+                keep.append(None if o.local is None else d)
+                self.S[i] += d
+            self._last_deltas = (t + 1, keep)
+            self.t = t
+            return
+        # An objective whose deltas are all 0 at distance t has all its deltas 0 up to t (non-negative and
+        # non-decreasing): its running sums stay as they are (adding zeros), so skip it. This makes a
+        # long jump (a probe of the dampening loop) cheap for data-independent objectives.
+        skip = [o.local is not None and not np.any(o.sensitivity(t)) for o in self.objectives]
+        if all(skip):
+            self.t = t
+            return
+        chunk = max(1, _BLOCK_CELLS // (self.m * self.n))
+        while self.t < t:
+            rows = min(chunk, t - self.t)
+            D = self._deltas(self.t + 1, rows, skip)
+            for b in range(rows):
+                self._add_row(D, b)
+
+    # ------------------------------------------------------------------------------------ counting
+    def _count_all(self, idx: np.ndarray) -> np.ndarray:
+        """``#{r' != r : P(r') >= Q(r)} - #{r' : Q(r') > P(r)}`` over all n candidates, for r in idx."""
+        if idx.size * self.m <= _FEW_QUERIES_PER_LOG * np.log2(self.n + 1) ** max(1, self.m - 1):
+            return _dominance.pareto_delta_few(self.U, self.S, idx.astype(np.int64))
+        P = self.U + self.S  # u^{+t}, (m, n)
+        Q = self.U - self.S  # u^{-t}
+        # r itself always satisfies u^{+t}(r) >= u^{-t}(r) (the deltas are >= 0), hence the - 1.
+        can_dominate = _dominance.count_columns(P, Q[:, idx]) - 1
+        surely_dominates = _dominance.count_columns(Q, P[:, idx], strict=True)
+        return can_dominate - surely_dominates
+
+    def _delta_now(self, idx: np.ndarray) -> np.ndarray:
+        """``delta^PS(self.t, r)`` for ``r`` in ``idx``, among the remaining candidates (counting path)."""
+        t = self.t
+        cached = self.cache.get(t)
+        if cached is None:
+            d = self._count_all(idx)
+            if (self.keep_all or idx.size * _CACHE_FRACTION >= self.n) and len(self.cache) < _CACHE_STEPS:
+                store = np.full(self.n, _UNKNOWN, dtype=np.int64)
+                store[idx] = d
+                self.cache[t] = store
+        else:
+            d = cached[idx]
+            missing = d == _UNKNOWN
+            if missing.any():
+                d[missing] = cached[idx[missing]] = self._count_all(idx[missing])
+        if self.removed.size:  # the removed candidates no longer count in either set
+            U, S, c = self.U, self.S, self.removed
+            lo = U[:, idx] - S[:, idx]  # u^{-t}(r)
+            hi = U[:, idx] + S[:, idx]  # u^{+t}(r)
+            d = d - _dominance.count_columns(U[:, c] + S[:, c], lo)
+            d = d + _dominance.count_columns(U[:, c] - S[:, c], hi, strict=True)
+        return np.minimum(d, self.n - self.removed.size - 1).astype(np.float64)
+
+    def _brute_rows(self, S_rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """``delta^PS`` for every row of running sums ``S_rows`` (rows, m, n), by direct comparison of the
+        queries ``idx`` with the remaining candidates: (rows, q). O(rows q n m)."""
+        live = self.live()
+        U = self.U
+        if live.size == self.n:
+            U_l, S_l = U, S_rows
+        else:
+            U_l, S_l = U[:, live], S_rows[:, :, live]
+        up = U_l + S_l  # u^{+t}(r'), (rows, m, n_live)
+        lo = U_l - S_l  # u^{-t}(r')
+        up_q = U[:, idx] + S_rows[:, :, idx]  # u^{+t}(r), (rows, m, q)
+        lo_q = U[:, idx] - S_rows[:, :, idx]  # u^{-t}(r)
+        can = up[:, 0, None, :] >= lo_q[:, 0, :, None]  # (rows, q, n_live)
+        sure = lo[:, 0, None, :] > up_q[:, 0, :, None]
+        for i in range(1, self.m):
+            can &= up[:, i, None, :] >= lo_q[:, i, :, None]
+            sure &= lo[:, i, None, :] > up_q[:, i, :, None]
+        # r itself is among the live candidates and always satisfies u^{+t}(r) >= u^{-t}(r): the - 1.
+        d = np.count_nonzero(can, axis=2) - 1 - np.count_nonzero(sure, axis=2)
+        return np.minimum(d, live.size - 1).astype(np.float64)
+
+    def delta(self, t: int, idx: np.ndarray) -> np.ndarray:
+        """``delta^PS(t, r)`` for ``r`` in ``idx`` (original indices), among the remaining candidates."""
+        self._advance(t)
+        return self._delta_now(idx)
+
+    def delta_block(self, t0: int, B: int, idx: np.ndarray) -> np.ndarray:
+        """``delta^PS(t, r)`` for ``t = t0 .. t0 + B - 1`` and ``r`` in ``idx``: shape (B, q)."""
+        q = idx.size
+        out = np.empty((B, q))
+        n_live = self.n - self.removed.size
+        brute = n_live <= _BLOCK_BRUTE_N and q * n_live * self.m <= _BLOCK_BRUTE_CELLS
+        if t0 <= self.t:
+            self.t = -1
+            self.S = np.zeros_like(self.U)
+        if self.t < t0 - 1:
+            self._advance(t0 - 1)
+        per_row = self.m * self.n + (q * n_live if brute else 0)
+        chunk = max(1, _BLOCK_CELLS // max(1, per_row))
+        row = 0
+        while row < B:
+            rows = min(chunk, B - row)
+            D = self._deltas(self.t + 1, rows)
+            if brute:
+                steps = np.empty((rows + 1, self.m, self.n))
+                steps[0] = self.S
+                for i, d in enumerate(D):
+                    steps[1:, i, :] = d
+                # S_rows[b] = S + D[0] + ... + D[b], added in that order (as the single-step path does)
+                S_rows = np.cumsum(steps, axis=0)[1:]
+                out[row : row + rows] = self._brute_rows(S_rows, idx)
+                self.S = S_rows[-1].copy()
+                self.t += rows
+            else:
+                for b in range(rows):
+                    self._add_row(D, b)
+                    out[row + b] = self._delta_now(idx)
+            row += rows
+        return out
+
+    def local(self, remaining: np.ndarray, blocks: bool = True) -> LocalSensitivity:
+        """``delta^PS`` of the ``remaining`` candidates as a function ``f(t, sub)`` (``sub`` indexes them).
+
+        ``t`` is an int (result (q,)) or an integer array of shape (B, 1) of consecutive distances
+        (result (B, q)); the function is marked ``vectorized_t`` when every objective's function is None
+        or vectorised itself (and ``blocks`` is true).
+        """
+        size = remaining.size
+
+        def func(t, sub=None):
+            t0, B = check_t_block(t)
+            if sub is None:
+                idx = remaining
+            else:
+                sub = np.asarray(sub, dtype=np.intp)
+                if sub.ndim != 1:
+                    raise ValueError("idx must be a 1-D array of candidate indices")
+                if sub.size and (sub.min() < 0 or sub.max() >= size):
+                    raise ValueError(f"idx must index the {size} candidates")
+                idx = remaining[sub]
+            if isinstance(t, np.ndarray) and t.ndim == 2:
+                return self.delta_block(t0, B, idx)
+            return self.delta(t0, idx)
+
+        return LocalSensitivity(func, name="pareto score", vectorized_t=self.vectorized and blocks)
