@@ -19,6 +19,8 @@ __all__ = [
     "check_choice",
     "check_exact",
     "check_t",
+    "check_int",
+    "check_real",
     "check_fraction",
     "check_t_block",
     "check_X",
@@ -65,7 +67,54 @@ def check_random_state(rng: None | int | np.random.Generator) -> np.random.Gener
     raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}")
 
 
-def _real(value, name: str) -> float:
+def check_int(value, name: str, minimum: int | None = 1, maximum: int | None = None) -> int:
+    """Return ``value`` as an int after checking it is an integer (not a bool) in ``[minimum, maximum]``.
+
+    The one check of an integer argument: ``minimum=1`` (the default) asks for a positive int,
+    ``minimum=0`` for a non-negative one, ``None`` leaves that side open. Raises ``TypeError`` for a
+    non-integer (a float, even integral, or a bool) and ``ValueError`` outside the range; both messages
+    name the argument and the range.
+
+    Examples
+    --------
+    >>> from dpmo._validation import check_int
+    >>> check_int(3, "max_steps")
+    3
+    >>> check_int(0, "depth", minimum=0)
+    0
+    >>> check_int(0, "k")
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be a positive int, got 0
+    """
+    if minimum == 1 and maximum is None:
+        allowed = "a positive int"
+    elif minimum == 0 and maximum is None:
+        allowed = "a non-negative int"
+    elif minimum is None and maximum is None:
+        allowed = "an int"
+    elif maximum is None:
+        allowed = f"an int >= {minimum}"
+    elif minimum is None:
+        allowed = f"an int <= {maximum}"
+    else:
+        allowed = f"an int in [{minimum}, {maximum}]"
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
+        raise TypeError(f"{name} must be {allowed}, got {type(value).__name__}")
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must be {allowed}, got {value}")
+    return int(value)
+
+
+def check_real(value, name: str) -> float:
+    """Return ``value`` as a float after checking it is a real number (not a bool; NaN and inf pass).
+
+    Examples
+    --------
+    >>> from dpmo._validation import check_real
+    >>> check_real(2, "low_degree")
+    2.0
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     return float(value)
@@ -73,7 +122,7 @@ def _real(value, name: str) -> float:
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
     """Return ``epsilon`` as a float after checking it is a positive finite number."""
-    value = _real(epsilon, name)
+    value = check_real(epsilon, name)
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {epsilon!r}")
     return value
@@ -85,7 +134,7 @@ def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
     A sensitivity of 0 is refused: a utility that cannot change needs no private mechanism, and dividing by
     it would silently make the selection deterministic.
     """
-    value = _real(sensitivity, name)
+    value = check_real(sensitivity, name)
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {sensitivity!r}")
     return value
@@ -140,11 +189,7 @@ def check_fraction(value, name: str) -> float:
 
 def check_t(t, name: str = "t") -> int:
     """Return the distance ``t`` of a local sensitivity function as an int after checking ``t >= 0``."""
-    if isinstance(t, (bool, np.bool_)) or not isinstance(t, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be a non-negative int, got {type(t).__name__}")
-    if t < 0:
-        raise ValueError(f"{name} must be a non-negative int, got {t}")
-    return int(t)
+    return check_int(t, name, minimum=0)
 
 
 def check_t_block(t) -> tuple[int, int]:

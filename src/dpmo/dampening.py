@@ -39,12 +39,19 @@ Rules that make ``D`` defined and computable for every input (all checked by the
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 
-from ._validation import check_choice, check_epsilon, check_exact, check_k, check_scores, check_sensitivity
+from ._validation import (
+    check_choice,
+    check_epsilon,
+    check_exact,
+    check_int,
+    check_k,
+    check_scores,
+    check_sensitivity,
+)
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
@@ -57,14 +64,6 @@ DEFAULT_FLOOR = 1e-9
 _MAX_BLOCK = 4096
 _MAX_BLOCK_CELLS = 2**16
 _FIRST_BLOCK_CELLS = 2**9
-
-
-def _check_steps(max_steps) -> int:
-    if isinstance(max_steps, (bool, np.bool_)) or not isinstance(max_steps, (numbers.Integral, np.integer)):
-        raise TypeError(f"max_steps must be a positive int, got {type(max_steps).__name__}")
-    if max_steps < 1:
-        raise ValueError(f"max_steps must be a positive int, got {max_steps}")
-    return int(max_steps)
 
 
 def dampen(
@@ -137,7 +136,7 @@ def dampen(
         floor = check_sensitivity(min_sensitivity, "min_sensitivity")
         if G is not None and floor > G:
             raise ValueError(f"min_sensitivity ({floor}) must not exceed global_sensitivity ({G})")
-    max_steps = _check_steps(max_steps)
+    max_steps = check_int(max_steps, "max_steps")
     if local is None:
         if G is None:
             raise ValueError("global_sensitivity is required when local is None")

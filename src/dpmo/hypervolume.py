@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from ._validation import check_int
+
 __all__ = ["hypervolume", "hypervolume_ratio", "best_hypervolume"]
 
 #: Largest number of k-subsets :func:`best_hypervolume` enumerates for three or more objectives.
@@ -225,7 +227,7 @@ def best_hypervolume(front, k: int, *, lower=0.0, upper=None, max_subsets: int =
     True
     """
     F = _points(front, "front")
-    k = _check_k(k)
+    k = check_int(k, "k")
     Z = _normalise(F, lower, upper, "front values")
     m = Z.shape[1]
     if m == 1:
@@ -243,14 +245,6 @@ def best_hypervolume(front, k: int, *, lower=0.0, upper=None, max_subsets: int =
             "raise max_subsets (exact enumeration) or pass a smaller front"
         )
     return max(_hv(Z[list(c)]) for c in itertools.combinations(range(n), k))
-
-
-def _check_k(k) -> int:
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be a positive int, got {type(k).__name__}")
-    if k < 1:
-        raise ValueError(f"k must be a positive int, got {k}")
-    return int(k)
 
 
 def hypervolume_ratio(

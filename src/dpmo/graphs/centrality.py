@@ -10,10 +10,10 @@ The computations behind :func:`dpmo.graphs.degree`, :func:`dpmo.graphs.triangles
 
 from __future__ import annotations
 
-import numbers
-
 import numba
 import numpy as np
+
+from .._validation import check_real
 
 __all__ = ["FORMULAS", "check_convention", "csr_degree", "csr_triangles", "csr_ego_density"]
 
@@ -22,9 +22,7 @@ FORMULAS = ("paper", "published")
 
 
 def check_convention(low_degree, formula) -> tuple[float, str]:
-    if isinstance(low_degree, (bool, np.bool_)) or not isinstance(low_degree, (numbers.Real, np.floating)):
-        raise TypeError(f"low_degree must be a real number in [0, 1], got {type(low_degree).__name__}")
-    low = float(low_degree)
+    low = check_real(low_degree, "low_degree")
     if not 0.0 <= low <= 1.0:
         raise ValueError(
             f"low_degree must lie in [0, 1] (ego density's range, which keeps its global sensitivity 1), "

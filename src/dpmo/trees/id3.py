@@ -58,14 +58,13 @@ LocalDiffPID3 needs no bound at all (``None`` only drops the cap of its local se
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import _defaults
-from .._validation import check_choice, check_epsilon, check_exact
+from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..budget import Budget
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
@@ -83,14 +82,6 @@ from .split_sensitivity import CRITERIA
 
 # ID3Tree and split_choice_scores live in .id3_tree and .id3_choice; re-exported here, where they were first
 __all__ = ["DiffPID3Classifier", "LocalDiffPID3Classifier", "ID3Tree", "split_choice_scores"]
-
-
-def _posint(value, name: str, minimum: int) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value}")
-    return int(value)
 
 
 class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -134,14 +125,14 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     # -------------------------------------------------------------------------------------------------
     def _check_params(self):
         eps = check_epsilon(self.epsilon)
-        depth = _posint(self.max_depth, "max_depth", 0)
+        depth = check_int(self.max_depth, "max_depth", minimum=0)
         check_choice(self.criterion, CRITERIA, "criterion")
-        n_bins = _posint(self.n_bins, "n_bins", 1)
+        n_bins = check_int(self.n_bins, "n_bins", minimum=1)
         check_choice(self.mechanism, MECHANISMS, "mechanism")
         check_exact(self.exact, self.mechanism)
         max_records = self.max_records
         if max_records is not None:
-            max_records = _posint(max_records, "max_records", 1)
+            max_records = check_int(max_records, "max_records", minimum=1)
         return eps, depth, n_bins, max_records
 
     @staticmethod

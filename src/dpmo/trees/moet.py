@@ -28,12 +28,10 @@ Privacy (see ``docs/trees.md``)
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .. import _defaults
-from .._validation import check_choice, check_epsilon, check_exact
+from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..budget import Budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
@@ -253,25 +251,18 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------------------------
     def _validate_params(self):
-        def posint(value, name, minimum=1):
-            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)):
-                raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-            if value < minimum:
-                raise ValueError(f"{name} must be >= {minimum}, got {value}")
-            return int(value)
-
         eps = None if self.epsilon is None else check_epsilon(self.epsilon)
         check_choice(self.approach, approaches(), "approach")
         check_choice(self.sensitivity, SENSITIVITIES, "sensitivity")
         check_choice(self.mechanism, MECHANISMS, "mechanism")
         check_exact(self.exact, self.mechanism)
         check_choice(self.neighbouring, NEIGHBOURING, "neighbouring")
-        p = posint(self.population_size, "population_size", 2)
-        s = posint(self.selection_size, "selection_size")
-        k = posint(self.n_iterations, "n_iterations", 0)
-        d = posint(self.initial_depth, "initial_depth", 0)
-        dmax = posint(self.max_depth, "max_depth", 0)
-        o = posint(self.n_output, "n_output")
+        p = check_int(self.population_size, "population_size", minimum=2)
+        s = check_int(self.selection_size, "selection_size")
+        k = check_int(self.n_iterations, "n_iterations", minimum=0)
+        d = check_int(self.initial_depth, "initial_depth", minimum=0)
+        dmax = check_int(self.max_depth, "max_depth", minimum=0)
+        o = check_int(self.n_output, "n_output")
         if dmax > 20:
             raise ValueError(f"max_depth must be at most 20, got {dmax}")
         if d > dmax:
@@ -420,8 +411,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return check_X_predict(self, X)
 
     def _tree_index(self, tree) -> int:
-        if isinstance(tree, (bool, np.bool_)) or not isinstance(tree, (numbers.Integral, np.integer)):
-            raise TypeError(f"tree must be an int, got {type(tree).__name__}")
+        tree = check_int(tree, "tree", minimum=None)
         if not -len(self.trees_) <= tree < len(self.trees_):
             raise ValueError(f"tree must index the {len(self.trees_)} output trees, got {tree}")
         return int(tree)

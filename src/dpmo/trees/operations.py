@@ -19,17 +19,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validation import check_random_state
+from .._validation import check_int, check_random_state
 from .tree import Tree
 
 __all__ = ["random_tree", "crossover", "mutate", "prune", "feature_spec"]
 
 
 def _check_depth(depth, name: str = "depth") -> int:
-    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (numbers.Integral, np.integer)):
-        raise TypeError(f"{name} must be a non-negative int, got {type(depth).__name__}")
-    if depth < 0:
-        raise ValueError(f"{name} must be a non-negative int, got {depth}")
+    depth = check_int(depth, name, minimum=0)
     if depth > 24:
         raise ValueError(
             f"{name} must be at most 24 (a full tree of depth d has 2**(d+1) - 1 nodes), got {depth}"

@@ -76,12 +76,11 @@ for every table (adding a record to the majority class of any value), so local d
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 from scipy.special import xlogy
 
-from .._validation import check_choice
+from .._validation import check_choice, check_int
 from ..sensitivity import LocalSensitivity
 
 __all__ = [
@@ -182,9 +181,7 @@ def _check_counts(n0, n1, groups, n_groups) -> tuple[np.ndarray, np.ndarray, np.
         raise ValueError(f"groups must have the shape of n0 {n0.shape}, got {groups.shape}")
     if n_groups is None:
         n_groups = int(groups.max()) + 1 if groups.size else 0
-    if isinstance(n_groups, (bool, np.bool_)) or not isinstance(n_groups, (numbers.Integral, np.integer)):
-        raise TypeError(f"n_groups must be an int, got {type(n_groups).__name__}")
-    n_groups = int(n_groups)
+    n_groups = check_int(n_groups, "n_groups", minimum=None)
     if groups.size and (groups.min() < 0 or groups.max() >= n_groups):
         raise ValueError(f"groups must lie in [0, n_groups) = [0, {n_groups})")
     return n0, n1, groups, n_groups

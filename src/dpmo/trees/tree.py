@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._validation import check_int
+
 __all__ = ["Tree", "tree_from_nested"]
 
 
@@ -204,9 +206,7 @@ class Tree:
         )
 
     def _node(self, i) -> int:
-        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (numbers.Integral, np.integer)):
-            raise TypeError(f"node index must be an int, got {type(i).__name__}")
-        i = int(i)
+        i = check_int(i, "node index", minimum=None)
         if not 0 <= i < self.n_nodes:
             raise ValueError(f"node index must be in [0, {self.n_nodes}), got {i}")
         return i

@@ -24,7 +24,7 @@ NOT_PRIVATE_TREES = (
 
 
 def _rates(clf, X, y, weights) -> list[dict]:
-    from .metrics import weighted_fitness
+    from ..metrics import weighted_fitness
 
     objectives = np.asarray(clf.evaluate(X, y), dtype=float).reshape(-1, 2)
     return [
