@@ -5,12 +5,14 @@ Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
 * :mod:`.config`: the paper's settings per experiment (:data:`EXPERIMENTS`) and the datasets
   (:data:`DATASETS`).
 * :mod:`.methods`: adapters calling :mod:`dpmo.trees` and :mod:`dpmo.graphs` for one run.
+* :mod:`.orchestrate`: what ``dpmo reproduce`` does (:func:`~.orchestrate.reproduce`).
 * :mod:`.runner`: run a grid, resumable (:func:`run_experiment`); :mod:`.seeding` the per-run seeds
   (:func:`cell_seed`); :mod:`.tasks` planning and running tasks; :mod:`.backends` joblib / Dask execution;
   :mod:`.results_csv` the results CSV.
-* :mod:`.report`: Markdown tables and ``report.md`` (:func:`write_report`); :mod:`.figures` its PNG
-  figures; :mod:`.findings` where and why ours differ (every number computed from the run); :mod:`.paper`
-  the paper's numbers, cited by table and figure number.
+* :mod:`.report`: the writer of ``report.md`` and its prose (:func:`write_report`); :mod:`.stats` the
+  means and 95% intervals; :mod:`.tables` its Markdown tables; :mod:`.figures` its PNG figures;
+  :mod:`.findings` where and why ours differ (every number computed from the run); :mod:`.paper` the
+  paper's numbers, cited by table and figure number.
 * :mod:`.environment`: dpmo version, git commit and package versions for ``meta.json`` and the report.
 * :mod:`.progress` and :mod:`.cores`: progress lines without a terminal, and ``jobs="auto"``.
 """
@@ -18,10 +20,13 @@ Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
 from __future__ import annotations
 
 from .config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, DatasetSpec, ExperimentConfig
-from .report import mean_ci, paper_results, plot_experiment, summarize, write_report
+from .figures import plot_experiment
+from .paper import paper_results
+from .report import write_report
 from .results_csv import read_rows
 from .runner import run_experiment
 from .seeding import cell_seed, reference_seed
+from .stats import mean_ci, summarize
 from .tasks import Task, plan_tasks, run_task
 
 __all__ = [
