@@ -5,6 +5,7 @@ Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
 * :mod:`.config`: the paper's settings per experiment (:data:`EXPERIMENTS`) and the datasets
   (:data:`DATASETS`).
 * :mod:`.methods`: adapters calling :mod:`dpmo.trees` and :mod:`dpmo.graphs` for one run.
+* :mod:`.orchestrate`: what ``dpmo reproduce`` does (:func:`~.orchestrate.reproduce`).
 * :mod:`.runner`: run a grid, resumable (:func:`run_experiment`); :mod:`.seeding` the per-run seeds
   (:func:`cell_seed`); :mod:`.tasks` planning and running tasks; :mod:`.backends` joblib / Dask execution;
   :mod:`.results_csv` the results CSV.

@@ -1,0 +1,61 @@
+"""The ``dpmo`` command line.
+
+``dpmo reproduce EXPERIMENT``
+    Reproduce a table or figure of the paper (``tree-pareto``, ``tree-agg``, ``graph-pareto``,
+    ``graph-agg``, or ``all``) in parallel, resumably, with tables, figures and ``report.md``.
+``dpmo topk GRAPH_FILE``
+    Private top-k influential nodes (DP-MOTkIN) of your own graph.
+``dpmo trees CSV_FILE --label COL``
+    A private cost-sensitive decision tree (DP-MOET) on your own table.
+
+Bad input gives one line on stderr (``dpmo: error: ...``) and exit status 2; never a traceback
+(set ``DPMO_DEBUG=1`` to see one for an internal error).
+
+Layout: :mod:`.args` (argument types, :class:`CLIError`), :mod:`.parser` (:func:`build_parser`),
+:mod:`.reproduce` and :mod:`.applications` (the commands); the orchestration of ``reproduce`` lives in
+:mod:`dpmo.experiments.orchestrate`. ``python -m dpmo.cli`` runs :func:`main`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from .applications import topk_command, trees_command
+from .args import CLIError
+from .parser import build_parser
+from .reproduce import reproduce_command
+
+__all__ = ["main", "build_parser", "CLIError"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``dpmo`` console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command == "reproduce":
+            return reproduce_command(args)
+        if args.command == "topk":
+            return topk_command(args)
+        return trees_command(args)
+    except CLIError as exc:
+        print(f"dpmo: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("dpmo: interrupted", file=sys.stderr)
+        return 130
+    except (OSError, ValueError, TypeError, ImportError, RuntimeError) as exc:
+        if os.environ.get("DPMO_DEBUG"):
+            raise
+        print(f"dpmo: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # an internal error: still one line unless debugging
+        if os.environ.get("DPMO_DEBUG"):
+            raise
+        print(
+            f"dpmo: internal error: {type(exc).__name__}: {exc} (set DPMO_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return 1

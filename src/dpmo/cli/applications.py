@@ -1,0 +1,198 @@
+"""``dpmo topk`` and ``dpmo trees``: the applications' commands on the user's own graph or table."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..budget import Budget
+from ..selection import get_approach
+from .args import CLIError, exact_sampling
+
+__all__ = ["topk_command", "trees_command"]
+
+
+def _check_file(path: Path) -> Path:
+    if path.is_dir():
+        raise CLIError(f"cannot read {path}: it is a folder, not a file")
+    if not path.is_file():
+        raise CLIError(f"cannot read {path}: no such file")
+    if not os.access(path, os.R_OK):
+        raise CLIError(f"cannot read {path}: permission denied")
+    return path
+
+
+def _read_node_ids(path: Path, text: bool = False):
+    """The public node ids listed in ``path`` (whitespace- or comma-separated, '#' comments)."""
+
+    ids: list = []
+    with open(path, encoding="utf-8-sig") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            for tok in raw.split("#", 1)[0].replace(",", " ").split():
+                if text:
+                    ids.append(tok)
+                    continue
+                try:
+                    ids.append(int(tok))
+                except ValueError:
+                    raise CLIError(
+                        f"{path}: line {lineno}: expected integer node ids, got {tok!r} "
+                        "(text ids: --string-ids)"
+                    ) from None
+    if not ids:
+        raise CLIError(f"{path}: no node ids (the public node set must not be empty)")
+    return np.asarray(ids) if text else np.asarray(ids, dtype=np.int64)
+
+
+_NOT_PRIVATE = "# NOT PRIVATE: exact statistics of the private graph, for checking only. Do not publish them."
+
+
+def _uses_weights(approach: str) -> bool:
+    return get_approach(approach).uses_weights
+
+
+def _spent(budget) -> str:
+    """What the run spent, for the header line (public: it depends on the parameters only)."""
+    return f"spent in {len(budget.ledger)} recorded mechanism calls, see docs/privacy-accounting.md"
+
+
+def topk_command(args) -> int:
+    """``dpmo topk``: private top-k influential nodes of a graph file."""
+    from .. import graphs
+    from ..graphs.nodes import NODES_REQUIRED
+
+    path = _check_file(Path(args.graph_file))
+    if args.nodes is not None:
+        nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids)
+    elif args.n_nodes is not None:
+        if args.string_ids:
+            raise CLIError("--n-nodes N means the integer ids 0..N-1; with --string-ids pass --nodes FILE")
+        nodes = args.n_nodes
+    else:
+        raise CLIError(
+            NODES_REQUIRED.replace("nodes= is required", "--nodes FILE or --n-nodes N is required")
+        )
+    n_public = int(nodes) if isinstance(nodes, int) else len(nodes)
+    if args.k > n_public:  # the declared node set is public: so is this check
+        raise CLIError(f"-k {args.k} is larger than the number of nodes of the public node set ({n_public})")
+    try:
+        graph = graphs.load_graph(
+            path, nodes=nodes, header=args.header, ids="str" if args.string_ids else "int"
+        )
+        budget = Budget(args.epsilon)
+        picks = graphs.top_k(
+            graph,
+            args.k,
+            args.epsilon,
+            approach=args.approach,
+            sensitivity=args.sensitivity,
+            weights=tuple(args.weights),
+            mechanism=args.mechanism,
+            rng=args.seed,
+            budget=budget,
+            exact=exact_sampling(args),
+        )
+        print(
+            f"# {args.k} nodes by DP-MOTkIN-{args.approach.capitalize()}-{args.sensitivity}, "
+            f"epsilon={args.epsilon:g} (edge DP on the public node set; {_spent(budget)})"
+        )
+        print("node")
+        for v in picks:
+            print(v)
+        if args.show_exact_statistics:
+            print(_NOT_PRIVATE)
+            print("# node\tdegree\tego_density")
+            for v, (d, e) in zip(picks, graph.points(picks), strict=True):
+                print(f"# {v}\t{int(d)}\t{e:.4f}")
+            kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
+            exact = graphs.top_k_exact(graph, args.k, approach=args.approach, **kw)
+            print("# exact (non-private) top-k: " + " ".join(str(v) for v in exact))
+    except (ValueError, TypeError, KeyError) as exc:
+        raise CLIError(str(exc).strip("'\"")) from None
+    return 0
+
+
+def _parse_bounds(items: Sequence[str] | None) -> dict[str, tuple[float, float]]:
+    out = {}
+    for item in items or []:
+        col, sep, rng = item.partition("=")
+        lo, sep2, hi = rng.partition(":")
+        try:
+            if not col or not sep or not sep2:
+                raise ValueError
+            lo_f, hi_f = float(lo), float(hi)
+        except ValueError:
+            raise CLIError(f"argument --numeric: expected COL=LO:HI, got {item!r}") from None
+        if not lo_f < hi_f:
+            raise CLIError(f"argument --numeric: {col}: LO must be smaller than HI")
+        out[col] = (lo_f, hi_f)
+    return out
+
+
+def _parse_categories(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]:
+    out = {}
+    for item in items or []:
+        col, sep, values = item.partition("=")
+        cats = tuple(v.strip() for v in values.split(",") if v.strip()) if sep else ("0", "1")
+        if not col or not cats:
+            raise CLIError(f"argument --categorical: expected COL or COL=V1,V2,..., got {item!r}")
+        out[col] = cats
+    return out
+
+
+def trees_command(args) -> int:
+    """``dpmo trees``: a private cost-sensitive decision tree on a table."""
+
+    from ..metrics import weighted_fitness
+    from ..tables import read_table
+
+    path = Path(args.csv_file)
+    if not (path.is_dir() and (path / "adult.data").is_file()):
+        path = _check_file(path)
+    bounds = _parse_bounds(args.numeric)
+    categorical = _parse_categories(args.categorical)
+    try:
+        data = read_table(
+            path,
+            label=args.label,
+            positive=args.positive,
+            categorical=categorical,
+            bounds=bounds,
+            header=not args.no_header,
+        )
+        if data.y.min() == data.y.max():
+            raise CLIError(f"column {args.label!r} has a single class; need positives and negatives")
+        from ..trees import DPMOETClassifier
+
+        kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
+        clf = DPMOETClassifier(
+            epsilon=None if args.non_private else args.epsilon,
+            approach=args.approach,
+            sensitivity=args.sensitivity,
+            mechanism=args.mechanism,
+            population_size=args.population_size,
+            selection_size=args.selection_size,
+            n_iterations=args.iterations,
+            initial_depth=args.initial_depth,
+            max_depth=args.max_depth,
+            n_output=args.n_output,
+            features=data.features,
+            random_state=args.seed,
+            exact=False if args.non_private else exact_sampling(args),
+            **kw,
+        )
+        budget = None if args.non_private else Budget(args.epsilon)
+        clf.fit(data.X, data.y, budget=budget)
+        objectives = np.asarray(clf.evaluate(data.X, data.y), dtype=float).reshape(-1, 2)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise CLIError(str(exc)) from None
+    spent = "non-private" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
+    print(f"# DP-MOET-{args.approach.capitalize()}-{args.sensitivity} on {data.n_samples} rows, {spent}")
+    print("tree\tTPR\tTNR\tfitness")
+    for i, (tpr, tnr) in enumerate(objectives):
+        fit = float(weighted_fitness(np.array([tpr, tnr]), tuple(args.weights)))
+        print(f"{i}\t{tpr:.4f}\t{tnr:.4f}\t{fit:.4f}")
+    return 0

@@ -1,0 +1,96 @@
+"""Argument types and errors of the ``dpmo`` command line: each checks one value and says what is allowed.
+
+A user error is a :class:`CLIError` (one line on stderr, exit status 2, see :func:`dpmo.cli.main`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from collections.abc import Sequence
+
+from .._validation import EXACT_CAPABLE
+
+__all__ = [
+    "CLIError",
+    "Parser",
+    "whole",
+    "positive_int",
+    "jobs",
+    "epsilon",
+    "seed",
+    "split",
+    "exact_sampling",
+]
+
+
+class CLIError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one-line :class:`CLIError` (no usage block)."""
+
+    def error(self, message: str):  # one line, no usage block
+        raise CLIError(f"{message} (see '{self.prog} --help')")
+
+
+def whole(text: str, what: str = "expected") -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} a whole number, got {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    value = whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def jobs(text: str) -> int | str:
+    if text.strip().lower() == "auto":
+        return "auto"
+    value = whole(text)
+    if value == -1:
+        return os.cpu_count() or 1
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be auto, at least 1, or -1 for all cores, got {value}")
+    return value
+
+
+def epsilon(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"epsilon must be a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"epsilon must be a positive finite number, got {text}")
+    return value
+
+
+def seed(text: str) -> int:
+    value = whole(text, "seed must be")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be >= 0, got {value}")
+    return value
+
+
+def split(values: Sequence[str] | None) -> list[str] | None:
+    """``["a,b", "c"]`` -> ``["a", "b", "c"]`` (lists may be given with commas or spaces)."""
+    if values is None:
+        return None
+    return [v for item in values for v in item.split(",") if v.strip()]
+
+
+def exact_sampling(args) -> bool:
+    """The releases of the command line sample exactly unless ``--float-sampler`` is given (issue 12)."""
+    exact = not args.float_sampler
+    if exact and args.mechanism not in EXACT_CAPABLE:
+        raise CLIError(
+            f"--mechanism {args.mechanism} has no exact sampler: pass --float-sampler, or use one of "
+            f"{', '.join(EXACT_CAPABLE)}"
+        )
+    return exact

@@ -1,0 +1,82 @@
+"""``dpmo reproduce``: check its arguments and hand them to :func:`dpmo.experiments.orchestrate.reproduce`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .args import CLIError, epsilon, split
+
+__all__ = ["reproduce_command"]
+
+
+def reproduce_command(args) -> int:
+    """``dpmo reproduce``: check the arguments, then :func:`dpmo.experiments.orchestrate.reproduce`."""
+    from ..experiments.config import DATASETS, EXPERIMENT_NAMES, default_data_dirs
+    from ..experiments.orchestrate import ReproduceError, reproduce
+    from ..experiments.readings import list_readings, resolve_readings
+
+    if args.list_readings:
+        print(list_readings())
+        return 0
+    if args.experiment is None:
+        raise CLIError("give an EXPERIMENT (or --list-readings)")
+    try:
+        resolve_readings(args.reading)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    if args.experiment not in (*EXPERIMENT_NAMES, "all"):
+        raise CLIError(
+            f"unknown experiment {args.experiment!r}; choose one of {', '.join(EXPERIMENT_NAMES)}, all"
+        )
+    names = list(EXPERIMENT_NAMES) if args.experiment == "all" else [args.experiment]
+    if args.scheduler and args.backend != "dask":
+        raise CLIError("--scheduler needs --backend dask")
+    epsilons = None
+    if args.epsilons is not None:
+        try:
+            epsilons = tuple(sorted({epsilon(e) for e in split(args.epsilons)}))
+        except argparse.ArgumentTypeError as exc:
+            raise CLIError(f"argument --epsilons: {exc}") from None
+        if not epsilons:
+            raise CLIError("argument --epsilons: give at least one value")
+    requested = split(args.datasets)
+    if requested is not None:
+        for d in requested:
+            if d not in DATASETS:
+                raise CLIError(f"unknown dataset {d!r}; choose among {', '.join(DATASETS)}")
+    if args.data_dir is not None:
+        data_dir = Path(args.data_dir)
+        if not data_dir.is_dir():
+            raise CLIError(f"--data-dir {data_dir} is not a folder")
+        data_dirs = [data_dir]
+    else:
+        data_dirs = default_data_dirs()
+    out = Path(args.out or ("results-quick" if args.quick else "results"))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"cannot create output folder {out}: {exc.strerror}") from None
+    try:
+        reproduce(
+            names,
+            out,
+            experiment=args.experiment,
+            data_dirs=data_dirs,
+            seed=args.seed,
+            jobs=args.jobs,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            quick=args.quick,
+            runs=args.runs,
+            epsilons=epsilons,
+            ego_density=args.ego_density,
+            readings=args.reading,
+            methods_req=split(args.methods),
+            requested=requested,
+            progress=args.progress,
+            report=not args.no_report,
+        )
+    except ReproduceError as exc:
+        raise CLIError(str(exc)) from None
+    return 0
