@@ -9,11 +9,9 @@ to measure speed and memory at DBLP's size.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from .._validation import check_random_state
+from .._validation import check_int, check_random_state
 from .csr import csr_from_pairs, unique_sorted
 from .graph import Graph
 
@@ -65,8 +63,7 @@ def random_collaboration_graph(
     True
     """
     for name, value in (("n_nodes", n_nodes), ("n_edges", n_edges), ("max_team", max_team)):
-        if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+        check_int(value, name)
     if n_nodes < 2 or n_edges > n_nodes * (n_nodes - 1) // 2:
         raise ValueError("n_edges must be at most n_nodes * (n_nodes - 1) / 2 and n_nodes at least 2")
     if not exponent > 2 or not mean_team > 2 or max_team < 2:
