@@ -294,9 +294,7 @@ def test_trees_on_a_user_csv(tmp_path, capsys):
     )
     assert code == 0, err
     lines = out.strip().splitlines()
-    assert lines[1] == "tree\tTPR\tTNR\tfitness"
-    tpr, tnr, fit = (float(x) for x in lines[2].split("\t")[1:])
-    assert 0 <= tpr <= 1 and 0 <= tnr <= 1 and fit == pytest.approx(3 * tpr + 2 * tnr, abs=2e-4)
+    assert lines[1] == "## tree 0" and "TPR" not in out  # the private tree, no exact statistic
     # no declared predictors: refused (domains are never read off the data)
     code, _, err = _run(["trees", str(path), "--label", "label"], capsys)
     assert code == 2 and "--categorical" in _one_error_line(err)

@@ -144,27 +144,41 @@ def _parse_categories(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]
 
 
 def trees_command(args) -> int:
-    """``dpmo trees``: a private cost-sensitive decision tree on a table."""
+    """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
 
-    from ..metrics import weighted_fitness
     from ..tables import read_table
+    from .trees_release import release
 
-    path = Path(args.csv_file)
-    if not (path.is_dir() and (path / "adult.data").is_file()):
-        path = _check_file(path)
-    bounds = _parse_bounds(args.numeric)
-    categorical = _parse_categories(args.categorical)
-    try:
-        data = read_table(
+    def table(name: str):
+        path = Path(name)
+        if not (path.is_dir() and (path / "adult.data").is_file()):
+            path = _check_file(path)
+        return read_table(
             path,
             label=args.label,
-            positive=args.positive,
+            positive=positive,
             categorical=categorical,
             bounds=bounds,
             header=not args.no_header,
         )
-        if data.y.min() == data.y.max():
-            raise CLIError(f"column {args.label!r} has a single class; need positives and negatives")
+
+    bounds = _parse_bounds(args.numeric)
+    categorical = _parse_categories(args.categorical)
+    positive, classes = args.positive, ("0", "1")
+    if args.classes is not None:
+        classes = tuple(c.strip() for c in args.classes.split(","))
+        if len(classes) != 2 or not all(classes) or classes[0] == classes[1]:
+            raise CLIError(f"argument --classes: expected NEGATIVE,POSITIVE, got {args.classes!r}")
+        positive = classes[1]
+    try:
+        # every reader binarises the label with a public rule (the declared positive value, the
+        # .domain file's second value, Adult's '>50K'): the label set [0, 1] is public, and a table in
+        # which one class has no record releases like any other
+        data = table(args.csv_file)
+        evaluation = None
+        if args.eval is not None:
+            ev = table(args.eval)
+            evaluation = (args.eval, ev.X, ev.y)
         from ..trees import DPMOETClassifier
 
         kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
@@ -181,18 +195,27 @@ def trees_command(args) -> int:
             n_output=args.n_output,
             features=data.features,
             random_state=args.seed,
+            classes=[0, 1],
             exact=False if args.non_private else exact_sampling(args),
             **kw,
         )
         budget = None if args.non_private else Budget(args.epsilon)
         clf.fit(data.X, data.y, budget=budget)
-        objectives = np.asarray(clf.evaluate(data.X, data.y), dtype=float).reshape(-1, 2)
+        spent = (
+            "NON-PRIVATE (no budget)" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
+        )
+        sampler = "" if args.non_private else ("; float sampler" if args.float_sampler else "; exact sampler")
+        release(
+            clf,
+            data,
+            header=f"# {args.n_output} tree(s) by DP-MOET-{args.approach.capitalize()}-{args.sensitivity}, "
+            f"{spent}{sampler}; leaves predict {classes[1]} (positive) or {classes[0]}",
+            classes=classes,
+            weights=tuple(args.weights),
+            exact_on=(data.X, data.y) if args.show_exact_statistics else None,
+            eval_on=evaluation,
+            save_json=args.save_json,
+        )
     except (ValueError, TypeError, KeyError) as exc:
         raise CLIError(str(exc)) from None
-    spent = "non-private" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
-    print(f"# DP-MOET-{args.approach.capitalize()}-{args.sensitivity} on {data.n_samples} rows, {spent}")
-    print("tree\tTPR\tTNR\tfitness")
-    for i, (tpr, tnr) in enumerate(objectives):
-        fit = float(weighted_fitness(np.array([tpr, tnr]), tuple(args.weights)))
-        print(f"{i}\t{tpr:.4f}\t{tnr:.4f}\t{fit:.4f}")
     return 0

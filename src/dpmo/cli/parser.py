@@ -161,7 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
         "trees",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         help="private cost-sensitive decision tree on a CSV table (DP-MOET)",
-        description="Build DP-MOET trees on TABLE and print their TPR and TNR on the same table. "
+        description="Build DP-MOET trees on TABLE and print them (the private release: splits by feature "
+        "and threshold or category, leaf labels; --save-json FILE saves them). Their TPR/TNR are shown on a "
+        "public evaluation table (--eval FILE), or on TABLE itself only with --show-exact-statistics, "
+        "under a NOT PRIVATE heading. "
         "TABLE is a CSV file (comma-separated, with a header line or --no-header; the predictors are "
         "the columns named by --categorical and --numeric, with public domains), a .dat table with its "
         ".domain file beside it (nltcs.dat, acs.dat), or the UCI Adult files (adult.data, adult.test, "
@@ -180,6 +183,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="VALUE",
         default="1",
         help="value of the label column that is the positive class",
+    )
+    tr.add_argument(
+        "--classes",
+        metavar="NEGATIVE,POSITIVE",
+        help="CSV: the public label set (sets --positive to POSITIVE; leaves are printed with these names)",
+    )
+    tr.add_argument(
+        "--show-exact-statistics",
+        action="store_true",
+        help="also print the trees' exact TPR/TNR on the private table, under a NOT PRIVATE heading "
+        "(never publish them)",
+    )
+    tr.add_argument(
+        "--eval",
+        metavar="FILE",
+        help="a public evaluation table, read like TABLE: print the trees' TPR/TNR on it",
+    )
+    tr.add_argument(
+        "--save-json", metavar="FILE", help="also save the trees (and any statistics shown) as JSON"
     )
     tr.add_argument("--epsilon", type=epsilon, default=_defaults.EPSILON, help="total privacy budget")
     tr.add_argument("--non-private", action="store_true", help="no privacy (NODP-MOET), for comparison")

@@ -13,6 +13,7 @@ _EXPORTS = {
     "Tree": "tree",
     "EncodedData": "encoding",
     "tree_from_nested": "tree",
+    "tree_to_dict": "export",
     "random_tree": "operations",
     "crossover": "operations",
     "mutate": "operations",

@@ -237,6 +237,12 @@ class Tree:
 
         return build(0)
 
+    def to_dict(self, features: Sequence | None = None, classes: Sequence | None = None) -> dict:
+        """The tree as JSON-ready nested dicts: :func:`dpmo.trees.tree_to_dict` (same arguments)."""
+        from .export import tree_to_dict
+
+        return tree_to_dict(self, features, classes)
+
     def to_text(self, features: Sequence | None = None) -> str:
         """Human-readable rules (``features``: Feature objects or names, optional).
 
