@@ -93,7 +93,7 @@ def coverage(X_ref, X_eval, *, dominance: str = "strict") -> float:
         Objective vectors of the two sets, larger is better.
     dominance : {"strict", "pareto", "weak"}
         The paper writes C with weak dominance, under which every point covers itself, so that a private
-        output equal to the exact one would score 1, the worst value (``../shared/notes/ERRATA.md``, 4).
+        output equal to the exact one would score 1, the worst value (``docs/errata.md``, 4).
         The default is strict dominance (better in every objective), as the published code computes it.
 
     Returns

@@ -10,7 +10,7 @@ and one :class:`Feature` per column describing its *public* domain:
 
 Privacy note. The bounds and the category lists are written in the code (or given by the caller), never read
 off the private data: scaling with the data's own minimum and maximum, as the published code does, releases
-them (``../shared/notes/ERRATA.md``, point 6). The decision trees of :mod:`dpmo.trees` draw their splits from
+them (``docs/errata.md``, point 6). The decision trees of :mod:`dpmo.trees` draw their splits from
 this metadata only.
 
 Conventions (``../shared/data/README.md``): NLTCS label = column 13 and ACS label = column 10 (0-based), all

@@ -1,7 +1,7 @@
 """The paper's four experiments and the datasets they use, as data.
 
 Every setting below is taken from the paper's "Experimental Evaluation" sections
-(``../shared/seed/000_634efd5f112d7c19.txt``); where the paper contradicts itself (``ERRATA.md``, point 7) we
+(Farias et al.); where the paper contradicts itself (``docs/errata.md``, row 7) we
 follow the axes of its tables and figures and say so in ``note``.
 
 An experiment is a grid ``dataset x method x epsilon x run``. One *run* of one *cell*

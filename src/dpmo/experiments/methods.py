@@ -102,7 +102,7 @@ def embedded_graph(name: str):
     return nx.convert_node_labels_to_integers(h, ordering="sorted") if name != "synthetic" else h
 
 
-#: Ego-density conventions (``ERRATA.md`` point 4): the paper's formula with density 0 below degree 2
+#: Ego-density conventions (``docs/errata.md`` point 4): the paper's formula with density 0 below degree 2
 #: (default), or the published code's (no factor 2, density 1 for degree-1 nodes).
 EGO_CONVENTIONS: dict[str, dict[str, Any]] = {
     "paper": {"formula": "paper", "low_degree": 0.0},

@@ -8,7 +8,7 @@ Degree (the paper's section "Sensitivity Analysis", paragraph "Degree"): one edg
 two endpoints by exactly 1 and no other degree, so ``Delta degree = 1`` and ``delta(G, t, v) = 1`` for every
 ``t`` (admissible: condition 1 is the global bound, condition 2 holds with equality).
 
-Ego density (paragraph "Egocentric density"; ``../shared/notes/ERRATA.md`` point 2): the global sensitivity is
+Ego density (paragraph "Egocentric density"; ``docs/errata.md`` point 2): the global sensitivity is
 1 (the paper's example: the centre of a path on 3 nodes goes from 0 to 1 when the path is closed into a
 triangle; the paper's text calls it "Delta degree", a typo). The paper prints
 ``delta(G, t, v) = 2 / (|N(v)| - t - 2)`` if ``|N(v)| - t > 2``, else 1. That function is *not admissible*: at

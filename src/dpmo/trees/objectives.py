@@ -7,7 +7,7 @@ The paper's Application 1 ("Problem Statement") scores a tree ``r`` on the priva
 (0 when the class is absent). Both lie in ``[0, 1]`` and their global sensitivity is 1 (the paper's
 example with one record). The paper's local sensitivity function delta^TPR ("Sensitivity Analysis") is
 **not admissible**: removing one false negative changes the rate by ``TP / (P (P - 1))`` while the printed
-function gives ``(P - TP) / (P (P - 1))`` (``../shared/notes/ERRATA.md``, point 1, and the tests). This module
+function gives ``(P - TP) / (P (P - 1))`` (``docs/errata.md``, point 1, and the tests). This module
 uses the exact element local sensitivity at distance ``t`` instead, for each neighbouring relation:
 
 **add/remove one record** (the relation of the paper's proofs, the default). For the rate ``h / s``
