@@ -53,6 +53,9 @@ default (``max_records=100_000``) the estimators use a *public* upper bound on t
 instead, which is a true global sensitivity (the local dampening paper's experiments do the same with
 50,000). ``max_records=None`` reproduces Friedman and Schuster's reading for DiffP-ID3 (with a warning);
 LocalDiffPID3 needs no bound at all (``None`` only drops the cap of its local sensitivity).
+A table may hold more than ``max_records`` rows: nothing is refused on the private size. Each (value,
+class) count is clipped at ``max_records // 2`` before the information gain is computed
+(:func:`dpmo.trees.id3_choice.clip_class_counts`, which proves that the bound then holds for every table).
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ from ._inputs import (
     feature_domains,
     fit_labels,
 )
-from .id3_choice import split_choice_scores
+from .id3_choice import clip_class_counts, split_choice_scores
 from .id3_tree import ID3Tree
 from .split_sensitivity import CRITERIA
 
@@ -184,11 +187,8 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         y01, classes = fit_labels(self, y, X.shape[0])
         y = y01.astype(np.int64)
         n, d = X.shape
-        if max_records is not None and n > max_records:
-            raise ValueError(
-                f"X has {n} records, more than the public bound max_records={max_records}; raise max_records "
-                "(a data-independent bound on the dataset size)"
-            )
+        # no refusal on the private size: information-gain counts are clipped at max_records // 2 below
+        # (clip_class_counts: the sensitivity bound then holds for every table)
         is_cat, size = feature_domains(features, d, n_bins)
         codes = self._encode(X, is_cat, size)
         if budget is None:
@@ -291,6 +291,8 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                 groups = np.repeat(np.arange(remaining.size), size[remaining])
                 n0 = table[value_ids, 0].astype(np.float64)
                 n1 = table[value_ids, 1].astype(np.float64)
+                if self.criterion == "info_gain" and max_records is not None:
+                    n0, n1 = clip_class_counts(n0, n1, max_records)
                 if bits is not None:
                     j = self._choose(n0, n1, groups, remaining.size, half_share, n_hat, max_records, secure)
                 else:
@@ -403,7 +405,8 @@ _PARAMS_DOC = """
     n_bins : int, default 5
         Bins of a numeric column over its public range ``[0, 1]``.
     max_records : int or None, default 100000
-        Public upper bound on the number of records (fit raises ValueError above it); sets the global
+        Public bound of the information gain: each (value, class) count is clipped at ``max_records // 2``
+        (larger tables fit; nothing is refused on the private size); sets the global
         sensitivity of the information gain, ``log2(max_records + 1) + 1 / ln 2``. See the module notes
         for None.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"

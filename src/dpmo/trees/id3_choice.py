@@ -20,7 +20,42 @@ from .split_sensitivity import (
     split_scores,
 )
 
-__all__ = ["split_choice_scores"]
+__all__ = ["split_choice_scores", "clip_class_counts"]
+
+
+def clip_class_counts(n0, n1, max_records: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each (value, class) count clipped at ``max_records // 2``: the information gain's bound for any table.
+
+    The information-gain sensitivity ``log2(N + 1) + 1 / ln 2`` (Friedman and Schuster 2010, section 4.2)
+    holds whenever every value's record count ``T_v = n_v0 + n_v1`` is at most ``N``: adding or removing one
+    record changes one cell ``n_vc`` by one, and the criterion by ``d(n_vc) - d(T_v)`` with
+    ``0 <= d(n_vc) <= d(T_v) <= d(N)`` (``d`` increasing, :mod:`dpmo.trees.split_sensitivity`). Clipping
+    every cell at the public ``m = max_records // 2`` is a public transformation of the counts:
+
+    * after it ``T_v <= 2 m <= max_records`` on **every** table, whatever its size;
+    * ``min(., m)`` moves by at most one when its argument moves by one, and only the record's own cell
+      moves: the clipped counts of neighbouring tables are equal or neighbouring count tables (one cell
+      differs by one).
+
+    So the criterion computed on the clipped counts changes by at most ``d(max_records)`` between
+    neighbouring tables (and its local sensitivity at distance ``t``, computed on the clipped counts, is
+    admissible for the composition, as clipping maps ``t``-step paths to at most ``t``-step paths): the
+    refusal "more than ``max_records`` rows", which depended on the private size, is replaced by this
+    clipping. Tables whose cells are all at most ``m`` (e.g. any table of at most ``max_records // 2``
+    records) are unchanged. O(cells).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.id3_choice import clip_class_counts
+    >>> c0, c1 = clip_class_counts(np.array([3.0, 70.0]), np.array([60.0, 1.0]), max_records=100)
+    >>> c0.tolist(), c1.tolist()
+    ([3.0, 50.0], [50.0, 1.0])
+    >>> bool(((c0 + c1) <= 100).all())  # every value's total within the public bound
+    True
+    """
+    m = float(int(max_records) // 2)
+    return np.minimum(np.asarray(n0, dtype=np.float64), m), np.minimum(np.asarray(n1, dtype=np.float64), m)
 
 
 def split_choice_scores(
