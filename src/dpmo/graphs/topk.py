@@ -29,11 +29,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _defaults
+from .. import selection as _selection
 from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
-from ..selection import selection_scores as _pipeline_scores
 from .centrality import check_convention
 from .chebyshev import top_k_chebyshev
 from .exact import APPROACHES, PAPER_WEIGHTS, check_weights
@@ -102,7 +102,7 @@ def selection_scores(
     if g.n_nodes < 2:
         raise ValueError("private selection needs a graph with at least 2 nodes")
     cache = _selection_cache(g, low, formula)
-    scores, sens = _pipeline_scores(
+    scores, sens = _selection.selection_scores(
         cache.objectives,
         approach=appr.name,
         sensitivity=sensitivity,

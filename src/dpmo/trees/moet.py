@@ -31,11 +31,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _defaults
+from .. import selection as _selection
 from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..budget import Budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
-from ..selection import selection_scores as _pipeline_scores
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
 from .encoding import EncodedData
 from .evaluation import TreePopulation
@@ -116,7 +116,7 @@ def selection_scores(
     if len(objs[0]) < 2:
         raise ValueError("a private selection needs at least 2 trees")
     w = weights if appr.uses_weights else None
-    return _pipeline_scores(objs, approach=appr.name, sensitivity=sensitivity, weights=w)
+    return _selection.selection_scores(objs, approach=appr.name, sensitivity=sensitivity, weights=w)
 
 
 class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
