@@ -30,8 +30,10 @@ def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.
     with np.errstate(all="ignore"):
         c = epsilon / (2.0 * sensitivity)
         g = scores - top
-        if np.isfinite(c) and c >= np.finfo(np.float64).tiny and np.isfinite(g).all():
-            return g * c
+        # g <= 0 and min propagates NaN: g.min() is finite exactly when every entry is (one pass, no mask)
+        if np.isfinite(c) and c >= np.finfo(np.float64).tiny and np.isfinite(g.min()):
+            g *= c  # in place: the same floats as g * c, one temporary array less
+            return g
     return _scaled_frexp(scores, top, epsilon, sensitivity)
 
 
@@ -55,16 +57,17 @@ def needs_rounds(scores: np.ndarray, epsilon: float, sensitivity: float, k: int)
     """True when a one-shot float sampler could lose its noise: recompute per round (see ONE_SHOT_LIMIT).
 
     The candidates that can win one of the k rounds are the k best and those close to them, so the
-    one-shot form is safe when the k-th best score's log-weight is at least ``-ONE_SHOT_LIMIT``. O(n)
+    one-shot form is safe when the k-th best score's log-weight is at least ``-ONE_SHOT_LIMIT``. O(1) for
+    k = 1, otherwise O(n)
     (O(n) more, a partition, only when the spread of all scores is large).
     """
+    if k == 1:
+        return False  # the best candidate has log-weight 0: the only round is always safe (O(1))
     with np.errstate(all="ignore"):
         c = epsilon / (2.0 * sensitivity)
         spread = (scores.max() - scores.min()) * c
     if np.isfinite(spread) and spread <= ONE_SHOT_LIMIT:
         return False
-    if k == 1:
-        return False  # the best candidate has log-weight 0: the only round is always safe
     kth = -np.partition(-scores, k - 1)[k - 1]
     z = scaled_scores(np.array([scores.max(), kth]), epsilon, sensitivity)[1]
     return not (z >= -ONE_SHOT_LIMIT)

@@ -41,7 +41,8 @@ def sample_noisy_max(
     out = np.empty(k, dtype=np.intp)
     taken = np.zeros(scores.size, dtype=bool)
     for i in range(k):
-        z = base + draw(rng, scores.size)
+        z = draw(rng, scores.size)
+        z += base  # in place (float addition commutes: the same floats as base + noise)
         if i:
             z[taken] = -np.inf
         j = int(np.argmax(z))
