@@ -71,6 +71,7 @@ class ParetoState:
         self.m, self.n = self.U.shape
         self.t = -1
         self.S = np.zeros_like(self.U)
+        self._other = None  # a second cursor (t, S, last deltas): see _select_cursor
         self.removed = np.empty(0, dtype=np.intp)
         self.cache: dict[int, np.ndarray] = {}
         self._ps_all = None
@@ -90,6 +91,7 @@ class ParetoState:
         new.m, new.n = self.m, self.n
         new.t = -1
         new.S = np.zeros_like(self.U)
+        new._other = None
         new.removed = np.empty(0, dtype=np.intp)
         new.keep_all = self.keep_all
         # shared: an entry is filled at most once, always with the same exact count, whoever fills it
@@ -161,11 +163,34 @@ class ParetoState:
                 S[i] += d if isinstance(d, float) else d[b]
         self.t += 1
 
+    def _select_cursor(self, t: int) -> None:
+        """Make the current running sums the furthest ones kept at a distance ``<= t`` (or zeros at -1).
+
+        Two cursors are kept: the dampening loop steps through ``t = 0, 1, 2, ...`` and now and then
+        probes one distance far ahead (:func:`dpmo.dampen`'s constant runs); with a single cursor every
+        probe would send the loop back to distance 0 and every probe would step again from the loop's
+        distance. A cursor's sums are always accumulated from 0 one distance after the other, so which
+        cursor serves a distance changes the running time only, never a float.
+        """
+        cur = (self.t, self.S, getattr(self, "_last_deltas", None))
+        cands = [cur] if self._other is None else [cur, self._other]
+        behind = [c for c in cands if c[0] <= t]
+        if behind:
+            best = max(behind, key=lambda c: c[0])
+            rest = [c for c in cands if c is not best]
+            other = rest[0] if rest else None
+            if t > best[0] + 1 and (other is None or other[0] < best[0]):
+                other = (best[0], best[1].copy(), best[2])  # keep the loop's place before a jump
+        else:
+            other = max(cands, key=lambda c: c[0])
+            best = (-1, np.zeros_like(self.U), None)
+        self.t, self.S, self._last_deltas = best
+        self._other = other
+
     def _advance(self, t: int) -> None:
-        """Bring the running sums to distance ``t`` (from 0 again when ``t`` is behind them)."""
-        if t < self.t:
-            self.t = -1
-            self.S = np.zeros_like(self.U)
+        """Bring the running sums to distance ``t`` (from the nearest cursor behind ``t``, or from 0)."""
+        if t != self.t and t != self.t + 1:
+            self._select_cursor(t)
         if t == self.t + 1:  # one step, the common case of the dampening loop
             last = getattr(self, "_last_deltas", None)
             keep = []
@@ -260,9 +285,8 @@ class ParetoState:
         out = np.empty((B, q))
         n_live = self.n - self.removed.size
         brute = n_live <= _BLOCK_BRUTE_N and q * n_live * self.m <= _BLOCK_BRUTE_CELLS
-        if t0 <= self.t:
-            self.t = -1
-            self.S = np.zeros_like(self.U)
+        if t0 <= self.t or self.t < t0 - 1:
+            self._select_cursor(t0 - 1)
         if self.t < t0 - 1:
             self._advance(t0 - 1)
         per_row = self.m * self.n + (q * n_live if brute else 0)
