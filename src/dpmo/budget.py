@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Budget", "BudgetExceededError", "Spend", "resolve_budget"]
+__all__ = ["Budget", "BudgetExceededError", "Spend", "fit_budget", "resolve_budget"]
 
 
 class _Lock:
@@ -419,3 +419,25 @@ def resolve_budget(epsilon, budget, name: str = "epsilon") -> tuple[Budget, Frac
             raise BudgetExceededError(f"the budget is used up (epsilon {budget.epsilon!r}, all spent)")
         return budget, eps
     return budget, budget.check(_exact(epsilon, name))
+
+
+def fit_budget(epsilon, budget) -> Budget:
+    """The budget of one estimator fit: its own ``Budget(epsilon)``, or ``epsilon`` split off ``budget``.
+
+    The split reserves ``epsilon`` in ``budget`` at once, so a fit that does not fit raises
+    :class:`BudgetExceededError` before anything private is computed; the returned budget's ledger then
+    sums to ``epsilon`` exactly (each of its spends is charged to ``budget`` too). O(1).
+
+    Examples
+    --------
+    >>> from dpmo.budget import Budget, fit_budget
+    >>> shared = Budget(1.0)
+    >>> own = fit_budget(0.6, shared)
+    >>> own.epsilon, shared.remaining <= 0.4 + 1e-12
+    (0.6, True)
+    """
+    if budget is None:
+        return Budget(epsilon)
+    if not isinstance(budget, Budget):
+        raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
+    return budget.split([epsilon])[0]

@@ -68,7 +68,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_int
-from ..budget import Budget
+from ..budget import fit_budget
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
 from ._inputs import (
@@ -191,12 +191,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         # (clip_class_counts: the sensitivity bound then holds for every table)
         is_cat, size = feature_domains(features, d, n_bins)
         codes = self._encode(X, is_cat, size)
-        if budget is None:
-            own = Budget(self.epsilon)
-        elif not isinstance(budget, Budget):
-            raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
-        else:
-            own = budget.split([self.epsilon])[0]  # raises before anything private is computed
+        own = fit_budget(self.epsilon, budget)  # raises before anything private is computed
         rng = estimator_rng(self.random_state)
         # exact mode: every private draw from the OS's secure source (or, seeded, from rng: tests only)
         secure = None if self.random_state is None else rng

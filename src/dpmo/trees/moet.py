@@ -33,7 +33,7 @@ import numpy as np
 from .. import _defaults
 from .. import selection as _selection
 from .._validation import check_choice, check_epsilon, check_exact, check_int
-from ..budget import Budget
+from ..budget import fit_budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
@@ -352,12 +352,8 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             if budget is not None:
                 raise ValueError("epsilon=None (the non-private variant) spends no budget; pass budget=None")
             own = None
-        elif budget is None:
-            own = Budget(self.epsilon)
-        elif not isinstance(budget, Budget):
-            raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
         else:
-            own = budget.split([self.epsilon])[0]  # raises before anything private is computed
+            own = fit_budget(self.epsilon, budget)  # raises before anything private is computed
         rng = estimator_rng(self.random_state)
         P, N = enc.positives, enc.negatives
 
