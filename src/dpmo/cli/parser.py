@@ -8,7 +8,7 @@ from .. import _defaults
 from ..selection import approaches
 from .args import Parser, epsilon, jobs, positive_int, seed
 
-__all__ = ["build_parser", "add_float_sampler"]
+__all__ = ["build_parser", "add_float_sampler", "add_selection_options"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -119,27 +119,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     top.add_argument("-k", type=positive_int, default=_defaults.GRAPH_K, help="number of nodes")
     top.add_argument("--epsilon", type=epsilon, default=_defaults.EPSILON, help="total privacy budget")
-    top.add_argument(
-        "--approach",
-        choices=approaches(),
-        default=_defaults.GRAPH_APPROACH,
-        help="selection approach: agg = weighted sum, pareto = Pareto score (near-random on real graphs)",
-    )
-    top.add_argument(
-        "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
-    )
-    top.add_argument(
-        "--weights",
-        type=float,
-        nargs=2,
-        default=_defaults.GRAPH_WEIGHTS,
-        metavar=("W_DEGREE", "W_EGO"),
-        help="weights of the aggregation",
-    )
-    top.add_argument(
-        "--mechanism",
-        default=_defaults.MECHANISM,
-        help="exponential, permute_and_flip, laplace or gumbel",
+    add_selection_options(
+        top,
+        approach=_defaults.GRAPH_APPROACH,
+        approach_help="agg = weighted sum, pareto = Pareto score (near-random on real graphs)",
+        weights=_defaults.GRAPH_WEIGHTS,
+        weight_names=("W_DEGREE", "W_EGO"),
     )
     top.add_argument(
         "--seed",
@@ -205,27 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("--epsilon", type=epsilon, default=_defaults.EPSILON, help="total privacy budget")
     tr.add_argument("--non-private", action="store_true", help="no privacy (NODP-MOET), for comparison")
-    tr.add_argument(
-        "--approach",
-        choices=approaches(),
-        default=_defaults.TREE_APPROACH,
-        help="selection approach: agg = weighted sum, pareto = Pareto score",
-    )
-    tr.add_argument(
-        "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
-    )
-    tr.add_argument(
-        "--mechanism",
-        default=_defaults.MECHANISM,
-        help="exponential, permute_and_flip, laplace or gumbel",
-    )
-    tr.add_argument(
-        "--weights",
-        type=float,
-        nargs=2,
-        default=_defaults.TREE_WEIGHTS,
-        metavar=("W_TPR", "W_TNR"),
-        help="weights of the aggregation",
+    add_selection_options(
+        tr,
+        approach=_defaults.TREE_APPROACH,
+        approach_help="agg = weighted sum, pareto = Pareto score",
+        weights=_defaults.TREE_WEIGHTS,
+        weight_names=("W_TPR", "W_TNR"),
     )
     tr.add_argument(
         "--population-size",
@@ -270,6 +240,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_float_sampler(tr)
     return parser
+
+
+def add_selection_options(
+    sub: argparse.ArgumentParser,
+    *,
+    approach: str,
+    approach_help: str,
+    weights: tuple[float, float],
+    weight_names: tuple[str, str],
+) -> None:
+    """Add the options every private selection command shares: approach, sensitivity, weights, mechanism.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> p = argparse.ArgumentParser()
+    >>> add_selection_options(p, approach="agg", approach_help="", weights=(1.0, 2.0),
+    ...                       weight_names=("A", "B"))
+    >>> args = p.parse_args(["--sensitivity", "global", "--weights", "3", "4"])
+    >>> args.approach, args.sensitivity, list(args.weights)
+    ('agg', 'global', [3.0, 4.0])
+    """
+    sub.add_argument(
+        "--approach", choices=approaches(), default=approach, help=f"selection approach: {approach_help}"
+    )
+    sub.add_argument(
+        "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
+    )
+    sub.add_argument(
+        "--weights", type=float, nargs=2, default=weights, metavar=weight_names,
+        help="weights of the aggregation",
+    )
+    sub.add_argument(
+        "--mechanism", default=_defaults.MECHANISM, help="exponential, permute_and_flip, laplace or gumbel"
+    )
 
 
 def add_float_sampler(sub: argparse.ArgumentParser) -> None:
