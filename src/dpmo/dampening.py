@@ -30,9 +30,12 @@ Rules that make ``D`` defined and computable for every input (all checked by the
   is non-decreasing in ``t``: when ``delta(t')`` equals the last delta seen at a later distance ``t'``, every
   segment in between has that same width, so the breakpoints are known without stepping (a candidate whose
   ``|u|`` falls in that range gets ``D = t + (|u| - b_t) / width``; when every remaining candidate is in such
-  a run, the loop jumps to ``t' + 1``). These probes look geometrically further (``t' - t <= max(16, 2t)``),
-  so a failed probe costs at most as much as the steps already done; the path depends on the function's
-  values only through where it is constant, and the result is the same dampened score up to rounding.
+  a run, the loop jumps to ``t' + 1``). The first probe comes after 16 steps (most candidates of real data
+  are bracketed within a few steps and never probe) and probes look at most ``2t`` further (``t' - t <=
+  max(16, 2t)``): a local function that has to step through every distance to evaluate a far one (the
+  running sums of PrivPareto's ``delta^PS``) pays for a failed probe at most about twice the steps already
+  done. The path depends on the function's values only through where it is constant, and the result is
+  the same dampened score up to rounding.
 * Each step works only on the candidates not yet bracketed; local functions marked
   ``vectorized_t`` (see :class:`dpmo.LocalSensitivity`) are evaluated for blocks of steps at once.
 """
@@ -64,6 +67,8 @@ DEFAULT_FLOOR = 1e-9
 _MAX_BLOCK = 4096
 _MAX_BLOCK_CELLS = 2**16
 _FIRST_BLOCK_CELLS = 2**9
+#: Steps before the first probe for a run of constant deltas, and the shortest probe (module notes).
+_FIRST_PROBE = 16
 
 
 def dampen(
@@ -156,7 +161,7 @@ def dampen(
     # first block: about 512 cells (cheap even when one step would do), then doubling;
     # depends on n only, never on the values
     block = max(1, _FIRST_BLOCK_CELLS // n)
-    probe_at = 1
+    probe_at = _FIRST_PROBE
 
     def delta_at(T: int, idx: np.ndarray) -> np.ndarray:
         """Deltas of the candidates ``idx`` at the single distance ``T`` (validated)."""
@@ -210,7 +215,7 @@ def dampen(
             w = np.maximum(prev, floor)
             with np.errstate(over="ignore"):  # inf: more segments than any probe looks at
                 s_need = (a[active] - b) / w  # segments of width w still needed
-            span = min(max(16, 2 * t), max_steps - t)
+            span = min(max(_FIRST_PROBE, 2 * t), max_steps - t)
             t_p = t + span - 1
             d_p = delta_at(t_p, active)
             if G is not None:

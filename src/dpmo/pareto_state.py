@@ -246,8 +246,9 @@ class ParetoState:
                 d[missing] = cached[idx[missing]] = self._count_all(idx[missing])
         if self.removed.size:  # the removed candidates no longer count in either set
             U, S, c = self.U, self.S, self.removed
-            lo = U[:, idx] - S[:, idx]  # u^{-t}(r)
-            hi = U[:, idx] + S[:, idx]  # u^{+t}(r)
+            U_q, S_q = U[:, idx], S[:, idx]
+            lo = U_q - S_q  # u^{-t}(r)
+            hi = U_q + S_q  # u^{+t}(r)
             d = d - _dominance.count_columns(U[:, c] + S[:, c], lo)
             d = d + _dominance.count_columns(U[:, c] - S[:, c], hi, strict=True)
         return np.minimum(d, self.n - self.removed.size - 1).astype(np.float64)

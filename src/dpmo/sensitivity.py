@@ -137,9 +137,11 @@ def check_non_decreasing(rows, t, name: str, previous=None) -> None:
     functions are refused everywhere with the same message.
     """
     block = np.atleast_2d(np.asarray(rows, dtype=np.float64))
-    if previous is not None:
-        block = np.vstack([np.asarray(previous, dtype=np.float64)[None, :], block])
-    if block.shape[0] > 1 and np.any(np.diff(block, axis=0) < 0):
+    # compared in place, without stacking: this runs at every step of the dampening loop
+    drops = block.shape[0] > 1 and bool((block[1:] < block[:-1]).any())
+    if previous is not None and not drops:
+        drops = bool((block[0] < np.asarray(previous, dtype=np.float64)).any())
+    if drops:
         raise ValueError(
             f"local sensitivity of {name} decreases in t near t={t}; an admissible function is "
             "non-decreasing in t"
