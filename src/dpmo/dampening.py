@@ -30,12 +30,13 @@ Rules that make ``D`` defined and computable for every input (all checked by the
   is non-decreasing in ``t``: when ``delta(t')`` equals the last delta seen at a later distance ``t'``, every
   segment in between has that same width, so the breakpoints are known without stepping (a candidate whose
   ``|u|`` falls in that range gets ``D = t + (|u| - b_t) / width``; when every remaining candidate is in such
-  a run, the loop jumps to ``t' + 1``). The first probe comes after 16 steps (most candidates of real data
-  are bracketed within a few steps and never probe) and probes look at most ``2t`` further (``t' - t <=
-  max(16, 2t)``): a local function that has to step through every distance to evaluate a far one (the
-  running sums of PrivPareto's ``delta^PS``) pays for a failed probe at most about twice the steps already
-  done. The path depends on the function's values only through where it is constant, and the result is
-  the same dampened score up to rounding.
+  a run, the loop jumps to ``t' + 1``). The first probe comes after 16 steps and 3 evaluations of the
+  function (a block of steps counts once), so that the candidates of real data, mostly bracketed within a
+  few steps or blocks, never pay for one; probes look at most ``2t`` further (``t' - t <= max(16, 2t)``): a
+  local function that has to step through every distance to evaluate a far one (the running sums of
+  PrivPareto's ``delta^PS``) pays for a failed probe at most about twice the steps already done. The
+  path depends on the function's values only through where it is constant, and the result is the same
+  dampened score up to rounding.
 * Each step works only on the candidates not yet bracketed; local functions marked
   ``vectorized_t`` (see :class:`dpmo.LocalSensitivity`) are evaluated for blocks of steps at once.
 """
@@ -69,6 +70,8 @@ _MAX_BLOCK_CELLS = 2**16
 _FIRST_BLOCK_CELLS = 2**9
 #: Steps before the first probe for a run of constant deltas, and the shortest probe (module notes).
 _FIRST_PROBE = 16
+#: Evaluations of the local function (steps or blocks of steps) before the first probe (module notes).
+_PROBE_AFTER_CALLS = 3
 
 
 def dampen(
@@ -162,6 +165,7 @@ def dampen(
     # depends on n only, never on the values
     block = max(1, _FIRST_BLOCK_CELLS // n)
     probe_at = _FIRST_PROBE
+    calls = 0  # evaluations of the local function by the loop (a block counts once)
 
     def delta_at(T: int, idx: np.ndarray) -> np.ndarray:
         """Deltas of the candidates ``idx`` at the single distance ``T`` (validated)."""
@@ -210,7 +214,8 @@ def dampen(
         prev = last[keep]
         t += B
         block *= 2
-        if active.size and t >= probe_at and t < max_steps:
+        calls += 1
+        if active.size and t >= probe_at and calls >= _PROBE_AFTER_CALLS and t < max_steps:
             # closed form over a run of constant deltas (module notes)
             w = np.maximum(prev, floor)
             with np.errstate(over="ignore"):  # inf: more segments than any probe looks at

@@ -130,7 +130,7 @@ def select(
         exact_round = total / k
     elif k == 1 and not isinstance(epsilon, Fraction):
         eps_round = epsilon
-        exact_round = Fraction(epsilon)
+        exact_round = Fraction(epsilon) if exact else None  # only the exact sampler reads it
     else:  # the float nearest to the exact share (for a float epsilon: epsilon / k)
         exact_round = Fraction(epsilon) / k
         eps_round = float(exact_round)

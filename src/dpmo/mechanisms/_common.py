@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: Largest ``|log-weight|`` (``epsilon * (max u - u_r) / (2 Delta u)``) a candidate that may still be
@@ -9,6 +11,7 @@ import numpy as np
 #: added to the log-weight would lose more than 20 of its 53 bits (or vanish altogether), so the samplers
 #: recompute the log-weights relative to the best remaining candidate in every round instead.
 ONE_SHOT_LIMIT = 2.0**32
+_TINY = float(np.finfo(np.float64).tiny)
 
 
 def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
@@ -26,14 +29,18 @@ def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.
       to 0, which is its float value), and a tie stays a tie. The result is the correctly rounded value
       up to two extra roundings, monotone in ``u``.
     """
-    top = scores.max()
-    with np.errstate(all="ignore"):
-        c = epsilon / (2.0 * sensitivity)
-        g = scores - top
-        # g <= 0 and min propagates NaN: g.min() is finite exactly when every entry is (one pass, no mask)
-        if np.isfinite(c) and c >= np.finfo(np.float64).tiny and np.isfinite(g.min()):
+    top = float(scores.max())
+    # Python floats: inf on overflow, never a warning or an exception (sensitivity > 0 is checked)
+    c = float(epsilon) / (2.0 * float(sensitivity))
+    spread = top - float(scores.min())  # = -(u - max u).min(), the same float
+    if math.isfinite(c) and c >= _TINY and math.isfinite(spread):
+        g = scores - top  # no overflow: every |u - max u| <= spread
+        if math.isfinite(spread * c):
             g *= c  # in place: the same floats as g * c, one temporary array less
-            return g
+        else:
+            with np.errstate(over="ignore"):  # the far candidates' log-weights become -inf
+                g *= c
+        return g
     return _scaled_frexp(scores, top, epsilon, sensitivity)
 
 

@@ -196,7 +196,11 @@ def _validate(est, X, *, reset: bool) -> np.ndarray:
 
 
 def _check_domains(X: np.ndarray, features, names) -> np.ndarray:
-    """Categorical codes must be in the domain; numeric values are clipped to the public range [0, 1]."""
+    """Categorical codes must be in the domain; numeric values are clipped to the public range [0, 1].
+
+    One pass over the whole row-major table (no strided column scans); the columns at fault are located
+    only when there is one.
+    """
     d = X.shape[1]
     is_cat = np.zeros(d, dtype=bool)
     ncat = np.zeros(d, dtype=np.int64)
@@ -204,28 +208,31 @@ def _check_domains(X: np.ndarray, features, names) -> np.ndarray:
         for j, f in enumerate(features):
             if f.is_categorical:
                 is_cat[j], ncat[j] = True, f.n_categories
-    for j in np.flatnonzero(is_cat):
-        col = X[:, j]
-        if np.any(col != np.floor(col)) or np.any(col < 0) or np.any(col >= ncat[j]):
-            raise ValueError(
-                f"categorical column {names[j]!r} of X must hold the codes 0 .. {int(ncat[j]) - 1} of its "
-                "public categories (or pass a pandas DataFrame holding the categories themselves)"
-            )
+    top = np.where(is_cat, ncat - 1, 1.0)  # largest code, or the numeric range's upper end
+    outside = (X < 0) | (X > top)
+    if is_cat.any():
+        outside |= (np.floor(X) != X) & is_cat  # a code is an integer
+    if not outside.any():
+        return X
+    at_fault = outside.any(axis=0)
+    cat_bad = np.flatnonzero(at_fault & is_cat)
+    if cat_bad.size:
+        j = cat_bad[0]
+        raise ValueError(
+            f"categorical column {names[j]!r} of X must hold the codes 0 .. {int(ncat[j]) - 1} of its "
+            "public categories (or pass a pandas DataFrame holding the categories themselves)"
+        )
     num = ~is_cat
-    if num.any():
-        vals = X[:, num]
-        out = (vals < 0) | (vals > 1)
-        if out.any():
-            bad = [names[j] for j, o in zip(np.flatnonzero(num), out.any(axis=0), strict=True) if o]
-            warnings.warn(
-                f"numeric column(s) {bad[:5]} of X hold values outside the public range [0, 1] of the "
-                "encoded form; they are clipped. Declare public bounds with features= and pass raw units "
-                "in a pandas DataFrame (or scale with Feature.scale)",
-                UserWarning,
-                stacklevel=4,
-            )
-            X = X.copy()
-            X[:, num] = np.clip(vals, 0.0, 1.0)
+    bad = [names[j] for j in np.flatnonzero(at_fault & num)]
+    warnings.warn(
+        f"numeric column(s) {bad[:5]} of X hold values outside the public range [0, 1] of the "
+        "encoded form; they are clipped. Declare public bounds with features= and pass raw units "
+        "in a pandas DataFrame (or scale with Feature.scale)",
+        UserWarning,
+        stacklevel=4,
+    )
+    X = X.copy()
+    X[:, num] = np.clip(X[:, num], 0.0, 1.0)
     return X
 
 
@@ -318,7 +325,8 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"y must have {n} labels, one per row of X, got {y.shape[0]}")
     declared = _declared_classes(getattr(est, "classes", None))
     if declared is None:
-        check_classification_targets(y)
+        if y.dtype.kind not in "biu":  # integer and boolean labels are never continuous: skip the scan
+            check_classification_targets(y)
         classes = np.unique(y)
         if classes.size > 2:
             raise ValueError(
