@@ -145,3 +145,63 @@ def test_bad_inputs():
         priv_chebyshev(objs, 0.0)
     with pytest.raises(ValueError, match="approach"):
         graphs.top_k(np.array([[0, 1]]), 1, 1.0, approach="nope", nodes=2)
+
+
+def test_one_pipeline_records_the_shares_of_every_chebyshev_entry_point():
+    """priv_chebyshev and graphs.top_k(approach="chebyshev") run in select_multiobjective: the ledger
+    has one record per round, in order, with the exact parts of the public shares, summing to epsilon."""
+    from fractions import Fraction
+
+    from dpmo.chebyshev import ChebyshevApproach
+    from dpmo.selection import select_multiobjective
+
+    rng = np.random.default_rng(5)
+    objs = [dpmo.Objective(rng.integers(0, 30, 25), 1.0), dpmo.Objective(rng.random(25), 1.0)]
+    shares = [0.1, 0.2, 0.3, 0.4]
+    b = dpmo.Budget(1.0)
+    picks = priv_chebyshev(objs, 0.7, k=4, shares=shares, rng=0, budget=b)
+    want = [Fraction(0.7) * Fraction(x) for x in shares[:3]]
+    want.append(Fraction(0.7) - sum(want))
+    assert [r.epsilon for r in b.ledger] == want and b.spent == 0.7
+    assert all(r.what.startswith(f"priv_chebyshev: round {j + 1} of 4") for j, r in enumerate(b.ledger))
+    # the same call through the pipeline with the configured approach: the same picks, seed for seed
+    appr = ChebyshevApproach(shares=shares)
+    np.testing.assert_array_equal(select_multiobjective(objs, 0.7, approach=appr, k=4, rng=0), picks)
+    # without shares: exactly epsilon / k per round
+    b = dpmo.Budget(1.0)
+    priv_chebyshev(objs, 0.7, k=3, rng=0, budget=b)
+    assert [r.epsilon for r in b.ledger] == [Fraction(0.7) / 3] * 3 and b.spent == 0.7
+    # graphs: the graph's public shares (0.1 for the degree round, equal parts of the rest)
+    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4]]), nodes=6)
+    b = dpmo.Budget(1.0)
+    graphs.top_k(g, 3, 1.0, approach="chebyshev", rng=0, budget=b)
+    parts = [float(r.epsilon) for r in b.ledger]
+    assert parts == pytest.approx([0.1, 0.45, 0.45]) and b.spent == 1.0
+    assert all(r.what.startswith("top_k: round") for r in b.ledger)
+
+
+def test_bad_chebyshev_settings_are_refused_before_any_spend():
+    from dpmo.chebyshev import ChebyshevApproach
+    from dpmo.selection import select_multiobjective
+
+    objs = [dpmo.Objective([1.0, 2.0, 3.0], 1.0), dpmo.Objective([3.0, 2.0, 1.0], 1.0)]
+    b = dpmo.Budget(1.0)
+    for bad in (
+        dict(shares=[0.5, 0.6]),
+        dict(shares=[1.0]),
+        dict(directions=[[1, 0]]),
+        dict(aspirations=[[0, 0, 0]]),
+    ):
+        with pytest.raises(ValueError, match="shares|directions|aspirations"):
+            select_multiobjective(objs, 0.5, approach=ChebyshevApproach(**bad), k=2, budget=b)
+    assert b.ledger == () and b.spent == 0.0
+    # a static approach (the aggregate draws its k picks at once) takes equal shares only
+    from dpmo.selection import get_approach
+
+    class Unequal(type(get_approach("agg"))):
+        def round_shares(self, k, m):
+            return np.full(k, 1.0 / k)
+
+    with pytest.raises(ValueError, match="equal shares"):
+        select_multiobjective(objs, 0.5, approach=Unequal(), weights=[1, 1], k=2, budget=b)
+    assert b.spent == 0.0

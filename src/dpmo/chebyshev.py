@@ -25,16 +25,13 @@ from __future__ import annotations
 
 import itertools
 import numbers
-from fractions import Fraction
 
 import numpy as np
 
-from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
-from .budget import resolve_budget
+from ._validation import check_choice
 from .dampening import dampen
-from .mechanisms import MECHANISMS, select
 from .pareto import SENSITIVITY_MODES, check_objectives
-from .selection import Approach, Rounds, register_approach
+from .selection import Approach, Rounds, register_approach, select_multiobjective
 
 __all__ = [
     "priv_chebyshev",
@@ -212,8 +209,10 @@ def priv_chebyshev(
         Randomness (SPEC 7).
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one record
-        per round (``epsilon * shares[j]``, the last round the exact rest). Without it the call spends
-        ``epsilon`` of its own.
+        per round (``epsilon * shares[j]``, the last round the exact rest; without ``shares`` exactly
+        ``epsilon / k`` each). Without it the call spends ``epsilon`` of its own. The rounds, their records
+        and the sampling are those of :func:`dpmo.select_multiobjective` with a configured
+        :class:`ChebyshevApproach`.
     exact : bool, default False
         Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
         is recorded; rng None then reads the OS's secure source).
@@ -246,74 +245,85 @@ def priv_chebyshev(
     ((2,), True)
     """
     objs = check_objectives(objectives)
-    n, m = objs[0].n, len(objs)
-    if epsilon is not None or budget is None:
-        check_epsilon(epsilon)
-    k = check_k(k, n)
-    W = _check_directions(directions, k, m)
-    A = _matrix(aspirations, "aspirations", k, m, default=0.0)
-    S = _check_shares(shares, k)
-    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
-    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    exact = check_exact(exact, mechanism)
-    gen = None if exact and rng is None else check_random_state(rng)
-    budget, eps = resolve_budget(epsilon, budget)
-    parts = [eps * Fraction(float(x)) for x in S[:-1]]
-    parts.append(eps - sum(parts, Fraction(0)))  # exact: the rounds spend exactly epsilon
-    if parts[-1] <= 0:
-        raise ValueError("shares must sum to 1")
-    cache: dict = {}
-    remaining = np.arange(n, dtype=np.intp)
-    chosen: list[int] = []
-    for j in range(k):
-        if remaining.size == 1:  # the last candidate, without looking at the data; its share is charged
-            budget.spend(sum(parts[j:], Fraction(0)), f"priv_chebyshev: round {j + 1} of {k} (no data used)")
-            chosen.append(int(remaining[0]))
-            break
-        s = _round(objs, A[j], W[j], sensitivity, cache)[remaining]
-        eps_j = budget.spend(
-            parts[j],
-            f"priv_chebyshev: round {j + 1} of {k} (Chebyshev scalarisation along {W[j].tolist()})",
-            mechanism=mechanism,
-            sensitivity=1.0,
-            candidates=remaining.size,
-        )
-        pick = int(select(s, parts[j] if exact else eps_j, 1.0, mechanism=mechanism, rng=gen, exact=exact)[0])
-        chosen.append(int(remaining[pick]))
-        remaining = np.delete(remaining, pick)
-    return np.asarray(chosen, dtype=np.intp)
+    # the rounds, their budget records and the sampling are the pipeline's (dpmo.select_multiobjective);
+    # the approach checks the public directions, aspirations and shares against k and m up front
+    approach = ChebyshevApproach(directions=directions, aspirations=aspirations, shares=shares)
+    return select_multiobjective(
+        objs,
+        epsilon,
+        approach=approach,
+        sensitivity=sensitivity,
+        mechanism=mechanism,
+        k=k,
+        rng=rng,
+        budget=budget,
+        what="priv_chebyshev",
+        exact=exact,
+    )
 
 
 # ----------------------------------------------------------------------------------- the pipeline's approach
 class _ChebyshevRounds(Rounds):
-    """Round ``j`` (= the number of picks so far) scores along ``default_directions(j + 1, m)[j]``."""
+    """Round ``j`` (= the number of picks so far) scores along direction ``j`` with aspiration ``j``."""
 
-    def __init__(self, objectives, sensitivity: str):
+    def __init__(self, objectives, sensitivity: str, directions, aspirations):
         self.objectives, self.sensitivity, self._cache = objectives, sensitivity, {}
-        self.score_name = "Chebyshev scalarisation of the " + (
-            "dampened objectives" if sensitivity == "local" else "objectives / their global sensitivities"
-        )
+        self.directions, self.aspirations = directions, aspirations
+        local = sensitivity == "local"
+        self._unit = "dampened objectives" if local else "objectives / their global sensitivities"
+        self.score_name = f"Chebyshev scalarisation of the {self._unit}"
 
     def scores(self, chosen, remaining):
         j, m = len(chosen), len(self.objectives)
-        w = default_directions(j + 1, m)[j]
-        s = _round(self.objectives, np.zeros(m), w, self.sensitivity, self._cache)
+        w = _row(self.directions, j, m, None)
+        a = _row(self.aspirations, j, m, 0.0)
+        self.score_name = f"Chebyshev scalarisation of the {self._unit} along {w.tolist()}"
+        s = _round(self.objectives, a, w, self.sensitivity, self._cache)
         return s[remaining], 1.0
 
 
-class ChebyshevApproach(Approach):
-    """``approach="chebyshev"`` of :func:`dpmo.selection.select_multiobjective` (and so of DP-MOET).
+def _row(x, j: int, m: int, default: float | None) -> np.ndarray:
+    """Row ``j`` of a public per-round setting (checked by :meth:`ChebyshevApproach.round_shares`): None
+    is the default (:func:`default_directions`, or ``default``), an (m,) array serves every round."""
+    if x is None:
+        return default_directions(j + 1, m)[j] if default is None else np.full(m, float(default))
+    arr = np.asarray(x, dtype=np.float64)
+    return arr if arr.ndim == 1 else arr[j]
 
-    PrivChebyshev with its default directions (:func:`default_directions`, round ``j`` takes the ``j``-th
-    one whatever ``k``), aspirations 0 and the pipeline's equal shares ``epsilon / k``; sensitivity 1 in
-    every round (see :func:`priv_chebyshev`). The NON-private counterpart (:func:`dpmo.selection.
-    argmax_multiobjective`) maximises the same scalarisation of ``u_i / Delta_i``.
+
+class ChebyshevApproach(Approach):
+    """``approach="chebyshev"``: PrivChebyshev in :func:`dpmo.selection.select_multiobjective`.
+
+    Parameters
+    ----------
+    directions, aspirations, shares : optional
+        The public per-round settings of :func:`priv_chebyshev` (checked against ``k`` and ``m`` by
+        :meth:`round_shares` when a selection starts). None: the default directions
+        (:func:`default_directions`, round ``j`` takes the ``j``-th one whatever ``k``), aspirations 0 and
+        the pipeline's equal shares ``epsilon / k``.
+
+    Notes
+    -----
+    Sensitivity 1 in every round (see :func:`priv_chebyshev`). The registered instance (the name
+    ``"chebyshev"``, used by DP-MOET and the experiments) has every setting None. The NON-private
+    counterpart (:func:`dpmo.selection.argmax_multiobjective`) maximises the same scalarisation of
+    ``u_i / Delta_i`` along the default directions.
     """
 
     name = "chebyshev"
 
+    def __init__(self, directions=None, aspirations=None, shares=None):
+        self.directions, self.aspirations, self.shares = directions, aspirations, shares
+
+    def round_shares(self, k: int, m: int):
+        if self.directions is not None:
+            _check_directions(self.directions, k, m)
+        if self.aspirations is not None:
+            _matrix(self.aspirations, "aspirations", k, m, default=0.0)
+        return None if self.shares is None else _check_shares(self.shares, k)
+
     def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
-        return _ChebyshevRounds(list(objectives), sensitivity)
+        return _ChebyshevRounds(list(objectives), sensitivity, self.directions, self.aspirations)
 
     def utility(self, objectives, weights, remaining):
         n, m = objectives[0].n, len(objectives)

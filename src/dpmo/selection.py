@@ -1,7 +1,7 @@
 """One multi-objective selection pipeline: :func:`select_multiobjective`.
 
 Every private multi-objective selection of ``dpmo`` goes through :func:`select_multiobjective`:
-:func:`dpmo.priv_pareto`, :func:`dpmo.priv_agg`, :func:`dpmo.graphs.top_k`,
+:func:`dpmo.priv_pareto`, :func:`dpmo.priv_agg`, :func:`dpmo.priv_chebyshev`, :func:`dpmo.graphs.top_k`,
 :func:`dpmo.graphs.top_k_two_stage` and :class:`dpmo.trees.DPMOETClassifier` (and through them the
 experiments and the CLI). It owns, in one place:
 
@@ -12,8 +12,9 @@ experiments and the CLI). It owns, in one place:
 * the **sensitivity**: ``"local"`` (local dampening, scores with sensitivity 1) or ``"global"``;
 * the **weights** (approaches that use them), the **base mechanism** of :func:`dpmo.select`, and
 * the **k rounds** without replacement and their **budget**: the whole epsilon is checked against the
-  :class:`dpmo.Budget` up front, then each round's ``epsilon / k`` (exact) is recorded right before the
-  round's sampling.
+  :class:`dpmo.Budget` up front, then each round's ``epsilon / k`` (exact; or the approach's public
+  shares, :meth:`Approach.round_shares`, as PrivChebyshev's) is recorded right before the round's
+  sampling.
 
 Layering: this module sits below :mod:`dpmo.pareto` and :mod:`dpmo.aggregate`, which register their
 approaches in it when they are imported (``import dpmo`` imports both); it imports only the core.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 import numpy as np
 
@@ -44,6 +46,7 @@ __all__ = [
     "check_objectives",
     "get_approach",
     "register_approach",
+    "round_parts",
     "argmax_multiobjective",
     "select_multiobjective",
     "selection_scores",
@@ -113,6 +116,13 @@ class Approach:
 
     def check_weights(self, weights, m: int):
         """Checked weights (or None when the approach does not use them)."""
+        return None
+
+    def round_shares(self, k: int, m: int):
+        """The public shares of epsilon of the ``k`` rounds over ``m`` objectives: ``None`` for equal
+        shares (``epsilon / k`` each, the default), or ``k`` positive floats summing to 1. Called before
+        anything is computed; it also checks any other public per-round setting of the approach against
+        ``k`` and ``m`` (``ValueError`` naming it)."""
         return None
 
     def rounds(self, objectives: list[Objective], weights, sensitivity: str, cache) -> Rounds:
@@ -253,9 +263,11 @@ def select_multiobjective(
         and, for ``"local"``, admissible local functions, all for the same neighbouring relation.
     epsilon : float, fractions.Fraction or None
         Budget of the call, > 0. None (only with ``budget``): all that ``budget`` has left.
-    approach : str, default "pareto"
-        A registered approach (:func:`approaches`): ``"pareto"`` (PrivPareto, :func:`dpmo.priv_pareto`) or
-        ``"agg"`` (PrivAgg, :func:`dpmo.priv_agg`).
+    approach : str or Approach, default "pareto"
+        A registered approach (:func:`approaches`): ``"pareto"`` (PrivPareto, :func:`dpmo.priv_pareto`),
+        ``"agg"`` (PrivAgg, :func:`dpmo.priv_agg`) or ``"chebyshev"`` (PrivChebyshev with its defaults,
+        :func:`dpmo.priv_chebyshev`); or an :class:`Approach` object (e.g. a configured
+        :class:`dpmo.chebyshev.ChebyshevApproach`).
     sensitivity : {"local", "global"}
         Local dampening of the approach's score (sensitivity 1) or its global sensitivity.
     weights : sequence of float, optional
@@ -269,9 +281,10 @@ def select_multiobjective(
     budget : dpmo.Budget, optional
         Spend from it (a new ``Budget(epsilon)`` when None). The whole epsilon is checked first
         (:class:`dpmo.BudgetExceededError` before anything is computed); then one record of ``epsilon / k``
-        per round, made right before the round's sampling (for a static approach, all k right before the
-        one sampling call). A round with a single candidate left returns it without looking at the data
-        and still records its share, so the call always spends exactly ``epsilon``.
+        (or the approach's share, :meth:`Approach.round_shares`) per round, made right before the round's
+        sampling (for a static approach, all k right before the one sampling call). A round with a single
+        candidate left returns it without looking at the data and still records its share, so the call
+        always spends exactly ``epsilon``.
     cache : SelectionCache, optional
         Speed cache for repeated calls on the same objectives (it must have been made for these very
         objects). Outputs are the same with or without it.
@@ -315,6 +328,7 @@ def select_multiobjective(
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = appr.check_weights(weights, len(objs))
+    shares = appr.round_shares(k, len(objs))
     exact = check_exact(exact, mechanism)
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     cache = _check_cache(cache, objs)
@@ -322,9 +336,11 @@ def select_multiobjective(
     label = what if what is not None else appr.name
     if not isinstance(label, str):
         raise TypeError(f"what must be a str, got {type(label).__name__}")
-    share = total / k  # exact; its float is epsilon / k for a float epsilon
+    parts = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
     rounds = appr.rounds(objs, w, sensitivity, cache)
     if rounds.static:
+        if shares is not None:
+            raise ValueError(f"approach {appr.name!r} draws its k picks at once: it takes equal shares only")
         if n == 1:
             budget.spend(total, f"{label}: the only candidate, no data used")
             return np.zeros(1, dtype=np.intp)
@@ -336,6 +352,7 @@ def select_multiobjective(
     remaining = np.arange(n, dtype=np.intp)  # original indices of the candidates still in play
     chosen: list[int] = []
     for r in range(k):
+        share = parts[r]
         if remaining.size == 1:
             budget.spend(share, f"{label}: round {r + 1} of {k} (one candidate left, no data used)")
             chosen.append(int(remaining[0]))
@@ -356,6 +373,20 @@ def select_multiobjective(
         rounds.chosen(c)
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)
+
+
+def round_parts(total: Fraction, k: int, shares=None) -> list[Fraction]:
+    """The exact epsilon of each of ``k`` rounds: ``total / k`` each (``shares`` None), or
+    ``total * shares[j]`` for the first ``k - 1`` rounds and the exact rest for the last one, so that the
+    rounds always spend exactly ``total``. ``shares`` are public floats (positive, summing to 1)."""
+    if shares is None:
+        share = total / k
+        return [share] * k
+    parts = [total * Fraction(float(x)) for x in shares[:-1]]
+    parts.append(total - sum(parts, Fraction(0)))
+    if parts[-1] <= 0:
+        raise ValueError("shares must sum to 1")
+    return parts
 
 
 def _argmax_random_ties(values: np.ndarray, rng: np.random.Generator) -> int:

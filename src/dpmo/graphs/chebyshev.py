@@ -1,6 +1,7 @@
 """PrivChebyshev on graphs: k nodes spread along the (degree, ego density) front, epsilon-edge-DP.
 
-:func:`dpmo.graphs.top_k` with ``approach="chebyshev"`` calls :func:`top_k_chebyshev`. The mechanism is
+:func:`dpmo.graphs.top_k` with ``approach="chebyshev"`` runs the selection pipeline
+(:func:`dpmo.select_multiobjective`) with :func:`graph_chebyshev_approach`. The mechanism is
 :func:`dpmo.priv_chebyshev` on the two objectives of :func:`dpmo.graphs.objectives` (degree: sensitivity 1;
 ego density: global sensitivity 1, admissible local function ``2 / (deg - t)``), with graph defaults for the
 public directions, aspirations and shares that depend on the public node count ``n`` and on ``k`` only.
@@ -10,9 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..chebyshev import chebyshev_selection_scores, priv_chebyshev
+from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, priv_chebyshev
 
-__all__ = ["graph_chebyshev_settings", "top_k_chebyshev", "chebyshev_round_scores"]
+__all__ = [
+    "graph_chebyshev_settings",
+    "graph_chebyshev_approach",
+    "top_k_chebyshev",
+    "chebyshev_round_scores",
+]
 
 #: Share of epsilon of the first round (degree alone: the largest degrees are hundreds apart).
 DEGREE_ROUND_SHARE = 0.1
@@ -38,6 +44,25 @@ def graph_chebyshev_settings(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np
     S = np.full(k, (1.0 - DEGREE_ROUND_SHARE) / (k - 1))
     S[0] = DEGREE_ROUND_SHARE
     return W, A, S
+
+
+def graph_chebyshev_approach(n: int, k: int, directions=None, aspirations=None, shares=None):
+    """A :class:`dpmo.chebyshev.ChebyshevApproach` with the graph defaults (:func:`graph_chebyshev_settings`)
+    for every setting left None; depends on the public ``n`` and ``k`` only.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.chebyshev import graph_chebyshev_approach
+    >>> appr = graph_chebyshev_approach(100, 3)
+    >>> appr.round_shares(3, 2).round(2).tolist()  # degree round 0.1 of epsilon, the others share the rest
+    [0.1, 0.45, 0.45]
+    """
+    W, A, S = graph_chebyshev_settings(n, k)
+    return ChebyshevApproach(
+        directions=W if directions is None else directions,
+        aspirations=A if aspirations is None else aspirations,
+        shares=S if shares is None else shares,
+    )
 
 
 def top_k_chebyshev(

@@ -35,7 +35,7 @@ from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from .centrality import check_convention
-from .chebyshev import top_k_chebyshev
+from .chebyshev import graph_chebyshev_approach
 from .exact import APPROACHES, PAPER_WEIGHTS, check_weights
 from .graph import Graph
 from .io import public_graph
@@ -104,7 +104,7 @@ def selection_scores(
     cache = _selection_cache(g, low, formula)
     scores, sens = _selection.selection_scores(
         cache.objectives,
-        approach=appr.name,
+        approach=appr,
         sensitivity=sensitivity,
         weights=w if appr.uses_weights else None,
         cache=cache,
@@ -165,7 +165,8 @@ def top_k(
         Ego density formula, see :func:`dpmo.graphs.ego_density`.
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one
-        record of ``epsilon / k`` per round. Without it the call spends ``epsilon`` of its own.
+        record per round, ``epsilon / k`` each (``"chebyshev"``: its public ``shares``). Without it the
+        call spends ``epsilon`` of its own.
     directions, aspirations, shares : optional
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
         order degree, ego density); ignored by the other approaches.
@@ -215,10 +216,10 @@ def top_k(
     k = check_k(k, n)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    if approach == "chebyshev":  # PrivChebyshev (dpmo.chebyshev): its own rounds and shares
-        appr = None
+    if approach == "chebyshev":  # PrivChebyshev with the graph's public defaults for unset settings
+        appr = graph_chebyshev_approach(n, k, directions, aspirations, shares)
     else:
-        appr = get_approach(check_choice(approach, (*approaches(), "chebyshev"), "approach"))
+        appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = check_weights(weights)
@@ -226,34 +227,15 @@ def top_k(
     exact = check_exact(exact, mechanism)
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     budget, epsilon = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
-    if appr is None:
-        if n == 1:
-            budget.spend(epsilon, "top_k: the only node, no data used")
-            return g.ids.copy()  # the only node, without looking at the (edgeless) data
-        idx = top_k_chebyshev(
-            objectives(g, low_degree=low, formula=formula),
-            n,
-            k,
-            epsilon,
-            directions=directions,
-            aspirations=aspirations,
-            shares=shares,
-            sensitivity=sensitivity,
-            mechanism=mechanism,
-            rng=rng,
-            budget=budget,
-            exact=exact,
-        )
-        return g.ids[np.asarray(idx, dtype=np.intp)]
     # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
     # approach keeps each round's scores keyed by the nodes already chosen (repeated calls skip the rounds
     # already seen, always the first one), the aggregate its dampened scores. Outputs are those of
-    # priv_pareto / priv_agg on the same objectives (checked in the tests).
+    # priv_pareto / priv_agg / priv_chebyshev on the same objectives (checked in the tests).
     cache = _selection_cache(g, low, formula)
     idx = select_multiobjective(
         cache.objectives,
         epsilon,
-        approach=appr.name,
+        approach=appr,
         sensitivity=sensitivity,
         weights=w if appr.uses_weights else None,
         mechanism=mechanism,
