@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import LocalSensitivity, Objective, priv_agg, priv_pareto
+from .. import LocalSensitivity, Objective, priv_agg
+from ..selection import select_multiobjective
 from ..trees import DPMOETClassifier, LocalDiffPID3Classifier, tnr_objective, tpr_objective
 
 __all__ = [
@@ -175,11 +176,18 @@ class ReadingMOET(DPMOETClassifier):
             return super()._select(tp, p, tn, n, count, eps_round, rnd, rng, budget, w)
         make = printed_rate_objective if kind == "printed" else published_rate_objective
         objs = [make(tp, p, "TPR"), make(tn, n, "TNR")]
-        kw = dict(k=count, sensitivity=self.sensitivity, mechanism=self.mechanism, rng=rng, budget=budget)
-        if self.approach == "pareto":
-            chosen = priv_pareto(objs, eps_round, **kw)
-        else:
-            chosen = priv_agg(objs, w, eps_round, **kw)
+        chosen = select_multiobjective(
+            objs,
+            eps_round,
+            approach=self.approach,
+            sensitivity=self.sensitivity,
+            weights=w,
+            mechanism=self.mechanism,
+            k=count,
+            rng=rng,
+            budget=budget,
+            what=f"priv_{self.approach}",
+        )
         return np.asarray(chosen, dtype=np.intp)
 
     def _select_nodp_pareto_dominance(self, tp, p, tn, n, count, rng):
@@ -301,5 +309,5 @@ def graph_top_k(graph, k, epsilon, *, approach, sensitivity, weights, mechanism,
         idx = priv_agg([published_agg_objective(graph, weights, conv)], (1.0,), eps, **kw)
         return np.asarray(graph.ids)[np.asarray(idx, dtype=np.intp)]
     objs = _graph_objectives(graph, kind, conv)
-    idx = priv_pareto(objs, eps, **kw) if approach == "pareto" else priv_agg(objs, weights, eps, **kw)
+    idx = select_multiobjective(objs, eps, approach=approach, weights=weights, what=f"priv_{approach}", **kw)
     return np.asarray(graph.ids)[np.asarray(idx, dtype=np.intp)]
