@@ -327,3 +327,28 @@ def test_local_dampening_selects_and_dampen_objective():
         obj.values, 1.0, obj.local, k=3, mechanism="permute_and_flip", rng=0, global_sensitivity=1.0
     )
     assert sorted(out.tolist()) == [0, 1, 2]
+
+
+def test_stepwise_functions_are_probed_late_and_give_the_same_scores():
+    """A ``stepwise`` function (a far distance costs every distance in between) is never asked for a
+    distance beyond the loop's before t = 16; other functions are probed after 3 evaluations. Both give
+    the dampened scores of the constant width 0.5: D = u / 0.5."""
+    n = 50
+    u = np.linspace(0.0, 6.0, n)  # up to 12 segments of width 0.5
+    asked: list[int] = []
+
+    def f(t, idx=None):
+        asked.append(int(np.max(t)))
+        return np.full(n if idx is None else len(idx), 0.5)
+
+    out = {}
+    for stepwise in (False, True):
+        asked.clear()
+        out[stepwise] = dpmo.dampen(u, dpmo.LocalSensitivity(f, stepwise=stepwise), global_sensitivity=1.0)
+        far = max(asked)
+        if stepwise:
+            assert far <= 12  # stepped through the 12 distances, no probe
+        else:
+            assert far >= 16  # a probe looked past the loop's distance
+        np.testing.assert_allclose(out[stepwise], 2.0 * u, rtol=1e-12, atol=1e-12)
+    assert dpmo.LocalSensitivity(f).stepwise is False

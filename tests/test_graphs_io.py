@@ -24,7 +24,6 @@ def load_graph(source, **kw):
     return _load_graph(source, **kw)
 
 
-
 def _adjacency_set(g: Graph) -> set[frozenset]:
     """Edges as a set of frozensets of original ids (read from the CSR structure)."""
     ids = g.ids.tolist()

@@ -30,13 +30,13 @@ Rules that make ``D`` defined and computable for every input (all checked by the
   is non-decreasing in ``t``: when ``delta(t')`` equals the last delta seen at a later distance ``t'``, every
   segment in between has that same width, so the breakpoints are known without stepping (a candidate whose
   ``|u|`` falls in that range gets ``D = t + (|u| - b_t) / width``; when every remaining candidate is in such
-  a run, the loop jumps to ``t' + 1``). The first probe comes after 16 steps and 3 evaluations of the
-  function (a block of steps counts once), so that the candidates of real data, mostly bracketed within a
-  few steps or blocks, never pay for one; probes look at most ``2t`` further (``t' - t <= max(16, 2t)``): a
-  local function that has to step through every distance to evaluate a far one (the running sums of
-  PrivPareto's ``delta^PS``) pays for a failed probe at most about twice the steps already done. The
-  path depends on the function's values only through where it is constant, and the result is the same
-  dampened score up to rounding.
+  a run, the loop jumps to ``t' + 1``). The first probe comes after 3 evaluations of the function (a block
+  of steps counts once), so that the candidates of real data, mostly bracketed within a few steps or
+  blocks, never pay for one; probes look at most ``max(16, 2t)`` further. A function marked ``stepwise``
+  (:class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as the running sums of
+  PrivPareto's ``delta^PS``) is probed only from ``t = 16`` on, so that a failed probe costs it at most
+  about twice the steps already done. The path depends on the function's values only through where it is
+  constant, and the result is the same dampened score up to rounding.
 * Each step works only on the candidates not yet bracketed; local functions marked
   ``vectorized_t`` (see :class:`dpmo.LocalSensitivity`) are evaluated for blocks of steps at once.
 """
@@ -68,7 +68,8 @@ DEFAULT_FLOOR = 1e-9
 _MAX_BLOCK = 4096
 _MAX_BLOCK_CELLS = 2**16
 _FIRST_BLOCK_CELLS = 2**9
-#: Steps before the first probe for a run of constant deltas, and the shortest probe (module notes).
+#: The shortest probe for a run of constant deltas, and the steps before the first probe of a stepwise
+#: function (module notes).
 _FIRST_PROBE = 16
 #: Evaluations of the local function (steps or blocks of steps) before the first probe (module notes).
 _PROBE_AFTER_CALLS = 3
@@ -164,7 +165,8 @@ def dampen(
     # first block: about 512 cells (cheap even when one step would do), then doubling;
     # depends on n only, never on the values
     block = max(1, _FIRST_BLOCK_CELLS // n)
-    probe_at = _FIRST_PROBE
+    # a stepwise function pays for the distances up to a probe: probe it only from t = 16 on
+    probe_at = _FIRST_PROBE if getattr(local, "stepwise", False) else 1
     calls = 0  # evaluations of the local function by the loop (a block counts once)
 
     def delta_at(T: int, idx: np.ndarray) -> np.ndarray:

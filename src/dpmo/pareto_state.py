@@ -246,9 +246,8 @@ class ParetoState:
                 d[missing] = cached[idx[missing]] = self._count_all(idx[missing])
         if self.removed.size:  # the removed candidates no longer count in either set
             U, S, c = self.U, self.S, self.removed
-            U_q, S_q = U[:, idx], S[:, idx]
-            lo = U_q - S_q  # u^{-t}(r)
-            hi = U_q + S_q  # u^{+t}(r)
+            lo = U[:, idx] - S[:, idx]  # u^{-t}(r)
+            hi = U[:, idx] + S[:, idx]  # u^{+t}(r)
             d = d - _dominance.count_columns(U[:, c] + S[:, c], lo)
             d = d + _dominance.count_columns(U[:, c] - S[:, c], hi, strict=True)
         return np.minimum(d, self.n - self.removed.size - 1).astype(np.float64)
@@ -337,4 +336,7 @@ class ParetoState:
                 return self.delta_block(t0, B, idx)
             return self.delta(t0, idx)
 
-        return LocalSensitivity(func, name="pareto score", vectorized_t=self.vectorized and blocks)
+        # stepwise: a far distance costs the steps of the running sums up to it (dampen's probes wait)
+        return LocalSensitivity(
+            func, name="pareto score", vectorized_t=self.vectorized and blocks, stepwise=True
+        )

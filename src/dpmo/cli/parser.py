@@ -269,7 +269,11 @@ def add_selection_options(
         "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
     )
     sub.add_argument(
-        "--weights", type=float, nargs=2, default=weights, metavar=weight_names,
+        "--weights",
+        type=float,
+        nargs=2,
+        default=weights,
+        metavar=weight_names,
         help="weights of the aggregation",
     )
     sub.add_argument(
