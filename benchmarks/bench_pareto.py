@@ -174,7 +174,8 @@ def block_cases(rep):
             calls.append(int(np.size(dist)))
             return local(dist, idx)
 
-        return real(values, dpmo.LocalSensitivity(counted, vectorized_t=local.vectorized_t), **kw)
+        spied = dpmo.LocalSensitivity(counted, vectorized_t=local.vectorized_t, stepwise=local.stepwise)
+        return real(values, spied, **kw)
 
     out = []
     for name, objs, k in (

@@ -748,3 +748,34 @@ def test_state_cursors_give_the_floats_of_a_fresh_state_in_any_order():
         got = state.delta(t, idx)
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(state.S, fresh.S)
+
+
+def test_a_long_jump_of_the_running_sums_gives_the_sequential_floats():
+    """ParetoState accumulates a jump in chunks with np.cumsum (sequential along the distances): the
+    running sums and delta^PS are bitwise those of stepping through every distance one at a time."""
+    from dpmo.pareto_state import ParetoState
+
+    rng = np.random.default_rng(11)
+    n = 40
+    base = [rng.random(n) * 0.3 + 0.01 for _ in range(2)]
+
+    def local(b):
+        # non-decreasing in t, irrational-looking increments so that any other order of addition rounds
+        # differently
+        return dpmo.LocalSensitivity(
+            lambda t, idx=None: (b if idx is None else b[idx]) * (1.0 + np.sqrt(np.asarray(t, float)) / 7.0),
+            vectorized_t=True,
+        )
+
+    objs = [dpmo.Objective(rng.integers(0, 60, n).astype(float), 5.0, local(b)) for b in base]
+    idx = np.arange(n, dtype=np.intp)
+    jump, steps = ParetoState(objs), ParetoState(objs)
+    far = jump.delta(300, idx)
+    for t in range(301):
+        near = steps.delta(t, idx)
+    assert np.array_equal(jump.S, steps.S)
+    np.testing.assert_array_equal(far, near)
+    rows = [np.minimum(base[0] * (1.0 + np.sqrt(float(t)) / 7.0), 5.0) for t in range(301)]
+    np.testing.assert_allclose(jump.S[0], sum(rows), rtol=1e-12)
+    # the data are order-sensitive: summing the same rows backwards gives other floats
+    assert not np.array_equal(sum(rows[::-1]), steps.S[0])
