@@ -768,6 +768,8 @@ def test_a_long_jump_of_the_running_sums_gives_the_sequential_floats():
         )
 
     objs = [dpmo.Objective(rng.integers(0, 60, n).astype(float), 5.0, local(b)) for b in base]
+    # and one without local function: its constant 0.7 is summed as a float, one addition per distance
+    objs.append(dpmo.Objective(rng.integers(0, 60, n).astype(float), 0.7))
     idx = np.arange(n, dtype=np.intp)
     jump, steps = ParetoState(objs), ParetoState(objs)
     far = jump.delta(300, idx)
@@ -779,3 +781,7 @@ def test_a_long_jump_of_the_running_sums_gives_the_sequential_floats():
     np.testing.assert_allclose(jump.S[0], sum(rows), rtol=1e-12)
     # the data are order-sensitive: summing the same rows backwards gives other floats
     assert not np.array_equal(sum(rows[::-1]), steps.S[0])
+    c = 0.0
+    for _ in range(301):
+        c += 0.7
+    assert np.all(jump.S[2] == c) and c != 0.7 * 301  # sequential additions, not a product

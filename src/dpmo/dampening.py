@@ -34,9 +34,9 @@ Rules that make ``D`` defined and computable for every input (all checked by the
   of steps counts once), so that the candidates of real data, mostly bracketed within a few steps or
   blocks, never pay for one; probes look at most ``max(16, 2t)`` further. A function marked ``stepwise``
   (:class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as the running sums of
-  PrivPareto's ``delta^PS``) is probed only from ``t = 16`` on, so that a failed probe costs it at most
-  about twice the steps already done. The path depends on the function's values only through where it is
-  constant, and the result is the same dampened score up to rounding.
+  PrivPareto's ``delta^PS``) is probed only from ``t = 16`` on and after 6 evaluations, so that a failed
+  probe costs it at most about twice the steps already done. The path depends on the function's values
+  only through where it is constant, and the result is the same dampened score up to rounding.
 * Each step works only on the candidates not yet bracketed; local functions marked
   ``vectorized_t`` (see :class:`dpmo.LocalSensitivity`) are evaluated for blocks of steps at once.
 """
@@ -71,8 +71,10 @@ _FIRST_BLOCK_CELLS = 2**9
 #: The shortest probe for a run of constant deltas, and the steps before the first probe of a stepwise
 #: function (module notes).
 _FIRST_PROBE = 16
-#: Evaluations of the local function (steps or blocks of steps) before the first probe (module notes).
+#: Evaluations of the local function (steps or blocks of steps) before the first probe, for a plain and
+#: for a stepwise function (module notes; measured with benchmarks/bench_core.py and bench_pareto.py).
 _PROBE_AFTER_CALLS = 3
+_STEPWISE_PROBE_AFTER_CALLS = 6
 
 
 def dampen(
@@ -166,7 +168,9 @@ def dampen(
     # depends on n only, never on the values
     block = max(1, _FIRST_BLOCK_CELLS // n)
     # a stepwise function pays for the distances up to a probe: probe it only from t = 16 on
-    probe_at = _FIRST_PROBE if getattr(local, "stepwise", False) else 1
+    stepwise = bool(getattr(local, "stepwise", False))
+    probe_at = _FIRST_PROBE if stepwise else 1
+    min_calls = _STEPWISE_PROBE_AFTER_CALLS if stepwise else _PROBE_AFTER_CALLS
     calls = 0  # evaluations of the local function by the loop (a block counts once)
 
     def delta_at(T: int, idx: np.ndarray) -> np.ndarray:
@@ -217,7 +221,7 @@ def dampen(
         t += B
         block *= 2
         calls += 1
-        if active.size and t >= probe_at and calls >= _PROBE_AFTER_CALLS and t < max_steps:
+        if active.size and t >= probe_at and calls >= min_calls and t < max_steps:
             # closed form over a run of constant deltas (module notes)
             w = np.maximum(prev, floor)
             with np.errstate(over="ignore"):  # inf: more segments than any probe looks at

@@ -164,17 +164,34 @@ class ParetoState:
         self.t += 1
 
     def _add_rows(self, D: list, rows: int) -> None:
-        """``S += delta(t)`` for all ``rows`` of a chunk from :meth:`_deltas`, in order: ``np.cumsum`` along
-        the distances adds one row after the other (``add.accumulate`` is sequential), so these are the
-        same floats as ``rows`` calls of :meth:`_add_row`, without a Python loop over the distances."""
+        """``S += delta(t)`` for all ``rows`` of a chunk from :meth:`_deltas`, in order, with the same floats
+        as ``rows`` calls of :meth:`_add_row` but no Python loop over the candidates.
+
+        * An objective without local function adds its constant ``Delta u`` to every candidate at every
+          distance from the same start 0, so its row of ``S`` holds one value: it is summed as a float,
+          one addition per distance (the same IEEE additions), and the row filled with it.
+        * The others: ``np.cumsum`` along the distances adds one row after the other (``add.accumulate``
+          is sequential).
+        """
         if rows == 1:
             self._add_row(D, 0)
             return
-        steps = np.empty((rows + 1, self.m, self.n))
-        steps[0] = self.S
+        S = self.S
+        arrays = []
         for i, d in enumerate(D):
-            steps[1:, i, :] = d
-        self.S = np.cumsum(steps, axis=0)[-1].copy()
+            if isinstance(d, float):
+                c = float(S[i, 0])
+                for _ in range(rows):
+                    c += d
+                S[i].fill(c)
+            else:
+                arrays.append(i)
+        if arrays:
+            steps = np.empty((rows + 1, len(arrays), self.n))
+            steps[0] = S[arrays]
+            for j, i in enumerate(arrays):
+                steps[1:, j, :] = D[i]
+            S[arrays] = np.cumsum(steps, axis=0)[-1]
         self.t += rows
 
     def _select_cursor(self, t: int) -> None:
@@ -224,7 +241,9 @@ class ParetoState:
         if all(skip):
             self.t = t
             return
-        chunk = max(1, _BLOCK_CELLS // (self.m * self.n))
+        # only the objectives with a local function take cells (the others are summed as floats)
+        with_local = sum(o.local is not None for o in self.objectives)
+        chunk = max(1, _BLOCK_CELLS // (with_local * self.n)) if with_local else t - self.t
         while self.t < t:
             rows = min(chunk, t - self.t)
             D = self._deltas(self.t + 1, rows, skip)
