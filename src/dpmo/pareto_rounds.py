@@ -111,10 +111,11 @@ class ParetoRounds(Rounds):
         self.sensitivity = sensitivity
         self.cache = cache
         self.n = objs[0].n
-        self.all_idx = np.arange(self.n, dtype=np.intp)
         self.state: ParetoState | None = None
         self.state_round = -1
-        self.base = self.all_idx  # the original indices the state was built on
+        # the original indices the state was built on; None: every candidate (a position in the state is
+        # then the original index itself)
+        self.base: np.ndarray | None = None
         self.score_name = "dampened Pareto score" if sensitivity == "local" else "Pareto score"
 
     def scores(self, chosen, remaining):
@@ -128,15 +129,17 @@ class ParetoRounds(Rounds):
         if hit is not None:
             return hit
         if self.state is None:
-            base = np.delete(self.all_idx, chosen[:r0]) if r0 else self.all_idx
+            base = np.delete(np.arange(self.n, dtype=np.intp), chosen[:r0]) if r0 else None
             state = cache.state() if cache is not None and r0 == 0 else None
             if state is None:
-                sub = self.objs if base.size == self.n else [o.take(base) for o in self.objs]
+                sub = self.objs if base is None else [o.take(base) for o in self.objs]
                 state = ParetoState(sub, keep_all=cache is not None and r0 == 0)
-            for c in chosen[r0:]:
-                state.remove(int(np.searchsorted(base, c)))
             self.state, self.state_round, self.base = state, r0, base
-        local_idx = np.searchsorted(self.base, remaining)  # base and remaining are sorted
+            for c in chosen[r0:]:
+                state.remove(self._position(c))
+        # positions of the remaining candidates in the state (the identity while it holds every candidate:
+        # no copy, no search)
+        local_idx = remaining if self.base is None else np.searchsorted(self.base, remaining)
         scores, sens = round_scores(self.state, local_idx, self.sensitivity)
         if cache is not None:
             cache.put(key, scores, sens)
@@ -144,6 +147,10 @@ class ParetoRounds(Rounds):
                 cache.keep_state(self.state)
         return scores, sens
 
+    def _position(self, candidate: int) -> int:
+        """Position of an original index among the candidates the state was built on."""
+        return int(candidate) if self.base is None else int(np.searchsorted(self.base, candidate))
+
     def chosen(self, candidate: int) -> None:
         if self.state is not None:
-            self.state.remove(int(np.searchsorted(self.base, candidate)))
+            self.state.remove(self._position(candidate))
