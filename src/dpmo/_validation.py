@@ -87,6 +87,9 @@ def check_int(value, name: str, minimum: int | None = 1, maximum: int | None = N
     ...
     ValueError: k must be a positive int, got 0
     """
+    # fast path (inner loops of the tree operations): a plain int in range; type() excludes bool
+    if type(value) is int and (minimum is None or value >= minimum) and (maximum is None or value <= maximum):
+        return value
     if minimum == 1 and maximum is None:
         allowed = "a positive int"
     elif minimum == 0 and maximum is None:
