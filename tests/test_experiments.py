@@ -18,7 +18,6 @@ from dpmo.experiments import report as report_mod
 from dpmo.experiments.config import (
     DATASETS,
     EXPERIMENTS,
-    ExperimentConfig,
     find_dataset,
     missing_dataset_message,
 )
@@ -31,21 +30,9 @@ from dpmo.experiments.runner import (
     run_experiment,
     run_task,
 )
+from toy_grid import toy_config
 
-TOY = ExperimentConfig(
-    name="toy",
-    title="toy grid",
-    kind="tree",
-    methods=("A-local", "A-global", "NODP"),
-    nonprivate=("NODP",),
-    datasets=("toy",),
-    epsilons=(0.1, 1.0, 10.0),
-    metrics=("score", "ref"),
-    run_function="dpmo.experiments.methods:toy_run",
-    runs=6,
-    chunk=4,
-    params={"n": 20},
-)
+TOY = toy_config(chunk=4)
 DATA = {"toy": []}
 
 

@@ -15,24 +15,11 @@ import pytest
 import dpmo
 from dpmo.experiments import backends as backends_mod
 from dpmo.experiments import cores
-from dpmo.experiments.config import ExperimentConfig
 from dpmo.experiments.progress import PROGRESS_MODES, ProgressLines, make_progress
 from dpmo.experiments.runner import read_rows, run_experiment
+from toy_grid import toy_config
 
-TOY = ExperimentConfig(
-    name="toy",
-    title="toy grid",
-    kind="tree",
-    methods=("A-local", "A-global", "NODP"),
-    nonprivate=("NODP",),
-    datasets=("toy",),
-    epsilons=(0.1, 1.0, 10.0),
-    metrics=("score", "ref"),
-    run_function="dpmo.experiments.methods:toy_run",
-    runs=6,
-    chunk=2,
-    params={"n": 20},
-)
+TOY = toy_config(chunk=2)
 DATA = {"toy": []}
 LINE = re.compile(r"^dpmo: (\S+): (\d+)/(\d+) runs \((\d+)%\)")
 
