@@ -259,3 +259,30 @@ def test_id3_without_stopping_rule_splits_where_the_rule_stops():
     free = ReadingID3(0.01, stopping_rule=False, **kw).fit(data.X, data.y)
     assert stop.get_depth() < free.get_depth() == 3
     assert LocalDiffPID3Classifier._stopping_rule is True  # the library keeps the rule
+
+
+def test_readings_run_the_chebyshev_method_they_name():
+    """Under a reading that replaces the objectives, a Chebyshev method still runs PrivChebyshev (it ran
+    PrivAgg before the readings went through the one pipeline): the trees' ledger names the scalarisation,
+    and the graph picks equal PrivChebyshev with the graph's public settings on the reading's objectives."""
+    from dpmo.chebyshev import priv_chebyshev
+    from dpmo.experiments.variants import _graph_objectives, graph_top_k
+    from dpmo.graphs.chebyshev import graph_chebyshev_settings
+
+    data = load_breast_cancer()
+    r = {"tpr_delta": "published"}
+    clf = ReadingMOET(1.0, reading=r, approach="chebyshev", features=data.features, random_state=1, **PARETO)
+    clf.fit(data.X, data.y)
+    assert clf.budget_.spent == 1.0
+    assert all("Chebyshev scalarisation" in rec.what for rec in clf.budget_.ledger)
+
+    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 2], [5, 2]]), nodes=6)
+    W, A, S = graph_chebyshev_settings(6, 3)
+    for seed in range(4):
+        picks = graph_top_k(
+            g, 3, 2.0, approach="chebyshev", sensitivity="local", weights=(1.0, 100.0),
+            mechanism="exponential", rng=seed, params={"ego_delta": "printed"}, conv={},
+        )  # fmt: skip
+        objs = _graph_objectives(g, "printed", {})
+        idx = priv_chebyshev(objs, 2.0, k=3, directions=W, aspirations=A, shares=S, rng=seed)
+        np.testing.assert_array_equal(picks, g.ids[idx])

@@ -176,19 +176,7 @@ class ReadingMOET(DPMOETClassifier):
             return super()._select(tp, p, tn, n, count, eps_round, rnd, rng, budget, w)
         make = printed_rate_objective if kind == "printed" else published_rate_objective
         objs = [make(tp, p, "TPR"), make(tn, n, "TNR")]
-        chosen = select_multiobjective(
-            objs,
-            eps_round,
-            approach=self.approach,
-            sensitivity=self.sensitivity,
-            weights=w,
-            mechanism=self.mechanism,
-            k=count,
-            rng=rng,
-            budget=budget,
-            what=f"priv_{self.approach}",
-        )
-        return np.asarray(chosen, dtype=np.intp)
+        return super()._select(tp, p, tn, n, count, eps_round, rnd, rng, budget, w, objectives=objs)
 
     def _select_nodp_pareto_dominance(self, tp, p, tn, n, count, rng):
         rates = np.column_stack([tpr_objective(tp, p).values, tnr_objective(tn, n).values])
@@ -309,5 +297,9 @@ def graph_top_k(graph, k, epsilon, *, approach, sensitivity, weights, mechanism,
         idx = priv_agg([published_agg_objective(graph, weights, conv)], (1.0,), eps, **kw)
         return np.asarray(graph.ids)[np.asarray(idx, dtype=np.intp)]
     objs = _graph_objectives(graph, kind, conv)
-    idx = select_multiobjective(objs, eps, approach=approach, weights=weights, what=f"priv_{approach}", **kw)
+    if approach == "chebyshev":  # the graph method's public settings, as graphs.top_k uses them
+        from ..graphs.chebyshev import graph_chebyshev_approach
+
+        approach = graph_chebyshev_approach(graph.n_nodes, int(k))
+    idx = select_multiobjective(objs, eps, approach=approach, weights=weights, what="top_k", **kw)
     return np.asarray(graph.ids)[np.asarray(idx, dtype=np.intp)]

@@ -289,10 +289,11 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return enc.X, enc.y.astype(np.int8)
 
     # ------------------------------------------------------------------------------------------------
-    def _select(self, tp, p, tn, n, count, eps_round, what, rng, budget, w):
+    def _select(self, tp, p, tn, n, count, eps_round, what, rng, budget, w, objectives=None):
         """Indices of ``count`` trees chosen among the current ones by the multi-objective pipeline
-        (NOT private when ``eps_round`` is None: the argmax, ties broken at random)."""
-        objs = _objectives(tp, p, tn, n, self.neighbouring)
+        (NOT private when ``eps_round`` is None: the argmax, ties broken at random). ``objectives``
+        replaces the (TPR, TNR) objectives of the counts (the experiments' readings use it)."""
+        objs = _objectives(tp, p, tn, n, self.neighbouring) if objectives is None else objectives
         w = w if get_approach(self.approach).uses_weights else None
         if self.exact and self.random_state is None:
             rng = None  # exact selections read the OS's secure source
