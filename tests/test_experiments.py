@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from dpmo.experiments import report as report_mod
+from dpmo.experiments import toy_experiment
 from dpmo.experiments.config import (
     DATASETS,
     EXPERIMENTS,
@@ -30,9 +31,8 @@ from dpmo.experiments.runner import (
     run_experiment,
     run_task,
 )
-from toy_grid import toy_config
 
-TOY = toy_config(chunk=4)
+TOY = toy_experiment(methods=("A-local", "A-global", "NODP"), epsilons=(0.1, 1.0, 10.0), runs=6, chunk=4)
 DATA = {"toy": []}
 
 

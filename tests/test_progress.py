@@ -14,12 +14,11 @@ import pytest
 
 import dpmo
 from dpmo.experiments import backends as backends_mod
-from dpmo.experiments import cores
+from dpmo.experiments import cores, toy_experiment
 from dpmo.experiments.progress import PROGRESS_MODES, ProgressLines, make_progress
 from dpmo.experiments.runner import read_rows, run_experiment
-from toy_grid import toy_config
 
-TOY = toy_config(chunk=2)
+TOY = toy_experiment(methods=("A-local", "A-global", "NODP"), epsilons=(0.1, 1.0, 10.0), runs=6, chunk=2)
 DATA = {"toy": []}
 LINE = re.compile(r"^dpmo: (\S+): (\d+)/(\d+) runs \((\d+)%\)")
 

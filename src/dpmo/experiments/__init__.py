@@ -19,7 +19,7 @@ Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
 
 from __future__ import annotations
 
-from .config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, DatasetSpec, ExperimentConfig
+from .config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, DatasetSpec, ExperimentConfig, toy_experiment
 from .figures import plot_experiment
 from .paper import paper_results
 from .report import write_report
@@ -46,5 +46,6 @@ __all__ = [
     "run_experiment",
     "run_task",
     "summarize",
+    "toy_experiment",
     "write_report",
 ]

@@ -30,6 +30,7 @@ __all__ = [
     "find_dataset",
     "missing_dataset_message",
     "settings_hash",
+    "toy_experiment",
 ]
 
 #: Value written in the ``epsilon`` column for a non-private method (no privacy budget).
@@ -377,6 +378,39 @@ EXPERIMENTS: dict[str, ExperimentConfig] = {
 }
 
 EXPERIMENT_NAMES: tuple[str, ...] = tuple(EXPERIMENTS)
+
+
+def toy_experiment(
+    *, methods=("A", "NODP"), epsilons=(0.1, 1.0), runs: int = 4, chunk: int = 2
+) -> ExperimentConfig:
+    """A toy grid for examples and tests: the fast stand-in run function
+    :func:`dpmo.experiments.methods.toy_run` (no data) on one data set ``"toy"``; a method named
+    ``"NODP"`` is the non-private one.
+
+    Examples
+    --------
+    >>> from dpmo.experiments import plan_tasks, toy_experiment
+    >>> toy = toy_experiment()
+    >>> toy.methods, toy.epsilons, toy.runs
+    (('A', 'NODP'), (0.1, 1.0), 4)
+    >>> sum(len(t.runs) for t in plan_tasks(toy, {"toy": []}, seed=0))  # A at 2 budgets, NODP once
+    12
+    """
+    methods = tuple(methods)
+    return ExperimentConfig(
+        name="toy",
+        title="toy grid",
+        kind="tree",
+        methods=methods,
+        nonprivate=tuple(m for m in methods if m == "NODP"),
+        datasets=("toy",),
+        epsilons=tuple(epsilons),
+        metrics=("score", "ref"),
+        run_function="dpmo.experiments.methods:toy_run",
+        runs=runs,
+        chunk=chunk,
+        params={"n": 20},
+    )
 
 
 def default_data_dirs() -> list[Path]:

@@ -57,11 +57,8 @@ def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
 
     Examples
     --------
-    >>> from dpmo.experiments import ExperimentConfig
-    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
-    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
-    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
-    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import toy_experiment
+    >>> toy = toy_experiment()  # a fast stand-in grid: methods A and NODP, epsilons 0.1 and 1, 4 runs
     >>> import tempfile
     >>> from dpmo.experiments import read_rows, run_experiment
     >>> folder = tempfile.mkdtemp()

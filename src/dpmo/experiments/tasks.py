@@ -27,11 +27,8 @@ class Task:
 
     Examples
     --------
-    >>> from dpmo.experiments import ExperimentConfig
-    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
-    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
-    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
-    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import toy_experiment
+    >>> toy = toy_experiment()  # a fast stand-in grid: methods A and NODP, epsilons 0.1 and 1, 4 runs
     >>> from dpmo.experiments import plan_tasks
     >>> task = plan_tasks(toy, {"toy": []}, seed=0)[0]
     >>> task.experiment, task.method, task.runs
@@ -67,11 +64,8 @@ def run_task(task: Task) -> list[dict[str, Any]]:
 
     Examples
     --------
-    >>> from dpmo.experiments import ExperimentConfig
-    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
-    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
-    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
-    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import toy_experiment
+    >>> toy = toy_experiment()  # a fast stand-in grid: methods A and NODP, epsilons 0.1 and 1, 4 runs
     >>> from dpmo.experiments import plan_tasks, run_task
     >>> task = plan_tasks(toy, {"toy": []}, seed=0)[0]
     >>> rows = run_task(task)
@@ -129,11 +123,8 @@ def plan_tasks(
 
     Examples
     --------
-    >>> from dpmo.experiments import ExperimentConfig
-    >>> toy = ExperimentConfig(name="toy", title="toy grid", kind="tree", methods=("A", "NODP"),
-    ...                        nonprivate=("NODP",), datasets=("toy",), epsilons=(0.1, 1.0),
-    ...                        metrics=("score", "ref"), run_function="dpmo.experiments.methods:toy_run",
-    ...                        runs=4, chunk=2, params={"n": 20})
+    >>> from dpmo.experiments import toy_experiment
+    >>> toy = toy_experiment()  # a fast stand-in grid: methods A and NODP, epsilons 0.1 and 1, 4 runs
     >>> from dpmo.experiments import plan_tasks
     >>> tasks = plan_tasks(toy, {"toy": []}, seed=0)
     >>> sum(len(t.runs) for t in tasks) == (2 + 1) * 4  # method A at 2 budgets, NODP once; 4 runs each
