@@ -165,7 +165,7 @@ class ParetoState:
 
     def _add_rows(self, D: list, rows: int) -> None:
         """``S += delta(t)`` for all ``rows`` of a chunk from :meth:`_deltas`, in order, with the same floats
-        as ``rows`` calls of :meth:`_add_row` but no Python loop over the candidates.
+        as ``rows`` calls of :meth:`_add_row` but without a Python loop of array additions.
 
         * An objective without local function adds its constant ``Delta u`` to every candidate at every
           distance from the same start 0, so its row of ``S`` holds one value: it is summed as a float,
