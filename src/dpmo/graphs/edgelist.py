@@ -149,30 +149,32 @@ def read_edge_list(
     return edges
 
 
-def _raise_malformed(path: Path, delimiter: str | None, skiprows: int, exc: Exception | None):
-    sep = "whitespace" if delimiter is None else repr(delimiter)
-    seen = False
+def _data_lines(path: Path, delimiter: str | None, skiprows: int):
+    """``(line number, raw line, line without comment, tokens)`` of every data line after ``skiprows``
+    (comment-only and blank lines skipped)."""
     with _open_text(path) as fh:
         for lineno, raw in enumerate(fh, start=1):
             if lineno <= skiprows:
                 continue
             line = _strip_comment(raw, _COMMENTS)
-            if not line:
-                continue
-            tokens = _split(line, delimiter)
-            first = not seen
-            seen = True
-            if len(tokens) != 2 or not all(_is_int(tok) for tok in tokens):
-                shown = raw.rstrip("\r\n")
-                if len(shown) > 80:
-                    shown = shown[:77] + "..."
-                hint = ""
-                if first:
-                    hint = " (a header? pass header=True, CLI --header; text ids? ids='str', --string-ids)"
-                raise ValueError(
-                    f"{path}: line {lineno}: expected two integer node ids separated by {sep}, got {shown!r}"
-                    f"{hint}"
-                ) from exc
+            if line:
+                yield lineno, raw, line, _split(line, delimiter)
+
+
+def _raise_malformed(path: Path, delimiter: str | None, skiprows: int, exc: Exception | None):
+    sep = "whitespace" if delimiter is None else repr(delimiter)
+    for i, (lineno, raw, _, tokens) in enumerate(_data_lines(path, delimiter, skiprows)):
+        if len(tokens) != 2 or not all(_is_int(tok) for tok in tokens):
+            shown = raw.rstrip("\r\n")
+            if len(shown) > 80:
+                shown = shown[:77] + "..."
+            hint = ""
+            if i == 0:
+                hint = " (a header? pass header=True, CLI --header; text ids? ids='str', --string-ids)"
+            raise ValueError(
+                f"{path}: line {lineno}: expected two integer node ids separated by {sep}, got {shown!r}"
+                f"{hint}"
+            ) from exc
     raise ValueError(f"{path}: could not be read as an edge list ({exc})") from exc
 
 
@@ -180,19 +182,10 @@ def _read_string_edges(path: Path, delimiter: str | None, skiprows: int) -> np.n
     """Edge list with text ids: every non-comment line after ``skiprows`` holds exactly two tokens."""
     rows = []
     sep = "whitespace" if delimiter is None else repr(delimiter)
-    with _open_text(path) as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if lineno <= skiprows:
-                continue
-            line = _strip_comment(raw, _COMMENTS)
-            if not line:
-                continue
-            tokens = _split(line, delimiter)
-            if len(tokens) != 2 or not all(tokens):
-                raise ValueError(
-                    f"{path}: line {lineno}: expected two node ids separated by {sep}, got {line!r}"
-                )
-            rows.append(tokens)
+    for lineno, _, line, tokens in _data_lines(path, delimiter, skiprows):
+        if len(tokens) != 2 or not all(tokens):
+            raise ValueError(f"{path}: line {lineno}: expected two node ids separated by {sep}, got {line!r}")
+        rows.append(tokens)
     if not rows:
         return np.empty((0, 2), dtype=str)
     return np.array(rows, dtype=str)
