@@ -164,7 +164,7 @@ def trees_like(n=33, seed=0):
 
 def block_cases(rep):
     """Local PrivPareto with and without blocks of distances in the dampening loop."""
-    from dpmo import pareto_rounds
+    from dpmo.pareto import rounds as pareto_rounds
 
     real = pareto_rounds.dampen
     calls: list[int] = []

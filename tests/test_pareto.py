@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import dpmo
-from dpmo import _dominance
 from dpmo import pareto as pareto_mod
-from dpmo import pareto_rounds as rounds_mod
-from dpmo import pareto_state as state_mod
 from dpmo import selection as selection_mod
+from dpmo.pareto import dominance as dominance_mod
+from dpmo.pareto import rounds as rounds_mod
+from dpmo.pareto import state as state_mod
 from dpmo.selection import SelectionCache, select_multiobjective
 
 # ------------------------------------------------------------------------ references (paper's definitions)
@@ -119,8 +119,8 @@ def test_pareto_score_equals_naive_with_many_ties(U):
     assert np.array_equal(dpmo.pareto_score(U), expected)
     # the sort-based paths (Fenwick sweep, divide and conquer) on the same input
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_dominance, "_BRUTE_PAIRS", 0)
-        mp.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
+        mp.setattr(dominance_mod, "_BRUTE_PAIRS", 0)
+        mp.setattr(dominance_mod, "_BRUTE_QUERIES_PER_LOG", 0)
         assert np.array_equal(dpmo.pareto_score(U), expected)
 
 
@@ -134,8 +134,8 @@ def test_pareto_score_large_inputs_all_paths(m, n, levels, seed):
     expected = -(np.all(U[None, :, :] >= P, axis=2).sum(axis=1) - 1)
     assert np.array_equal(dpmo.pareto_score(U), expected)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_dominance, "_BRUTE_PAIRS", 0)
-        mp.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
+        mp.setattr(dominance_mod, "_BRUTE_PAIRS", 0)
+        mp.setattr(dominance_mod, "_BRUTE_QUERIES_PER_LOG", 0)
         assert np.array_equal(dpmo.pareto_score(U), expected)
 
 
@@ -153,11 +153,11 @@ def test_count_dominating_points_and_queries(m, n_p, n_q, strict, seed):
     Q = rng.integers(0, 4, size=(n_q, m)) * 0.5
     cmp = np.greater if strict else np.greater_equal
     expected = np.array([sum(all(cmp(p, q)) for p in P) for q in Q], dtype=np.int64)
-    assert np.array_equal(_dominance.count_dominating(P, Q, strict=strict), expected)
+    assert np.array_equal(dominance_mod.count_dominating(P, Q, strict=strict), expected)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_dominance, "_BRUTE_PAIRS", 0)
-        mp.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
-        assert np.array_equal(_dominance.count_dominating(P, Q, strict=strict), expected)
+        mp.setattr(dominance_mod, "_BRUTE_PAIRS", 0)
+        mp.setattr(dominance_mod, "_BRUTE_QUERIES_PER_LOG", 0)
+        assert np.array_equal(dominance_mod.count_dominating(P, Q, strict=strict), expected)
 
 
 def test_strict_count_is_exact_for_adjacent_floats():
@@ -165,8 +165,8 @@ def test_strict_count_is_exact_for_adjacent_floats():
     up = np.nextafter(x, 2.0)
     P = np.array([[x, x], [up, up], [up, x]])
     Q = np.array([[x, x]])
-    assert _dominance.count_dominating(P, Q, strict=True).tolist() == [1]
-    assert _dominance.count_dominating(P, Q).tolist() == [3]
+    assert dominance_mod.count_dominating(P, Q, strict=True).tolist() == [1]
+    assert dominance_mod.count_dominating(P, Q).tolist() == [3]
 
 
 @pytest.mark.parametrize(
@@ -235,8 +235,8 @@ def test_delta_ps_identity_equals_set_definition(problem, few):
     with pytest.MonkeyPatch.context() as mp:
         # few=True: fused O(n q m) kernel; few=False: the sort-based counts (all paths forced)
         mp.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 1e9 if few else 0)
-        mp.setattr(_dominance, "_BRUTE_PAIRS", 1 << 22 if few else 0)
-        mp.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 4 if few else 0)
+        mp.setattr(dominance_mod, "_BRUTE_PAIRS", 1 << 22 if few else 0)
+        mp.setattr(dominance_mod, "_BRUTE_QUERIES_PER_LOG", 4 if few else 0)
         f = dpmo.pareto_sensitivity(objectives_from_tables(U, deltas, globals_))
         # in order (cached running sums), on the full set and on a subset
         for s in range(t):
@@ -598,8 +598,8 @@ def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m)
         monkeypatch.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 1e9)
     elif path == "sort":
         monkeypatch.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 0)
-        monkeypatch.setattr(_dominance, "_BRUTE_PAIRS", 0)
-        monkeypatch.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
+        monkeypatch.setattr(dominance_mod, "_BRUTE_PAIRS", 0)
+        monkeypatch.setattr(dominance_mod, "_BRUTE_QUERIES_PER_LOG", 0)
     elif path == "block-brute":
         monkeypatch.setattr(state_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
         monkeypatch.setattr(state_mod, "_BLOCK_BRUTE_N", 1 << 30)
@@ -753,7 +753,7 @@ def test_state_cursors_give_the_floats_of_a_fresh_state_in_any_order():
 def test_a_long_jump_of_the_running_sums_gives_the_sequential_floats():
     """ParetoState accumulates a jump in chunks with np.cumsum (sequential along the distances): the
     running sums and delta^PS are bitwise those of stepping through every distance one at a time."""
-    from dpmo.pareto_state import ParetoState
+    from dpmo.pareto.state import ParetoState
 
     rng = np.random.default_rng(11)
     n = 40

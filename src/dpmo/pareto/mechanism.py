@@ -1,45 +1,19 @@
-"""PrivPareto: private selection near the Pareto front (the paper's section "PrivPareto Mechanism").
+"""PrivPareto's public functions: ``delta^PS``, one round's scores, the mechanism and its approach.
 
-Vocabulary (the paper's section "Pareto Score"): ``m`` utilities ``u_1 .. u_m`` (larger is better) over
-``n`` candidates. Candidate ``a`` *dominates* ``b`` (the paper's ``a >=^x b``) when ``u_i(x, a) >= u_i(x, b)``
-for every ``i``: **weak** dominance, so two identical candidates dominate each other. The Pareto score
-(Definition "Pareto Score") is minus the number of *other* candidates that dominate ``r``:
-
-    PS(x, r) = -#{r' != r : u_i(x, r') >= u_i(x, r) for all i},
-
-0 on the Pareto front and at least ``-(n - 1)``, so its global sensitivity is ``n - 1``.
-
-The local sensitivity function (Definition "Admissible Function for Pareto Score") is
-``delta^PS(x, t, r) = |dom^-_{x,t,r}| + |ndom^+_{x,t,r}|`` with ``u_i^{+-t}(x, r) = u_i(x, r) +- sum_{j=0}^{t}
-delta^{u_i}(x, j, r)``. This module computes it through the identity (proved in ``docs/pareto.md`` and
-checked by brute force in the tests)
-
-    delta^PS(x, t, r) = #{r' != r : u^{+t}(r') >= u^{-t}(r) in every objective}
-                        - #{r' : u^{-t}(r') > u^{+t}(r) in every objective},
-
-i.e. two offline dominance counts (:mod:`dpmo._dominance`), instead of enumerating the sets.
-
-Neighbouring relation: whatever the objectives' sensitivities are stated for (their admissible functions
-and global sensitivities must all refer to the same relation); the Pareto score's guarantees hold for
-that relation.
-
-Layout: this module holds the public API (:func:`pareto_score`, :func:`pareto_sensitivity`,
-:func:`pareto_selection_scores`, :func:`priv_pareto` and :class:`ParetoApproach`, registered as
-``approach="pareto"``); the counting state of ``delta^PS`` is :mod:`dpmo.pareto_state`, the rounds and
-their cache (:class:`RoundCache`, re-exported here) are :mod:`dpmo.pareto_rounds`.
+:func:`pareto_sensitivity` (the paper's Definition "Admissible Function for Pareto Score"),
+:func:`pareto_selection_scores` (what one round hands to :func:`dpmo.select`), :func:`priv_pareto` (the
+paper's Definitions "Global PrivPareto Mechanism" and "Local PrivPareto Mechanism") and
+:class:`ParetoApproach`, registered as ``approach="pareto"`` of
+:func:`dpmo.selection.select_multiobjective`. The counting behind them is in :mod:`dpmo.pareto.state`,
+the rounds in :mod:`dpmo.pareto.rounds` (overview: :mod:`dpmo.pareto`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from . import _dominance
-from ._validation import check_choice
-from .pareto_rounds import ParetoRounds, RoundCache, round_scores
-from .pareto_state import ParetoState
-from .selection import (
+from .._validation import check_choice
+from ..selection import (
     SENSITIVITIES,
     Approach,
     Rounds,
@@ -47,77 +21,21 @@ from .selection import (
     register_approach,
     select_multiobjective,
 )
-from .sensitivity import LocalSensitivity, Objective
+from ..sensitivity import LocalSensitivity
+from .rounds import ParetoRounds, RoundCache, round_scores
+from .score import pareto_score
+from .state import ParetoState
 
 __all__ = [
-    "pareto_score",
     "pareto_sensitivity",
     "pareto_selection_scores",
     "priv_pareto",
     "ParetoApproach",
-    "RoundCache",
     "SENSITIVITY_MODES",
-    "check_objectives",
 ]
 
 #: Values accepted by ``sensitivity`` in :func:`priv_pareto` and :func:`dpmo.priv_agg`.
 SENSITIVITY_MODES = SENSITIVITIES
-
-
-def _utility_matrix(U) -> np.ndarray:
-    if isinstance(U, Sequence) and len(U) and all(isinstance(o, Objective) for o in U):
-        U = np.column_stack([o.values for o in check_objectives(U)])
-    try:
-        arr = np.asarray(U)
-    except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here
-        raise TypeError("U must be an array of shape (n, m) of real numbers") from exc
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"U must be an array of shape (n, m) of real numbers, got dtype {arr.dtype}")
-    if np.iscomplexobj(arr):
-        raise TypeError("U must be real, got complex values")
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(
-            f"U must have shape (n, m) (one row per candidate, one column per objective), got {arr.shape}"
-        )
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"U must have at least one candidate and one objective, got shape {arr.shape}")
-    arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("U must be finite (no NaN or inf)")
-    return arr
-
-
-def pareto_score(U) -> np.ndarray:
-    """Pareto score of every candidate (the paper's Definition "Pareto Score").
-
-    Parameters
-    ----------
-    U : array_like, shape (n, m), or a sequence of dpmo.Objective
-        ``U[r, i] = u_i(x, r)``, larger is better in every column; a 1-D array is one objective. Finite.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n,)
-        ``PS(r) = -#{r' != r : U[r'] >= U[r] in every column}`` (weak dominance: identical candidates
-        dominate each other). 0 exactly on the Pareto front, at least ``-(n - 1)``.
-
-    Notes
-    -----
-    Time O(n log n) for m <= 2 (sort, then a Fenwick sweep for m = 2), O(n log^(m-1) n) for m >= 3
-    (Bentley's divide and conquer), and a direct O(n^2 m) count when n is small; memory O(n m).
-    See :mod:`dpmo._dominance`.
-
-    Examples
-    --------
-    The paper's Example (candidates a..e):
-
-    >>> pareto_score([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]).tolist()
-    [0, 0, -1, -1, -4]
-    """
-    arr = _utility_matrix(U)
-    return 1 - _dominance.count_dominating(arr)
 
 
 def pareto_sensitivity(objectives) -> LocalSensitivity:

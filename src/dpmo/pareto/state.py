@@ -1,21 +1,21 @@
 """Counting state behind PrivPareto's local sensitivity ``delta^PS`` (:class:`ParetoState`).
 
 The paper's Definition "Admissible Function for Pareto Score", ``delta^PS(x, t, r) = |dom^-_{x,t,r}| +
-|ndom^+_{x,t,r}|``, is evaluated here through two offline dominance counts (:mod:`dpmo._dominance`; the
+|ndom^+_{x,t,r}|``, is evaluated here through two offline dominance counts (:mod:`dpmo.pareto.dominance`; the
 identity is stated in :mod:`dpmo.pareto` and proved in ``docs/pareto.md``). :class:`ParetoState` keeps the
 running sums of the objectives' local functions, the candidates removed in earlier rounds and the counts
 worth keeping, so that the dampening loop and the later rounds of PrivPareto reuse them. The public
 functions built on it are :func:`dpmo.pareto_sensitivity` and :func:`dpmo.priv_pareto`; the rounds that
-drive it are in :mod:`dpmo.pareto_rounds`.
+drive it are in :mod:`dpmo.pareto.rounds`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _dominance
-from ._validation import check_t_block
-from .sensitivity import LocalSensitivity, Objective, check_local_values, check_non_decreasing
+from .._validation import check_t_block
+from ..sensitivity import LocalSensitivity, Objective, check_local_values, check_non_decreasing
+from . import dominance
 
 __all__ = ["ParetoState"]
 
@@ -114,10 +114,10 @@ class ParetoState:
     def scores(self, remaining: np.ndarray) -> np.ndarray:
         """Pareto score of the ``remaining`` candidates among themselves (int64)."""
         if self._ps_all is None:
-            self._ps_all = 1 - _dominance.count_columns(self.U)
+            self._ps_all = 1 - dominance.count_columns(self.U)
         ps = self._ps_all[remaining]
         if self.removed.size:  # the removed candidates that dominated r no longer count
-            ps = ps + _dominance.count_columns(self.U[:, self.removed], self.U[:, remaining])
+            ps = ps + dominance.count_columns(self.U[:, self.removed], self.U[:, remaining])
         return ps
 
     # -------------------------------------------------------------------------------- running sums
@@ -253,12 +253,12 @@ class ParetoState:
     def _count_all(self, idx: np.ndarray) -> np.ndarray:
         """``#{r' != r : P(r') >= Q(r)} - #{r' : Q(r') > P(r)}`` over all n candidates, for r in idx."""
         if idx.size * self.m <= _FEW_QUERIES_PER_LOG * np.log2(self.n + 1) ** max(1, self.m - 1):
-            return _dominance.pareto_delta_few(self.U, self.S, idx.astype(np.int64))
+            return dominance.pareto_delta_few(self.U, self.S, idx.astype(np.int64))
         P = self.U + self.S  # u^{+t}, (m, n)
         Q = self.U - self.S  # u^{-t}
         # r itself always satisfies u^{+t}(r) >= u^{-t}(r) (the deltas are >= 0), hence the - 1.
-        can_dominate = _dominance.count_columns(P, Q[:, idx]) - 1
-        surely_dominates = _dominance.count_columns(Q, P[:, idx], strict=True)
+        can_dominate = dominance.count_columns(P, Q[:, idx]) - 1
+        surely_dominates = dominance.count_columns(Q, P[:, idx], strict=True)
         return can_dominate - surely_dominates
 
     def _delta_now(self, idx: np.ndarray) -> np.ndarray:
@@ -280,8 +280,8 @@ class ParetoState:
             U, S, c = self.U, self.S, self.removed
             lo = U[:, idx] - S[:, idx]  # u^{-t}(r)
             hi = U[:, idx] + S[:, idx]  # u^{+t}(r)
-            d = d - _dominance.count_columns(U[:, c] + S[:, c], lo)
-            d = d + _dominance.count_columns(U[:, c] - S[:, c], hi, strict=True)
+            d = d - dominance.count_columns(U[:, c] + S[:, c], lo)
+            d = d + dominance.count_columns(U[:, c] - S[:, c], hi, strict=True)
         return np.minimum(d, self.n - self.removed.size - 1).astype(np.float64)
 
     def _brute_rows(self, S_rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
