@@ -232,7 +232,9 @@ def test_removal_corrections_equal_direct_comparison():
         sweep_mod.removed_delta_correction(U, S, removed, idx, out)
         np.testing.assert_array_equal(out, 3 + b - a)
         dom = np.all(U[:, removed, None] >= U[:, None, idx], axis=0).sum(axis=0)
-        np.testing.assert_array_equal(sweep_mod.removed_dominating(U, removed, idx), dom)
+        out = np.full(idx.size, -2, dtype=np.int64)
+        sweep_mod.removed_dominating(U, removed, idx, out)
+        np.testing.assert_array_equal(out, dom - 2)
 
 
 @settings(max_examples=80, deadline=None)

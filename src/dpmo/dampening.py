@@ -200,23 +200,9 @@ def dampen(
             d = np.minimum(d, G)
         check_non_decreasing(d, t, name, prev)
         last = d[-1]
-        d = np.maximum(d, floor)
-        # ends[j, c] = b_{t+j+1}(c): right end of the segment [b_{t+j}, b_{t+j+1}).
-        ends = b[None, :] + np.cumsum(d, axis=0)
-        a_act = a[active]
-        stop = a_act[None, :] < ends
-        if G is not None:
-            stop |= d >= G  # from here on the closed form with Delta u holds
-        hit = stop.any(axis=0)
-        j = np.argmax(stop, axis=0)  # first step of the block where the candidate stops
-        cols = np.nonzero(hit)[0]
-        if cols.size:
-            jj = j[cols]
-            start = ends[jj, cols] - d[jj, cols]
-            D[active[cols]] = t + jj + (a_act[cols] - start) / d[jj, cols]
-        keep = ~hit
+        keep, b = _bracket(d, b, a, active, t, G, floor, D)
         active = active[keep]
-        b = ends[-1, keep]
+        b = b[keep]
         prev = last[keep]
         t += B
         block *= 2
@@ -253,6 +239,39 @@ def dampen(
                 probe_at = 2 * t
             active = active[keep]
     return np.sign(u) * D
+
+
+def _bracket(d, b, a, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np.ndarray]:
+    """One step (or block of ``B`` steps) of :func:`dampen`'s loop on the candidates ``active``.
+
+    ``d`` (B, q): their deltas at ``t .. t + B - 1`` (capped); ``b``: their breakpoints ``b_t``. Writes
+    ``D`` of the candidates bracketed in the block and returns (not bracketed, ``b_{t+B}``). Candidates
+    are independent: they are taken in chunks of at most 2^16 cells, so that the temporaries stay small
+    (the same floats as one pass over all of them).
+    """
+    B, q = d.shape
+    keep = np.empty(q, dtype=bool)
+    b_next = np.empty(q)
+    width = max(1, _MAX_BLOCK_CELLS // B)
+    for c0 in range(0, q, width):
+        c1 = min(q, c0 + width)
+        dc = np.maximum(d[:, c0:c1], floor)
+        # ends[j, c] = b_{t+j+1}(c): right end of the segment [b_{t+j}, b_{t+j+1}).
+        ends = b[None, c0:c1] + np.cumsum(dc, axis=0)
+        act = active[c0:c1]
+        a_act = a[act]
+        stop = a_act[None, :] < ends
+        if G is not None:
+            stop |= dc >= G  # from here on the closed form with Delta u holds
+        hit = stop.any(axis=0)
+        cols = np.nonzero(hit)[0]
+        if cols.size:
+            jj = np.argmax(stop[:, cols], axis=0)  # first step of the block where the candidate stops
+            start = ends[jj, cols] - dc[jj, cols]
+            D[act[cols]] = t + jj + (a_act[cols] - start) / dc[jj, cols]
+        keep[c0:c1] = ~hit
+        b_next[c0:c1] = ends[-1]
+    return keep, b_next
 
 
 #: Largest width of the rising floor (keeps every breakpoint finite).

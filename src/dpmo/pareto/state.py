@@ -143,7 +143,7 @@ class ParetoState:
             self._ps_all = (1 - counts).astype(sweep.index_dtype(self.n))
         ps = self._ps_all[remaining].astype(np.int64)
         if self.removed.size:  # the removed candidates that dominated r no longer count
-            ps += sweep.removed_dominating(self.U, self.removed, remaining)
+            sweep.removed_dominating(self.U, self.removed, remaining, ps)
         return ps
 
     # ------------------------------------------------------------------------------------ sorted axes
@@ -343,19 +343,20 @@ class ParetoState:
             if keep:
                 self.cache[t] = cached
         if cached is None:
-            d = self._count_all(idx)
+            counts = self._count_all(idx)
             if keep:
                 store = np.full(self.n, _unknown(self.n), dtype=sweep.index_dtype(self.n))
-                store[idx] = d
+                store[idx] = counts
                 self.cache[t] = store
+            d = counts.astype(np.float64)
         else:
-            d = cached[idx].astype(np.int64)
+            d = cached[idx].astype(np.float64)  # small integers: exact in float64
             missing = d == _unknown(self.n)
             if missing.any():
                 d[missing] = cached[idx[missing]] = self._count_all(idx[missing])
         if self.removed.size:  # the removed candidates no longer count in either set
             sweep.removed_delta_correction(self.U, self.S, self.removed, idx, d)
-        return np.minimum(d, self.n - self.removed.size - 1).astype(np.float64)
+        return np.minimum(d, self.n - self.removed.size - 1, out=d)
 
     def _brute_rows(self, S_rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """``delta^PS`` for every row of running sums ``S_rows`` (rows, m, n), by direct comparison of the

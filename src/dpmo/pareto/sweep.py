@@ -299,13 +299,12 @@ def removed_delta_correction(U, S, removed, idx, out):  # pragma: no cover - com
 
 
 @numba.njit(cache=True, nogil=True)
-def removed_dominating(U, removed, idx):  # pragma: no cover - compiled
-    """``#{c in removed : U(c) >= U(r) in every row}`` for ``r`` in ``idx`` (int64). O(q |removed| m) time,
+def removed_dominating(U, removed, idx, out):  # pragma: no cover - compiled
+    """``out[j] += #{c in removed : U(c) >= U(r) in every row}`` for ``r = idx[j]``. O(q |removed| m) time,
     blocks of 1,024 queries as in :func:`removed_delta_correction`."""
     m = U.shape[0]
     R = removed.size
     q = idx.size
-    out = np.zeros(q, dtype=np.int64)
     Uc = np.empty((R, m))
     for k in range(R):
         for i in range(m):
@@ -325,4 +324,3 @@ def removed_dominating(U, removed, idx):  # pragma: no cover - compiled
                     a[j] &= Uc[k, i] >= v[i, j]
             for j in range(size):
                 out[start + j] += np.int64(a[j])
-    return out
