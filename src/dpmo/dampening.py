@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numba
 import numpy as np
 
 from ._validation import (
@@ -245,33 +246,40 @@ def _bracket(d, b, a, active, t: int, G, floor: float, D) -> tuple[np.ndarray, n
     """One step (or block of ``B`` steps) of :func:`dampen`'s loop on the candidates ``active``.
 
     ``d`` (B, q): their deltas at ``t .. t + B - 1`` (capped); ``b``: their breakpoints ``b_t``. Writes
-    ``D`` of the candidates bracketed in the block and returns (not bracketed, ``b_{t+B}``). Candidates
-    are independent: they are taken in chunks of at most 2^16 cells, so that the temporaries stay small
-    (the same floats as one pass over all of them).
+    ``D`` of the candidates bracketed in the block and returns (not bracketed, ``b_{t+B}``). One compiled
+    pass over the candidates with the floating-point operations of the vectorised form, so the same
+    floats: ``ends = b + cumsum(max(d, floor))`` along the block, ``D = (t + j) + (|u| - (ends_j - d_j)) /
+    d_j`` at the first ``j`` where ``|u| < ends_j`` or ``d_j >= Delta u``. O(B q) time, no temporaries of
+    size q besides the two results.
     """
-    B, q = d.shape
-    keep = np.empty(q, dtype=bool)
-    b_next = np.empty(q)
-    width = max(1, _MAX_BLOCK_CELLS // B)
-    for c0 in range(0, q, width):
-        c1 = min(q, c0 + width)
-        dc = np.maximum(d[:, c0:c1], floor)
-        # ends[j, c] = b_{t+j+1}(c): right end of the segment [b_{t+j}, b_{t+j+1}).
-        ends = b[None, c0:c1] + np.cumsum(dc, axis=0)
-        act = active[c0:c1]
-        a_act = a[act]
-        stop = a_act[None, :] < ends
-        if G is not None:
-            stop |= dc >= G  # from here on the closed form with Delta u holds
-        hit = stop.any(axis=0)
-        cols = np.nonzero(hit)[0]
-        if cols.size:
-            jj = np.argmax(stop[:, cols], axis=0)  # first step of the block where the candidate stops
-            start = ends[jj, cols] - dc[jj, cols]
-            D[act[cols]] = t + jj + (a_act[cols] - start) / dc[jj, cols]
-        keep[c0:c1] = ~hit
-        b_next[c0:c1] = ends[-1]
+    keep = np.empty(d.shape[1], dtype=np.bool_)
+    b_next = np.empty(d.shape[1])
+    has_cap = G is not None
+    _bracket_kernel(d, b, a, active, t, float(G) if has_cap else 0.0, has_cap, floor, D, keep, b_next)
     return keep, b_next
+
+
+@numba.njit(cache=True, nogil=True)
+def _bracket_kernel(d, b, a, active, t, G, has_cap, floor, D, keep, b_next):  # pragma: no cover - compiled
+    B, q = d.shape
+    for c in range(q):
+        r = active[c]
+        ac = a[r]
+        bc = b[c]
+        s = 0.0
+        keep[c] = True
+        for j in range(B):
+            dj = d[j, c]
+            if not dj >= floor:  # np.maximum(d, floor) (d is finite)
+                dj = floor
+            # np.cumsum: s_0 = d_0, s_j = s_{j-1} + d_j; then ends_j = b + s_j
+            s = dj if j == 0 else s + dj
+            e = bc + s
+            if ac < e or (has_cap and dj >= G):  # from d >= G on, the closed form with Delta u holds
+                D[r] = np.float64(t + j) + (ac - (e - dj)) / dj
+                keep[c] = False
+                break
+        b_next[c] = bc + s
 
 
 #: Largest width of the rising floor (keeps every breakpoint finite).
