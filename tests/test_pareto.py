@@ -235,6 +235,15 @@ def test_removal_corrections_equal_direct_comparison():
         out = np.full(idx.size, -2, dtype=np.int64)
         sweep_mod.removed_dominating(U, removed, idx, out)
         np.testing.assert_array_equal(out, dom - 2)
+        # the fused forms: kept full counts gathered, corrected (and capped) in one pass
+        counts = rng.integers(-n, n, size=n).astype(np.int32)
+        cap = 40
+        got = sweep_mod.delta_from_counts(counts, U, S, removed, idx, cap)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, np.minimum(counts[idx] + b - a, cap))
+        np.testing.assert_array_equal(
+            sweep_mod.scores_from_counts(counts, U, removed, idx), counts[idx] + dom
+        )
 
 
 @settings(max_examples=80, deadline=None)

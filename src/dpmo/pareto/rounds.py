@@ -83,10 +83,10 @@ class RoundCache:
             return hit
 
     def put(self, key: tuple, scores: np.ndarray, sens: float) -> None:
+        if np.asarray(scores).size * 8 > self.max_bytes:  # checked before the copy
+            return
         scores = np.array(scores, dtype=np.float64)
         scores.setflags(write=False)
-        if scores.nbytes > self.max_bytes:
-            return
         with self._lock:
             if key in self._entries:
                 return

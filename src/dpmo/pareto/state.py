@@ -89,6 +89,7 @@ class ParetoState:
         self._other = None  # a second cursor (t, S, last deltas): see _select_cursor
         self.removed = np.empty(0, dtype=np.intp)
         self.cache: dict[int, np.ndarray] = {}  # full counts of kept steps (int32 while n fits)
+        self.complete: set[int] = set()  # the kept steps counted for every candidate
         self._ps_all = None
         self._u_orders: list = [None] * self.m  # ascending order of each u_i, filled when first needed
         self._live = None
@@ -112,6 +113,7 @@ class ParetoState:
         new.keep_all = self.keep_all
         # shared: an entry is filled at most once, always with the same exact count, whoever fills it
         new.cache = dict(self.cache)
+        new.complete = set(self.complete)
         new._ps_all = self._ps_all
         new._u_orders = self._u_orders  # filled at most once per objective, always with the same order
         new._live = None
@@ -141,10 +143,10 @@ class ParetoState:
             else:
                 counts = dominance.count_columns(self.U)
             self._ps_all = (1 - counts).astype(sweep.index_dtype(self.n))
-        ps = self._ps_all[remaining].astype(np.int64)
-        if self.removed.size:  # the removed candidates that dominated r no longer count
-            sweep.removed_dominating(self.U, self.removed, remaining, ps)
-        return ps
+        if not self.removed.size:
+            return self._ps_all[remaining].astype(np.int64)
+        # the removed candidates that dominated r no longer count
+        return sweep.scores_from_counts(self._ps_all, self.U, self.removed, remaining)
 
     # ------------------------------------------------------------------------------------ sorted axes
     def _sweeps(self, q: int) -> bool:
@@ -336,18 +338,25 @@ class ParetoState:
     def _delta_now(self, idx: np.ndarray) -> np.ndarray:
         """``delta^PS(self.t, r)`` for ``r`` in ``idx``, among the remaining candidates (counting path)."""
         t = self.t
+        cap = self.n - self.removed.size - 1
         cached = self.cache.get(t)
         keep = (self.keep_all or idx.size * _CACHE_FRACTION >= self.n) and len(self.cache) < _CACHE_STEPS
         if cached is None and self._sweeps(idx.size):
             cached = self._count_every()
             if keep:
                 self.cache[t] = cached
+                self.complete.add(t)
+        if cached is not None and t in self.complete:
+            # every count known: gather, correct and cap in one pass
+            return sweep.delta_from_counts(cached, self.U, self.S, self.removed, idx, cap)
         if cached is None:
             counts = self._count_all(idx)
             if keep:
                 store = np.full(self.n, _unknown(self.n), dtype=sweep.index_dtype(self.n))
                 store[idx] = counts
                 self.cache[t] = store
+                if idx.size == self.n:  # distinct indices: every count is known
+                    self.complete.add(t)
             d = counts.astype(np.float64)
         else:
             d = cached[idx].astype(np.float64)  # small integers: exact in float64
@@ -356,7 +365,7 @@ class ParetoState:
                 d[missing] = cached[idx[missing]] = self._count_all(idx[missing])
         if self.removed.size:  # the removed candidates no longer count in either set
             sweep.removed_delta_correction(self.U, self.S, self.removed, idx, d)
-        return np.minimum(d, self.n - self.removed.size - 1, out=d)
+        return np.minimum(d, cap, out=d)
 
     def _brute_rows(self, S_rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """``delta^PS`` for every row of running sums ``S_rows`` (rows, m, n), by direct comparison of the

@@ -38,6 +38,8 @@ __all__ = [
     "add_counts",
     "removed_delta_correction",
     "removed_dominating",
+    "delta_from_counts",
+    "scores_from_counts",
 ]
 
 
@@ -258,16 +260,10 @@ _BLOCK = 1024
 
 
 @numba.njit(cache=True, nogil=True)
-def removed_delta_correction(U, S, removed, idx, out):  # pragma: no cover - compiled
-    """``out[j] += #{c in removed : Q(c) > P(r)} - #{c in removed : P(c) >= Q(r)}`` for ``r = idx[j]``.
-
-    ``P = U + S``, ``Q = U - S`` ((m, n) columns), compared in every row: what the full counts of
-    ``delta^PS`` lose when the ``removed`` candidates leave (:mod:`dpmo.pareto.state`). O(q |removed| m)
-    time, O(m) memory besides two blocks of 1,024 values per row.
-    """
+def _removed_points(U, S, removed):  # pragma: no cover - compiled
+    """``P(c) = U + S`` and ``Q(c) = U - S`` of the removed candidates, (R, m) each."""
     m = U.shape[0]
     R = removed.size
-    q = idx.size
     Pc = np.empty((R, m))
     Qc = np.empty((R, m))
     for k in range(R):
@@ -275,27 +271,89 @@ def removed_delta_correction(U, S, removed, idx, out):  # pragma: no cover - com
         for i in range(m):
             Pc[k, i] = U[i, c] + S[i, c]
             Qc[k, i] = U[i, c] - S[i, c]
+    return Pc, Qc
+
+
+@numba.njit(cache=True, nogil=True)
+def _block_corrections(U, S, Pc, Qc, idx, start, size, lo, hi, a, b, acc):  # pragma: no cover
+    """``acc[j] = #{c : Q(c) > P(r)} - #{c : P(c) >= Q(r)}`` for ``r = idx[start + j]``, ``j < size``."""
+    m = U.shape[0]
+    for i in range(m):
+        for j in range(size):
+            r = idx[start + j]
+            lo[i, j] = U[i, r] - S[i, r]
+            hi[i, j] = U[i, r] + S[i, r]
+    for j in range(size):
+        acc[j] = 0
+    for k in range(Pc.shape[0]):
+        for j in range(size):
+            a[j] = Pc[k, 0] >= lo[0, j]
+            b[j] = Qc[k, 0] > hi[0, j]
+        for i in range(1, m):
+            for j in range(size):
+                a[j] &= Pc[k, i] >= lo[i, j]
+                b[j] &= Qc[k, i] > hi[i, j]
+        for j in range(size):
+            acc[j] += np.int64(b[j]) - np.int64(a[j])
+
+
+@numba.njit(cache=True, nogil=True)
+def removed_delta_correction(U, S, removed, idx, out):  # pragma: no cover - compiled
+    """``out[j] += #{c in removed : Q(c) > P(r)} - #{c in removed : P(c) >= Q(r)}`` for ``r = idx[j]``.
+
+    ``P = U + S``, ``Q = U - S`` ((m, n) columns), compared in every row: what the full counts of
+    ``delta^PS`` lose when the ``removed`` candidates leave (:mod:`dpmo.pareto.state`). O(q |removed| m)
+    time, in blocks of 1,024 queries (their values stay in cache while every removed candidate is compared
+    with them).
+    """
+    m = U.shape[0]
+    Pc, Qc = _removed_points(U, S, removed)
     lo = np.empty((m, _BLOCK))
     hi = np.empty((m, _BLOCK))
     a = np.empty(_BLOCK, dtype=np.bool_)
     b = np.empty(_BLOCK, dtype=np.bool_)
+    acc = np.empty(_BLOCK, dtype=np.int64)
+    for start in range(0, idx.size, _BLOCK):
+        size = min(_BLOCK, idx.size - start)
+        _block_corrections(U, S, Pc, Qc, idx, start, size, lo, hi, a, b, acc)
+        for j in range(size):
+            out[start + j] += acc[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def delta_from_counts(counts, U, S, removed, idx, cap):  # pragma: no cover - compiled
+    """``min(counts[r] + correction(r), cap)`` as float64 for ``r`` in ``idx``, in one pass.
+
+    ``counts`` holds the full counts of one distance for every candidate; the correction is that of
+    :func:`removed_delta_correction`. The values are small integers, exact in float64.
+    """
+    m = U.shape[0]
+    q = idx.size
+    out = np.empty(q)
+    Pc, Qc = _removed_points(U, S, removed)
+    lo = np.empty((m, _BLOCK))
+    hi = np.empty((m, _BLOCK))
+    a = np.empty(_BLOCK, dtype=np.bool_)
+    b = np.empty(_BLOCK, dtype=np.bool_)
+    acc = np.empty(_BLOCK, dtype=np.int64)
     for start in range(0, q, _BLOCK):
         size = min(_BLOCK, q - start)
-        for i in range(m):
-            for j in range(size):
-                r = idx[start + j]
-                lo[i, j] = U[i, r] - S[i, r]
-                hi[i, j] = U[i, r] + S[i, r]
-        for k in range(R):
-            for j in range(size):
-                a[j] = Pc[k, 0] >= lo[0, j]
-                b[j] = Qc[k, 0] > hi[0, j]
-            for i in range(1, m):
-                for j in range(size):
-                    a[j] &= Pc[k, i] >= lo[i, j]
-                    b[j] &= Qc[k, i] > hi[i, j]
-            for j in range(size):
-                out[start + j] += np.int64(b[j]) - np.int64(a[j])
+        _block_corrections(U, S, Pc, Qc, idx, start, size, lo, hi, a, b, acc)
+        for j in range(size):
+            v = np.int64(counts[idx[start + j]]) + acc[j]
+            out[start + j] = np.float64(min(v, cap))
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def scores_from_counts(ps_all, U, removed, idx):  # pragma: no cover - compiled
+    """``ps_all[r] + #{c in removed : U(c) >= U(r) in every row}`` (int64) for ``r`` in ``idx``: the
+    Pareto score among the candidates left, in one pass (blocks of 1,024 queries)."""
+    out = np.empty(idx.size, dtype=np.int64)
+    for j in range(idx.size):
+        out[j] = ps_all[idx[j]]
+    removed_dominating(U, removed, idx, out)
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
