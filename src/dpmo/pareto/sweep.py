@@ -63,15 +63,19 @@ def sorted_axis(u: np.ndarray, s: np.ndarray | None = None, sign: int = 0) -> So
     """
     u = np.ascontiguousarray(u, dtype=np.float64)
     s = u if s is None else np.ascontiguousarray(s, dtype=np.float64)
-    order = np.empty(u.size, dtype=index_dtype(u.size))
-    values = np.empty(u.size)
-    _sorted_shifted(u, s, np.int64(sign), order, values)
+    n = u.size
+    order = np.empty(n, dtype=index_dtype(n))
+    values = np.empty(n)
+    # scratch allocated by numpy (large arrays get huge pages; numba's allocator faults every 4 KB page)
+    keys, keys2, order2 = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64), np.empty_like(order)
+    _sorted_shifted(u, s, np.int64(sign), order, values, keys, keys2, order2)
     return SortedAxis(order, values)
 
 
 def count_1d(p: SortedAxis, q: SortedAxis, strict: bool, out: np.ndarray, sign: int = 1) -> None:
     """``out[j] += sign * #{points p_i >= q_j}`` (``> q_j`` when ``strict``); ``p``, ``q`` sorted."""
-    _count_1d_kernel(p.values, q.order, q.values, strict, np.int64(sign), out)
+    thr = np.empty(q.values.size, dtype=index_dtype(p.values.size))
+    _count_1d_kernel(p.values, q.order, q.values, strict, np.int64(sign), thr, out)
 
 
 def count_2d(px, py, qx, qy, strict: bool, out: np.ndarray, sign: int = 1) -> None:
@@ -85,7 +89,9 @@ def count_2d(px, py, qx, qy, strict: bool, out: np.ndarray, sign: int = 1) -> No
     rank = np.empty(n_p, dtype=index_dtype(n_p))
     thr = np.empty(qx.values.size, dtype=index_dtype(n_p))
     _ranks_and_thresholds(py.order, py.values, qy.order, qy.values, strict, rank, thr)
-    _sweep(px.order, px.values, rank, qx.order, qx.values, thr, strict, np.int64(sign), out)
+    ry, tq = np.empty_like(rank), np.empty_like(thr)
+    res = np.zeros(thr.size, dtype=np.int64)
+    _sweep(px.order, px.values, rank, qx.order, qx.values, thr, strict, np.int64(sign), out, ry, tq, res)
 
 
 def add_counts(P_axes, Q_axes, out: np.ndarray) -> None:
@@ -104,8 +110,9 @@ def add_counts(P_axes, Q_axes, out: np.ndarray) -> None:
 
 # ----------------------------------------------------------------------------------------------- kernels
 @numba.njit(cache=True, nogil=True)
-def _radix_sort(keys, idx):  # pragma: no cover - compiled
-    """Sort the uint64 ``keys`` in place, carrying ``idx`` along: stable LSD radix sort, 11-bit digits."""
+def _radix_sort(keys, idx, k2, i2):  # pragma: no cover - compiled
+    """Sort the uint64 ``keys`` in place, carrying ``idx`` along: stable LSD radix sort, 11-bit digits
+    (``k2``, ``i2``: scratch of the same sizes)."""
     n = keys.size
     nb = 2048
     mask = np.uint64(nb - 1)
@@ -114,8 +121,6 @@ def _radix_sort(keys, idx):  # pragma: no cover - compiled
         k = keys[i]
         for p in range(6):
             hist[p, np.intp((k >> np.uint64(11 * p)) & mask)] += 1
-    k2 = np.empty_like(keys)
-    i2 = np.empty_like(idx)
     src_k, src_i, dst_k, dst_i = keys, idx, k2, i2
     pos = np.empty(nb, dtype=np.int64)
     for p in range(6):
@@ -147,7 +152,7 @@ def _radix_sort(keys, idx):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _sorted_shifted(u, s, sign, order, values):  # pragma: no cover - compiled
+def _sorted_shifted(u, s, sign, order, values, keys, keys2, order2):  # pragma: no cover - compiled
     """Sort ``u + s`` / ``u - s`` / ``u`` (sign > 0 / < 0 / 0): ``order`` gets the positions, ``values`` the
     sorted values (the keys map back to the same bits)."""
     n = u.size
@@ -160,11 +165,11 @@ def _sorted_shifted(u, s, sign, order, values):  # pragma: no cover - compiled
             values[i] = u[i]
         order[i] = i
     top = np.uint64(1) << np.uint64(63)
-    keys = values.view(np.uint64).copy()
+    bits = values.view(np.uint64)
     for i in range(n):  # flip: the unsigned order of the keys is the order of the floats
-        b = keys[i]
+        b = bits[i]
         keys[i] = ~b if b & top else b | top
-    _radix_sort(keys, order)
+    _radix_sort(keys, order, keys2, order2)
     for i in range(n):
         k = keys[i]
         keys[i] = k & ~top if k & top else ~k
@@ -188,8 +193,7 @@ def _thresholds(p_values, q_order, q_values, strict, thr):  # pragma: no cover -
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_1d_kernel(p_values, q_order, q_values, strict, sign, out):  # pragma: no cover - compiled
-    thr = np.empty(q_values.size, dtype=np.int64)
+def _count_1d_kernel(p_values, q_order, q_values, strict, sign, thr, out):  # pragma: no cover - compiled
     _thresholds(p_values, q_order, q_values, strict, thr)
     n_p = p_values.size
     for j in range(q_values.size):
@@ -212,18 +216,19 @@ def _popcount(x):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _sweep(px_order, px_values, rank, qx_order, qx_values, thr, strict, sign, out):  # pragma: no cover
-    """``out[q] += sign * #{points with x >= (>) x_q and y-rank >= thr[q]}`` (module notes, step 3)."""
+def _sweep(
+    px_order, px_values, rank, qx_order, qx_values, thr, strict, sign, out, ry, tq, res
+):  # pragma: no cover
+    """``out[q] += sign * #{points with x >= (>) x_q and y-rank >= thr[q]}`` (module notes, step 3).
+
+    ``ry``, ``tq``, ``res`` (zeros): scratch of the sizes of the points, queries, queries."""
     n_p = px_values.size
     n_q = qx_values.size
     # the random accesses in loops of their own (independent loads overlap), the sweep on contiguous data
-    ry = np.empty(n_p, dtype=rank.dtype)  # y-rank of the points, in x order
     for j in range(n_p):
-        ry[j] = rank[px_order[j]]
-    tq = np.empty(n_q, dtype=thr.dtype)  # thresholds of the queries, in x order
+        ry[j] = rank[px_order[j]]  # y-rank of the points, in x order
     for i in range(n_q):
-        tq[i] = thr[qx_order[i]]
-    res = np.zeros(n_q, dtype=np.int64)
+        tq[i] = thr[qx_order[i]]  # thresholds of the queries, in x order
     words = (n_p + 63) >> 6
     bits = np.zeros(words + 1, dtype=np.uint64)
     fen = np.zeros(words + 1, dtype=np.int32)  # over reversed word indices: prefix sums = suffixes
@@ -320,16 +325,29 @@ def removed_delta_correction(U, S, removed, idx, out):  # pragma: no cover - com
             out[start + j] += acc[j]
 
 
-@numba.njit(cache=True, nogil=True)
-def delta_from_counts(counts, U, S, removed, idx, cap):  # pragma: no cover - compiled
+def delta_from_counts(counts, U, S, removed, idx, cap: int) -> np.ndarray:
     """``min(counts[r] + correction(r), cap)`` as float64 for ``r`` in ``idx``, in one pass.
 
     ``counts`` holds the full counts of one distance for every candidate; the correction is that of
-    :func:`removed_delta_correction`. The values are small integers, exact in float64.
+    :func:`removed_delta_correction`. The values are small integers, exact in float64. O(q |removed| m).
     """
+    out = np.empty(idx.size)
+    _delta_from_counts(counts, U, S, removed, idx, np.int64(cap), out)
+    return out
+
+
+def scores_from_counts(ps_all, U, removed, idx) -> np.ndarray:
+    """``ps_all[r] + #{c in removed : U(c) >= U(r) in every row}`` (int64) for ``r`` in ``idx``: the
+    Pareto score among the candidates left. O(q |removed| m)."""
+    out = np.empty(idx.size, dtype=np.int64)
+    _scores_from_counts(ps_all, U, removed, idx, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _delta_from_counts(counts, U, S, removed, idx, cap, out):  # pragma: no cover - compiled
     m = U.shape[0]
     q = idx.size
-    out = np.empty(q)
     Pc, Qc = _removed_points(U, S, removed)
     lo = np.empty((m, _BLOCK))
     hi = np.empty((m, _BLOCK))
@@ -342,18 +360,13 @@ def delta_from_counts(counts, U, S, removed, idx, cap):  # pragma: no cover - co
         for j in range(size):
             v = np.int64(counts[idx[start + j]]) + acc[j]
             out[start + j] = np.float64(min(v, cap))
-    return out
 
 
 @numba.njit(cache=True, nogil=True)
-def scores_from_counts(ps_all, U, removed, idx):  # pragma: no cover - compiled
-    """``ps_all[r] + #{c in removed : U(c) >= U(r) in every row}`` (int64) for ``r`` in ``idx``: the
-    Pareto score among the candidates left, in one pass (blocks of 1,024 queries)."""
-    out = np.empty(idx.size, dtype=np.int64)
+def _scores_from_counts(ps_all, U, removed, idx, out):  # pragma: no cover - compiled
     for j in range(idx.size):
         out[j] = ps_all[idx[j]]
     removed_dominating(U, removed, idx, out)
-    return out
 
 
 @numba.njit(cache=True, nogil=True)
