@@ -146,9 +146,10 @@ def _radix_sort(keys, idx, k2, i2):  # pragma: no cover - compiled
             dst_i[j] = src_i[i]
         src_k, dst_k = dst_k, src_k
         src_i, dst_i = dst_i, src_i
-    if src_k is not keys:
-        keys[:] = src_k
-        idx[:] = src_i
+    if src_k is not keys:  # (element loops: a slice assignment takes seconds to compile)
+        for i in range(n):
+            keys[i] = src_k[i]
+            idx[i] = src_i[i]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -172,8 +173,7 @@ def _sorted_shifted(u, s, sign, order, values, keys, keys2, order2):  # pragma: 
     _radix_sort(keys, order, keys2, order2)
     for i in range(n):
         k = keys[i]
-        keys[i] = k & ~top if k & top else ~k
-    values[:] = keys.view(np.float64)
+        bits[i] = k & ~top if k & top else ~k  # the sorted values, written through their bits
 
 
 @numba.njit(cache=True, nogil=True)
