@@ -191,6 +191,30 @@ def test_delta_ps_admissible_on_all_databases(names, kind):
     assert violations == []
 
 
+def force_counting_path(mp, path: str) -> None:
+    """ "few": the fused O(n q m) kernel; "sort": two dominance counts by the sort-based methods;
+    "sweep": every candidate at once with the sorts shared (m <= 2)."""
+    state = importlib.import_module("dpmo.pareto.state")
+    dominance = importlib.import_module("dpmo.pareto.dominance")
+    few = path == "few"
+    mp.setattr(state, "_FEW_QUERIES_PER_LOG", 1e9 if few else 0)
+    mp.setattr(dominance, "_BRUTE_PAIRS", 1 << 22 if few else 0)
+    mp.setattr(dominance, "_BRUTE_QUERIES_PER_LOG", 4 if few else 0)
+    mp.setattr(state, "_SWEEP_MIN_PAIRS", -1 if path == "sweep" else 1 << 62)
+
+
+@pytest.mark.parametrize("path", ["few", "sort", "sweep"])
+@pytest.mark.parametrize("kind", ["closed", "exact"])
+def test_delta_ps_admissible_on_all_databases_on_every_counting_path(monkeypatch, path, kind):
+    # the counting paths of delta^PS (chosen by sizes in normal use) forced one by one on the audited
+    # databases: both admissibility conditions hold on each (m = 2; "count" has a constant local function,
+    # so the sweep path reuses the order of its utility)
+    force_counting_path(monkeypatch, path)
+    names = ("count", "rate")
+    delta = pareto_delta(names, kind)
+    assert check_admissibility(CHECK, neighbours, pareto_utility(names), delta, T_MAX) == []
+
+
 def log_probs(scores_and_sensitivity, eps, mechanism):
     scores, sensitivity = scores_and_sensitivity
     return dpmo.probabilities(scores, eps, sensitivity, mechanism=mechanism, log=True)
