@@ -74,14 +74,18 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     ``S_t = S_{t-1} + delta(t)``, whatever the form of the calls, so every path gives the same floats and
     the same integer counts. Calling ``t = 0, 1, 2, ...`` in order (as the dampening loop does) costs, per
     distance, one evaluation of every objective's local function on all ``n`` candidates (one call per
-    chunk of distances for vectorised functions) plus two dominance counts of the ``q`` queried candidates
-    against all ``n``: O((n + q) log n) for m <= 2, O((n + q) log^(m-1) (n + q)) for m >= 3, or one fused
-    O(n q m) pass when q is small. For a block of ``B`` distances on a small problem (at most 128
+    chunk of distances for vectorised functions) plus the two counts. For m <= 2 and at least n / 16
+    queried candidates both are made for every candidate at once from four radix-sorted lists shared by
+    the two counts (two when an objective's running sums are the same for every candidate: the order of
+    its utility is reused) and two sweeps: O(n) sorts and O(n log(n / 64)) sweeps, no comparison sort
+    (:mod:`dpmo.pareto.sweep`). Otherwise two dominance counts of the ``q`` queries against all ``n``:
+    O((n + q) log n) for m <= 2, O((n + q) log^(m-1) (n + q)) for m >= 3, or one fused O(n q m) pass when
+    q is small. For a block of ``B`` distances on a small problem (at most 128
     candidates and ``q n m <= 4096``) the counts are a vectorised brute force over (distances, queries,
     candidates), O(B q n m) time, done in chunks of at most 2^16 cells (bounded memory); larger problems
     run the single-distance counts for each distance of the block. A call with a smaller ``t`` than the
     last one starts the sums again from 0. The counts of at most 8 single-distance steps that queried at
-    least n / 16 candidates are kept (n integers each), so evaluating such a step again costs O(q).
+    least n / 16 candidates are kept (n int32 each), so evaluating such a step again costs O(q).
 
     Examples
     --------
@@ -172,14 +176,16 @@ def priv_pareto(
 
     Cost: the first round is :func:`pareto_score` plus, for ``"local"``, the dampening loop with
     :func:`pareto_sensitivity` (see there) and :func:`dpmo.select`. The later rounds reuse the counts made
-    against all candidates and correct them for the ones already chosen (O(k q m) per step instead of a new
-    sort), which gives exactly the scores of a fresh computation on the remaining candidates. When at most
-    8,192 candidates remain and the objectives' functions are vectorised, the dampening loop evaluates
-    ``delta^PS`` for blocks of distances (a few calls instead of thousands when the deltas are tiny, as for
-    the rates of DP-MOET); with more candidates every distance costs a pass over all of them, and the
-    loop asks one distance at a time so as not to compute distances it does not need. The choice depends
-    on sizes only, and the scores agree to rounding (the dampening's own running sums are added in a
-    different order).
+    against all candidates and correct them for the ones already chosen, in one compiled pass with the
+    gather of the kept counts (O(q k m) per step, no sort), which gives exactly the scores of a fresh
+    computation on the remaining candidates; a round then costs O(n k m) plus the dampening and the
+    selection, O(n) each (measured: 0.8 s of CPU per round at 10^7 candidates, ``docs/pareto.md``).
+    When at most 8,192 candidates remain and the objectives' functions are vectorised, the dampening loop
+    evaluates ``delta^PS`` for blocks of distances (a few calls instead of thousands when the deltas are
+    tiny, as for the rates of DP-MOET); with more candidates every distance costs a pass over all of
+    them, and the loop asks one distance at a time so as not to compute distances it does not need. The
+    choice depends on sizes only, and the scores agree to rounding (the dampening's own running sums are
+    added in a different order).
 
     Examples
     --------

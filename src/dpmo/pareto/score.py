@@ -54,8 +54,9 @@ def pareto_score(U) -> np.ndarray:
 
     Notes
     -----
-    Time O(n log n) for m <= 2 (sort, then a Fenwick sweep for m = 2), O(n log^(m-1) n) for m >= 3
-    (Bentley's divide and conquer), and a direct O(n^2 m) count when n is small; memory O(n m).
+    Time O(n) for m = 1 and O(n log(n / 64)) for m = 2 (radix sorts, then a sweep over a bitmap of ranks
+    with a Fenwick tree over its words: :mod:`dpmo.pareto.sweep`), O(n log^(m-1) n) for m >= 3 (Bentley's
+    divide and conquer), and a direct O(n^2 m) count when n is small; memory O(n m).
     See :mod:`dpmo.pareto.dominance`.
 
     Examples
