@@ -201,8 +201,8 @@ def test_ledger_sums_to_epsilon(cls, max_depth, n_features, levels):
     ledger = clf.budget_.ledger
     assert all(isinstance(r.what, str) and r.epsilon > 0 for r in ledger)
     assert len(ledger) == 2 * (levels - 1) + 1  # per depth: count + choice-or-leaf; last depth: leaves
-    assert sum(r.epsilon for r in ledger) == Fraction(0.7)  # exact
-    level_share = Fraction(0.7) / levels
+    assert sum(r.epsilon for r in ledger) == Fraction("0.7")  # exact
+    level_share = Fraction("0.7") / levels
     for r in ledger[:-1]:
         assert r.epsilon == level_share / 2
     assert ledger[-1].epsilon == level_share

@@ -68,7 +68,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_int
-from ..budget import fit_budget
+from ..budget import fit_budget, float_at_most
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
 from ._inputs import (
@@ -207,10 +207,11 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
 
         levels = min(max_depth, d) + 1
-        level_share = own.epsilon_exact / levels  # exact; the floats are eps / levels and half of it
+        level_share = own.epsilon_exact / levels  # exact, as recorded below
         half_share = level_share / 2
-        eps_level = float(level_share)
-        eps_half = float(half_share)
+        # the float mechanisms run at the largest floats not above the recorded shares
+        eps_level = float_at_most(level_share)
+        eps_half = float_at_most(half_share)
         how = "local dampening" if self._local else f"{self.mechanism} mechanism"
 
         offsets = np.concatenate([[0], np.cumsum(size)])
