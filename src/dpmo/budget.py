@@ -166,7 +166,7 @@ def float_at_most(value: Fraction) -> float:
 
 
 def _decimal_float_at_most(value: Fraction) -> float:
-    """The largest float whose decimal (``repr``) is not above ``value``: spending it never exceeds ``value``."""
+    """The largest float whose decimal (``repr``) is not above ``value``: spending it always fits."""
     f = value.numerator / value.denominator  # the nearest float; no float above it qualifies
     while f > 0 and Fraction(repr(f)) > value:  # at most two steps down
         f = math.nextafter(f, -math.inf)
