@@ -30,13 +30,28 @@ Rules that make ``D`` defined and computable for every input (all checked by the
   is non-decreasing in ``t``: when ``delta(t')`` equals the last delta seen at a later distance ``t'``, every
   segment in between has that same width, so the breakpoints are known without stepping (a candidate whose
   ``|u|`` falls in that range gets ``D = t + (|u| - b_t) / width``; when every remaining candidate is in such
-  a run, the loop jumps to ``t' + 1``). The first probe comes after 3 evaluations of the function (a block
-  of steps counts once), so that the candidates of real data, mostly bracketed within a few steps or
-  blocks, never pay for one; probes look at most ``max(16, 2t)`` further. A function marked ``stepwise``
-  (:class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as the running sums of
-  PrivPareto's ``delta^PS``) is probed only from ``t = 16`` on and after 6 evaluations, so that a failed
-  probe costs it at most about twice the steps already done. The path depends on the function's values
-  only through where it is constant, and the result is the same dampened score up to rounding.
+  a run, the loop jumps to ``t' + 1``). The first probe comes at distance ``t = 16`` and after 3
+  evaluations of the function (a block of steps counts once; 6 for a function marked ``stepwise``,
+  :class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as the running sums of
+  PrivPareto's ``delta^PS``, so that a failed probe costs it at most about twice the steps already done);
+  probes look at most ``max(16, 2t)`` further. The path depends on the function's values only through
+  where it is constant, and the result is the same dampened score up to rounding.
+* **Decreasing functions are refused where they are evaluated.** Every value the loop evaluates is
+  compared with the candidate's previous one, and a decrease raises ``ValueError``. Below ``t = 16`` the
+  loop evaluates every distance, so any decrease there (below the candidate's level) is refused. A
+  skipped run is taken as constant from its two equal ends, which is exact for every admissible function
+  (non-decreasing); a non-admissible function that dips and comes back inside a skipped run beyond
+  ``t = 16`` is not seen, and no finite number of evaluations could see every such dip without evaluating
+  every distance (the loop the runs exist to avoid: up to ``max_steps`` per candidate). Functions with
+  closed-form breakpoints (``cumulative``) are checked at ``0``, ``max_steps - 1`` and each candidate's
+  bracket. Admissibility itself is the caller's promise: the shipped functions are checked against
+  brute-force local sensitivities by the tests. A refusal can depend on the data (which distances are
+  evaluated depends on the candidates' levels), but it happens only for a non-admissible function, for
+  which no guarantee holds anyway (the dampened scores' sensitivity can exceed 1): it reports a
+  programming error in public code, never a property of admissible inputs.
+* **No overflow.** A dampened score beyond the float range (a huge utility over a tiny delta or
+  ``Delta u``) saturates at the largest float of its sign. Clipping is 1-Lipschitz, so the sensitivity 1
+  of ``D`` holds; no overflow warning or error depends on the data.
 * Each step works only on the candidates not yet bracketed; local functions marked
   ``vectorized_t`` (see :class:`dpmo.LocalSensitivity`) are evaluated for blocks of steps at once.
 """
@@ -68,8 +83,8 @@ DEFAULT_FLOOR = 1e-9
 _MAX_BLOCK = 4096
 _MAX_BLOCK_CELLS = 2**16
 _FIRST_BLOCK_CELLS = 2**9
-#: The shortest probe for a run of constant deltas, and the steps before the first probe of a stepwise
-#: function (module notes).
+#: The shortest probe for a run of constant deltas, and the distance before which the loop never probes:
+#: it evaluates the local function at every distance below it, so a decrease there is refused (module notes).
 _FIRST_PROBE = 16
 #: Evaluations of the local function (steps or blocks of steps) before the first probe, for a plain and
 #: for a stepwise function (module notes; measured with benchmarks/bench_core.py and bench_pareto.py).
@@ -139,7 +154,6 @@ def dampen(
     True
     """
     u = check_scores(values, "values")
-    n = u.size
     G = None if global_sensitivity is None else check_sensitivity(global_sensitivity, "global_sensitivity")
     if min_sensitivity is None:
         floor = DEFAULT_FLOOR * (G if G is not None else 1.0)
@@ -148,13 +162,21 @@ def dampen(
         if G is not None and floor > G:
             raise ValueError(f"min_sensitivity ({floor}) must not exceed global_sensitivity ({G})")
     max_steps = check_int(max_steps, "max_steps")
-    if local is None:
-        if G is None:
-            raise ValueError("global_sensitivity is required when local is None")
-        return u / G
-    if not callable(local):
+    if local is None and G is None:
+        raise ValueError("global_sensitivity is required when local is None")
+    if local is not None and not callable(local):
         raise TypeError("local must be callable as local(t), a dpmo.LocalSensitivity, or None")
+    # D beyond the float range saturates at the largest float of its sign (module notes): clipping is
+    # 1-Lipschitz, so the sensitivity 1 of D holds, and no overflow warning tells anything about the data
+    with np.errstate(over="ignore"):
+        D = u / G if local is None else _dampened(u, local, G, floor, max_steps, name)
+    return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT)
 
+
+def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) -> np.ndarray:
+    """The dampened scores of :func:`dpmo.dampen` (arguments checked), possibly +-inf where beyond the
+    float range."""
+    n = u.size
     a = np.abs(u)
     vectorized = bool(getattr(local, "vectorized_t", False)) and getattr(local, "supports_index", False)
     if vectorized and getattr(local, "cumulative", None) is not None and n:
@@ -167,9 +189,9 @@ def dampen(
     # first block: about 512 cells (cheap even when one step would do), then doubling;
     # depends on n only, never on the values
     block = max(1, _FIRST_BLOCK_CELLS // n)
-    # a stepwise function pays for the distances up to a probe: probe it only from t = 16 on
+    # every distance below _FIRST_PROBE is evaluated (no run skipped): a decrease there is refused
     stepwise = bool(getattr(local, "stepwise", False))
-    probe_at = _FIRST_PROBE if stepwise else 1
+    probe_at = _FIRST_PROBE
     min_calls = _STEPWISE_PROBE_AFTER_CALLS if stepwise else _PROBE_AFTER_CALLS
     calls = 0  # evaluations of the local function by the loop (a block counts once)
 
@@ -254,6 +276,8 @@ def dampen(
             active = active[keep]
     return np.sign(u) * D
 
+
+_MAX_FLOAT = float(np.finfo(np.float64).max)
 
 #: Largest width of the rising floor (keeps every breakpoint finite).
 _MAX_WIDTH = 2.0**1020
