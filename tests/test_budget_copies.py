@@ -138,7 +138,7 @@ def test_concurrent_spends_never_overspend():
         for _ in range(40):
             target = parts[i % 2] if i < 4 else b
             try:
-                target.spend(0.01, f"thread {i}")
+                target.spend(Fraction(1, 100), f"thread {i}")
                 ok = True
             except BudgetExceededError:
                 ok = False
