@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -291,7 +292,8 @@ def test_bad_data_is_refused(cls):
         clf.fit(X, data.y)
     X = data.X.copy()
     X[0, 2] = 1.5  # numeric columns are scaled to [0, 1]: clipped to the public range
-    with pytest.warns(UserWarning, match=r"\[0, 1\]"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # clipped silently: a warning would depend on the records
         clf.fit(X, data.y)
     X[0, 2] = np.nan
     with pytest.raises(ValueError, match="NaN"):

@@ -397,7 +397,8 @@ _PARAMS_DOC = """
         themselves, numbers in their units, scaled with the public bounds); with an array they hold the
         encoded form of :mod:`dpmo.datasets` (category codes ``0 .. K-1``, numeric values scaled to
         ``[0, 1]``). None: every column is numeric with the public range ``[0, 1]``. Numeric values
-        outside the public range are clipped to it (with a warning).
+        outside the public range are clipped to it (silently by ``fit``, whose warnings never depend on
+        the records; ``predict`` warns).
     n_bins : int, default 5
         Bins of a numeric column over its public range ``[0, 1]``.
     max_records : int or None, default 100000
