@@ -13,11 +13,11 @@ spends of ``0.1`` fit in ``Budget(1.0)`` and ``0.1 + 0.2`` in ``Budget(0.3)``, a
 Fraction is taken as it is. ``k`` equal shares of ``epsilon`` add up to ``epsilon`` exactly, so a budget is
 never over- or under-spent by rounding.
 
-The float a mechanism runs at is :func:`float_at_most` of the recorded share: the largest float not above
-it (``0.1`` recorded as 1/10 runs at ``0.09999999999999999``, one unit in the last place below the float
-``0.1``, which is a little more than 1/10). No mechanism ever runs at an epsilon larger than the one
-recorded; the exact samplers (:mod:`dpmo.mechanisms.exact`) take the recorded Fraction itself. The proof
-is in ``docs/privacy-accounting.md`` ("Decimal budgets").
+The float a mechanism runs at is :func:`dpmo.epsilons.float_at_most` of the recorded share: the largest
+float not above it (``0.1`` recorded as 1/10 runs at ``0.09999999999999999``, one unit in the last place
+below the float ``0.1``, which is a little more than 1/10). No mechanism ever runs at an epsilon larger
+than the one recorded; the exact samplers (:mod:`dpmo.mechanisms.exact`) take the recorded Fraction itself.
+The proof is in ``docs/privacy-accounting.md`` ("Decimal budgets").
 
 Copies
 ------
@@ -47,7 +47,6 @@ the caller as *one* spend whose ``what`` says so.
 
 from __future__ import annotations
 
-import math
 import numbers
 import threading
 from fractions import Fraction
@@ -55,22 +54,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = [
-    "Budget",
-    "BudgetExceededError",
-    "Spend",
-    "exact_epsilon",
-    "exact_text",
-    "fit_budget",
-    "float_at_most",
-    "resolve_budget",
-]
+from .epsilons import decimal_float_at_most, exact_epsilon, exact_text, float_at_most
+
+__all__ = ["Budget", "BudgetExceededError", "Spend", "fit_budget", "resolve_budget"]
 
 #: Where the accounting rules are explained (named in the refusal messages).
 DOCS = "docs/privacy-accounting.md"
-
-_MAX_FLOAT = Fraction(np.finfo(np.float64).max)
-_MIN_FLOAT = Fraction(np.nextafter(0.0, 1.0))  # the smallest positive float, 5e-324
 
 
 class BudgetExceededError(ValueError):
@@ -112,96 +101,6 @@ class Spend(NamedTuple):
     candidates: int | None
 
 
-def exact_epsilon(value, name: str = "epsilon", *, allow_zero: bool = False) -> Fraction:
-    """``value`` as the exact Fraction a budget records, checked positive and finite.
-
-    A float (or numpy float) is read as the decimal number it prints as (its shortest ``repr``, the
-    number the user wrote): ``0.1`` gives ``Fraction(1, 10)``. An int or a Fraction is taken as it is.
-    The value must lie between the smallest positive float (5e-324) and the largest (1.8e308), so that a
-    mechanism can run at it (:func:`float_at_most`). O(1) (parsing a float's ``repr``).
-
-    Examples
-    --------
-    >>> from dpmo.budget import exact_epsilon
-    >>> exact_epsilon(0.1), exact_epsilon(0.3), exact_epsilon(2)
-    (Fraction(1, 10), Fraction(3, 10), Fraction(2, 1))
-    """
-    kind = type(value)
-    if kind is float or isinstance(value, np.floating):
-        f = float(value)
-        if f > 0 and f != math.inf:
-            return Fraction(repr(f))
-        if allow_zero and f == 0:
-            return Fraction(0)
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if isinstance(value, (numbers.Rational, np.integer)):
-        frac = Fraction(int(value)) if isinstance(value, np.integer) else Fraction(value)
-    else:  # another real type: through its float, as a float
-        return exact_epsilon(float(value), name, allow_zero=allow_zero)
-    if frac == 0 and allow_zero:
-        return frac
-    if not _MIN_FLOAT <= frac <= _MAX_FLOAT:
-        raise ValueError(
-            f"{name} must be a positive finite number between 5e-324 and 1.8e308, got {exact_text(frac)}"
-        )
-    return frac
-
-
-def float_at_most(value: Fraction) -> float:
-    """The largest float not above the exact ``value`` (>= 0): the epsilon a float mechanism runs at.
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> from dpmo.budget import float_at_most
-    >>> float_at_most(Fraction(1, 10)), float_at_most(Fraction(1, 4)), float_at_most(Fraction(3, 10))
-    (0.09999999999999999, 0.25, 0.3)
-    """
-    f = value.numerator / value.denominator  # correctly rounded (int true division)
-    if Fraction(f) > value:
-        f = math.nextafter(f, -math.inf)
-    return f
-
-
-def _decimal_float_at_most(value: Fraction) -> float:
-    """The largest float whose decimal (``repr``) is not above ``value``: spending it always fits."""
-    f = value.numerator / value.denominator  # the nearest float; no float above it qualifies
-    while f > 0 and Fraction(repr(f)) > value:  # at most two steps down
-        f = math.nextafter(f, -math.inf)
-    return f
-
-
-def exact_text(value: Fraction) -> str:
-    """``value`` written exactly: a finite decimal when it has one (``0.05``), else ``p/q`` (``1/3``).
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> from dpmo.budget import exact_text
-    >>> exact_text(Fraction(1, 20)), exact_text(Fraction(1, 3)), exact_text(Fraction(3))
-    ('0.05', '1/3', '3')
-    """
-    q = value.denominator
-    twos = fives = 0
-    while q % 2 == 0:
-        q //= 2
-        twos += 1
-    while q % 5 == 0:
-        q //= 5
-        fives += 1
-    if q != 1:
-        return f"{value.numerator}/{value.denominator}"
-    digits = max(twos, fives)
-    if digits == 0:
-        return str(value.numerator)
-    scaled = value.numerator * 10**digits // value.denominator  # exact
-    sign = "-" if scaled < 0 else ""
-    text = str(abs(scaled)).rjust(digits + 1, "0")
-    return f"{sign}{text[:-digits]}.{text[-digits:]}"
-
-
 def _restore(total: Fraction, spent: Fraction, records: list) -> Budget:
     """Unpickle a budget with nothing left (see :meth:`Budget.__reduce_ex__`): a detached record."""
     b = Budget.__new__(Budget)
@@ -217,7 +116,7 @@ class Budget:
     ----------
     epsilon : float, int or fractions.Fraction
         Total budget, > 0 and finite. Kept exactly: a float as the decimal it prints as (``0.3`` is 3/10,
-        :func:`exact_epsilon`).
+        :func:`dpmo.epsilons.exact_epsilon`).
 
     Attributes
     ----------
@@ -268,7 +167,7 @@ class Budget:
     True
 
     Floats count as the decimals they print as: ten spends of ``0.1`` fit in ``Budget(1.0)``, and each
-    mechanism runs at the largest float not above the 1/10 recorded (:func:`float_at_most`).
+    mechanism runs at the largest float not above the 1/10 recorded (:func:`dpmo.epsilons.float_at_most`).
 
     >>> tenths = Budget(1.0)
     >>> [tenths.spend(0.1, "a tenth") for _ in range(10)][-1]
@@ -311,7 +210,7 @@ class Budget:
 
     @property
     def remaining(self) -> float:
-        return _decimal_float_at_most(self._total - self._committed)
+        return decimal_float_at_most(self._total - self._committed)
 
     @property
     def remaining_exact(self) -> Fraction:
@@ -420,8 +319,9 @@ class Budget:
         Returns
         -------
         float
-            The epsilon the mechanism is to run at: :func:`float_at_most` of the recorded ``epsilon``
-            (never above it; for ``0.25`` it is ``0.25``, for ``0.1`` the float just below ``0.1``).
+            The epsilon the mechanism is to run at: :func:`dpmo.epsilons.float_at_most` of the recorded
+            ``epsilon`` (never above it; for ``0.25`` it is ``0.25``, for ``0.1`` the float just below
+            ``0.1``).
 
         Raises
         ------
@@ -455,8 +355,8 @@ class Budget:
 
         ``epsilon`` is checked to fit as a whole first; round ``i`` (from 0) is recorded with
         ``candidates - i`` candidates when ``candidates`` is given. Returns the float each round runs at,
-        :func:`float_at_most` of the exact share ``epsilon / k``. Used by callers that sample the ``k``
-        rounds at once (the Gumbel top-k trick): all ``k`` records are made before the sampling.
+        :func:`dpmo.epsilons.float_at_most` of the exact share ``epsilon / k``. Used by callers that sample
+        the ``k`` rounds at once (the Gumbel top-k trick): all ``k`` records are made before the sampling.
         """
         k = int(k)
         if k < 1:

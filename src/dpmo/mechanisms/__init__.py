@@ -19,7 +19,8 @@ from .._validation import (
     check_scores,
     check_sensitivity,
 )
-from ..budget import exact_epsilon, float_at_most, resolve_budget
+from ..budget import resolve_budget
+from ..epsilons import exact_epsilon, float_at_most
 from .exact import sample_exact
 from .exponential import log_probabilities_exponential, sample_exponential
 from .noisy_max import sample_noisy_max
@@ -54,7 +55,7 @@ def select(
         Total privacy budget of the call, > 0. None (only with ``budget``): all that remains of ``budget``.
         Counted as :class:`dpmo.Budget` counts it (a float as the decimal it prints as, a Fraction as it
         is); each round's float sampler runs at the largest float not above the exact share
-        ``epsilon / k`` (:func:`dpmo.budget.float_at_most`), the exact sampler at that share itself.
+        ``epsilon / k`` (:func:`dpmo.epsilons.float_at_most`), the exact sampler at that share itself.
     sensitivity : float
         Global sensitivity ``Delta u`` of the scores, > 0.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}

@@ -68,7 +68,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_int
-from ..budget import fit_budget, float_at_most
+from ..budget import fit_budget
+from ..epsilons import float_at_most
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
 from ._inputs import (
