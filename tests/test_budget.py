@@ -232,6 +232,29 @@ def test_second_call_on_shared_budget_raises_before_computing(name):
     assert len(b.ledger) == n
 
 
+@pytest.mark.parametrize("name", CALL_NAMES)
+@pytest.mark.parametrize("epsilon", [0.1, 0.7, 0.3])
+def test_every_float_mechanism_runs_at_most_at_its_recorded_epsilon(monkeypatch, name, epsilon):
+    """Issue 23 point 2: with the decimal records, no float sampler ever runs above the recorded share."""
+    import dpmo.mechanisms as mech
+
+    ran: list[float] = []
+    for sampler in ("sample_exponential", "sample_noisy_max"):
+        real = getattr(mech, sampler)
+
+        def spy(scores, eps, *args, _real=real):
+            ran.append(eps)
+            return _real(scores, eps, *args)
+
+        monkeypatch.setattr(mech, sampler, spy)
+    b = Budget(1.0)
+    dict(_calls())[name](epsilon, b, 0)
+    shares = [r.epsilon for r in b.ledger]
+    assert ran and sum(shares) == Fraction(repr(epsilon))
+    assert all(Fraction(e) <= max(shares) for e in ran)
+    assert all(any(Fraction(e) <= s < Fraction(np.nextafter(e, np.inf)) for s in shares) for e in ran)
+
+
 def test_select_records_one_spend_per_round():
     b = Budget(1.0)
     dpmo.select(np.arange(10.0), 0.9, 2.0, k=3, mechanism="permute_and_flip", rng=0, budget=b)

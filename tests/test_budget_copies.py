@@ -85,6 +85,11 @@ def test_a_fitted_estimator_pickles_with_its_spent_budget():
     X, _ = _table()
     np.testing.assert_array_equal(again.predict(X), est.predict(X))
     assert shared.spent_exact == 1 and shared.remaining_exact == 1
+    # scikit-learn's clone copies constructor parameters only: the budget is a fit parameter
+    from sklearn.base import clone
+
+    assert not any(isinstance(v, Budget) for v in est.get_params().values())
+    assert not hasattr(clone(est), "budget_")
 
 
 def test_joblib_processes_refuse_the_budget_instead_of_copying_it():
