@@ -87,7 +87,8 @@ class Spend(NamedTuple):
     mechanism : str or None
         The mechanism called (``"exponential"``, ``"permute_and_flip"``, ``"laplace"``, ``"gumbel"``, ...).
     epsilon : fractions.Fraction
-        The epsilon spent, exact.
+        The epsilon spent, exact (a float given as the decimal it prints as); the mechanism ran at most
+        at it.
     sensitivity : float or None
         The sensitivity the mechanism was calibrated with (1 for dampened scores).
     candidates : int or None

@@ -17,7 +17,6 @@ import numpy as np
 __all__ = ["exact_epsilon", "float_at_most", "decimal_float_at_most", "exact_text"]
 
 _MAX_FLOAT = Fraction(np.finfo(np.float64).max)
-_MIN_FLOAT = Fraction(np.nextafter(0.0, 1.0))  # the smallest positive float, 5e-324
 
 
 def exact_epsilon(value, name: str = "epsilon", *, allow_zero: bool = False) -> Fraction:
@@ -25,8 +24,9 @@ def exact_epsilon(value, name: str = "epsilon", *, allow_zero: bool = False) -> 
 
     A float (or numpy float) is read as the decimal number it prints as (its shortest ``repr``, the
     number the user wrote): ``0.1`` gives ``Fraction(1, 10)``. An int or a Fraction is taken as it is.
-    The value must lie between the smallest positive float (5e-324) and the largest (1.8e308), so that a
-    mechanism can run at it (:func:`float_at_most`). O(1) (parsing a float's ``repr``).
+    The value must be positive and at most the largest float (1.8e308), so that a mechanism can run at
+    :func:`float_at_most` of it (a share below the smallest float runs the float samplers at 0, and the
+    exact samplers at the share itself). O(1) (parsing a float's ``repr``).
 
     Examples
     --------
@@ -35,6 +35,8 @@ def exact_epsilon(value, name: str = "epsilon", *, allow_zero: bool = False) -> 
     (Fraction(1, 10), Fraction(3, 10), Fraction(2, 1))
     """
     kind = type(value)
+    if kind is Fraction and 0 < value <= _MAX_FLOAT:  # the common case (internal shares), fast
+        return value
     if kind is float or isinstance(value, np.floating):
         f = float(value)
         if f > 0 and f != math.inf:
@@ -50,10 +52,8 @@ def exact_epsilon(value, name: str = "epsilon", *, allow_zero: bool = False) -> 
         return exact_epsilon(float(value), name, allow_zero=allow_zero)
     if frac == 0 and allow_zero:
         return frac
-    if not _MIN_FLOAT <= frac <= _MAX_FLOAT:
-        raise ValueError(
-            f"{name} must be a positive finite number between 5e-324 and 1.8e308, got {exact_text(frac)}"
-        )
+    if not 0 < frac <= _MAX_FLOAT:
+        raise ValueError(f"{name} must be a positive finite number at most 1.8e308, got {exact_text(frac)}")
     return frac
 
 
