@@ -30,28 +30,15 @@ Rules that make ``D`` defined and computable for every input (all checked by the
   is non-decreasing in ``t``: when ``delta(t')`` equals the last delta seen at a later distance ``t'``, every
   segment in between has that same width, so the breakpoints are known without stepping (a candidate whose
   ``|u|`` falls in that range gets ``D = t + (|u| - b_t) / width``; when every remaining candidate is in such
-  a run, the loop jumps to ``t' + 1``). The first probe comes at distance ``t = 16`` and after 3
-  evaluations of the function (a block of steps counts once; 6 for a function marked ``stepwise``,
-  :class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as the running sums of
-  PrivPareto's ``delta^PS``, so that a failed probe costs it at most about twice the steps already done);
-  probes look at most ``max(16, 2t)`` further. The path depends on the function's values only through
-  where it is constant, and the result is the same dampened score up to rounding.
-* **Decreasing functions are refused where they are evaluated.** Every value the loop evaluates is
-  compared with the candidate's previous one, and a decrease raises ``ValueError``. Below ``t = 16`` the
-  loop evaluates every distance, so any decrease there (below the candidate's level) is refused. A
-  skipped run is taken as constant from its two equal ends, which is exact for every admissible function
-  (non-decreasing); a non-admissible function that dips and comes back inside a skipped run beyond
-  ``t = 16`` is not seen, and no finite number of evaluations could see every such dip without evaluating
-  every distance (the loop the runs exist to avoid: up to ``max_steps`` per candidate). Functions with
-  closed-form breakpoints (``cumulative``) are checked at ``0``, ``max_steps - 1`` and each candidate's
-  bracket. Admissibility itself is the caller's promise: the shipped functions are checked against
-  brute-force local sensitivities by the tests. A refusal can depend on the data (which distances are
-  evaluated depends on the candidates' levels), but it happens only for a non-admissible function, for
-  which no guarantee holds anyway (the dampened scores' sensitivity can exceed 1): it reports a
-  programming error in public code, never a property of admissible inputs.
-* **No overflow.** A dampened score beyond the float range (a huge utility over a tiny delta or
-  ``Delta u``) saturates at the largest float of its sign. Clipping is 1-Lipschitz, so the sensitivity 1
-  of ``D`` holds; no overflow warning or error depends on the data.
+  a run, the loop jumps to ``t' + 1``). The first probe comes after 3 evaluations of the function (a block
+  counts once), and first evaluates (without stepping) every distance below 16. A function marked
+  ``stepwise`` (:class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as
+  PrivPareto's running sums ``delta^PS``) is probed only from ``t = 16`` and after 6 evaluations. Probes
+  look at most ``max(16, 2t)`` further. The result is the same dampened score up to rounding.
+* **Decreasing functions are refused where they are evaluated**: every distance below 16, and the probes.
+  A skipped run is exact for every admissible function, blind to a dip of a non-admissible one inside it;
+  only a non-admissible function is ever refused (``docs/core.md``, dampening rule 5).
+* **No overflow**: a score beyond the float range saturates at the largest float of its sign (1-Lipschitz).
 * Each step works only on the candidates not yet bracketed; local functions marked
   ``vectorized_t`` (see :class:`dpmo.LocalSensitivity`) are evaluated for blocks of steps at once.
 """
@@ -83,8 +70,7 @@ DEFAULT_FLOOR = 1e-9
 _MAX_BLOCK = 4096
 _MAX_BLOCK_CELLS = 2**16
 _FIRST_BLOCK_CELLS = 2**9
-#: The shortest probe for a run of constant deltas, and the distance before which the loop never probes:
-#: it evaluates the local function at every distance below it, so a decrease there is refused (module notes).
+#: The shortest probe, and the distance below which every delta is evaluated before a probe (module notes).
 _FIRST_PROBE = 16
 #: Evaluations of the local function (steps or blocks of steps) before the first probe, for a plain and
 #: for a stepwise function (module notes; measured with benchmarks/bench_core.py and bench_pareto.py).
@@ -166,9 +152,7 @@ def dampen(
         raise ValueError("global_sensitivity is required when local is None")
     if local is not None and not callable(local):
         raise TypeError("local must be callable as local(t), a dpmo.LocalSensitivity, or None")
-    # D beyond the float range saturates at the largest float of its sign (module notes): clipping is
-    # 1-Lipschitz, so the sensitivity 1 of D holds, and no overflow warning tells anything about the data
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # saturates instead (module notes): no warning depends on the data
         D = u / G if local is None else _dampened(u, local, G, floor, max_steps, name)
     return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT)
 
@@ -189,9 +173,9 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
     # first block: about 512 cells (cheap even when one step would do), then doubling;
     # depends on n only, never on the values
     block = max(1, _FIRST_BLOCK_CELLS // n)
-    # every distance below _FIRST_PROBE is evaluated (no run skipped): a decrease there is refused
+    # a stepwise function pays for the distances up to a probe: probe it only from t = 16 on
     stepwise = bool(getattr(local, "stepwise", False))
-    probe_at = _FIRST_PROBE
+    probe_at = _FIRST_PROBE if stepwise else 1
     min_calls = _STEPWISE_PROBE_AFTER_CALLS if stepwise else _PROBE_AFTER_CALLS
     calls = 0  # evaluations of the local function by the loop (a block counts once)
 
@@ -244,6 +228,11 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
         block *= 2
         calls += 1
         if active.size and t >= probe_at and calls >= min_calls and t < max_steps:
+            last_seen = prev
+            if t < _FIRST_PROBE:  # every distance below 16 is evaluated first: a decrease there is refused
+                last_seen = _check_up_to(
+                    local, vectorized, delta_at, active, t, min(_FIRST_PROBE, max_steps), G, prev, name
+                )
             # closed form over a run of constant deltas (module notes)
             w = np.maximum(prev, floor)
             with np.errstate(over="ignore"):  # inf: more segments than any probe looks at
@@ -253,7 +242,7 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
             d_p = delta_at(t_p, active)
             if G is not None:
                 d_p = np.minimum(d_p, G)
-            if np.any(d_p < prev):
+            if np.any(d_p < last_seen):
                 raise ValueError(
                     f"local sensitivity of {name} decreases in t between t={t - 1} and t={t_p}; an "
                     "admissible function is non-decreasing in t"
@@ -278,6 +267,23 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
 
 
 _MAX_FLOAT = float(np.finfo(np.float64).max)
+
+
+def _check_up_to(local, vectorized: bool, delta_at, active, t: int, end: int, G, prev, name: str):
+    """The deltas of ``active`` at every distance ``t .. end - 1`` (capped at ``G``), refused if they
+    decrease (from ``prev`` at ``t - 1`` on); returns those at ``end - 1``. Blocks of at most 2^20 cells."""
+    last, T, q = prev, t, active.size
+    while T < end:
+        B = max(1, min(end - T, 2**20 // q)) if vectorized else 1
+        if vectorized:
+            d = check_local_values(local(np.arange(T, T + B)[:, None], active), (B, q), T, name)
+        else:
+            d = delta_at(T, active)[None, :]
+        d = d if G is None else np.minimum(d, G)
+        check_non_decreasing(d, T, name, last)
+        last, T = d[-1], T + B
+    return last
+
 
 #: Largest width of the rising floor (keeps every breakpoint finite).
 _MAX_WIDTH = 2.0**1020
