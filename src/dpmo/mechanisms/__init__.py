@@ -130,7 +130,7 @@ def select(
         )
         exact_round = total / k
     else:  # as a budget would record it (a float as its decimal), run at the largest float not above
-        exact_round = exact_epsilon(epsilon) / k
+        exact_round = exact_epsilon(epsilon) if k == 1 else exact_epsilon(epsilon) / k
         eps_round = float_at_most(exact_round)
     if exact:
         source = None if rng is None else generator  # None: the OS's secure source
