@@ -15,9 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["KINDS", "Feature", "Dataset", "check_bounds", "resolve_path"]
+__all__ = ["KINDS", "Feature", "Dataset", "LabelError", "check_bounds", "resolve_path"]
 
 KINDS = ("categorical", "numeric")
+
+
+class LabelError(ValueError):
+    """A label outside the declared label set ``{negative, positive}`` (a domain error, naming the line)."""
 
 
 @dataclass(frozen=True)

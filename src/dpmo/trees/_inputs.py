@@ -14,9 +14,12 @@ Tables (``X``)
   numeric column holds raw units that are scaled with the feature's public bounds;
 * a :class:`~dpmo.datasets.Dataset` is encoded and brings its own features (and ``y``).
 
-Numeric values outside the public range are clipped to it (with a warning): the bounds are a public
-contract, the data are made to fit it, and nothing about the data's own range is used. A categorical value
-outside its public domain is an error naming the column.
+Numeric values outside the public range are clipped to it: the bounds are a public contract, the data are
+made to fit it, and nothing about the data's own range is used. ``fit`` clips **silently**: a warning only
+when some training record lies outside its bounds would tell a table from its neighbour with one more such
+record (``docs/public-inputs.md``). ``predict`` warns when the rows it is given are clipped (the caller's
+own rows, not the private training table). A categorical value outside its public domain is an error
+naming the column (a domain error: such a table is outside the declared schema).
 
 Labels (``y``)
 --------------
@@ -121,8 +124,9 @@ def _category_lookup(feature):
     return text
 
 
-def _encode_frame(X, features) -> np.ndarray:
-    """Raw DataFrame -> encoded float matrix, columns in the order of ``features``."""
+def _encode_frame(X, features, warn: bool) -> np.ndarray:
+    """Raw DataFrame -> encoded float matrix, columns in the order of ``features``; ``warn``: say when a
+    numeric value is clipped (never for the private training table)."""
     names = [f.name for f in features]
     cols = [str(c) for c in X.columns]
     missing = [n for n in names if n not in cols]
@@ -171,7 +175,7 @@ def _encode_frame(X, features) -> np.ndarray:
             if not np.all(np.isfinite(raw)):
                 raise ValueError(f"column {f.name!r} of X must be finite (no NaN or inf)")
             lo, hi = f.bounds
-            if np.any(raw < lo) or np.any(raw > hi):
+            if warn and (np.any(raw < lo) or np.any(raw > hi)):
                 warnings.warn(
                     f"column {f.name!r} has values outside its public bounds {f.bounds}; they are clipped",
                     UserWarning,
@@ -195,8 +199,9 @@ def _validate(est, X, *, reset: bool) -> np.ndarray:
     return validate_data(est, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_all_finite=True)
 
 
-def _check_domains(X: np.ndarray, features, names) -> np.ndarray:
-    """Categorical codes must be in the domain; numeric values are clipped to the public range [0, 1].
+def _check_domains(X: np.ndarray, features, names, warn: bool) -> np.ndarray:
+    """Categorical codes must be in the domain; numeric values are clipped to the public range [0, 1]
+    (``warn``: with a warning naming the columns; never for the private training table).
 
     One pass over the whole row-major table (no strided column scans); the columns at fault are located
     only when there is one.
@@ -224,13 +229,14 @@ def _check_domains(X: np.ndarray, features, names) -> np.ndarray:
         )
     num = ~is_cat
     bad = [names[j] for j in np.flatnonzero(at_fault & num)]
-    warnings.warn(
-        f"numeric column(s) {bad[:5]} of X hold values outside the public range [0, 1] of the "
-        "encoded form; they are clipped. Declare public bounds with features= and pass raw units "
-        "in a pandas DataFrame (or scale with Feature.scale)",
-        UserWarning,
-        stacklevel=4,
-    )
+    if warn:
+        warnings.warn(
+            f"numeric column(s) {bad[:5]} of X hold values outside the public range [0, 1] of the "
+            "encoded form; they are clipped. Declare public bounds with features= and pass raw units "
+            "in a pandas DataFrame (or scale with Feature.scale)",
+            UserWarning,
+            stacklevel=4,
+        )
     X = X.copy()
     X[:, num] = np.clip(X[:, num], 0.0, 1.0)
     return X
@@ -283,7 +289,7 @@ def _table(est, X, features, *, reset: bool) -> np.ndarray:
         if features is not None:  # raw form: categories by value, numeric columns in raw units
             import pandas as pd
 
-            enc = _encode_frame(X, features)
+            enc = _encode_frame(X, features, warn=not reset)
             return _validate(est, pd.DataFrame(enc, columns=[f.name for f in features]), reset=reset)
         bad = _non_numeric_columns(X)
         if bad:
@@ -295,7 +301,8 @@ def _table(est, X, features, *, reset: bool) -> np.ndarray:
     X = _validate(est, X, reset=reset)
     if features is not None and len(features) != X.shape[1]:
         raise ValueError(f"features describes {len(features)} columns but X has {X.shape[1]}")
-    return _check_domains(X, features, _names(est, features, X.shape[1]))
+    # fit (reset) clips silently: a warning there would depend on the private records
+    return _check_domains(X, features, _names(est, features, X.shape[1]), warn=not reset)
 
 
 # --------------------------------------------------------------------------------------------------------

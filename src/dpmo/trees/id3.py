@@ -69,6 +69,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..budget import fit_budget
+from ..epsilons import float_at_most
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
 from ._inputs import (
@@ -207,10 +208,11 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
 
         levels = min(max_depth, d) + 1
-        level_share = own.epsilon_exact / levels  # exact; the floats are eps / levels and half of it
+        level_share = own.epsilon_exact / levels  # exact, as recorded below
         half_share = level_share / 2
-        eps_level = float(level_share)
-        eps_half = float(half_share)
+        # the float mechanisms run at the largest floats not above the recorded shares
+        eps_level = float_at_most(level_share)
+        eps_half = float_at_most(half_share)
         how = "local dampening" if self._local else f"{self.mechanism} mechanism"
 
         offsets = np.concatenate([[0], np.cumsum(size)])
@@ -396,7 +398,8 @@ _PARAMS_DOC = """
         themselves, numbers in their units, scaled with the public bounds); with an array they hold the
         encoded form of :mod:`dpmo.datasets` (category codes ``0 .. K-1``, numeric values scaled to
         ``[0, 1]``). None: every column is numeric with the public range ``[0, 1]``. Numeric values
-        outside the public range are clipped to it (with a warning).
+        outside the public range are clipped to it (silently by ``fit``, whose warnings never depend on
+        the records; ``predict`` warns).
     n_bins : int, default 5
         Bins of a numeric column over its public range ``[0, 1]``.
     max_records : int or None, default 100000

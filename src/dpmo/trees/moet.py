@@ -163,7 +163,8 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         array they hold the encoded form of :mod:`dpmo.datasets` (category codes, numeric values scaled
         to [0, 1]). None means every column is numeric with the public range [0, 1]. Never inferred
         from the data: the splits would then leak it. Numeric values outside the public range are
-        clipped to it (with a warning).
+        clipped to it (silently by ``fit``, whose warnings never depend on the records; ``predict``
+        warns).
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
         All randomness of the fit (trees, operators and private selections). None draws fresh OS entropy.
     classes : pair of labels, optional
