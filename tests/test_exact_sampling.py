@@ -98,15 +98,19 @@ def test_decimal_enclosure_contains_exp_and_is_tight(num, den, level, bits):
 # ---------------------------------------------------------------- exact coins and picks
 
 
+@pytest.mark.parametrize("chunk", [200, 3000])
 @pytest.mark.parametrize("margin", [0.9, 2.0**-12])
 @pytest.mark.parametrize("x", [0.0, 0.05, 0.7, 2.5])
-def test_coins_exact_through_the_decimal_stage(monkeypatch, x, margin):
-    """Widen the float stage's margin so that many coins need the second stage (0.9: more than its padded
-    slots, most then decided by the exact decimal stage; 2^-12: a few, within the slots)."""
+def test_coins_exact_through_the_decimal_stage(monkeypatch, x, margin, chunk):
+    """Widen the float stage's margin so that many coins are not decided at once: with 3000 coins a call
+    (two stages) 0.9 sends most past the second stage's padded slots and then to the exact decimal stage,
+    2^-12 a few, within the slots; with 200 (one stage of 53 bits) both send some to the decimal stage."""
     monkeypatch.setattr(enc, "REL_EXP", margin)
     source = ex.RandomBits(7)
     n = 3000
-    heads = ex.bernoulli_exp(np.zeros(n), 2 * x, 1.0, 1.0, source)
+    heads = np.concatenate(
+        [ex.bernoulli_exp(np.zeros(chunk), 2 * x, 1.0, 1.0, source) for _ in range(n // chunk)]
+    )
     p = math.exp(-x)
     if x == 0:
         assert heads.all()

@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 _TWO53 = 2.0**53
+_ONE_STAGE = 256  # up to this many coins, one stage of 53 bits
 #: ``bits -> (lo, hi)``: rational bounds of a number ``a`` with ``hi - lo <= 2^-(bits - 8)``.
 Enclosure = Callable[[int], tuple[Fraction, Fraction]]
 
@@ -187,21 +188,26 @@ def _finish_coin(heads, i, prefix, coins) -> None:
     heads[i] = x == 0 or resolve(exp_enclosure(x, L), prefix, 53, source)
 
 
-def _second_stage(heads, idx, used, v16, coins) -> None:
-    """Coins ``idx[:used]`` (all of ``idx`` computed): 37 more bits each, the test at 2^-53, then exact.
-
-    The enclosure is recomputed for ``idx`` (every step of it is entrywise: the same floats).
-    """
-    scores, top, epsilon, sensitivity, levels, source = coins
-    a_lo, a_hi = float_enclosure(
-        float_x(scores[idx], top, epsilon, sensitivity), None if levels is None else levels[idx]
-    )
-    prefix = (v16[idx].astype(np.uint64) << np.uint64(37)) | (source.words(idx.size) >> np.uint64(27))
-    sure = prefix < np.floor(a_lo * 2.0**53)  # V53 + 1 <= a_lo 2^53 (exact floats)
-    unsure = ~sure & (prefix < a_hi * 2.0**53)
+def _decide_53(heads, idx, used, prefix, a_lo, a_hi, coins) -> None:
+    """Coins ``idx[:used]`` (all of ``idx`` computed) from the first 53 bits ``prefix`` of their uniforms
+    and their enclosures ``[a_lo, a_hi]``: sure when the 2^-53 cell is on one side, else exactly."""
+    sure = prefix < np.floor(a_lo * _TWO53)  # V53 + 1 <= a_lo 2^53 (exact floats)
+    unsure = ~sure & (prefix < a_hi * _TWO53)
     heads[idx[:used]] = sure[:used]
     for j in np.flatnonzero(unsure[:used]):  # 53 bits do not decide: probability <= 2^-38.5 per coin
         _finish_coin(heads, int(idx[j]), int(prefix[j]), coins)
+
+
+def _second_stage(heads, idx, used, v16, coins) -> None:
+    """37 more bits for the coins ``idx`` whose first 16 bits ``v16[idx]`` did not decide them.
+
+    Their enclosure is recomputed (every step of it is entrywise: the same floats as in the first stage).
+    """
+    scores, top, epsilon, sensitivity, levels, source = coins
+    lev = None if levels is None else levels[idx]
+    a_lo, a_hi = float_enclosure(float_x(scores[idx], top, epsilon, sensitivity), lev)
+    prefix = (v16[idx].astype(np.uint64) << np.uint64(37)) | (source.words(idx.size) >> np.uint64(27))
+    _decide_53(heads, idx, used, prefix, a_lo, a_hi, coins)
 
 
 def bernoulli_exp(
@@ -219,12 +225,13 @@ def bernoulli_exp(
     coin of probability 0); ``levels`` (default 0) must satisfy ``0 <= L_r <= min(x_r / ln 2, 64)``;
     ``x_float``, when given, must be ``float_x(scores, top, epsilon, sensitivity)`` (it is overwritten).
 
-    Two stages of fixed work: the first 16 bits of every uniform against the float enclosure of
-    :mod:`.enclosures` (a quarter of a random word per coin); the coins whose 16-bit cell meets the
-    enclosure (probability < 2^-14.99 each) get 37 more bits in a second stage padded to
-    :func:`second_stage_slots` ``(n)`` slots, the same work however many need it. More work only when more
-    than that many coins need the second stage (probability <= 2^-64) or when 53 bits do not decide a coin
-    (probability <= 2^-38.5 per coin, whatever the data): then :func:`resolve`. O(n) vectorised.
+    Fixed work. Up to 256 coins: 53 bits of every uniform (one word per coin) against the float enclosure
+    of :mod:`.enclosures`. Beyond, two stages: the first 16 bits of every uniform (a quarter of a word per
+    coin); the coins whose 16-bit cell meets the enclosure (probability < 2^-14.99 each) get 37 more bits
+    in a second stage padded to :func:`second_stage_slots` ``(n)`` slots, the same work however many need
+    it. More work only when more than that many coins need the second stage (probability <= 2^-64) or
+    when 53 bits do not decide a coin (probability <= 2^-38.5 per coin, whatever the data): then
+    :func:`resolve`. O(n) vectorised.
 
     Examples
     --------
@@ -237,16 +244,20 @@ def bernoulli_exp(
     if x_float is None:
         x_float = float_x(scores, top, epsilon, sensitivity)
     a_lo, a_hi = float_enclosure(x_float, levels)  # x_float is overwritten
+    coins = (scores, top, epsilon, sensitivity, levels, source)
+    heads = np.zeros(n, dtype=bool)
+    if n <= _ONE_STAGE:
+        _decide_53(heads, np.arange(n), n, source.words(n) >> np.uint64(11), a_lo, a_hi, coins)
+        return heads
     # first stage: U in [V 2^-16, (V + 1) 2^-16) for the first 16 bits V; heads for sure when
     # V + 1 <= a_lo 2^16, i.e. V < floor(a_lo 2^16); tails for sure when V >= a_hi 2^16 (exact floats)
     v16 = source.words(-(-n // 4)).view(np.uint16)[:n]
     np.multiply(a_lo, 65536.0, out=a_lo)
     np.floor(a_lo, out=a_lo)
-    heads = v16 < a_lo
+    np.less(v16, a_lo, out=heads)
     np.multiply(a_hi, 65536.0, out=a_hi)
     second = np.flatnonzero((v16 < a_hi) & ~heads)
     # second stage, padded to m slots: 37 more bits, V53 = V 2^37 + W, the same test at 2^-53
-    coins = (scores, top, epsilon, sensitivity, levels, source)
     m = second_stage_slots(n)
     slots = np.zeros(m, dtype=np.intp)
     used = min(second.size, m)

@@ -44,15 +44,21 @@ GROUP = 4
 _INT64_DIGITS = 62  # with at most 62 digits, G and G1 - G2 fit in int64
 
 
+@functools.lru_cache(maxsize=4096)
+def _public_exp(y: Fraction, bits: int) -> tuple[Fraction, Fraction]:
+    """Bounds of ``e^-y`` for a public ``y`` (a function of ``x`` only: never data), cached."""
+    return decimal_enclosure(y, 0, bits)
+
+
 def _survival(a: Fraction, d: int, v: int, tail: Fraction | None) -> Enclosure:
     """Bounds of ``S(v) = (e^-av - e^-aD) / (1 - e^-aD)`` (``D = 2^d``), or ``r + (1 - r) S(v)``."""
 
     def bounds(bits: int) -> tuple[Fraction, Fraction]:
-        l1, h1 = decimal_enclosure(a * v, 0, bits)
-        l2, h2 = decimal_enclosure(a * 2**d, 0, bits)
+        l1, h1 = _public_exp(a * v, bits)
+        l2, h2 = _public_exp(a * 2**d, bits)
         lo, hi = (l1 - h2) / (1 - h2), (h1 - l2) / (1 - l2)  # increasing in e^-av, decreasing in e^-aD
         if tail is not None:  # increasing in r and in S
-            r_lo, r_hi = decimal_enclosure(tail, 0, bits)
+            r_lo, r_hi = _public_exp(tail, bits)
             lo, hi = lo + r_lo * (1 - lo), hi + r_hi * (1 - hi)
         return lo, hi
 
@@ -143,10 +149,11 @@ def _geometric(words: np.ndarray, plan: GeometricPlan) -> tuple[np.ndarray, np.n
     g = np.zeros(m, dtype=object if wide else np.int64)
     rare = words[:, -1] == 0
     for k, (start, t) in enumerate(zip(plan.starts, plan.thresholds, strict=True)):
-        w = words[:, k, None]
-        value = np.count_nonzero(w < t, axis=1)
+        w = words[:, k]
+        value = np.count_nonzero(w[:, None] < t, axis=1)  # thresholds above w (they decrease in v)
+        # w can equal only the largest threshold <= w, the next one (0 stands for none: a harmless flag)
+        rare |= w == np.append(t, np.uint64(0))[value]
         g += value.astype(object) << start if wide else value << start
-        rare |= np.count_nonzero(w == t, axis=1) > 0
     return g, rare
 
 
