@@ -84,11 +84,12 @@ def line_trace(f):
         lines.append((frame.f_code.co_filename, frame.f_lineno, event))
         return tracer
 
+    previous = sys.gettrace()  # a coverage tool's, say: restored after the call
     sys.settrace(tracer)
     try:
         out = f()
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     return out, tuple(lines)
 
 
