@@ -181,9 +181,9 @@ def sample_discrete_laplace(size: int, x, rng=None) -> np.ndarray:
 
     Notes
     -----
-    Time: ``2 size ceil(N / 4)`` random words and O(size N) vectorised integer work,
+    Time: ``2 size max(ceil(N / 4), 1)`` random words and O(size N) vectorised integer work,
     ``N = ceil(log2(45 / x))`` (O(log(1/x)), not O(1/x)), the same for every draw whatever its value;
-    more only on an event of probability at most ``2 size ceil(N / 4) 2^-60``. The thresholds are
+    more only on an event of probability at most ``2 size max(ceil(N / 4), 1) 2^-60``. The thresholds are
     computed once per ``x`` (a few milliseconds) and cached.
 
     Examples
