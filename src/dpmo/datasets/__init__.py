@@ -33,11 +33,12 @@ from .loaders import (
     load_nltcs,
 )
 from .types import KINDS as KINDS  # noqa: F401  (importable from here, not documented twice)
-from .types import Dataset, Feature
+from .types import Dataset, EncodedTable, Feature
 
 __all__ = [
     "Feature",
     "Dataset",
+    "EncodedTable",
     "ADULT_FEATURES",
     "BREAST_CANCER_BOUNDS",
     "load_nltcs",
