@@ -56,7 +56,15 @@ _HOW = (
 
 
 def is_frame(X) -> bool:
-    """Whether ``X`` is a pandas DataFrame (duck-typed: pandas is optional)."""
+    """Whether ``X`` is a pandas DataFrame (duck-typed: pandas is optional). O(1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.units import is_frame
+    >>> is_frame(np.zeros((2, 2)))
+    False
+    """
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
 
 
@@ -181,7 +189,17 @@ def array_columns(X, features) -> list[tuple[np.ndarray, np.ndarray]]:
     """``(values, is_missing)`` of every column of a plain raw array, in the order of ``features``.
 
     ``X`` may hold numbers or objects (``df.to_numpy()`` of a table with text columns). Sparse input, a
-    table that is not 2-D or has no row, and a width other than ``len(features)`` are ValueErrors.
+    table that is not 2-D or has no row, and a width other than ``len(features)`` are errors. O(n d).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.datasets import Feature
+    >>> from dpmo.trees.units import array_columns
+    >>> features = [Feature("age", "numeric", bounds=(0, 120)), Feature("sex", "categorical", ("F", "M"))]
+    >>> X = np.array([[30, "F"], [61, "M"]], dtype=object)
+    >>> [values.tolist() for values, _ in array_columns(X, features)]
+    [[30, 61], ['F', 'M']]
     """
     from sklearn.utils.validation import check_array
 
