@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from dpmo.datasets import Dataset, Feature, load_acs, load_nltcs
+from dpmo.datasets import Dataset, EncodedTable, Feature, load_acs, load_nltcs
 from dpmo.metrics import tpr_tnr, weighted_fitness
 from dpmo.trees import DiffPID3Classifier, LocalDiffPID3Classifier
 from dpmo.trees.id3 import ID3Tree, split_choice_scores
@@ -161,6 +161,7 @@ def test_predict_matches_a_row_by_row_walk(cls):
     codes = Xt.astype(np.int64)
     codes[:, 2] = np.minimum(np.floor(Xt[:, 2] * 5), 4).astype(np.int64)
     np.testing.assert_array_equal(codes[:5, 2], [0, 1, 3, 4, 4])
+    Xt = EncodedTable(Xt, data.features)  # encoded, as the Dataset it was fitted on
     expect = np.array([clf.tree_.label[_walk(clf.tree_, row)] for row in codes])
     np.testing.assert_array_equal(clf.predict(Xt), expect)
     np.testing.assert_array_equal(clf.apply(Xt), [_walk(clf.tree_, row) for row in codes])
@@ -168,7 +169,8 @@ def test_predict_matches_a_row_by_row_walk(cls):
 
 def test_without_features_every_column_is_numeric():
     data = synthetic()
-    clf = DiffPID3Classifier(5.0, n_bins=3, random_state=0).fit(data.X[:, [0, 2]], data.y)
+    plain = np.asarray(data.X[:, [0, 2]])  # a plain array: no features (data.X would bring its own)
+    clf = DiffPID3Classifier(5.0, n_bins=3, random_state=0).fit(plain, data.y)
     np.testing.assert_array_equal(clf.domain_sizes_, [3, 3])
     assert not clf.categorical_.any()
 
@@ -299,6 +301,8 @@ def test_bad_data_is_refused(cls):
     with pytest.raises(ValueError, match="NaN"):
         clf.fit(X, data.y)
     with pytest.raises(ValueError, match="features describes"):
+        cls(1.0, features=data.features[:2]).fit(np.asarray(data.X), data.y)
+    with pytest.raises(ValueError, match="differ from the ones the estimator declares"):
         cls(1.0, features=data.features[:2]).fit(data.X, data.y)
     with pytest.raises(ValueError, match="requires y"):
         clf.fit(data.X)

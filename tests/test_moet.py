@@ -12,7 +12,7 @@ import pytest
 
 import dpmo
 from dpmo.audit import max_log_ratio
-from dpmo.datasets import Feature, load_breast_cancer
+from dpmo.datasets import EncodedTable, Feature, load_breast_cancer
 from dpmo.trees import (
     DPMOETClassifier,
     TreePopulation,
@@ -212,9 +212,13 @@ def test_parameter_validation(cancer):
         warnings.simplefilter("error")  # clipped silently: a warning would depend on the records
         DPMOETClassifier(**SMALL).fit(X * 3, y)  # not scaled with public bounds: clipped
     cat = (Feature("c", "categorical", ("a", "b")),)
-    with pytest.raises(ValueError, match="codes"):
-        DPMOETClassifier(features=cat, **SMALL).fit(np.array([[0.0], [2.0]]), [0, 1])
+    with pytest.raises(ValueError, match="codes"):  # encoded: code 2 is outside the domain
+        DPMOETClassifier(features=cat, **SMALL).fit(EncodedTable([[0.0], [2.0]], cat), [0, 1])
+    with pytest.raises(ValueError, match="public categories"):  # raw: 0.0 is not a category
+        DPMOETClassifier(features=cat, **SMALL).fit(np.array([[0.0], [1.0]]), [0, 1])
     with pytest.raises(ValueError, match="columns"):
+        DPMOETClassifier(features=cat, **SMALL).fit(np.asarray(X), y)
+    with pytest.raises(ValueError, match="differ"):  # the Dataset's table is encoded with other features
         DPMOETClassifier(features=cat, **SMALL).fit(X, y)
     clf = DPMOETClassifier(**SMALL)
     with pytest.raises(Exception, match="not fitted"):
@@ -231,7 +235,9 @@ def test_categorical_features_are_used(cancer):
     X = np.column_stack([rng.integers(0, 3, 300), rng.random(300)]).astype(float)
     y = ((X[:, 0] == 2) | (X[:, 1] > 0.8)).astype(int)
     feats = (Feature("c", "categorical", ("a", "b", "c")), Feature("v", "numeric", bounds=(0, 1)))
-    clf = DPMOETClassifier(epsilon=None, features=feats, random_state=0, **SMALL).fit(X, y)
+    clf = DPMOETClassifier(epsilon=None, features=feats, random_state=0, **SMALL).fit(
+        EncodedTable(X, feats), y
+    )
     cats = np.concatenate([t.value[t.categorical] for t in clf.trees_])
     assert np.all(np.isin(cats, [0, 1, 2]))
     assert any(t.categorical.any() for t in clf.trees_)

@@ -62,8 +62,13 @@ __all__ = ["Budget", "BudgetExceededError", "Spend", "fit_budget", "resolve_budg
 DOCS = "docs/privacy-accounting.md"
 
 
-class BudgetExceededError(ValueError):
+class BudgetExceededError(BaseException):
     """A spend (or a split) asked for more epsilon than the budget has left; nothing was recorded.
+
+    A ``BaseException``, as ``KeyboardInterrupt``: a handler of ``Exception`` does not swallow it, so a
+    budget that runs out inside a scikit-learn loop (``cross_val_score``, ``GridSearchCV``, which turn a
+    failed fit into a NaN score) stops the loop instead of scoring NaN. Catch it by its name
+    (``docs/privacy-accounting.md``, "When the budget runs out").
 
     Examples
     --------
@@ -72,8 +77,8 @@ class BudgetExceededError(ValueError):
     >>> try:
     ...     budget.spend(2.0, "too much")
     ... except dpmo.BudgetExceededError as err:
-    ...     print(isinstance(err, ValueError), budget.spent)
-    True 0.0
+    ...     print(isinstance(err, Exception), budget.spent)
+    False 0.0
     """
 
 
