@@ -129,7 +129,7 @@ def top_k(
     directions=None,
     aspirations=None,
     shares=None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT,
     nodes=None,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
@@ -170,8 +170,9 @@ def top_k(
     directions, aspirations, shares : optional
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
         order degree, ego density); ignored by the other approaches.
-    exact : bool, default False
-        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+    exact : bool, default True
+        Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
+        in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
         source). The scores are the same floats (see ``docs/core.md``, "Floating point and exact
         sampling").
     nodes : array_like of int, or int

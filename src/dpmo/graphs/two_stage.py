@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .. import _defaults
 from .._validation import (
     check_choice,
     check_epsilon,
@@ -34,7 +35,14 @@ __all__ = ["two_stage_candidates", "top_k_two_stage"]
 
 
 def two_stage_candidates(
-    graph, epsilon: float, candidates: int, *, rng=None, budget=None, exact: bool = False, nodes=None
+    graph,
+    epsilon: float,
+    candidates: int,
+    *,
+    rng=None,
+    budget=None,
+    exact: bool = _defaults.EXACT_TWO_STAGE,
+    nodes=None,
 ) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
@@ -107,7 +115,7 @@ def top_k_two_stage(
     low_degree: float = 0.0,
     formula: str = "paper",
     budget=None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT_TWO_STAGE,
     nodes=None,
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
@@ -144,7 +152,9 @@ def top_k_two_stage(
         for the shortlist (``degree_share * epsilon``, Laplace) and one per round of stage 2 (the rest,
         divided by ``k``). Without it the call spends ``epsilon`` of its own.
     exact : bool, default False
-        Both stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
+        The float sampler is the default here, unlike :func:`top_k`'s: exact discrete Laplace noise on
+        every degree makes a call on GitHub about 9 times slower (``docs/core.md``). ``True``: both
+        stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
         exact sampling in stage 2; rng None then reads the OS's secure source.
 
     Returns
