@@ -8,11 +8,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import _defaults
 from ..budget import Budget
 from ..selection import get_approach
 from .args import CLIError, exact_sampling
 
-__all__ = ["topk_command", "trees_command"]
+__all__ = ["topk_command", "trees_command", "id3_command"]
 
 
 def _check_file(path: Path) -> Path:
@@ -80,7 +81,11 @@ def topk_command(args) -> int:
         raise CLIError(f"-k {args.k} is larger than the number of nodes of the public node set ({n_public})")
     try:
         graph = graphs.load_graph(
-            path, nodes=nodes, header=args.header, ids="str" if args.string_ids else "int"
+            path,
+            nodes=nodes,
+            header=args.header,
+            ids="str" if args.string_ids else "int",
+            delimiter=args.delimiter,
         )
         budget = Budget(args.epsilon)
         picks = graphs.top_k(
@@ -143,11 +148,10 @@ def _parse_categories(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]
     return out
 
 
-def trees_command(args) -> int:
-    """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
-
+def _training_tables(args):
+    """``(data, evaluation, classes)`` of ``dpmo trees`` / ``dpmo id3``: the training table, the public
+    evaluation table ``(name, X, y)`` or None, and the public label names ``(negative, positive)``."""
     from ..tables import read_table
-    from .trees_release import release
 
     def table(name: str):
         path = Path(name)
@@ -160,6 +164,7 @@ def trees_command(args) -> int:
             categorical=categorical,
             bounds=bounds,
             header=not args.no_header,
+            delimiter=args.delimiter,
         )
 
     bounds = _parse_bounds(args.numeric)
@@ -170,15 +175,24 @@ def trees_command(args) -> int:
         if len(classes) != 2 or not all(classes) or classes[0] == classes[1]:
             raise CLIError(f"argument --classes: expected NEGATIVE,POSITIVE, got {args.classes!r}")
         positive = classes[1]
+    # every reader binarises the label with a public rule (the declared positive value, the
+    # .domain file's second value, Adult's '>50K'): the label set [0, 1] is public, and a table in
+    # which one class has no record releases like any other
+    data = table(args.csv_file)
+    evaluation = None
+    if args.eval is not None:
+        ev = table(args.eval)
+        evaluation = (args.eval, ev.X, ev.y)
+    return data, evaluation, classes
+
+
+def trees_command(args) -> int:
+    """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
+
+    from .trees_release import release
+
     try:
-        # every reader binarises the label with a public rule (the declared positive value, the
-        # .domain file's second value, Adult's '>50K'): the label set [0, 1] is public, and a table in
-        # which one class has no record releases like any other
-        data = table(args.csv_file)
-        evaluation = None
-        if args.eval is not None:
-            ev = table(args.eval)
-            evaluation = (args.eval, ev.X, ev.y)
+        data, evaluation, classes = _training_tables(args)
         from ..trees import DPMOETClassifier
 
         kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
@@ -212,6 +226,48 @@ def trees_command(args) -> int:
             f"{spent}{sampler}; leaves predict {classes[1]} (positive) or {classes[0]}",
             classes=classes,
             weights=tuple(args.weights),
+            exact_on=(data.X, data.y) if args.show_exact_statistics else None,
+            eval_on=evaluation,
+            save_json=args.save_json,
+        )
+    except (ValueError, TypeError, KeyError) as exc:
+        raise CLIError(str(exc)) from None
+    return 0
+
+
+def id3_command(args) -> int:
+    """``dpmo id3``: one private ID3 tree (DiffP-ID3 or LocalDiffPID3) on a table; prints the tree."""
+    from .trees_release import release
+
+    try:
+        exact = exact_sampling(args)
+        data, evaluation, classes = _training_tables(args)
+        from ..trees import DiffPID3Classifier, LocalDiffPID3Classifier
+
+        local = args.sensitivity == "local"
+        cls = LocalDiffPID3Classifier if local else DiffPID3Classifier
+        clf = cls(
+            args.epsilon,
+            max_depth=args.max_depth,
+            criterion=args.criterion,
+            random_state=args.seed,
+            features=data.features,
+            n_bins=args.n_bins,
+            max_records=args.max_records,
+            mechanism=args.mechanism,
+            classes=[0, 1],
+            exact=exact,
+        )
+        budget = Budget(args.epsilon)
+        clf.fit(data.X, data.y, budget=budget)
+        release(
+            clf,
+            data,
+            header=f"# 1 tree by {'LocalDiffPID3' if local else 'DiffP-ID3'} ({args.criterion}), "
+            f"epsilon={args.epsilon:g} ({_spent(budget)}); {'exact' if exact else 'float'} sampler; "
+            f"leaves predict {classes[1]} (positive) or {classes[0]}",
+            classes=classes,
+            weights=_defaults.TREE_WEIGHTS,
             exact_on=(data.X, data.y) if args.show_exact_statistics else None,
             eval_on=evaluation,
             save_json=args.save_json,

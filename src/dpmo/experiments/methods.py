@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import require
 from ..metrics import best_hypervolume, coverage, front_share, hypervolume, recall, tpr_tnr, weighted_fitness
 from ..selection import get_approach
 from .config import DATASETS
@@ -83,8 +84,7 @@ def load_table(name: str, files: Sequence[str] = (), prep: dict | None = None):
 
 def embedded_graph(name: str):
     """A networkx graph shipped with networkx, or the seeded synthetic heavy-tailed graph."""
-    import networkx as nx
-
+    nx = require("networkx", "the embedded graphs of dpmo reproduce --quick")
     if name == "les-miserables":
         g = nx.les_miserables_graph()
     elif name == "karate":
