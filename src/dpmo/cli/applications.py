@@ -26,13 +26,21 @@ def _check_file(path: Path) -> Path:
     return path
 
 
-def _read_node_ids(path: Path, text: bool = False):
-    """The public node ids listed in ``path`` (whitespace- or comma-separated, '#' comments)."""
+def _tokens(line: str, delimiter: str | None) -> list[str]:
+    """The ids of one line of a node file: split at ``delimiter`` (then an id may hold spaces), else at
+    commas and whitespace."""
+    if delimiter is None:
+        return line.replace(",", " ").split()
+    return [t.strip() for t in line.split(delimiter) if t.strip()]
+
+
+def _read_node_ids(path: Path, text: bool = False, delimiter: str | None = None):
+    """The public node ids listed in ``path`` (one or more per line, see :func:`_tokens`; '#' comments)."""
 
     ids: list = []
     with open(path, encoding="utf-8-sig") as fh:
         for lineno, raw in enumerate(fh, start=1):
-            for tok in raw.split("#", 1)[0].replace(",", " ").split():
+            for tok in _tokens(raw.split("#", 1)[0].rstrip("\r\n"), delimiter):
                 if text:
                     ids.append(tok)
                     continue
@@ -67,7 +75,7 @@ def topk_command(args) -> int:
 
     path = _check_file(Path(args.graph_file))
     if args.nodes is not None:
-        nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids)
+        nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids, delimiter=args.delimiter)
     elif args.n_nodes is not None:
         if args.string_ids:
             raise CLIError("--n-nodes N means the integer ids 0..N-1; with --string-ids pass --nodes FILE")

@@ -115,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     node_set.add_argument(
         "--nodes",
         metavar="FILE",
-        help="the public node set: a file of node ids (whitespace- or comma-separated, '#' comments)",
+        help="the public node set: a file of node ids (whitespace- or comma-separated, '#' comments; with "
+        "--delimiter: separated by it and by line breaks, so that ids may hold spaces)",
     )
     node_set.add_argument(
         "--n-nodes", type=positive_int, metavar="N", help="the public node set is the ids 0..N-1"
