@@ -50,6 +50,6 @@ def require(module: str, what: str) -> ModuleType:
             raise
         dist, extra = EXTRAS[top]
         raise ImportError(
-            f"{what} needs {dist}, which is not installed: pip install \".[{extra}]\" from the dpmo clone "
-            f"(or pip install \"{dist}\")"
+            f'{what} needs {dist}, which is not installed: pip install ".[{extra}]" from the dpmo clone '
+            f'(or pip install "{dist}")'
         ) from None
