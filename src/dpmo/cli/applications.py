@@ -194,11 +194,24 @@ def _training_tables(args):
     return data, evaluation, classes
 
 
-def trees_command(args) -> int:
-    """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
-
+def _release(args, clf, data, evaluation, classes, header: str, *, weights) -> None:
+    """Print (and save) the fitted trees of ``dpmo trees`` / ``dpmo id3`` under ``header`` (+ the labels)."""
     from .trees_release import release
 
+    release(
+        clf,
+        data,
+        header=f"{header}; leaves predict {classes[1]} (positive) or {classes[0]}",
+        classes=classes,
+        weights=weights,
+        exact_on=(data.X, data.y) if args.show_exact_statistics else None,
+        eval_on=evaluation,
+        save_json=args.save_json,
+    )
+
+
+def trees_command(args) -> int:
+    """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
     try:
         data, evaluation, classes = _training_tables(args)
         from ..trees import DPMOETClassifier
@@ -227,16 +240,15 @@ def trees_command(args) -> int:
             "NON-PRIVATE (no budget)" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
         )
         sampler = "" if args.non_private else ("; float sampler" if args.float_sampler else "; exact sampler")
-        release(
+        _release(
+            args,
             clf,
             data,
-            header=f"# {args.n_output} tree(s) by DP-MOET-{args.approach.capitalize()}-{args.sensitivity}, "
-            f"{spent}{sampler}; leaves predict {classes[1]} (positive) or {classes[0]}",
-            classes=classes,
+            evaluation,
+            classes,
+            f"# {args.n_output} tree(s) by DP-MOET-{args.approach.capitalize()}-{args.sensitivity}, "
+            f"{spent}{sampler}",
             weights=tuple(args.weights),
-            exact_on=(data.X, data.y) if args.show_exact_statistics else None,
-            eval_on=evaluation,
-            save_json=args.save_json,
         )
     except (ValueError, TypeError, KeyError) as exc:
         raise CLIError(str(exc)) from None
@@ -245,8 +257,6 @@ def trees_command(args) -> int:
 
 def id3_command(args) -> int:
     """``dpmo id3``: one private ID3 tree (DiffP-ID3 or LocalDiffPID3) on a table; prints the tree."""
-    from .trees_release import release
-
     try:
         exact = exact_sampling(args)
         data, evaluation, classes = _training_tables(args)
@@ -268,17 +278,15 @@ def id3_command(args) -> int:
         )
         budget = Budget(args.epsilon)
         clf.fit(data.X, data.y, budget=budget)
-        release(
+        _release(
+            args,
             clf,
             data,
-            header=f"# 1 tree by {'LocalDiffPID3' if local else 'DiffP-ID3'} ({args.criterion}), "
-            f"epsilon={args.epsilon:g} ({_spent(budget)}); {'exact' if exact else 'float'} sampler; "
-            f"leaves predict {classes[1]} (positive) or {classes[0]}",
-            classes=classes,
+            evaluation,
+            classes,
+            f"# 1 tree by {'LocalDiffPID3' if local else 'DiffP-ID3'} ({args.criterion}), "
+            f"epsilon={args.epsilon:g} ({_spent(budget)}); {'exact' if exact else 'float'} sampler",
             weights=_defaults.TREE_WEIGHTS,
-            exact_on=(data.X, data.y) if args.show_exact_statistics else None,
-            eval_on=evaluation,
-            save_json=args.save_json,
         )
     except (ValueError, TypeError, KeyError) as exc:
         raise CLIError(str(exc)) from None
