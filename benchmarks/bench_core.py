@@ -22,7 +22,7 @@ def best_of(f, repeat=5):
 
 
 def opendp_rows(scores) -> list:
-    """OpenDP's exact report-noisy-max on the same input, when ``pip install dpmo[bench]`` installed it.
+    """OpenDP's exact report-noisy-max on the same input, when ``pip install ".[bench]"`` installed it.
 
     ``make_noisy_max`` with ``max_divergence`` is permute-and-flip (exponential noise) and with
     ``zero_concentrated_divergence`` Gumbel noise; ``scale = 2 Delta / epsilon`` per pick (k picks of
@@ -31,7 +31,7 @@ def opendp_rows(scores) -> list:
     try:
         import opendp.prelude as dp
     except ImportError:
-        return [("OpenDP (not installed: pip install 'dpmo[bench]')", float("nan"))]
+        return [('OpenDP (not installed: pip install ".[bench]" from the clone)', float("nan"))]
     dp.enable_features("contrib")
     space = dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float)
     data = [float(x) for x in scores]

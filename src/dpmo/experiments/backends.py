@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+from .._extras import require
 from .cores import (
     AUTO_SERIAL_SECONDS,
     AUTO_WINDOW_SECONDS,
@@ -26,8 +27,7 @@ __all__ = ["task_results"]
 
 
 def _pool_results(tasks: list[Task], jobs: int) -> Iterator[list[dict]]:
-    import joblib
-
+    joblib = require("joblib", "dpmo reproduce (parallel runs)")
     par = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
     yield from par(joblib.delayed(run_task)(t) for t in tasks)
 
@@ -77,17 +77,14 @@ def task_results(
         for t in tasks:
             yield run_task(t)
         return
-    import joblib
-
+    joblib = require("joblib", "dpmo reproduce (parallel runs)")
     if backend == "loky":
         yield from _pool_results(tasks, int(jobs))
         return
     if backend != "dask":
         raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise RuntimeError("the dask backend needs dask.distributed: pip install 'dpmo[dask]'") from exc
+    distributed = require("dask.distributed", "the dask backend")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster  # noqa: N806
     cluster = None
     if scheduler:
         try:
