@@ -195,7 +195,8 @@ def test_shared_reference_is_computed_once_per_repetition_by_two_workers(tmp_pat
     one = run_experiment(replace(toy, params={"n": 20}), DATA, tmp_path / "one", seed=8123, jobs=1,
                          progress=False)  # fmt: skip
     assert one["planned"] == 7 * 12
-    assert _by_key(read_rows(tmp_path / "one" / "toy.csv")) == _by_key(read_rows(tmp_path / "two" / "toy.csv"))
+    rows_one, rows_two = (read_rows(tmp_path / side / "toy.csv") for side in ("one", "two"))
+    assert _by_key(rows_one) == _by_key(rows_two)
 
 
 def _spawn_runs(runs):
