@@ -7,10 +7,12 @@
 With ``--against REF``, the ``src/`` of REF is extracted (``git archive``) into a temporary folder and the
 same benchmark definitions (those of the working tree) run once with ``PYTHONPATH`` on REF's code and once
 on the working tree's, alternately (REF, tree, tree, REF, ...: drift of the machine's speed hits both
-sides alike), ``--rounds`` times each, after one untimed pass per side that fills numba's caches. A
-benchmark's figure is the median over the rounds of pytest-benchmark's median of each round; the ratio is
-tree / REF (below 1: the tree is faster); "spread" is the range of the per-round medians of the tree
-relative to its figure, the noise to read a ratio against. The machine's load average is printed before
+sides alike), ``--rounds`` times each. First calls (numba compiling or loading its cache) fall in
+pytest-benchmark's calibration or in a benchmark's untimed set-up, not in the timed rounds (``--warm-up``
+adds an untimed pass per side before the rounds anyway). A benchmark's figure is the median over the
+rounds of pytest-benchmark's median of each round; the ratio is tree / REF (below 1: the tree is faster);
+"spread" is the range of the per-round medians of the tree relative to its figure, the noise to read a
+ratio against. The machine's load average is printed before
 and after. A benchmark that fails or is skipped on one side (a name that REF does not have yet) shows "-".
 
 Requires ``pip install -e ".[bench]"`` (pytest-benchmark; OpenDP for its yardstick rows). See
@@ -151,7 +153,8 @@ def main(argv=None) -> int:
     ap.add_argument("-k", help="pytest -k expression selecting benchmarks")
     ap.add_argument("-m", help="pytest -m marker expression (e.g. 'not slow', 'huge')")
     ap.add_argument("--json", type=Path, help="write the summaries of both sides to this file")
-    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one round, no warm-up (tests)")
+    ap.add_argument("--warm-up", action="store_true", help="one untimed pass per side before the rounds")
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, one round (the test suite)")
     ap.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
     args = ap.parse_args(argv)
     if args.smoke:
@@ -164,7 +167,7 @@ def main(argv=None) -> int:
         if args.against:
             ref = git("rev-parse", "--short", args.against).strip()
             sides.insert(0, ("ref", extract_src(args.against, tmp / "ref")))
-        if not args.smoke:
+        if args.warm_up:
             for _, src in sides:  # one untimed pass each: numba caches, imports
                 run_side(src, None, args)
         results: dict[str, list[dict]] = {name: [] for name, _ in sides}
