@@ -60,7 +60,7 @@ def pytest_command(json_path: Path | None, args: argparse.Namespace) -> list[str
     if json_path is None:
         cmd += ["--benchmark-disable"]
     else:
-        cmd += ["--benchmark-only", f"--benchmark-json={json_path}", "--benchmark-sort=fullname"]
+        cmd += ["--benchmark-only", f"--benchmark-json={json_path}"]
         if args.smoke:
             cmd += ["--benchmark-min-rounds=1", "--benchmark-max-time=0.000001", "--benchmark-warmup=off"]
     return cmd + list(args.pytest_args or [])
@@ -87,7 +87,7 @@ def summarize(rounds: list[dict]) -> dict[str, dict]:
     """Per benchmark over the rounds of one side: ``median`` of the per-round medians, their ``lo`` and
     ``hi``, and the ``extra_info`` of the last round."""
     out: dict[str, dict] = {}
-    for name in sorted({n for r in rounds for n in r}):
+    for name in dict.fromkeys(n for r in rounds for n in r):  # in the order they ran (file by file)
         meds = [r[name]["stats"]["median"] for r in rounds if name in r]
         extra = next((r[name].get("extra_info", {}) for r in reversed(rounds) if name in r), {})
         out[name] = {"median": statistics.median(meds), "lo": min(meds), "hi": max(meds), "extra": extra}
@@ -125,7 +125,7 @@ def table(new: dict, old: dict | None, ref: str | None, readme: bool) -> str:
     label = "case" if readme else "benchmark"
     head = [f"| {label} | {ref} s | this tree s | ratio | spread | note |", "|---|---|---|---|---|---|"]
     rows = []
-    for name in sorted(set(new) | set(old)):
+    for name in dict.fromkeys([*new, *old]):
         a, b = old.get(name), new.get(name)
         ratio = "-" if not (a and b) or a["median"] <= 0 else f"{b['median'] / a['median']:.2f}"
         spread = "-" if not b else f"{(b['hi'] - b['lo']) / max(b['median'], 1e-12):.0%}"

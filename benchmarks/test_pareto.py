@@ -61,7 +61,17 @@ def test_pareto_score(benchmark, n, m, ties):
     record_peak(benchmark, lambda: dpmo.pareto_score(U))
 
 
+_MADE: dict = {}
+
+
 def _objectives(kind: str, n: int):
+    """The objectives of a case, made once per session (the synthetic graph takes seconds)."""
+    if (kind, n) not in _MADE:
+        _MADE[kind, n] = _make(kind, n)
+    return _MADE[kind, n]
+
+
+def _make(kind: str, n: int):
     if kind == "graph-like":
         return graph_like(n)
     if kind == "two counts":
