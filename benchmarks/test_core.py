@@ -1,5 +1,5 @@
-"""Speed of the single-objective core: ``select``, exact sampling (and OpenDP's on the same input),
-``dampen`` and ``probabilities``."""
+"""Speed of the single-objective core: ``select``, exact sampling (and OpenDP's on the same input), exact
+discrete Laplace noise, ``dampen`` and ``probabilities``."""
 
 from __future__ import annotations
 
@@ -56,6 +56,28 @@ def test_opendp_noisy_max(benchmark, exact_scores, noise, k):
     describe(benchmark, f"OpenDP `make_noisy_{'max' if k == 1 else 'top_k'}`, n = 37,700, {noise}, k = {k}",
              "yardstick: OpenDP's exact sampler on the input of `select(..., exact=True)`")  # fmt: skip
     benchmark(meas, [float(x) for x in exact_scores])
+
+
+@pytest.mark.parametrize("x", [1.0, 1e-4])
+def test_discrete_laplace_one_draw(benchmark, x):
+    """Exact discrete Laplace noise (issue 20): one draw at x = 1 and at x = 1e-4 (noise scale 10^4; target
+    under 0.01 s). Skipped where the code has no exact discrete Laplace sampler."""
+    exact = pytest.importorskip("dpmo.mechanisms.exact")
+    if not hasattr(exact, "sample_discrete_laplace"):
+        pytest.skip("this version of dpmo has no exact discrete Laplace sampler")
+    exact.sample_discrete_laplace(1, x)  # the exact thresholds of x, computed once and cached
+    describe(benchmark, f"`sample_discrete_laplace`, one draw, x = {x:g}", "exact, OS secure source")
+    benchmark(exact.sample_discrete_laplace, 1, x)
+
+
+def test_discrete_laplace_github_degrees(benchmark):
+    """37,700 draws at x = 0.5: GitHub's noisy degrees in ``top_k_two_stage`` at epsilon 1."""
+    exact = pytest.importorskip("dpmo.mechanisms.exact")
+    if not hasattr(exact, "sample_discrete_laplace"):
+        pytest.skip("this version of dpmo has no exact discrete Laplace sampler")
+    n = size(37_700, 500)
+    describe(benchmark, "`sample_discrete_laplace`, 37,700 draws, x = 0.5", "exact, OS secure source")
+    benchmark(exact.sample_discrete_laplace, n, 0.5)
 
 
 @pytest.mark.parametrize("form", ["plain callable", "subset-aware", "vectorized_t"])
