@@ -110,14 +110,18 @@ def _case(name: str, info: dict) -> str:
 def _note(info: dict) -> str:
     extra = info.get("extra", {})
     parts = [f"peak {extra['peak_mb']} MB"] if "peak_mb" in extra else []
-    parts += [f"{k} {v}" for k, v in extra.items() if k not in ("case", "note", "peak_mb")]
+    parts += [f"{k} {v}" for k, v in extra.items() if k not in ("case", "note", "peak_mb", "readme")]
     if extra.get("note"):
         parts.append(extra["note"])
     return "; ".join(str(p) for p in parts)
 
 
-def table(new: dict, old: dict | None, ref: str | None, readme: bool) -> str:
-    """The results as Markdown: README rows (case, seconds, note) or the comparison with ``ref``."""
+def table(new: dict, old: dict | None, ref: str | None, readme: bool, every_row: bool = True) -> str:
+    """The results as Markdown: README rows (case, seconds, note) or the comparison with ``ref``; without
+    ``every_row``, only the benchmarks marked for the README (all of them if none is)."""
+    if not every_row and any(i.get("extra", {}).get("readme") for i in new.values()):
+        new = {n: i for n, i in new.items() if i.get("extra", {}).get("readme")}
+        old = None if old is None else {n: i for n, i in old.items() if n in new}
     if old is None:
         head = ["| case | seconds | note |", "|---|---|---|"]
         rows = [f"| {_case(n, i)} | {seconds(i['median'])} | {_note(i)} |" for n, i in new.items()]
@@ -150,6 +154,7 @@ def main(argv=None) -> int:
     ap.add_argument("--against", metavar="REF", help="a commit, branch or tag to compare with")
     ap.add_argument("--rounds", type=int, default=3, help="timed runs of each side (default 3)")
     ap.add_argument("--table", action="store_true", help="print the README's table (case, seconds, note)")
+    ap.add_argument("--all", action="store_true", help="with --table: every benchmark, not the README's rows")
     ap.add_argument("-k", help="pytest -k expression selecting benchmarks")
     ap.add_argument("-m", help="pytest -m marker expression (e.g. 'not slow', 'huge')")
     ap.add_argument("--json", type=Path, help="write the summaries of both sides to this file")
@@ -183,7 +188,7 @@ def main(argv=None) -> int:
     print(f"load average after: {load_average()}", file=sys.stderr)
     if ref:
         print(f"{ref} = {args.against} against the working tree; {args.rounds} rounds; seconds per call\n")
-    print(table(new, old, ref, args.table))
+    print(table(new, old, ref, args.table, every_row=args.all or not args.table))
     return 0
 
 

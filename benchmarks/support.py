@@ -30,11 +30,14 @@ def size(full: int, tiny: int) -> int:
     return tiny if SMOKE else full
 
 
-def describe(benchmark, case: str, note: str = "") -> None:
-    """Label the benchmark's row of the README table (``case``) and its fixed note."""
+def describe(benchmark, case: str, note: str = "", readme: bool = False) -> None:
+    """Label the benchmark's row of the README table (``case``) and its fixed note; ``readme``: one of the
+    rows the README shows (``compare.py --table``; ``--table --all`` prints every row)."""
     benchmark.extra_info["case"] = case
     if note:
         benchmark.extra_info["note"] = note
+    if readme:
+        benchmark.extra_info["readme"] = True
 
 
 def record_peak(benchmark, f) -> None:

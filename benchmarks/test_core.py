@@ -24,7 +24,8 @@ def exact_scores():
 @pytest.mark.parametrize("k", [1, 10])
 @pytest.mark.parametrize("mechanism", dpmo.MECHANISMS)
 def test_select(benchmark, scores, mechanism, k):
-    describe(benchmark, f"`select`, n = 10^6, {mechanism}, k = {k}")
+    readme = (mechanism, k) in (("exponential", 1), ("permute_and_flip", 1), ("laplace", 10))
+    describe(benchmark, f"`select`, n = 10^6, {mechanism}, k = {k}", readme=readme)
     benchmark(dpmo.select, scores, 1.0, 1.0, mechanism=mechanism, k=k, rng=1)
 
 
@@ -35,6 +36,7 @@ def test_select_exact(benchmark, exact_scores, mechanism, k):
         benchmark,
         f"`select(..., exact=True)`, n = 37,700, {mechanism}, k = {k}",
         "exact rational sampling, OS secure source",
+        readme=True,
     )
     benchmark(dpmo.select, exact_scores, 1.0, 1.0, mechanism=mechanism, k=k, exact=True)
 
@@ -54,7 +56,8 @@ def test_opendp_noisy_max(benchmark, exact_scores, noise, k):
     else:
         meas = dp.m.make_noisy_top_k(*space, measure, k=k, scale=2.0 * k)
     describe(benchmark, f"OpenDP `make_noisy_{'max' if k == 1 else 'top_k'}`, n = 37,700, {noise}, k = {k}",
-             "yardstick: OpenDP's exact sampler on the input of `select(..., exact=True)`")  # fmt: skip
+             "yardstick: OpenDP's exact sampler on the input of `select(..., exact=True)`",
+             readme=noise == "permute_and_flip")  # fmt: skip
     benchmark(meas, [float(x) for x in exact_scores])
 
 
@@ -66,7 +69,8 @@ def test_discrete_laplace_one_draw(benchmark, x):
     if not hasattr(exact, "sample_discrete_laplace"):
         pytest.skip("this version of dpmo has no exact discrete Laplace sampler")
     exact.sample_discrete_laplace(1, x)  # the exact thresholds of x, computed once and cached
-    describe(benchmark, f"`sample_discrete_laplace`, one draw, x = {x:g}", "exact, OS secure source")
+    describe(benchmark, f"`sample_discrete_laplace`, one draw, x = {x:g}", "exact, OS secure source",
+             readme=x < 1)  # fmt: skip
     benchmark(exact.sample_discrete_laplace, 1, x)
 
 
@@ -93,7 +97,8 @@ def test_dampen_100_steps(benchmark, form):
             vectorized_t=True,
         ),
     }[form]
-    describe(benchmark, f"`dampen`, n = 10^5, a local function needing 100 steps, {form}")
+    describe(benchmark, f"`dampen`, n = 10^5, a local function needing 100 steps, {form}",
+             readme=form == "vectorized_t")  # fmt: skip
     benchmark(dpmo.dampen, u, local, global_sensitivity=5)
 
 
@@ -106,11 +111,12 @@ def test_dampen_tpr(benchmark, how):
     local = tpr.local
     if how == "loop over distances":  # the same function without its closed form
         local = dpmo.LocalSensitivity(tpr.local._func, vectorized_t=True)
-    describe(benchmark, f"`dampen`, 100 TPRs of a table with 20,000 positives (~12,500 steps), {how}")
+    describe(benchmark, f"`dampen`, 100 TPRs of a table with 20,000 positives (~12,500 steps), {how}",
+             readme=True)  # fmt: skip
     benchmark(dpmo.dampen, tpr.values, local, global_sensitivity=1.0)
 
 
 def test_probabilities_permute_and_flip(benchmark):
     u = np.random.default_rng(4).normal(size=size(2000, 50))
-    describe(benchmark, "`probabilities`, permute-and-flip (exact), n = 2000", "audits only")
+    describe(benchmark, "`probabilities`, permute-and-flip (exact), n = 2000", "audits only", readme=True)
     benchmark(dpmo.probabilities, u, 1.0, 1.0, mechanism="permute_and_flip")

@@ -56,7 +56,7 @@ def test_pareto_score(benchmark, n, m, ties):
     U = rng.integers(0, 100, size=(n, m)).astype(float) if ties else rng.random((n, m))
     kind = "integer grid 0..99 (ties)" if ties else "continuous"
     note = "O(n log n) Fenwick sweep (published code: O(n^2))" if m == 2 else "divide and conquer"
-    describe(benchmark, f"`pareto_score`, n = {n:,}, {m} objectives, {kind}", note)
+    describe(benchmark, f"`pareto_score`, n = {n:,}, {m} objectives, {kind}", note, readme=not ties)
     benchmark(dpmo.pareto_score, U)
     record_peak(benchmark, lambda: dpmo.pareto_score(U))
 
@@ -102,7 +102,9 @@ CASES = [
 def test_priv_pareto(benchmark, kind, n, label, sensitivity):
     n = size(n, 2000)
     objs = _objectives(kind, n)
-    describe(benchmark, f"PrivPareto {sensitivity} (sensitivity + dampening + pick), n = {n:,}, {label}")
+    readme = sensitivity == "local" and (kind != "two counts" or n == N_DBLP)
+    describe(benchmark, f"PrivPareto {sensitivity} (sensitivity + dampening + pick), n = {n:,}, {label}",
+             readme=readme)  # fmt: skip
     benchmark(dpmo.priv_pareto, objs, 1.0, sensitivity=sensitivity, rng=0)
     if sensitivity == "local":
         benchmark.extra_info["t_steps"] = count_steps(objs)
@@ -112,7 +114,7 @@ def test_priv_pareto(benchmark, kind, n, label, sensitivity):
 @pytest.mark.parametrize("n, k", [(N_GITHUB, 3), (N_DBLP, 10)], ids=["github-size-k3", "dblp-size-k10"])
 def test_priv_pareto_k(benchmark, n, k):
     objs = graph_like(size(n, 2000))
-    describe(benchmark, f"PrivPareto local, k = {k}, n = {n:,}, degree + ego-density-like")
+    describe(benchmark, f"PrivPareto local, k = {k}, n = {n:,}, degree + ego-density-like", readme=k == 10)
     benchmark(dpmo.priv_pareto, objs, 1.0, k=k, rng=0)
 
 
@@ -134,7 +136,8 @@ def test_dampening_blocks(benchmark, case, blocks):
         pytest.skip("this version of dpmo has no switch for blocks of distances")
     objs, k = (trees_like(), 3) if case == "trees" else (two_counts(size(2000, 200), seed=3), 1)
     label = "33 trees (TPR/TNR), k = 3" if case == "trees" else "two counts, n = 2,000"
-    describe(benchmark, f"PrivPareto local, {label}, {'blocks of distances' if blocks else '1 t per call'}")
+    describe(benchmark, f"PrivPareto local, {label}, {'blocks of distances' if blocks else '1 t per call'}",
+             readme=blocks and case == "trees")  # fmt: skip
     saved = pareto_rounds._DAMPEN_BLOCKS_MAX_N
     pareto_rounds._DAMPEN_BLOCKS_MAX_N = saved if blocks else 0
     try:

@@ -64,6 +64,11 @@ def test_seconds_format_and_tables():
     assert (s["median"], s["lo"], s["hi"]) == (3.0, 2.0, 4.0)
     readme = cmp.table({"f::a": s}, None, None, True).splitlines()
     assert readme[0] == "| case | seconds | note |" and readme[2] == "| c | 3.00 | peak 3.5 MB; n |"
+    marked = {"f::a": s, "f::b": {**s, "extra": {"case": "b", "readme": True}}}
+    assert [
+        r.split(" | ")[0] for r in cmp.table(marked, None, None, True, every_row=False).splitlines()[2:]
+    ] == ["| b"]
+    assert len(cmp.table(marked, None, None, True).splitlines()) == 4  # --all: every row
     old = {"f::a": {**s, "median": 6.0}, "f::gone": s}
     rows = cmp.table({"f::a": s}, old, "abc123", False).splitlines()
     assert "| a | 6.00 | 3.00 | 0.50 | 67% |" in rows[2]
