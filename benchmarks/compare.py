@@ -51,7 +51,8 @@ def extract_src(ref: str, folder: Path) -> Path:
 
 
 def pytest_command(json_path: Path | None, args: argparse.Namespace) -> list[str]:
-    cmd = [sys.executable, "-m", "pytest", str(HERE), "-q", "-p", "no:cacheprovider", "--rootdir", str(HERE)]
+    cmd = [sys.executable, "-m", "pytest", str(HERE), "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+    cmd += ["--rootdir", str(HERE)]
     cmd += ["-o", "addopts=", "-o", "testpaths="]  # the repository's pytest settings are for tests/
     if args.k:
         cmd += ["-k", args.k]
@@ -68,12 +69,14 @@ def pytest_command(json_path: Path | None, args: argparse.Namespace) -> list[str
 
 def run_side(src: Path, json_path: Path | None, args: argparse.Namespace) -> dict:
     """One pytest run of the benchmarks on the code in ``src``; ``{fullname: benchmark record}``."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), str(HERE)]))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT"))}
+    env["PYTHONPATH"] = os.pathsep.join([str(src), str(HERE)])  # the side's code, and benchmarks/support.py
     if args.smoke:
         env["DPMO_BENCH_SMOKE"] = "1"
     res = subprocess.run(pytest_command(json_path, args), env=env, capture_output=True, text=True, cwd=REPO)
     if res.returncode not in (0, 1):  # 1: some benchmark failed (reported as "-")
-        sys.exit(f"compare: pytest failed on {src} (status {res.returncode}):\n{res.stdout[-3000:]}")
+        out = res.stdout[-3000:] + res.stderr[-3000:]
+        sys.exit(f"compare: pytest failed on {src} (status {res.returncode}):\n{out}")
     if json_path is None:
         return {}
     doc = json.loads(json_path.read_text())
