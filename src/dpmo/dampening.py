@@ -74,7 +74,7 @@ _FIRST_BLOCK_CELLS = 2**9
 #: The shortest probe, and the distance below which every delta is evaluated before a probe (module notes).
 _FIRST_PROBE = 16
 #: Evaluations of the local function (steps or blocks of steps) before the first probe, for a plain and
-#: for a stepwise function (module notes; measured with benchmarks/bench_core.py and bench_pareto.py).
+#: for a stepwise function (module notes; measured with benchmarks/test_core.py and test_pareto.py).
 _PROBE_AFTER_CALLS = 3
 _STEPWISE_PROBE_AFTER_CALLS = 6
 

@@ -472,12 +472,26 @@ def toy_run(
     """A fast stand-in used to test the pipeline: exponential-mechanism pick among ``params["n"]`` scores.
 
     ``score`` is the picked candidate's utility (scores 0..n-1, sensitivity 1), ``ref`` a draw from the
-    reference stream (the same for every method and epsilon of a repetition).
+    reference stream (the same for every method and epsilon of a repetition), cached per process like
+    the references of ``tree-pareto``. With ``params["reference_log"]`` (a file path), each computation
+    of a reference appends the seed's spawn key as one line to that file (to count them across workers).
     """
     n = int(params.get("n", 20))
     u = np.arange(n, dtype=np.float64)
     eps = 1e6 if epsilon is None else float(epsilon)
     gumbel = rng.gumbel(size=n)
     pick = int(np.argmax(eps * u / 2.0 + gumbel))
-    ref = float(np.random.default_rng(reference_seed).random()) if reference_seed is not None else 0.0
+    ref = 0.0
+    if reference_seed is not None:
+        log = params.get("reference_log")
+        key = (log, reference_seed.entropy, tuple(reference_seed.spawn_key))
+        if key not in _TOY_REFERENCES:
+            _TOY_REFERENCES[key] = float(np.random.default_rng(reference_seed).random())
+            if log:
+                with open(log, "a") as fh:
+                    fh.write(f"{key[2]}\n")
+        ref = _TOY_REFERENCES[key]
     return {"score": float(u[pick]), "ref": ref}
+
+
+_TOY_REFERENCES: dict[tuple, float] = {}

@@ -91,7 +91,7 @@ def select(
         2020). ``"exponential"`` and ``"gumbel"`` (the same distribution) and ``"permute_and_flip"``
         have exact samplers; ``"laplace"`` has none and is refused. The k picks are k sequential rounds
         (the same distribution as the float sampler's). Costs O(k n) vectorised work plus O(k) expected
-        exact steps (a few ms per round at n = 37,700; see ``benchmarks/bench_core.py``).
+        exact steps (a few ms per round at n = 37,700; see ``benchmarks/test_core.py``).
 
     Returns
     -------
