@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
-from dpmo import dampening
 from dpmo.audit import check_admissibility, local_sensitivity_at_distance, max_dampened_change, max_log_ratio
+from dpmo.breakpoints import bracket
 from dpmo.dampening import dampen_objective
 
 
@@ -351,6 +351,7 @@ def test_stepwise_functions_are_probed_late_and_give_the_same_scores():
             assert far <= 12  # stepped through the 12 distances, no probe
         else:
             assert far >= 16  # a probe looked past the loop's distance
+            assert set(range(16)) <= set(asked)  # after every distance below 16 was evaluated
         np.testing.assert_allclose(out[stepwise], 2.0 * u, rtol=1e-12, atol=1e-12)
     assert dpmo.LocalSensitivity(f).stepwise is False
 
@@ -388,7 +389,7 @@ def test_loop_step_kernel_gives_the_floats_of_the_vectorised_form(B, G):
     b = rng.choice([0.0, 0.1, 0.3, 0.6], q)
     floor = 1e-9
     D1, D2 = np.full(n, np.nan), np.full(n, np.nan)
-    keep1, b1 = dampening._bracket(d, b, a, active, 7, G, floor, D1)
+    keep1, b1 = bracket(d, b, a, active, 7, G, floor, D1)
     keep2, b2 = _bracket_reference(d, b, a, active, 7, G, floor, D2)
     assert np.array_equal(keep1, keep2) and keep1.sum() < q
     assert keep1.any() or (G is not None and B == 40)  # at the cap every candidate stops

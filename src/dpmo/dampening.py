@@ -31,12 +31,14 @@ Rules that make ``D`` defined and computable for every input (all checked by the
   segment in between has that same width, so the breakpoints are known without stepping (a candidate whose
   ``|u|`` falls in that range gets ``D = t + (|u| - b_t) / width``; when every remaining candidate is in such
   a run, the loop jumps to ``t' + 1``). The first probe comes after 3 evaluations of the function (a block
-  of steps counts once), so that the candidates of real data, mostly bracketed within a few steps or
-  blocks, never pay for one; probes look at most ``max(16, 2t)`` further. A function marked ``stepwise``
-  (:class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as the running sums of
-  PrivPareto's ``delta^PS``) is probed only from ``t = 16`` on and after 6 evaluations, so that a failed
-  probe costs it at most about twice the steps already done. The path depends on the function's values
-  only through where it is constant, and the result is the same dampened score up to rounding.
+  counts once), and first evaluates (without stepping) every distance below 16. A function marked
+  ``stepwise`` (:class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as
+  PrivPareto's running sums ``delta^PS``) is probed only from ``t = 16`` and after 6 evaluations. Probes
+  look at most ``max(16, 2t)`` further. The result is the same dampened score up to rounding.
+* **Decreasing functions are refused where they are evaluated**: every distance below 16, and the probes.
+  A skipped run is exact for every admissible function, blind to a dip of a non-admissible one inside it;
+  only a non-admissible function is ever refused (``docs/core.md``, dampening rule 5).
+* **No overflow**: a score beyond the float range saturates at the largest float of its sign (1-Lipschitz).
 * Each step works only on the candidates not yet bracketed; local functions marked
   ``vectorized_t`` (see :class:`dpmo.LocalSensitivity`) are evaluated for blocks of steps at once.
 """
@@ -45,9 +47,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numba
 import numpy as np
 
+from . import _defaults
 from ._validation import (
     check_choice,
     check_epsilon,
@@ -57,6 +59,7 @@ from ._validation import (
     check_scores,
     check_sensitivity,
 )
+from .breakpoints import bracket
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
@@ -69,11 +72,10 @@ DEFAULT_FLOOR = 1e-9
 _MAX_BLOCK = 4096
 _MAX_BLOCK_CELLS = 2**16
 _FIRST_BLOCK_CELLS = 2**9
-#: The shortest probe for a run of constant deltas, and the steps before the first probe of a stepwise
-#: function (module notes).
+#: The shortest probe, and the distance below which every delta is evaluated before a probe (module notes).
 _FIRST_PROBE = 16
 #: Evaluations of the local function (steps or blocks of steps) before the first probe, for a plain and
-#: for a stepwise function (module notes; measured with benchmarks/bench_core.py and bench_pareto.py).
+#: for a stepwise function (module notes; measured with benchmarks/test_core.py and test_pareto.py).
 _PROBE_AFTER_CALLS = 3
 _STEPWISE_PROBE_AFTER_CALLS = 6
 
@@ -140,7 +142,6 @@ def dampen(
     True
     """
     u = check_scores(values, "values")
-    n = u.size
     G = None if global_sensitivity is None else check_sensitivity(global_sensitivity, "global_sensitivity")
     if min_sensitivity is None:
         floor = DEFAULT_FLOOR * (G if G is not None else 1.0)
@@ -149,13 +150,19 @@ def dampen(
         if G is not None and floor > G:
             raise ValueError(f"min_sensitivity ({floor}) must not exceed global_sensitivity ({G})")
     max_steps = check_int(max_steps, "max_steps")
-    if local is None:
-        if G is None:
-            raise ValueError("global_sensitivity is required when local is None")
-        return u / G
-    if not callable(local):
+    if local is None and G is None:
+        raise ValueError("global_sensitivity is required when local is None")
+    if local is not None and not callable(local):
         raise TypeError("local must be callable as local(t), a dpmo.LocalSensitivity, or None")
+    with np.errstate(over="ignore"):  # saturates instead (module notes): no warning depends on the data
+        D = u / G if local is None else _dampened(u, local, G, floor, max_steps, name)
+    return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT)
 
+
+def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) -> np.ndarray:
+    """The dampened scores of :func:`dpmo.dampen` (arguments checked), possibly +-inf where beyond the
+    float range."""
+    n = u.size
     a = np.abs(u)
     vectorized = bool(getattr(local, "vectorized_t", False)) and getattr(local, "supports_index", False)
     if vectorized and getattr(local, "cumulative", None) is not None and n:
@@ -201,7 +208,7 @@ def dampen(
             d = np.minimum(d, G)
         check_non_decreasing(d, t, name, prev)
         last = d[-1]
-        keep, b = _bracket(d, b, a, active, t, G, floor, D)
+        keep, b = bracket(d, b, a, active, t, G, floor, D)  # one compiled pass
         active = active[keep]
         b = b[keep]
         prev = last[keep]
@@ -209,6 +216,11 @@ def dampen(
         block *= 2
         calls += 1
         if active.size and t >= probe_at and calls >= min_calls and t < max_steps:
+            last_seen = prev
+            if t < _FIRST_PROBE:  # every distance below 16 is evaluated first: a decrease there is refused
+                last_seen = _check_up_to(
+                    local, vectorized, delta_at, active, t, min(_FIRST_PROBE, max_steps), G, prev, name
+                )
             # closed form over a run of constant deltas (module notes)
             w = np.maximum(prev, floor)
             with np.errstate(over="ignore"):  # inf: more segments than any probe looks at
@@ -218,7 +230,7 @@ def dampen(
             d_p = delta_at(t_p, active)
             if G is not None:
                 d_p = np.minimum(d_p, G)
-            if np.any(d_p < prev):
+            if np.any(d_p < last_seen):
                 raise ValueError(
                     f"local sensitivity of {name} decreases in t between t={t - 1} and t={t_p}; an "
                     "admissible function is non-decreasing in t"
@@ -242,44 +254,23 @@ def dampen(
     return np.sign(u) * D
 
 
-def _bracket(d, b, a, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np.ndarray]:
-    """One step (or block of ``B`` steps) of :func:`dampen`'s loop on the candidates ``active``.
-
-    ``d`` (B, q): their deltas at ``t .. t + B - 1`` (capped); ``b``: their breakpoints ``b_t``. Writes
-    ``D`` of the candidates bracketed in the block and returns (not bracketed, ``b_{t+B}``). One compiled
-    pass over the candidates with the floating-point operations of the vectorised form, so the same
-    floats: ``ends = b + cumsum(max(d, floor))`` along the block, ``D = (t + j) + (|u| - (ends_j - d_j)) /
-    d_j`` at the first ``j`` where ``|u| < ends_j`` or ``d_j >= Delta u``. O(B q) time, no temporaries of
-    size q besides the two results.
-    """
-    keep = np.empty(d.shape[1], dtype=np.bool_)
-    b_next = np.empty(d.shape[1])
-    has_cap = G is not None
-    _bracket_kernel(d, b, a, active, t, float(G) if has_cap else 0.0, has_cap, floor, D, keep, b_next)
-    return keep, b_next
+_MAX_FLOAT = float(np.finfo(np.float64).max)
 
 
-@numba.njit(cache=True, nogil=True)
-def _bracket_kernel(d, b, a, active, t, G, has_cap, floor, D, keep, b_next):  # pragma: no cover - compiled
-    B, q = d.shape
-    for c in range(q):
-        r = active[c]
-        ac = a[r]
-        bc = b[c]
-        s = 0.0
-        keep[c] = True
-        for j in range(B):
-            dj = d[j, c]
-            if not dj >= floor:  # np.maximum(d, floor) (d is finite)
-                dj = floor
-            # np.cumsum: s_0 = d_0, s_j = s_{j-1} + d_j; then ends_j = b + s_j
-            s = dj if j == 0 else s + dj
-            e = bc + s
-            if ac < e or (has_cap and dj >= G):  # from d >= G on, the closed form with Delta u holds
-                D[r] = np.float64(t + j) + (ac - (e - dj)) / dj
-                keep[c] = False
-                break
-        b_next[c] = bc + s
+def _check_up_to(local, vectorized: bool, delta_at, active, t: int, end: int, G, prev, name: str):
+    """The deltas of ``active`` at every distance ``t .. end - 1`` (capped at ``G``), refused if they
+    decrease (from ``prev`` at ``t - 1`` on); returns those at ``end - 1``. Blocks of at most 2^20 cells."""
+    last, T, q = prev, t, active.size
+    while T < end:
+        B = max(1, min(end - T, 2**20 // q)) if vectorized else 1
+        if vectorized:
+            d = check_local_values(local(np.arange(T, T + B)[:, None], active), (B, q), T, name)
+        else:
+            d = delta_at(T, active)[None, :]
+        d = d if G is None else np.minimum(d, G)
+        check_non_decreasing(d, T, name, last)
+        last, T = d[-1], T + B
+    return last
 
 
 #: Largest width of the rising floor (keeps every breakpoint finite).
@@ -433,7 +424,7 @@ def local_dampening(
     min_sensitivity: float | None = None,
     max_steps: int = 100_000,
     budget=None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT,
 ) -> np.ndarray:
     """Local dampening mechanism: :func:`dpmo.select` on the dampened scores with sensitivity 1.
 
@@ -453,8 +444,9 @@ def local_dampening(
         Spend ``epsilon`` from it (checked before the scores are dampened): ``k`` records of
         ``epsilon / k``, mechanism ``mechanism``, sensitivity 1. Without it the call spends ``epsilon`` of
         its own.
-    exact : bool, default False
-        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+    exact : bool, default True
+        Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
+        in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
         source).
 
     Returns

@@ -124,9 +124,11 @@ def read_table(
     *,
     label=None,
     positive="1",
+    negative=None,
     categorical: Mapping[str, Sequence] | None = None,
     bounds: Mapping[str, tuple[float, float]] | None = None,
     header: bool = True,
+    delimiter: str = ",",
 ) -> Dataset:
     """Read ``path`` as a binary classification table with public metadata.
 
@@ -145,11 +147,17 @@ def read_table(
         Ignored for Adult (``>50K``).
     positive : str, default "1"
         CSV only: the label value of the positive class.
+    negative : str, optional
+        CSV only: the label value of the negative class, declaring the label set ``{negative, positive}``
+        (a record with another label is a domain error, :class:`dpmo.datasets.types.LabelError`). None:
+        ``positive`` against every other value.
     categorical, bounds : mapping, optional
         CSV only: the predictors with their public domains (see :func:`dpmo.datasets.load_csv`).
     header : bool, default True
         CSV only: whether the first line holds the column names; without one, columns are named by
         their 0-based number (``"0"``, ``"1"``, ...).
+    delimiter : str, default ","
+        CSV only: the field separator.
 
     Returns
     -------
@@ -160,8 +168,8 @@ def read_table(
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        For a malformed table (the message names the line or column), a missing domain file, a CSV
-        without label or predictors, or no rows.
+        For a malformed table (the message names the file and the line or column), a file that is not
+        UTF-8 text, a missing domain file, a CSV without label or predictors, or no rows.
 
     Notes
     -----
@@ -172,6 +180,18 @@ def read_table(
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"table not found: {p}")
+    try:
+        return _read_table(p, label, positive, negative, categorical, bounds, header, delimiter)
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"{p}: not a text table (not UTF-8); give a CSV file, a .dat table with its .domain file, or "
+            "the Adult files"
+        ) from None
+
+
+def _read_table(
+    p: Path, label, positive, negative, categorical, bounds, header: bool, delimiter: str
+) -> Dataset:
     if _is_adult(p):
         return load_adult(p)
     if p.is_dir():
@@ -188,4 +208,13 @@ def read_table(
             "bounds={column: (lo, hi)} (CLI: --categorical COL[=V1,V2,...] and/or --numeric COL=LO:HI); "
             "they are never read off the data"
         )
-    return load_csv(p, str(label), positive=positive, categorical=categorical, bounds=bounds, header=header)
+    return load_csv(
+        p,
+        str(label),
+        positive=positive,
+        negative=negative,
+        categorical=categorical,
+        bounds=bounds,
+        header=header,
+        delimiter=delimiter,
+    )
