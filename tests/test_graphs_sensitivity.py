@@ -12,7 +12,6 @@ enumeration itself is checked against networkx.
 from __future__ import annotations
 
 import functools
-import importlib
 from itertools import combinations
 
 import networkx as nx
@@ -22,6 +21,7 @@ import pytest
 import dpmo
 from dpmo import audit, graphs
 from dpmo.graphs import ego_density_sensitivity
+from pareto_paths import PATHS, force_counting_path
 
 ATOL = 1e-12
 
@@ -331,17 +331,11 @@ def test_pareto_sensitivity_admissible_on_graphs(formula, low):
     assert ls0.max() >= 3
 
 
-@pytest.mark.parametrize("path", ["few", "sort", "sweep"])
+@pytest.mark.parametrize("path", PATHS)
 def test_pareto_sensitivity_on_every_counting_path_equals_the_audited_values(monkeypatch, path):
     # delta^PS on all 5-node graphs with each counting path forced (normally chosen by sizes) equals the
     # values audited above (both admissibility conditions), bit for bit
-    state = importlib.import_module("dpmo.pareto.state")
-    dominance = importlib.import_module("dpmo.pareto.dominance")
-    few = path == "few"
-    monkeypatch.setattr(state, "_FEW_QUERIES_PER_LOG", 1e9 if few else 0)
-    monkeypatch.setattr(dominance, "_BRUTE_PAIRS", 1 << 22 if few else 0)
-    monkeypatch.setattr(dominance, "_BRUTE_QUERIES_PER_LOG", 4 if few else 0)
-    monkeypatch.setattr(state, "_SWEEP_MIN_PAIRS", -1 if path == "sweep" else 1 << 62)
+    force_counting_path(monkeypatch, path)
     S, tab, _ = five_node_tables("paper", 0.0)
     for code in range(S.codes.size):
         g = graphs.Graph.from_edges(S.edges(code), nodes=np.arange(5))

@@ -20,6 +20,7 @@ from dpmo.pareto import rounds as rounds_mod
 from dpmo.pareto import state as state_mod
 from dpmo.pareto import sweep as sweep_mod
 from dpmo.selection import SelectionCache, select_multiobjective
+from pareto_paths import force_counting_path
 
 # ------------------------------------------------------------------------ references (paper's definitions)
 
@@ -359,17 +360,6 @@ def delta_problems(draw):
     globals_ = draw(arrays(np.int64, (m,), elements=st.integers(1, 3))).astype(float)
     t = draw(st.integers(0, 5))
     return U, deltas, globals_, t
-
-
-def force_counting_path(mp, path: str) -> None:
-    """Force one counting path of delta^PS: "few" (fused O(n q m) kernel), "sort" (two dominance counts
-    with the sort-based methods), "sweep" (every candidate at once, sorts shared; m <= 2 only, the others
-    then take "sort")."""
-    few = path == "few"
-    mp.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 1e9 if few else 0)
-    mp.setattr(dominance_mod, "_BRUTE_PAIRS", 1 << 22 if few else 0)
-    mp.setattr(dominance_mod, "_BRUTE_QUERIES_PER_LOG", 4 if few else 0)
-    mp.setattr(state_mod, "_SWEEP_MIN_PAIRS", -1 if path == "sweep" else 1 << 62)
 
 
 @settings(max_examples=150, deadline=None)

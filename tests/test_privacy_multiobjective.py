@@ -32,6 +32,7 @@ import pytest
 import dpmo
 from dpmo.audit import check_admissibility, local_sensitivity_at_distance, max_dampened_change, max_log_ratio
 from dpmo.pareto import pareto_selection_scores
+from pareto_paths import PATHS, force_counting_path
 
 agg_mod = importlib.import_module("dpmo.aggregate")
 
@@ -191,19 +192,7 @@ def test_delta_ps_admissible_on_all_databases(names, kind):
     assert violations == []
 
 
-def force_counting_path(mp, path: str) -> None:
-    """ "few": the fused O(n q m) kernel; "sort": two dominance counts by the sort-based methods;
-    "sweep": every candidate at once with the sorts shared (m <= 2)."""
-    state = importlib.import_module("dpmo.pareto.state")
-    dominance = importlib.import_module("dpmo.pareto.dominance")
-    few = path == "few"
-    mp.setattr(state, "_FEW_QUERIES_PER_LOG", 1e9 if few else 0)
-    mp.setattr(dominance, "_BRUTE_PAIRS", 1 << 22 if few else 0)
-    mp.setattr(dominance, "_BRUTE_QUERIES_PER_LOG", 4 if few else 0)
-    mp.setattr(state, "_SWEEP_MIN_PAIRS", -1 if path == "sweep" else 1 << 62)
-
-
-@pytest.mark.parametrize("path", ["few", "sort", "sweep"])
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("kind", ["closed", "exact"])
 def test_delta_ps_admissible_on_all_databases_on_every_counting_path(monkeypatch, path, kind):
     # the counting paths of delta^PS (chosen by sizes in normal use) forced one by one on the audited

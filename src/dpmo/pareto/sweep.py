@@ -280,6 +280,16 @@ def _removed_points(U, S, removed):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
+def _block_buffers(m):  # pragma: no cover - compiled
+    """Scratch of :func:`_block_corrections` for one block of queries."""
+    lo = np.empty((m, _BLOCK))
+    hi = np.empty((m, _BLOCK))
+    a = np.empty(_BLOCK, dtype=np.bool_)
+    b = np.empty(_BLOCK, dtype=np.bool_)
+    return lo, hi, a, b, np.empty(_BLOCK, dtype=np.int64)
+
+
+@numba.njit(cache=True, nogil=True)
 def _block_corrections(U, S, Pc, Qc, idx, start, size, lo, hi, a, b, acc):  # pragma: no cover
     """``acc[j] = #{c : Q(c) > P(r)} - #{c : P(c) >= Q(r)}`` for ``r = idx[start + j]``, ``j < size``."""
     m = U.shape[0]
@@ -313,11 +323,7 @@ def removed_delta_correction(U, S, removed, idx, out):  # pragma: no cover - com
     """
     m = U.shape[0]
     Pc, Qc = _removed_points(U, S, removed)
-    lo = np.empty((m, _BLOCK))
-    hi = np.empty((m, _BLOCK))
-    a = np.empty(_BLOCK, dtype=np.bool_)
-    b = np.empty(_BLOCK, dtype=np.bool_)
-    acc = np.empty(_BLOCK, dtype=np.int64)
+    lo, hi, a, b, acc = _block_buffers(m)
     for start in range(0, idx.size, _BLOCK):
         size = min(_BLOCK, idx.size - start)
         _block_corrections(U, S, Pc, Qc, idx, start, size, lo, hi, a, b, acc)
@@ -349,11 +355,7 @@ def _delta_from_counts(counts, U, S, removed, idx, cap, out):  # pragma: no cove
     m = U.shape[0]
     q = idx.size
     Pc, Qc = _removed_points(U, S, removed)
-    lo = np.empty((m, _BLOCK))
-    hi = np.empty((m, _BLOCK))
-    a = np.empty(_BLOCK, dtype=np.bool_)
-    b = np.empty(_BLOCK, dtype=np.bool_)
-    acc = np.empty(_BLOCK, dtype=np.int64)
+    lo, hi, a, b, acc = _block_buffers(m)
     for start in range(0, q, _BLOCK):
         size = min(_BLOCK, q - start)
         _block_corrections(U, S, Pc, Qc, idx, start, size, lo, hi, a, b, acc)
