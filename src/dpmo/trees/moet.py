@@ -37,11 +37,11 @@ from ..budget import fit_budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
+from .breeding import breed, random_population
 from .encoding import EncodedData
 from .evaluation import TreePopulation
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
-from .operations import crossover, feature_spec, mutate, prune, random_tree
-from .tree import Tree
+from .operations import feature_spec
 
 try:  # scikit-learn is an optional dependency; the estimator API needs it
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -58,6 +58,7 @@ __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"
 #: accepted too).
 APPROACHES = ("pareto", "agg", "chebyshev")
 SENSITIVITIES = ("local", "global")
+_NODE_ARRAYS = ("feature", "value", "categorical", "label", "size", "depth")
 
 
 def _objectives(tp, p, tn, n, neighbouring: str):
@@ -348,7 +349,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             given = None
         enc = given if given is not None else EncodedData.cached(X, y01)
         features = features if features is not None else X.shape[1]
-        feature_spec(features)
+        is_cat, ncat = feature_spec(features)
         if eps is None:
             if budget is not None:
                 raise ValueError("epsilon=None (the non-private variant) spends no budget; pass budget=None")
@@ -358,8 +359,11 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         rng = estimator_rng(self.random_state)
         P, N = enc.positives, enc.negatives
 
-        population: list[Tree] = [random_tree(d, features, rng) for _ in range(p)]
-        tp, _, tn, _ = TreePopulation(population).counts(enc)
+        # the genetic operators (public randomness, no data) run compiled on the population's arrays, with
+        # the same draws as dpmo.trees.random_tree / crossover / mutate / prune called one by one
+        arrays, offsets = random_population(p, d, is_cat, ncat, rng)
+        population = TreePopulation.from_arrays(*arrays, offsets)
+        tp, _, tn, _ = population.counts(enc)
         # k + 1 equal rounds, exact: each round's picks spend eps_round / count from the fit's budget
         eps_round = None if own is None else own.epsilon_exact / (k + 1)
 
@@ -367,22 +371,13 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             keep = self._select(
                 tp, P, tn, N, s, eps_round, f"DP-MOET generation {rnd + 1} of {k}", rng, own, w
             )
-            population = [population[i] for i in keep]
+            population = population.take(keep)
             tp, tn = tp[keep], tn[keep]
-            children: list[Tree] = []
-            for _ in range(p // 2):
-                m = len(population) + len(children)
-                if m >= 2:
-                    a, b = rng.choice(m, size=2, replace=False)
-                else:
-                    a = b = 0
-                pool = population + children  # the algorithm draws from T, which grows with the children
-                c1, c2 = crossover(pool[int(a)], pool[int(b)], rng)
-                c1 = prune(mutate(c1, dmax, features, rng), dmax, rng)
-                c2 = prune(mutate(c2, dmax, features, rng), dmax, rng)
-                children.extend((c1, c2))
-            ctp, _, ctn, _ = TreePopulation(children).counts(enc)
-            population = population + children
+            node_arrays = tuple(getattr(population, name) for name in _NODE_ARRAYS)
+            arrays, offsets = breed(node_arrays, population.offsets, p // 2, dmax, is_cat, ncat, rng)
+            children = TreePopulation.from_arrays(*arrays, offsets)
+            ctp, _, ctn, _ = children.counts(enc)
+            population = population.concat(children)
             tp = np.concatenate([tp, ctp])
             tn = np.concatenate([tn, ctn])
 
