@@ -276,3 +276,80 @@ def test_printed_trees_drop_repeated_and_unreachable_tests():
     # the last category left on a path decides the test (domain of the schema)
     last = tree_from_nested((2, 0.0, True, 0, (2, 1.0, True, 1, (2, 2.0, True, 0, 1))))
     assert last.to_text(SCHEMA).count("colour") == 2 and last.to_text().count("x[2]") == 3
+
+
+# ---------------------------------------------------------------------------------------------------------
+# compiled sensitivity kernels: the same floats as the numpy forms they replace
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    common=st.booleans(),
+    substitution=st.booleans(),
+    shape=st.sampled_from(["scalar", "block", "per-candidate", "wide"]),
+    subset=st.booleans(),
+)
+def test_rate_kernels_give_the_floats_of_the_numpy_forms(seed, common, substitution, shape, subset):
+    from dpmo.trees import objectives
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 12))
+    s = np.full(n, int(rng.integers(0, 40))) if common else rng.integers(0, 40, n)
+    h = np.array([int(rng.integers(0, si + 1)) for si in s])
+    f = objectives._RateDelta(h, s, substitution=substitution)
+    idx = rng.integers(0, n, int(rng.integers(1, n + 2))) if subset else None
+    q = n if idx is None else idx.size
+    t = {
+        "scalar": int(rng.integers(0, 50)),
+        "block": np.arange(int(rng.integers(0, 40)), 45)[:, None],
+        "per-candidate": rng.integers(0, 60, q),
+        "wide": rng.integers(0, 60, (3, q)),
+    }[shape]
+    fast = f(t, idx), f.cumulative(t, idx)
+    with pytest.MonkeyPatch.context() as patch:  # the numpy forms
+        patch.setattr(objectives._RateDelta, "_grid", lambda self, *a, **k: None)
+        slow = f(t, idx), f.cumulative(t, idx)
+    for a, b in zip(fast, slow, strict=True):
+        assert a.shape == b.shape and np.array_equal(a, b)  # bit for bit
+
+
+@pytest.mark.parametrize("criterion", ["info_gain", "gini"])
+@pytest.mark.parametrize("nonnegative", [False, True])
+def test_node_curve_kernel_gives_the_floats_of_the_numpy_form(criterion, nonnegative):
+    from dpmo.trees.split_sensitivity import cell_local_sensitivity, node_local_sensitivity
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        m = int(rng.integers(1, 9))
+        n0 = rng.integers(0, 60, m).astype(float)
+        n1 = rng.integers(0, 60, m).astype(float)
+        groups = np.sort(rng.integers(0, 3, m))
+        f = node_local_sensitivity(
+            n0, n1, groups, 3, criterion=criterion, nonnegative=nonnegative, shared=True
+        )
+        t = np.arange(int(rng.integers(0, 30)), 70)[:, None]
+        b, o = np.concatenate([n0, n1]), np.concatenate([n1, n0])
+        want = cell_local_sensitivity(b, o, t, criterion=criterion, nonnegative=nonnegative).max(axis=1)
+        got = f(t, np.array([0, 2]))
+        assert np.array_equal(got, np.column_stack([want, want]))  # bit for bit
+        assert np.array_equal(f(5), f(np.array([[5]]))[0])  # a single distance: the same curve
+
+
+def test_id3_count_kernels_match_numpy():
+    from dpmo.trees.id3_kernels import class_counts, partition_rows
+
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 4, (300, 5))
+    y = rng.integers(0, 2, 300)
+    offsets = np.arange(6) * 4
+    flat = np.ascontiguousarray(codes + offsets[:-1])
+    rows = np.sort(rng.choice(300, 120, replace=False))
+    attrs = np.array([0, 2, 4])
+    keys = flat[np.ix_(rows, attrs)] * 2 + y[rows, None]
+    want = np.bincount(keys.ravel(), minlength=40).reshape(20, 2)
+    np.testing.assert_array_equal(class_counts(flat, y, rows, attrs, 20), want)
+    grouped, bounds = partition_rows(rows, codes, 3, 4)
+    order = np.argsort(codes[rows, 3], kind="stable")
+    np.testing.assert_array_equal(grouped, rows[order])
+    np.testing.assert_array_equal(np.diff(bounds), np.bincount(codes[rows, 3], minlength=4))

@@ -80,6 +80,7 @@ from ._inputs import (
     fit_labels,
 )
 from .id3_choice import clip_class_counts, split_choice_scores
+from .id3_kernels import class_counts, encode_codes, partition_rows
 from .id3_tree import ID3Tree
 from .split_sensitivity import CRITERIA
 
@@ -145,14 +146,9 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``X`` is already checked (:mod:`dpmo.trees._inputs`): codes in their domains, numeric values in
         [0, 1].
         """
-        codes = np.empty(X.shape, dtype=np.int64)
-        if np.any(is_cat):
-            codes[:, is_cat] = X[:, is_cat].astype(np.int64)
-        num = ~is_cat
-        if np.any(num):
-            nb = size[num]
-            codes[:, num] = np.minimum(np.floor(X[:, num] * nb).astype(np.int64), nb - 1)
-        return codes
+        return encode_codes(
+            np.ascontiguousarray(X, dtype=np.float64), is_cat.astype(bool), size.astype(np.int64)
+        )
 
     # -------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, budget=None):
@@ -215,7 +211,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         offsets = np.concatenate([[0], np.cumsum(size)])
         total = int(offsets[-1])
-        flat = codes + offsets[:-1][None, :]
+        flat = np.ascontiguousarray(codes + offsets[:-1][None, :])
 
         feature = [-1]
         first_child = [-1]
@@ -279,9 +275,8 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                 if self._stopping_rule and n_hat / (t_max * 2) < sqrt2 / eps_half:
                     make_leaf(node, idx, eps_half, half_share)
                     continue
-                # class counts of every (remaining attribute, value) pair in one bincount
-                keys = flat[np.ix_(idx, remaining)] * 2 + y[idx, None]
-                table = np.bincount(keys.ravel(), minlength=2 * total).reshape(total, 2)
+                # class counts of every (remaining attribute, value) pair in one compiled pass
+                table = class_counts(flat, y, idx, remaining, total)
                 value_ids = np.concatenate([np.arange(offsets[a], offsets[a + 1]) for a in remaining])
                 groups = np.repeat(np.arange(remaining.size), size[remaining])
                 n0 = table[value_ids, 0].astype(np.float64)
@@ -297,9 +292,8 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                 feature[node] = a
                 first_child[node] = len(feature)
                 n_children[node] = k
-                vals = codes[idx, a]
-                order = np.argsort(vals, kind="stable")
-                parts = np.split(idx[order], np.cumsum(np.bincount(vals, minlength=k))[:-1])
+                grouped, bounds = partition_rows(idx, codes, a, k)  # stable: each part keeps idx's order
+                parts = [grouped[bounds[v] : bounds[v + 1]] for v in range(k)]
                 child_remaining = remaining[remaining != a]
                 for v in range(k):
                     child = len(feature)

@@ -1,0 +1,178 @@
+"""Compiled kernels of the private ID3 baselines: discretised codes, class counts per node, row partitions,
+and the exact local sensitivity of the split criteria on blocks of distances.
+
+:mod:`dpmo.trees.id3` grows a DiffP-ID3 / LocalDiffPID3 tree node by node; at each node it needs the
+class counts of every (remaining attribute, value) pair of the node's rows (:func:`class_counts`) and,
+after the split, the node's rows grouped by the value of the chosen attribute (:func:`partition_rows`).
+LocalDiffPID3's dampening evaluates the node's local sensitivity at many distances
+(:func:`cell_curve`). The counts are integers, and the sensitivity kernel performs the floating-point
+operations of :func:`dpmo.trees.split_sensitivity.cell_local_sensitivity` in the same order, reading the
+one transcendental term ``d(x) = log2(x + 1) + x log2(1 + 1/x)`` (``x`` is always a whole number) from
+a table computed by that module's numpy expression, so the results are the same floats.
+
+Nothing here is released: the counts are private intermediates that the private selections protect.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["encode_codes", "class_counts", "partition_rows", "undominated_cells", "cell_curve"]
+
+
+@numba.njit(cache=True, nogil=True)
+def encode_codes(X, is_cat, size):  # pragma: no cover - compiled
+    """Integer codes (n, d): categorical codes as they are, numeric values in [0, 1] cut into ``size[f]``
+    equal bins (``min(floor(x * size[f]), size[f] - 1)``). O(n d)."""
+    n, d = X.shape
+    out = np.empty((n, d), dtype=np.int64)
+    for i in range(n):
+        for f in range(d):
+            x = X[i, f]
+            if is_cat[f]:
+                out[i, f] = np.int64(x)
+            else:
+                c = np.int64(np.floor(x * size[f]))
+                out[i, f] = min(c, size[f] - 1)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def class_counts(flat, y, rows, attributes, total):  # pragma: no cover - compiled
+    """Class counts (total, 2) of the given rows for the given attributes.
+
+    ``flat[i, a]`` is the global index of row ``i``'s value of attribute ``a`` (the attribute's code plus
+    the attribute's offset among all values); ``y`` holds 0/1. O(rows x attributes).
+    """
+    out = np.zeros((total, 2), dtype=np.int64)
+    for r in rows:
+        c = y[r]
+        for a in attributes:
+            out[flat[r, a], c] += 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def partition_rows(rows, codes, attribute, k):  # pragma: no cover - compiled
+    """The rows grouped by their code of ``attribute`` (0 .. k-1), each group in the order of ``rows``,
+    and the ``k + 1`` group boundaries. A stable counting sort, O(rows + k)."""
+    starts = np.zeros(k + 1, dtype=np.int64)
+    for r in rows:
+        starts[codes[r, attribute] + 1] += 1
+    for v in range(k):
+        starts[v + 1] += starts[v]
+    pos = starts[:k].copy()
+    out = np.empty(rows.shape[0], dtype=rows.dtype)
+    for r in rows:
+        v = codes[r, attribute]
+        out[pos[v]] = r
+        pos[v] += 1
+    return out, starts
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _max(a, b):  # pragma: no cover - compiled
+    """``np.maximum`` of two floats (NaN-free inputs; the first operand on ties, as numpy)."""
+    return a if a >= b else b
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _min(a, b):  # pragma: no cover - compiled
+    return a if a <= b else b
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _addition_change(b, o, info, dtab):  # pragma: no cover - compiled
+    a = b + o
+    if info:
+        return dtab[np.int64(a)] - dtab[np.int64(b)]
+    return 2.0 * o * o / _max(a * (a + 1.0), 1.0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _cell_sensitivity(b, o, info, dtab):  # pragma: no cover - compiled
+    return _addition_change(_max(b - 1.0, 0.0), o, info, dtab)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _min_addition_change(b, o, t, info, dtab):  # pragma: no cover - compiled
+    s = o - t - b
+    if s <= 0.0:
+        m0 = s * s / _max(1.0 - 2.0 * s, 1.0)
+    else:
+        m0 = b
+    best = _addition_change(b, _max(o - t, 0.0), info, dtab)  # k = 0
+    best = _min(best, _addition_change(b + t, _max(o - t + t, 0.0), info, dtab))  # k = t
+    for r in (np.floor(m0), np.ceil(m0)):
+        k = _min(_max(r - b, 0.0), t)
+        best = _min(best, _addition_change(b + k, _max(o - t + k, 0.0), info, dtab))
+    return 0.0 if t >= o else best
+
+
+@numba.njit(cache=True, nogil=True)
+def cell_curve(cb, co, ts, info, nonnegative, offset, dtab):  # pragma: no cover - compiled
+    """The largest exact local sensitivity at distance ``t`` over the cells ``(cb[c], co[c])``, for every
+    distance of ``ts``: float64 (len(ts),), 0 where there is no cell.
+
+    The closed form of :func:`dpmo.trees.split_sensitivity.cell_local_sensitivity` (``info``: information
+    gain, else Gini; ``nonnegative``: the form ``u + offset |T|``), with ``d(x) = dtab[x]``. O(len(ts) x
+    cells).
+    """
+    out = np.zeros(ts.shape[0])
+    for j in range(ts.shape[0]):
+        t = np.float64(ts[j])
+        best = 0.0
+        for c in range(cb.shape[0]):
+            b = cb[c]
+            o = co[c]
+            first = _cell_sensitivity(b, o + t, info, dtab)
+            k = _min(t, _max(b - 1.0, 0.0))
+            second = _cell_sensitivity(b - k, o + t - k, info, dtab)
+            v = _max(first, second)
+            if nonnegative:
+                v = _max(v - offset, offset - _min_addition_change(b, o, t, info, dtab))
+            best = _max(best, v)
+        out[j] = best
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _frontier_mask(b, o, g, keep):  # pragma: no cover - compiled
+    """Mark (OR into ``keep``) the cells that no other cell of their group dominates (``b' <= b`` and
+    ``o' >= o``; of equal cells the first): sorted by group, ``b`` up and ``o`` down, a cell is kept when
+    its ``o`` exceeds every ``o`` before it in its group."""
+    order = np.argsort(-o, kind="mergesort")
+    order = order[np.argsort(b[order], kind="mergesort")]
+    order = order[np.argsort(g[order], kind="mergesort")]
+    best = -np.inf
+    group = -1
+    for i in order:
+        if g[i] != group:
+            group = g[i]
+            best = -np.inf
+        if o[i] > best:
+            keep[i] = True
+            best = o[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def undominated_cells(n0, n1, groups, both):  # pragma: no cover - compiled
+    """The cells ``(b, o, group)`` of the count table that no other cell of their group dominates, the
+    cells ``(n0, n1)`` then ``(n1, n0)``, grouped by group (stable); ``both`` also keeps the cells
+    undominated in the reverse order (``b' >= b`` and ``o' <= o``). See
+    :func:`dpmo.trees.split_sensitivity.node_local_sensitivity`. O(m log m)."""
+    m = n0.shape[0]
+    b = np.concatenate((n0, n1))
+    o = np.concatenate((n1, n0))
+    g = np.concatenate((groups, groups))
+    keep = np.zeros(2 * m, dtype=np.bool_)
+    _frontier_mask(b, o, g, keep)
+    if both:
+        top = 0.0
+        for i in range(2 * m):
+            top = max(top, b[i], o[i])
+        _frontier_mask(top - b, top - o, g, keep)
+    idx = np.flatnonzero(keep)
+    idx = idx[np.argsort(g[idx], kind="mergesort")]
+    return b[idx], o[idx], g[idx]
