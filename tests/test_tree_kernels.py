@@ -29,7 +29,7 @@ from dpmo.trees import (
     random_tree,
     tree_from_nested,
 )
-from dpmo.trees.breeding import breed, random_population
+from dpmo.trees.breeding import breed, node_arrays, node_matrix, random_population
 from dpmo.trees.operations import feature_spec
 
 FEATURES = (
@@ -73,12 +73,12 @@ def test_population_operators_make_the_draws_of_the_one_tree_operators(seed, dma
     is_cat, ncat = feature_spec(features)
     d = min(d, dmax)
     fast, slow = np.random.default_rng(seed), np.random.default_rng(seed)
-    arrays, offsets = random_population(n_par, d, is_cat, ncat, fast)
-    population = TreePopulation.from_arrays(*arrays, offsets).check()
+    nodes, offsets = random_population(n_par, d, is_cat, ncat, fast)
+    population = TreePopulation.from_arrays(*node_arrays(nodes), offsets).check()
     parents = [random_tree(d, features, slow) for _ in range(n_par)]
     assert nested(population) == nested(parents)
-    arrays, offsets = breed(
-        tuple(getattr(population, a) for a in NODE_ARRAYS),
+    nodes, offsets = breed(
+        node_matrix([getattr(population, a) for a in NODE_ARRAYS]),
         population.offsets,
         n_pairs,
         dmax,
@@ -88,7 +88,7 @@ def test_population_operators_make_the_draws_of_the_one_tree_operators(seed, dma
     )
     want = ref_generation(parents, n_pairs, dmax, features, slow)
     if n_pairs:
-        children = TreePopulation.from_arrays(*arrays, offsets).check()
+        children = TreePopulation.from_arrays(*node_arrays(nodes), offsets).check()
         assert nested(children) == nested(want)
         for t in children:  # the same arrays as the operators' trees (sizes, depths, dtypes)
             assert t == want[children.trees.index(t)]

@@ -1,12 +1,17 @@
 """The genetic operators of DP-MOET on whole populations in flat arrays, compiled (numba).
 
 :func:`random_population` draws the initial population and :func:`breed` one generation's children
-(the paper's Algorithm "DP-MOET", lines "crossover", "mutate", "prune") in one compiled call each, on the
-preorder arrays of :class:`~dpmo.trees.evaluation.TreePopulation` (``feature``, ``value``,
-``categorical``, ``label``, ``size``, ``depth`` and the ``offsets`` of the trees). They make exactly the
-random draws, in the same order, from the same ``numpy.random.Generator``, as the one-tree operators of
-:mod:`dpmo.trees.operations` called one after another (numba's Generator methods follow NumPy's
-algorithms), so a seeded fit gives the same trees whichever is used; the tests compare them.
+(the paper's Algorithm "DP-MOET", lines "crossover", "mutate", "prune") in one compiled call each. They
+make exactly the random draws, in the same order, from the same ``numpy.random.Generator``, as the one-tree
+operators of :mod:`dpmo.trees.operations` called one after another (numba's Generator methods follow
+NumPy's algorithms), so a seeded fit gives the same trees whichever is used; the tests compare them.
+
+Layout: the nodes of a population are the rows of one float64 matrix with the columns :data:`COLUMNS`
+(feature, value, categorical, label, size, depth: the preorder arrays of :class:`~dpmo.trees.Tree`, whole
+numbers stored exactly), and ``offsets`` gives each tree's first row; :func:`node_matrix` and
+:func:`node_arrays` convert from and to the typed arrays of
+:class:`~dpmo.trees.evaluation.TreePopulation`. One matrix keeps a subtree a contiguous block of rows,
+so every operator is block copies.
 
 Randomness is public: the operators read the public feature metadata (``is_categorical``,
 ``n_categories``), the trees (earlier private outputs) and the generator, never the data.
@@ -17,75 +22,72 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["random_population", "breed"]
+__all__ = ["COLUMNS", "node_matrix", "node_arrays", "random_population", "breed"]
+
+#: Columns of the node matrix.
+COLUMNS = ("feature", "value", "categorical", "label", "size", "depth")
+_F, _V, _C, _L, _S, _D = range(6)
+_DTYPES = (np.int32, np.float64, np.bool_, np.int8, np.int32, np.int32)
+
+
+def node_matrix(arrays) -> np.ndarray:
+    """The (nodes, 6) float64 matrix of six preorder arrays (in the order of :data:`COLUMNS`). O(nodes)."""
+    return np.column_stack([np.asarray(a, dtype=np.float64) for a in arrays])
+
+
+def node_arrays(matrix: np.ndarray) -> list[np.ndarray]:
+    """The six typed preorder arrays (int32, float64, bool, int8, int32, int32) of a node matrix. O(nodes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.breeding import node_arrays, node_matrix
+    >>> stump = ([0, -1, -1], [0.5, 0, 0], [False] * 3, [0, 0, 1], [3, 1, 1], [0, 1, 1])
+    >>> [a.tolist() for a in node_arrays(node_matrix(stump))] == [list(a) for a in stump]
+    True
+    """
+    return [np.ascontiguousarray(matrix[:, j]).astype(dt) for j, dt in enumerate(_DTYPES)]
 
 
 @numba.njit(cache=True, nogil=True)
-def _reserve(arrs, need):  # pragma: no cover - compiled
-    """The six node arrays with room for at least ``need`` nodes (copied into larger ones if needed)."""
-    F, V, C, L, S, D = arrs
-    if F.shape[0] >= need:
-        return arrs
-    cap = max(need, 2 * F.shape[0])
-    F2 = np.empty(cap, np.int32)
-    V2 = np.empty(cap, np.float64)
-    C2 = np.empty(cap, np.bool_)
-    L2 = np.empty(cap, np.int8)
-    S2 = np.empty(cap, np.int32)
-    D2 = np.empty(cap, np.int32)
-    n = F.shape[0]
-    F2[:n] = F
-    V2[:n] = V
-    C2[:n] = C
-    L2[:n] = L
-    S2[:n] = S
-    D2[:n] = D
-    return F2, V2, C2, L2, S2, D2
-
-
-@numba.njit(cache=True, nogil=True)
-def _empty(cap):  # pragma: no cover - compiled
-    return (
-        np.empty(cap, np.int32),
-        np.empty(cap, np.float64),
-        np.empty(cap, np.bool_),
-        np.empty(cap, np.int8),
-        np.empty(cap, np.int32),
-        np.empty(cap, np.int32),
-    )
-
-
-@numba.njit(cache=True, nogil=True)
-def _copy(dst, dpos, src, spos, n, shift):  # pragma: no cover - compiled
-    """``n`` nodes of ``src`` from ``spos`` to ``dst`` at ``dpos``, depths moved by ``shift``."""
+def _copy_rows(dst, d0, src, s0, n):  # pragma: no cover - compiled
+    """Rows ``s0 .. s0 + n - 1`` of ``src`` into rows ``d0 ..`` of ``dst`` (plain loops: quick to compile)."""
     for q in range(n):
-        dst[0][dpos + q] = src[0][spos + q]
-        dst[1][dpos + q] = src[1][spos + q]
-        dst[2][dpos + q] = src[2][spos + q]
-        dst[3][dpos + q] = src[3][spos + q]
-        dst[4][dpos + q] = src[4][spos + q]
-        dst[5][dpos + q] = src[5][spos + q] + shift
+        for c in range(6):
+            dst[d0 + q, c] = src[s0 + q, c]
+
+
+@numba.njit(cache=True, nogil=True)
+def _reserve(nodes, need):  # pragma: no cover - compiled
+    """``nodes`` with room for at least ``need`` rows (copied into a larger matrix if needed)."""
+    if nodes.shape[0] >= need:
+        return nodes
+    out = np.empty((max(need, 2 * nodes.shape[0]), 6))
+    _copy_rows(out, 0, nodes, 0, nodes.shape[0])
+    return out
 
 
 @numba.njit(cache=True, nogil=True)
 def _random_tree(dst, pos, depth, is_cat, ncat, rng):  # pragma: no cover - compiled
-    """Write ``random_tree(depth)`` at ``dst[pos:]``; returns its number of nodes.
+    """Write ``random_tree(depth)`` at row ``pos`` of ``dst``; returns its number of nodes.
 
     The draws of :func:`dpmo.trees.random_tree`: the attribute of every decision node (preorder), then
     their uniform numbers, then the label of every leaf.
     """
-    F, V, C, L, S, D = dst
     m = (1 << (depth + 1)) - 1
-    stack = np.empty(depth + 2, np.int32)
-    sp = 0
+    stack = np.empty(depth + 2, np.int64)
     stack[0] = 0
     sp = 1
     p = pos
     while sp > 0:  # preorder depths of the full tree
         sp -= 1
         d = stack[sp]
-        D[p] = d
-        S[p] = (1 << (depth - d + 1)) - 1
+        dst[p, _D] = d
+        dst[p, _S] = (1 << (depth - d + 1)) - 1
+        dst[p, _L] = 0.0
+        dst[p, _V] = 0.0
+        dst[p, _C] = 0.0
+        dst[p, _F] = -1.0
         p += 1
         if d < depth:
             stack[sp] = d + 1
@@ -93,92 +95,80 @@ def _random_tree(dst, pos, depth, is_cat, ncat, rng):  # pragma: no cover - comp
             sp += 2
     n_features = is_cat.shape[0]
     for q in range(pos, pos + m):
-        if D[q] < depth:
-            F[q] = rng.integers(0, n_features)
-        else:
-            F[q] = -1
+        if dst[q, _D] < depth:
+            dst[q, _F] = rng.integers(0, n_features)
     for q in range(pos, pos + m):
-        L[q] = 0
-        if D[q] < depth:
+        if dst[q, _D] < depth:
             u = rng.random()
-            f = F[q]
+            f = np.int64(dst[q, _F])
             if is_cat[f]:
-                V[q] = np.floor(u * max(ncat[f], 1))
-                C[q] = True
+                dst[q, _V] = np.floor(u * max(ncat[f], 1))
+                dst[q, _C] = 1.0
             else:
-                V[q] = u
-                C[q] = False
-        else:
-            V[q] = 0.0
-            C[q] = False
+                dst[q, _V] = u
     for q in range(pos, pos + m):
-        if D[q] == depth:
-            L[q] = rng.integers(0, 2)
+        if dst[q, _D] == depth:
+            dst[q, _L] = rng.integers(0, 2)
     return m
 
 
 @numba.njit(cache=True, nogil=True)
-def _replace(dst, X, xs, nx, i, Y, ys, j):  # pragma: no cover - compiled
-    """Tree X (at ``xs``, ``nx`` nodes) with its node ``i``'s subtree replaced by Y's subtree at ``ys + j``,
-    written at ``dst[0:]`` (as :meth:`dpmo.trees.Tree.replace`); returns its number of nodes."""
-    size_i = X[4][xs + i]
-    size_j = Y[4][ys + j]
+def _replace(dst, d0, X, xs, nx, i, Y, ys, j):  # pragma: no cover - compiled
+    """Tree X (rows ``xs .. xs + nx - 1``) with its node ``i``'s subtree replaced by Y's subtree at row
+    ``ys + j``, written from row ``d0`` of ``dst`` (as :meth:`dpmo.trees.Tree.replace`); returns its size."""
+    size_i = np.int64(X[xs + i, _S])
+    size_j = np.int64(Y[ys + j, _S])
     delta = size_j - size_i
-    _copy(dst, 0, X, xs, i, 0)
+    _copy_rows(dst, d0, X, xs, i)
     for k in range(i):
-        if k + X[4][xs + k] > i:  # an ancestor of i
-            dst[4][k] += delta
-    _copy(dst, i, Y, ys + j, size_j, X[5][xs + i] - Y[5][ys + j])
-    _copy(dst, i + size_j, X, xs + i + size_i, nx - i - size_i, 0)
+        if k + X[xs + k, _S] > i:  # an ancestor of i
+            dst[d0 + k, _S] += delta
+    shift = X[xs + i, _D] - Y[ys + j, _D]
+    _copy_rows(dst, d0 + i, Y, ys + j, size_j)
+    for k in range(d0 + i, d0 + i + size_j):
+        dst[k, _D] += shift
+    _copy_rows(dst, d0 + i + size_j, X, xs + i + size_i, nx - i - size_i)
     return nx + delta
 
 
 @numba.njit(cache=True, nogil=True)
-def _prune_append(pool, at, src, n, dmax, rng):  # pragma: no cover - compiled
-    """Append ``prune(src[:n], dmax)`` to ``pool`` at ``at`` (as :func:`dpmo.trees.prune`); returns the
-    pool (maybe reallocated) and the number of nodes appended."""
-    F, V, C, L, S, D = src
-    deepest = 0
+def _prune_into(pool, at, src, n, dmax, rng):  # pragma: no cover - compiled
+    """Write ``prune(src[:n], dmax)`` at row ``at`` of ``pool`` (as :func:`dpmo.trees.prune`); returns the
+    pool (maybe reallocated) and the number of rows written."""
+    deepest = 0.0
     for q in range(n):
-        if D[q] > deepest:
-            deepest = D[q]
+        deepest = max(deepest, src[q, _D])
     pool = _reserve(pool, at + n)
     if deepest <= dmax:
-        _copy(pool, at, src, 0, n, 0)
+        _copy_rows(pool, at, src, 0, n)
         return pool, n
     kept_before = np.empty(n + 1, np.int64)  # kept nodes among the first q
     kept_before[0] = 0
     for q in range(n):
-        kept_before[q + 1] = kept_before[q] + (1 if D[q] <= dmax else 0)
-    PF, PV, PC, PL, PS, PD = pool
+        kept_before[q + 1] = kept_before[q] + (1 if src[q, _D] <= dmax else 0)
     w = at
     for q in range(n):
-        if D[q] > dmax:
+        if src[q, _D] > dmax:
             continue
-        PS[w] = kept_before[q + S[q]] - kept_before[q]
-        PD[w] = D[q]
-        if D[q] == dmax and F[q] >= 0:  # cut: a random leaf
-            PF[w] = -1
-            PV[w] = 0.0
-            PC[w] = False
-            PL[w] = rng.integers(0, 2)
-        else:
-            PF[w] = F[q]
-            PV[w] = V[q]
-            PC[w] = C[q]
-            PL[w] = L[q]
+        _copy_rows(pool, w, src, q, 1)
+        pool[w, _S] = kept_before[q + np.int64(src[q, _S])] - kept_before[q]
+        if src[q, _D] == dmax and src[q, _F] >= 0:  # cut: a random leaf
+            pool[w, _F] = -1.0
+            pool[w, _V] = 0.0
+            pool[w, _C] = 0.0
+            pool[w, _L] = rng.integers(0, 2)
         w += 1
     return pool, w - at
 
 
 @numba.njit(cache=True, nogil=True)
 def random_population(n_trees, depth, is_cat, ncat, rng):  # pragma: no cover - compiled
-    """``n_trees`` calls of :func:`dpmo.trees.random_tree` ``(depth)``: the six node arrays and the offsets.
+    """``n_trees`` calls of :func:`dpmo.trees.random_tree` ``(depth)``: the node matrix and the offsets.
 
     O(n_trees 2**depth) time; uses no data.
     """
     m = (1 << (depth + 1)) - 1
-    out = _empty(n_trees * m)
+    out = np.empty((n_trees * m, 6))
     offsets = np.empty(n_trees + 1, np.int64)
     offsets[0] = 0
     for t in range(n_trees):
@@ -200,7 +190,7 @@ def _choose_two(rng, m):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, nogil=True)
 def breed(parents, offsets, n_pairs, dmax, is_cat, ncat, rng):  # pragma: no cover - compiled
-    """The ``2 n_pairs`` children of one generation of DP-MOET: the six node arrays and their offsets.
+    """The ``2 n_pairs`` children of one generation of DP-MOET: their node matrix and offsets.
 
     For each pair: two distinct trees drawn uniformly from the parents and the children made so far
     (the population grows with the children), crossed over (:func:`dpmo.trees.crossover`); each child is
@@ -212,21 +202,20 @@ def breed(parents, offsets, n_pairs, dmax, is_cat, ncat, rng):  # pragma: no cov
     O(sum of the sizes of the trees handled + 2**d_max per mutation) time; uses no data.
     """
     n_par = offsets.shape[0] - 1
-    total = n_par + 2 * n_pairs
-    starts = np.empty(total, np.int64)
-    lens = np.empty(total, np.int64)
-    pool = _empty(max(2 * offsets[n_par], 64))
-    _copy(pool, 0, parents, 0, offsets[n_par], 0)
+    starts = np.empty(n_par + 2 * n_pairs, np.int64)
+    lens = np.empty(n_par + 2 * n_pairs, np.int64)
+    end = offsets[n_par]
+    pool = np.empty((max(2 * end, 64), 6))
+    _copy_rows(pool, 0, parents, 0, end)
     for t in range(n_par):
         starts[t] = offsets[t]
         lens[t] = offsets[t + 1] - offsets[t]
-    end = offsets[n_par]
-    children_start = end
+    first_child = end
     full = (1 << (dmax + 1)) - 1
-    x1 = _empty(64)
-    x2 = _empty(64)
-    rt = _empty(64)
-    y = _empty(64)
+    x = np.empty((64, 6))
+    y = np.empty((64, 6))
+    r = np.empty((full, 6))
+    m_pair = np.empty(2, np.int64)
     for pair in range(n_pairs):
         m = n_par + 2 * pair
         if m >= 2:
@@ -236,20 +225,18 @@ def breed(parents, offsets, n_pairs, dmax, is_cat, ncat, rng):  # pragma: no cov
         sa, na, sb, nb = starts[a], lens[a], starts[b], lens[b]
         ia = rng.integers(0, na)
         ib = rng.integers(0, nb)
-        x1 = _reserve(x1, na + nb)
-        x2 = _reserve(x2, na + nb)
-        n1 = _replace(x1, pool, sa, na, ia, pool, sb, ib)
-        n2 = _replace(x2, pool, sb, nb, ib, pool, sa, ia)
+        x = _reserve(x, 2 * (na + nb))  # the two crossover children, one after the other
+        m_pair[0] = _replace(x, 0, pool, sa, na, ia, pool, sb, ib)
+        m_pair[1] = _replace(x, m_pair[0], pool, sb, nb, ib, pool, sa, ia)
         for child in range(2):
-            src = x1 if child == 0 else x2
-            nc = n1 if child == 0 else n2
+            at = 0 if child == 0 else m_pair[0]
+            nc = m_pair[child]
             i = rng.integers(0, nc)
-            depth = max(dmax - src[5][i], 0)
-            rt = _reserve(rt, full)
-            nr = _random_tree(rt, 0, depth, is_cat, ncat, rng)
+            depth = max(dmax - np.int64(x[at + i, _D]), 0)
+            nr = _random_tree(r, 0, depth, is_cat, ncat, rng)
             y = _reserve(y, nc + nr)
-            ny = _replace(y, src, 0, nc, i, rt, 0, 0)
-            pool, added = _prune_append(pool, end, y, ny, dmax, rng)
+            ny = _replace(y, 0, x, at, nc, i, r, 0, 0)
+            pool, added = _prune_into(pool, end, y, ny, dmax, rng)
             k = n_par + 2 * pair + child
             starts[k] = end
             lens[k] = added
@@ -258,6 +245,6 @@ def breed(parents, offsets, n_pairs, dmax, is_cat, ncat, rng):  # pragma: no cov
     child_offsets[0] = 0
     for k in range(2 * n_pairs):
         child_offsets[k + 1] = child_offsets[k] + lens[n_par + k]
-    out = _empty(end - children_start)
-    _copy(out, 0, pool, children_start, end - children_start, 0)
+    out = np.empty((end - first_child, 6))
+    _copy_rows(out, 0, pool, first_child, end - first_child)
     return out, child_offsets

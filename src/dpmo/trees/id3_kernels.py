@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["encode_codes", "class_counts", "partition_rows", "undominated_cells", "cell_curve"]
+__all__ = ["encode_codes", "class_counts", "partition_rows", "cell_curve"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -135,44 +135,3 @@ def cell_curve(cb, co, ts, info, nonnegative, offset, dtab):  # pragma: no cover
             best = _max(best, v)
         out[j] = best
     return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _frontier_mask(b, o, g, keep):  # pragma: no cover - compiled
-    """Mark (OR into ``keep``) the cells that no other cell of their group dominates (``b' <= b`` and
-    ``o' >= o``; of equal cells the first): sorted by group, ``b`` up and ``o`` down, a cell is kept when
-    its ``o`` exceeds every ``o`` before it in its group."""
-    order = np.argsort(-o, kind="mergesort")
-    order = order[np.argsort(b[order], kind="mergesort")]
-    order = order[np.argsort(g[order], kind="mergesort")]
-    best = -np.inf
-    group = -1
-    for i in order:
-        if g[i] != group:
-            group = g[i]
-            best = -np.inf
-        if o[i] > best:
-            keep[i] = True
-            best = o[i]
-
-
-@numba.njit(cache=True, nogil=True)
-def undominated_cells(n0, n1, groups, both):  # pragma: no cover - compiled
-    """The cells ``(b, o, group)`` of the count table that no other cell of their group dominates, the
-    cells ``(n0, n1)`` then ``(n1, n0)``, grouped by group (stable); ``both`` also keeps the cells
-    undominated in the reverse order (``b' >= b`` and ``o' <= o``). See
-    :func:`dpmo.trees.split_sensitivity.node_local_sensitivity`. O(m log m)."""
-    m = n0.shape[0]
-    b = np.concatenate((n0, n1))
-    o = np.concatenate((n1, n0))
-    g = np.concatenate((groups, groups))
-    keep = np.zeros(2 * m, dtype=np.bool_)
-    _frontier_mask(b, o, g, keep)
-    if both:
-        top = 0.0
-        for i in range(2 * m):
-            top = max(top, b[i], o[i])
-        _frontier_mask(top - b, top - o, g, keep)
-    idx = np.flatnonzero(keep)
-    idx = idx[np.argsort(g[idx], kind="mergesort")]
-    return b[idx], o[idx], g[idx]

@@ -37,7 +37,7 @@ from ..budget import fit_budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
-from .breeding import breed, random_population
+from .breeding import COLUMNS, breed, node_arrays, node_matrix, random_population
 from .encoding import EncodedData
 from .evaluation import TreePopulation
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
@@ -58,7 +58,6 @@ __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"
 #: accepted too).
 APPROACHES = ("pareto", "agg", "chebyshev")
 SENSITIVITIES = ("local", "global")
-_NODE_ARRAYS = ("feature", "value", "categorical", "label", "size", "depth")
 
 
 def _objectives(tp, p, tn, n, neighbouring: str):
@@ -361,8 +360,8 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         # the genetic operators (public randomness, no data) run compiled on the population's arrays, with
         # the same draws as dpmo.trees.random_tree / crossover / mutate / prune called one by one
-        arrays, offsets = random_population(p, d, is_cat, ncat, rng)
-        population = TreePopulation.from_arrays(*arrays, offsets)
+        nodes, offsets = random_population(p, d, is_cat, ncat, rng)
+        population = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
         tp, _, tn, _ = population.counts(enc)
         # k + 1 equal rounds, exact: each round's picks spend eps_round / count from the fit's budget
         eps_round = None if own is None else own.epsilon_exact / (k + 1)
@@ -373,9 +372,9 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
             population = population.take(keep)
             tp, tn = tp[keep], tn[keep]
-            node_arrays = tuple(getattr(population, name) for name in _NODE_ARRAYS)
-            arrays, offsets = breed(node_arrays, population.offsets, p // 2, dmax, is_cat, ncat, rng)
-            children = TreePopulation.from_arrays(*arrays, offsets)
+            parents = node_matrix([getattr(population, name) for name in COLUMNS])
+            nodes, offsets = breed(parents, population.offsets, p // 2, dmax, is_cat, ncat, rng)
+            children = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
             ctp, _, ctn, _ = children.counts(enc)
             population = population.concat(children)
             tp = np.concatenate([tp, ctp])

@@ -82,7 +82,7 @@ from scipy.special import xlogy
 
 from .._validation import check_choice, check_int
 from ..sensitivity import LocalSensitivity
-from .id3_kernels import cell_curve, undominated_cells
+from .id3_kernels import cell_curve
 
 __all__ = [
     "CRITERIA",
@@ -400,6 +400,18 @@ def _group_max(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndar
     return out
 
 
+def _frontier(b: np.ndarray, o: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Mask of the cells that no other cell of the same group dominates (``b' <= b`` and ``o' >= o``)."""
+    order = np.lexsort((-o, b, g))
+    os_, gs = o[order], g[order]
+    big = float(os_.max(initial=0.0)) + 1.0
+    key = os_ + gs * big
+    prev = np.concatenate([[-np.inf], np.maximum.accumulate(key)[:-1]])
+    keep = np.zeros(b.size, dtype=bool)
+    keep[order] = key > prev
+    return keep
+
+
 def _undominated_cells(n0, n1, groups, *, both: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cells ``(b, o)`` of each group that no other cell of the group dominates, sorted by group.
 
@@ -409,11 +421,18 @@ def _undominated_cells(n0, n1, groups, *, both: bool = False) -> tuple[np.ndarra
     count), so dropping dominated cells leaves the group maximum unchanged. ``both=True`` (non-negative
     criterion) also keeps the cells undominated in the reverse order (``b' >= b`` and ``o' <= o``): its term
     ``c - min F`` increases in ``b`` and decreases in ``o`` (the reachable cells of ``(b', o')`` are those
-    of ``(b, o)`` shifted to more own and fewer other records, where ``F`` is smaller). O(m log m), compiled
-    (:func:`dpmo.trees.id3_kernels.undominated_cells`).
+    of ``(b, o)`` shifted to more own and fewer other records, where ``F`` is smaller). O(m log m).
     """
-    g = np.asarray(groups, dtype=np.int64)
-    return undominated_cells(np.asarray(n0, dtype=np.float64), np.asarray(n1, dtype=np.float64), g, both)
+    b = np.concatenate([n0, n1])
+    o = np.concatenate([n1, n0])
+    g = np.concatenate([groups, groups])
+    keep = _frontier(b, o, g)
+    if both:
+        top = float(max(b.max(initial=0.0), o.max(initial=0.0)))
+        keep |= _frontier(top - b, top - o, g)
+    b, o, g = b[keep], o[keep], g[keep]
+    order = np.argsort(g, kind="stable")
+    return b[order], o[order], g[order]
 
 
 def node_local_sensitivity(
