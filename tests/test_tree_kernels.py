@@ -337,7 +337,7 @@ def test_node_curve_kernel_gives_the_floats_of_the_numpy_form(criterion, nonnega
 
 
 def test_id3_count_kernels_match_numpy():
-    from dpmo.trees.id3_kernels import class_counts, partition_rows
+    from dpmo.trees.id3_kernels import class_counts, split_node
 
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 4, (300, 5))
@@ -345,11 +345,26 @@ def test_id3_count_kernels_match_numpy():
     offsets = np.arange(6) * 4
     flat = np.ascontiguousarray(codes + offsets[:-1])
     rows = np.sort(rng.choice(300, 120, replace=False))
-    attrs = np.array([0, 2, 4])
-    keys = flat[np.ix_(rows, attrs)] * 2 + y[rows, None]
-    want = np.bincount(keys.ravel(), minlength=40).reshape(20, 2)
-    np.testing.assert_array_equal(class_counts(flat, y, rows, attrs, 20), want)
-    grouped, bounds = partition_rows(rows, codes, 3, 4)
-    order = np.argsort(codes[rows, 3], kind="stable")
-    np.testing.assert_array_equal(grouped, rows[order])
-    np.testing.assert_array_equal(np.diff(bounds), np.bincount(codes[rows, 3], minlength=4))
+
+    def ref(r, attrs):
+        keys = flat[np.ix_(r, attrs)] * 2 + y[r, None]
+        return np.bincount(keys.ravel(), minlength=40).reshape(20, 2)
+
+    attrs = np.array([0, 2, 3, 4])
+    parent = class_counts(flat, y, rows, attrs, 20)
+    np.testing.assert_array_equal(parent, ref(rows, attrs))
+    child_attrs = np.array([0, 2, 4])
+    columns = np.ascontiguousarray(codes.T)
+    for with_tables in (True, False):
+        grouped, bounds, positives, tables = split_node(
+            rows, columns, flat, y, 3, 4, child_attrs, offsets, parent, with_tables
+        )
+        order = np.argsort(codes[rows, 3], kind="stable")  # each group keeps the order of rows
+        np.testing.assert_array_equal(grouped, rows[order])
+        np.testing.assert_array_equal(np.diff(bounds), np.bincount(codes[rows, 3], minlength=4))
+        used = np.isin(np.repeat(np.arange(5), 4), child_attrs)  # the values of the child attributes
+        for v in range(4):
+            part = grouped[bounds[v] : bounds[v + 1]]
+            assert positives[v] == y[part].sum()
+            if with_tables:  # every child, the largest one by subtraction from the parent's counts
+                np.testing.assert_array_equal(tables[v][used], ref(part, child_attrs)[used])

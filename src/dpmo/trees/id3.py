@@ -80,7 +80,7 @@ from ._inputs import (
     fit_labels,
 )
 from .id3_choice import clip_class_counts, split_choice_scores
-from .id3_kernels import class_counts, encode_codes, partition_rows
+from .id3_kernels import class_counts, encode_codes, split_node
 from .id3_tree import ID3Tree
 from .split_sensitivity import CRITERIA
 
@@ -212,6 +212,8 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         offsets = np.concatenate([[0], np.cumsum(size)])
         total = int(offsets[-1])
         flat = np.ascontiguousarray(codes + offsets[:-1][None, :])
+        value_attribute = np.repeat(np.arange(d), size)  # the attribute of each global value index
+        columns = np.ascontiguousarray(codes.T)  # one attribute's codes in a row: split_node sweeps it
 
         feature = [-1]
         first_child = [-1]
@@ -221,17 +223,18 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         noisy = [np.nan]
         leaf_counts = [(np.nan, np.nan)]
 
-        def make_leaf(node: int, idx: np.ndarray, eps_leaf: float, share) -> None:
-            c1 = int(y[idx].sum())
-            if bits is not None:
-                noise = sample_discrete_laplace(2, share, bits).astype(np.float64)
-            else:
-                noise = rng.laplace(0.0, 1.0 / eps_leaf, size=2)
-            counts = np.array([idx.size - c1, c1], dtype=np.float64) + noise
+        def make_leaf(node: int, rows: int, c1: int, eps_leaf: float, share, noise=None) -> None:
+            if noise is None:
+                if bits is not None:
+                    noise = sample_discrete_laplace(2, share, bits).astype(np.float64)
+                else:
+                    noise = rng.laplace(0.0, 1.0 / eps_leaf, size=2)
+            counts = np.array([rows - c1, c1], dtype=np.float64) + noise
             label[node] = int(counts[1] > counts[0])
             leaf_counts[node] = (float(counts[0]), float(counts[1]))
 
-        frontier = [(0, np.arange(n), np.arange(d))]
+        # a node: (index, its rows, remaining attributes, its class counts or None, its rows with y = 1)
+        frontier = [(0, np.arange(n), np.arange(d), None, int(y.sum()))]
         sqrt2 = math.sqrt(2.0)
         for level in range(levels):
             last = level == levels - 1
@@ -246,26 +249,27 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     sensitivity=1.0,
                     candidates=nodes,
                 )
-            else:
-                own.spend(
-                    half_share,
-                    f"depth {level}: noisy record count of each of the {nodes} nodes (parallel over the "
-                    "depth's disjoint nodes)",
-                    mechanism="laplace",
-                    sensitivity=1.0,
-                    candidates=nodes,
-                )
-                own.spend(
-                    half_share,
-                    f"depth {level}: per node either the split attribute ({how} on {self.criterion}) or "
-                    "the leaf's noisy class counts (Laplace); parallel over the depth's disjoint nodes",
-                    mechanism="local_dampening" if self._local else self.mechanism,
-                    candidates=nodes,
-                )
-            for node, idx, remaining in frontier:
-                if last:
-                    make_leaf(node, idx, eps_level, level_share)
-                    continue
+                # float noise: one draw for the whole depth, the same numbers as one draw per leaf
+                noise = None if bits is not None else rng.laplace(0.0, 1.0 / eps_level, size=(nodes, 2))
+                for i, (node, idx, _, _, c1) in enumerate(frontier):
+                    make_leaf(node, idx.size, c1, eps_level, level_share, None if noise is None else noise[i])
+                break
+            own.spend(
+                half_share,
+                f"depth {level}: noisy record count of each of the {nodes} nodes (parallel over the "
+                "depth's disjoint nodes)",
+                mechanism="laplace",
+                sensitivity=1.0,
+                candidates=nodes,
+            )
+            own.spend(
+                half_share,
+                f"depth {level}: per node either the split attribute ({how} on {self.criterion}) or "
+                "the leaf's noisy class counts (Laplace); parallel over the depth's disjoint nodes",
+                mechanism="local_dampening" if self._local else self.mechanism,
+                candidates=nodes,
+            )
+            for node, idx, remaining, table, c1 in frontier:
                 if bits is not None:
                     n_hat = float(idx.size + int(sample_discrete_laplace(1, half_share, bits)[0]))
                 else:
@@ -273,11 +277,11 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                 noisy[node] = n_hat
                 t_max = int(size[remaining].max())
                 if self._stopping_rule and n_hat / (t_max * 2) < sqrt2 / eps_half:
-                    make_leaf(node, idx, eps_half, half_share)
+                    make_leaf(node, idx.size, c1, eps_half, half_share)
                     continue
-                # class counts of every (remaining attribute, value) pair in one compiled pass
-                table = class_counts(flat, y, idx, remaining, total)
-                value_ids = np.concatenate([np.arange(offsets[a], offsets[a + 1]) for a in remaining])
+                if table is None:  # the root: class counts of every (attribute, value) pair, compiled
+                    table = class_counts(flat, y, idx, remaining, total)
+                value_ids = np.flatnonzero(np.isin(value_attribute, remaining))
                 groups = np.repeat(np.arange(remaining.size), size[remaining])
                 n0 = table[value_ids, 0].astype(np.float64)
                 n1 = table[value_ids, 1].astype(np.float64)
@@ -292,9 +296,13 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                 feature[node] = a
                 first_child[node] = len(feature)
                 n_children[node] = k
-                grouped, bounds = partition_rows(idx, codes, a, k)  # stable: each part keeps idx's order
-                parts = [grouped[bounds[v] : bounds[v + 1]] for v in range(k)]
                 child_remaining = remaining[remaining != a]
+                # children's rows (stable: each keeps idx's order), positives and, unless they are at the
+                # last depth (always leaves), class counts
+                with_tables = level + 1 < levels - 1
+                grouped, bounds, positives, tables = split_node(
+                    idx, columns, flat, y, a, k, child_remaining, offsets, table, with_tables
+                )
                 for v in range(k):
                     child = len(feature)
                     feature.append(-1)
@@ -304,7 +312,10 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     depth_of.append(level + 1)
                     noisy.append(np.nan)
                     leaf_counts.append((np.nan, np.nan))
-                    nxt.append((child, parts[v], child_remaining))
+                    rows = grouped[bounds[v] : bounds[v + 1]]
+                    nxt.append(
+                        (child, rows, child_remaining, tables[v] if with_tables else None, int(positives[v]))
+                    )
             frontier = nxt
 
         self.tree_ = ID3Tree(feature, first_child, n_children, label, depth_of, noisy, leaf_counts)

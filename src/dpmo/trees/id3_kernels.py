@@ -3,7 +3,9 @@ and the exact local sensitivity of the split criteria on blocks of distances.
 
 :mod:`dpmo.trees.id3` grows a DiffP-ID3 / LocalDiffPID3 tree node by node; at each node it needs the
 class counts of every (remaining attribute, value) pair of the node's rows (:func:`class_counts`) and,
-after the split, the node's rows grouped by the value of the chosen attribute (:func:`partition_rows`).
+after the split, the node's rows grouped by the value of the chosen attribute, with the children's class
+counts (:func:`split_node`, which counts every child but the largest, whose counts are the parent's minus
+the others').
 LocalDiffPID3's dampening evaluates the node's local sensitivity at many distances
 (:func:`cell_curve`). The counts are integers, and the sensitivity kernel performs the floating-point
 operations of :func:`dpmo.trees.split_sensitivity.cell_local_sensitivity` in the same order, reading the
@@ -18,7 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["encode_codes", "class_counts", "partition_rows", "cell_curve"]
+__all__ = ["encode_codes", "class_counts", "split_node", "cell_curve"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -54,21 +56,57 @@ def class_counts(flat, y, rows, attributes, total):  # pragma: no cover - compil
 
 
 @numba.njit(cache=True, nogil=True)
-def partition_rows(rows, codes, attribute, k):  # pragma: no cover - compiled
-    """The rows grouped by their code of ``attribute`` (0 .. k-1), each group in the order of ``rows``,
-    and the ``k + 1`` group boundaries. A stable counting sort, O(rows + k)."""
+def split_node(rows, columns, flat, y, attribute, k, child_attributes, offsets, parent_table, with_tables):
+    """Split a node's rows by their code of ``attribute`` (0 .. k-1), with each child's class counts.
+
+    ``columns`` holds the codes one attribute per row (d, n): ``columns[attribute]`` is read in one sweep.
+
+    Returns ``(grouped, bounds, positives, tables)``: the rows grouped by code (each group in the order
+    of ``rows``: a stable counting sort) with the ``k + 1`` group boundaries, the number of rows with
+    ``y = 1`` of each child, and (``with_tables``) each child's class counts (k, total, 2) for the
+    ``child_attributes``, as :func:`class_counts` gives them. The largest child's counts are the parent's
+    (``parent_table``, for the parent's rows) minus the other children's, so its rows are not counted
+    again. O(rows + (rows outside the largest child) x attributes + k x values) time.
+    """
+    code = columns[attribute]
     starts = np.zeros(k + 1, dtype=np.int64)
     for r in rows:
-        starts[codes[r, attribute] + 1] += 1
+        starts[code[r] + 1] += 1
     for v in range(k):
         starts[v + 1] += starts[v]
+    largest = 0
+    for v in range(1, k):
+        if starts[v + 1] - starts[v] > starts[largest + 1] - starts[largest]:
+            largest = v
     pos = starts[:k].copy()
-    out = np.empty(rows.shape[0], dtype=rows.dtype)
+    grouped = np.empty(rows.shape[0], dtype=rows.dtype)
+    positives = np.zeros(k, dtype=np.int64)
+    total = parent_table.shape[0]
+    tables = np.zeros((k if with_tables else 0, total, 2), dtype=np.int64)
     for r in rows:
-        v = codes[r, attribute]
-        out[pos[v]] = r
+        v = code[r]
+        grouped[pos[v]] = r
         pos[v] += 1
-    return out, starts
+        positives[v] += y[r]
+    if with_tables:
+        for v in range(k):
+            if v == largest:
+                continue
+            tv = tables[v]
+            for q in range(starts[v], starts[v + 1]):
+                r = grouped[q]
+                c = y[r]
+                for b in child_attributes:
+                    tv[flat[r, b], c] += 1
+        for b in child_attributes:
+            for i in range(offsets[b], offsets[b + 1]):
+                for c in range(2):
+                    rest = parent_table[i, c]
+                    for v in range(k):
+                        if v != largest:
+                            rest -= tables[v, i, c]
+                    tables[largest, i, c] = rest
+    return grouped, starts, positives, tables
 
 
 @numba.njit(cache=True, nogil=True, inline="always")

@@ -490,11 +490,9 @@ def node_local_sensitivity(
         if shared and whole and ts is not None and ts.min(initial=0) >= 0:
             dtab = _d_table(int(top) + int(ts.max(initial=0)) + 2) if info else _D_TABLE
             curve = cell_curve(cb, co, ts, info, nonnegative, IMPURITY_OFFSET[criterion], dtab)
-            return (
-                np.broadcast_to(curve.reshape(tt.shape[:-1] + (1,)), tt.shape[:-1] + (idx.size,))
-                .reshape(shape)
-                .copy()
-            )
+            out = np.empty((ts.size, idx.size))
+            out[:] = curve[:, None]
+            return out.reshape(shape)
         if shared:
             curve = cell_local_sensitivity(cb, co, tt, criterion=criterion, nonnegative=nonnegative)
             curve = curve.max(axis=-1, initial=0.0)
