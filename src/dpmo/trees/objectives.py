@@ -99,48 +99,43 @@ class _RateDelta:
         self.one_at = np.where(h >= 1, 1.0, 0.0)
         self.substitution = substitution
         self.s_common = float(s.flat[0]) if s.size and np.all(s == s.flat[0]) else None
-        self.s_max = float(self.s.max(initial=0.0))
+        # the compiled kernels take one tree per entry (1-D counts); s_max None keeps the numpy forms
+        self.s_max = float(self.s.max(initial=0.0)) if self.h.ndim == 1 else None
 
-    def _grid(self, t: np.ndarray, idx, whole: bool):
+    def _grid(self, t: np.ndarray, idx):
         """``(t as a 2-D array (B, 1) or (B, q), candidate indices, output shape)`` for the compiled
-        kernels, or None when the shapes (or, with ``whole``, values that are not whole numbers >= 0) call
-        for the numpy forms."""
-        if self.h.ndim != 1 or t.ndim > 2:
+        kernels, or None when the shapes call for the numpy forms. Cheap: the kernels check the values."""
+        if self.s_max is None:
             return None
         if idx is None:
             ii, q = _NO_INDEX, self.h.shape[0]
         else:
-            ii = np.asarray(idx, dtype=np.int64)
-            n = self.h.shape[0]
-            if ii.ndim != 1 or (ii.size and (ii.min() < -n or ii.max() >= n)):
-                return None  # the numpy forms raise the usual IndexError
+            ii = idx if type(idx) is np.ndarray and idx.dtype == np.int64 else np.asarray(idx, dtype=np.int64)
             q = ii.size
-        if t.ndim == 0:
-            t2, shape = t.reshape(1, 1), (q,)
-        elif t.ndim == 1:
-            if t.size not in (1, q):
+            if ii.ndim != 1 or q == 0:
                 return None
-            t2, shape = t.reshape(1, -1), (max(t.size, q),)
-        else:
-            if t.shape[1] not in (1, q):
-                return None
-            t2, shape = t, (t.shape[0], q)
-        if q == 0 or t2.size == 0:
+        nd = t.ndim
+        if nd == 0:
+            return t.reshape(1, 1), ii, (q,)
+        if nd == 1:
+            if t.size == q or t.size == 1:
+                return t.reshape(1, -1), ii, (q,)
             return None
-        if whole and not (t2.min() >= 0 and np.all(t2 == np.floor(t2))):
-            return None
-        return t2, ii, shape
+        if nd == 2 and t.shape[0] and (t.shape[1] == 1 or t.shape[1] == q):
+            return t, ii, (t.shape[0], q)
+        return None
 
     def __call__(self, t, idx=None) -> np.ndarray:
         t = np.asarray(t, dtype=np.float64)
-        grid = self._grid(t, idx, whole=False)
+        grid = self._grid(t, idx)
         if grid is not None:  # one compiled pass, the same floats as the numpy forms below
             t2, ii, shape = grid
             common = self.s_common is not None
-            out = _delta_kernel(
+            out, ok = _delta_kernel(
                 t2, ii, self.s, self.m, self.M, self.pure, self.one_at, self.substitution, common
             )
-            return out.reshape(shape)
+            if ok:
+                return out.reshape(shape)
         if self.s_common is not None and self.h.ndim == 1:
             return self._common(t, idx)
         if idx is None:
@@ -193,12 +188,14 @@ class _RateDelta:
         plus ``T - T'`` steps of 1. O(size) time.
         """
         T = np.asarray(T, dtype=np.float64)
-        grid = self._grid(T, idx, whole=True) if self.s_max < _MAX_TABLE else None
+        grid = self._grid(T, idx) if self.s_max is not None and self.s_max < _MAX_TABLE else None
         if grid is not None:  # one compiled pass with harmonic numbers from a table (the same floats)
             T2, ii, shape = grid
             H = _harmonic_table(int(self.s_max) + 2)
             parts = (self.s, self.m, self.M, self.pure, self.one_at)
-            return _cumulative_kernel(T2, ii, *parts, self.substitution, H).reshape(shape)
+            out, ok = _cumulative_kernel(T2, ii, *parts, self.substitution, H)
+            if ok:  # else: a distance that is not a whole number >= 0, or a bad index (numpy reports)
+                return out.reshape(shape)
         parts = (self.s, self.m, self.M, self.pure, self.one_at)
         s, m, M, pure, one_at = parts if idx is None else (a[idx] for a in parts)
         if self.substitution:
@@ -243,16 +240,24 @@ def _harmonic_table(size: int) -> np.ndarray:
 @numba.njit(cache=True, nogil=True)
 def _delta_kernel(t, idx, s, m, M, pure, one_at, substitution, common):  # pragma: no cover - compiled
     """``delta(t)`` of :class:`_RateDelta` for the candidates ``idx`` (all when empty): t (B, 1) or (B, q)
-    broadcast against them, result (B, q). The operations of its numpy forms in the same order
-    (``common``: the form for one ``s`` shared by every tree)."""
+    broadcast against them, result ``(values (B, q), ok)``, ``ok`` False for an index out of range or a
+    NaN distance. The
+    operations of its numpy forms in the same order (``common``: the form for one ``s`` shared by every
+    tree)."""
     B = t.shape[0]
-    q = idx.shape[0] if idx.shape[0] else s.shape[0]
+    n = s.shape[0]
+    q = idx.shape[0] if idx.shape[0] else n
     wide = t.shape[1] > 1
     out = np.empty((B, q))
+    for jj in range(idx.shape[0]):
+        if idx[jj] < -n or idx[jj] >= n:
+            return out, False
     for b in range(B):
         for jj in range(q):
-            j = idx[jj] if idx.shape[0] else jj
+            j = (idx[jj] + n) % n if idx.shape[0] else jj
             tt = t[b, jj] if wide else t[b, 0]
+            if tt != tt:  # NaN: left to the numpy forms
+                return out, False
             r = s[j] - tt
             rs = r if r >= 2.0 else 2.0
             if substitution:
@@ -269,21 +274,30 @@ def _delta_kernel(t, idx, s, m, M, pure, one_at, substitution, common):  # pragm
                 if r <= one_at[j]:
                     v = 1.0
             out[b, jj] = v
-    return out
+    return out, True
 
 
 @numba.njit(cache=True, nogil=True)
 def _cumulative_kernel(T, idx, s, m, M, pure, one_at, substitution, H):  # pragma: no cover - compiled
     """:meth:`_RateDelta.cumulative` for the candidates ``idx`` (all when empty), ``T`` of whole numbers
     >= 0 broadcast as in :func:`_delta_kernel`, with the harmonic numbers read from ``H``; the operations
-    of the numpy form in the same order."""
+    of the numpy form in the same order. ``ok`` False for a distance that is not a whole number >= 0 or an
+    index out of range."""
     B = T.shape[0]
-    q = idx.shape[0] if idx.shape[0] else s.shape[0]
+    n = s.shape[0]
+    q = idx.shape[0] if idx.shape[0] else n
     wide = T.shape[1] > 1
     out = np.empty((B, q))
+    for jj in range(idx.shape[0]):
+        if idx[jj] < -n or idx[jj] >= n:
+            return out, False
+    for b in range(B):
+        for c in range(T.shape[1]):
+            if not (T[b, c] >= 0.0 and T[b, c] == np.floor(T[b, c])):
+                return out, False
     for b in range(B):
         for jj in range(q):
-            j = idx[jj] if idx.shape[0] else jj
+            j = (idx[jj] + n) % n if idx.shape[0] else jj
             TT = T[b, jj] if wide else T[b, 0]
             sj = s[j]
             if substitution:
@@ -308,7 +322,7 @@ def _cumulative_kernel(T, idx, s, m, M, pure, one_at, substitution, H):  # pragm
                         flat = H[np.int64(a)] - H[np.int64(z)]
                     v = rising + flat
             out[b, jj] = v + (TT - Tc)
-    return out
+    return out, True
 
 
 def _tight_add_remove(h: np.ndarray, s: np.ndarray, t: np.ndarray) -> np.ndarray:
