@@ -97,6 +97,15 @@ def build_split_tables(codes, ks, n_rows):  # pragma: no cover - compiled
     -----
     O(n d + K W) time: one pass over the codes sets one bit per value, then a running OR over each
     column's distinct values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.bitsets import build_split_tables
+    >>> codes = np.array([[0, 1, 1, 0]])  # one column, 4 rows, 2 distinct values
+    >>> t = build_split_tables(codes, np.array([2]), 4)
+    >>> t.shape, [int(w) for w in t[:, 0]]  # empty, {x <= u0}, {x <= u1}, {x == u0}, {x == u1}
+    ((5, 1), [0, 9, 15, 9, 6])
     """
     d = codes.shape[0]
     W = (n_rows + 63) // 64
@@ -127,6 +136,16 @@ def split_rows(feature, value, categorical, uniques, uniq_start, offset_le, offs
     test ``x <= v`` is the set ``{x <= u_j}`` of the last distinct value ``u_j <= v`` (row 0, the empty set,
     when there is none); a categorical test ``x == v`` is ``{x == v}`` when ``v`` is one of the column's
     values, else the empty set. O(nodes log k) time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.bitsets import split_rows
+    >>> uniques, start = np.array([0.2, 0.5]), np.array([0, 2])  # one column, values 0.2 and 0.5
+    >>> le, eq = np.array([1]), np.array([3])  # rows of {x <= u_j} and {x == u_j} (build_split_tables)
+    >>> split_rows(np.array([0, 0, 0, -1]), np.array([0.1, 0.3, 0.5, 0.0]),
+    ...            np.array([False, False, True, False]), uniques, start, le, eq).tolist()
+    [0, 1, 4, -1]
     """
     m = feature.shape[0]
     out = np.empty(m, dtype=np.int64)
@@ -164,6 +183,15 @@ def subtree_labels(feature, label, size, offsets):  # pragma: no cover - compile
     """For every node, which labels the leaves of its subtree predict: bit 0 = some leaf says 0, bit 1 = 1.
 
     Preorder arrays of several trees (tree ``t`` at ``offsets[t] .. offsets[t + 1] - 1``). O(nodes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.bitsets import subtree_labels
+    >>> # a stump with leaves 0 and 1, then a single leaf 1
+    >>> subtree_labels(np.array([0, -1, -1, -1]), np.array([0, 0, 1, 1]), np.array([3, 1, 1, 1]),
+    ...                np.array([0, 3, 4])).tolist()
+    [3, 1, 2, 2]
     """
     out = np.empty(feature.shape[0], dtype=np.uint8)
     for t in range(offsets.shape[0] - 1):
@@ -221,6 +249,15 @@ def positive_sets(tables, all_rows, rows, feature, size, depth, offsets, labels)
     in the same pass that computes the other child's set. Otherwise the left set is ``S AND split`` and,
     when the walk comes back, the right set is ``S AND NOT split``; an empty set ends the branch. Time
     O(W) word operations per node reached with rows and mixed labels, memory O(depth W).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import EncodedData, TreePopulation, tree_from_nested
+    >>> enc = EncodedData(np.array([[0.1], [0.4], [0.8]]), np.array([0, 1, 1]))
+    >>> pop = TreePopulation([tree_from_nested((0, 0.5, False, 0, 1))])  # x <= 0.5 -> 0, else 1
+    >>> int(pop.positive_sets(enc)[0, 0])  # only row 2 is predicted positive: bit 2
+    4
     """
     T = offsets.shape[0] - 1
     W = all_rows.shape[0]
@@ -324,7 +361,16 @@ def positive_sets(tables, all_rows, rows, feature, size, depth, offsets, labels)
 
 @numba.njit(cache=True, nogil=True)
 def masked_popcounts(sets, mask):  # pragma: no cover - compiled
-    """``(|S|, |S AND mask|)`` for every row set ``S`` of ``sets`` (T, W): two int64 arrays. O(T W)."""
+    """``(|S|, |S AND mask|)`` for every row set ``S`` of ``sets`` (T, W): two int64 arrays. O(T W).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.bitsets import masked_popcounts
+    >>> total, hits = masked_popcounts(np.array([[0b1011]], dtype=np.uint64), np.array([0b0011], np.uint64))
+    >>> int(total[0]), int(hits[0])
+    (3, 2)
+    """
     T, W = sets.shape
     total = np.zeros(T, dtype=np.int64)
     hits = np.zeros(T, dtype=np.int64)
@@ -347,6 +393,14 @@ def leaf_index(X, feature, value, categorical, size, offsets):  # pragma: no cov
     A numeric node sends a row left when ``x[feature] <= value``, a categorical one when
     ``x[feature] == value``; the left child follows its parent in preorder, the right child comes after
     the left child's subtree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.bitsets import leaf_index
+    >>> f, v, c, s = np.array([0, -1, -1]), np.array([0.5, 0, 0]), np.zeros(3, bool), np.array([3, 1, 1])
+    >>> leaf_index(np.array([[0.2], [0.9]]), f, v, c, s, np.array([0, 3])).tolist()  # left leaf, right leaf
+    [[1, 2]]
     """
     T = offsets.shape[0] - 1
     n = X.shape[0]

@@ -31,7 +31,14 @@ _DTYPES = (np.int32, np.float64, np.bool_, np.int8, np.int32, np.int32)
 
 
 def node_matrix(arrays) -> np.ndarray:
-    """The (nodes, 6) float64 matrix of six preorder arrays (in the order of :data:`COLUMNS`). O(nodes)."""
+    """The (nodes, 6) float64 matrix of six preorder arrays (in the order of :data:`COLUMNS`). O(nodes).
+
+    Examples
+    --------
+    >>> from dpmo.trees.breeding import node_matrix
+    >>> node_matrix(([0, -1, -1], [0.5, 0, 0], [False] * 3, [0, 0, 1], [3, 1, 1], [0, 1, 1])).shape
+    (3, 6)
+    """
     return np.column_stack([np.asarray(a, dtype=np.float64) for a in arrays])
 
 
@@ -166,6 +173,15 @@ def random_population(n_trees, depth, is_cat, ncat, rng):  # pragma: no cover - 
     """``n_trees`` calls of :func:`dpmo.trees.random_tree` ``(depth)``: the node matrix and the offsets.
 
     O(n_trees 2**depth) time; uses no data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.breeding import random_population
+    >>> nodes, offsets = random_population(4, 2, np.zeros(3, bool), np.zeros(3, np.int64),
+    ...                                    np.random.default_rng(0))
+    >>> offsets.tolist()  # four full trees of depth 2: 7 nodes each
+    [0, 7, 14, 21, 28]
     """
     m = (1 << (depth + 1)) - 1
     out = np.empty((n_trees * m, 6))
@@ -200,6 +216,19 @@ def breed(parents, offsets, n_pairs, dmax, is_cat, ncat, rng):  # pragma: no cov
     Notes
     -----
     O(sum of the sizes of the trees handled + 2**d_max per mutation) time; uses no data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import TreePopulation
+    >>> from dpmo.trees.breeding import breed, node_arrays, random_population
+    >>> rng = np.random.default_rng(0)
+    >>> is_cat, ncat = np.zeros(3, bool), np.zeros(3, np.int64)
+    >>> parents, offsets = random_population(4, 2, is_cat, ncat, rng)
+    >>> nodes, child_offsets = breed(parents, offsets, 3, 4, is_cat, ncat, rng)
+    >>> children = TreePopulation.from_arrays(*node_arrays(nodes), child_offsets).check()
+    >>> len(children), max(t.max_depth for t in children) <= 4  # 2 children per pair, pruned to d_max
+    (6, True)
     """
     n_par = offsets.shape[0] - 1
     starts = np.empty(n_par + 2 * n_pairs, np.int64)

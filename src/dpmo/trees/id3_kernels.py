@@ -1,5 +1,5 @@
-"""Compiled kernels of the private ID3 baselines: discretised codes, class counts per node, row partitions,
-and the exact local sensitivity of the split criteria on blocks of distances.
+"""Kernels of the private ID3 baselines: discretised codes, class counts per node, row partitions, the
+cells that matter for a node's local sensitivity, and that sensitivity on blocks of distances (compiled).
 
 :mod:`dpmo.trees.id3` grows a DiffP-ID3 / LocalDiffPID3 tree node by node; at each node it needs the
 class counts of every (remaining attribute, value) pair of the node's rows (:func:`class_counts`) and,
@@ -20,13 +20,22 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["encode_codes", "class_counts", "split_node", "cell_curve"]
+__all__ = ["encode_codes", "class_counts", "split_node", "undominated_cells", "cell_curve"]
 
 
 @numba.njit(cache=True, nogil=True)
 def encode_codes(X, is_cat, size):  # pragma: no cover - compiled
     """Integer codes (n, d): categorical codes as they are, numeric values in [0, 1] cut into ``size[f]``
-    equal bins (``min(floor(x * size[f]), size[f] - 1)``). O(n d)."""
+    equal bins (``min(floor(x * size[f]), size[f] - 1)``). O(n d).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.id3_kernels import encode_codes
+    >>> X = np.array([[0.0, 2.0], [0.99, 1.0], [1.0, 0.0]])  # a numeric column, a categorical one
+    >>> encode_codes(X, np.array([False, True]), np.array([5, 3])).tolist()  # 5 bins of [0, 1]
+    [[0, 2], [4, 1], [4, 0]]
+    """
     n, d = X.shape
     out = np.empty((n, d), dtype=np.int64)
     for i in range(n):
@@ -46,6 +55,14 @@ def class_counts(flat, y, rows, attributes, total):  # pragma: no cover - compil
 
     ``flat[i, a]`` is the global index of row ``i``'s value of attribute ``a`` (the attribute's code plus
     the attribute's offset among all values); ``y`` holds 0/1. O(rows x attributes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.id3_kernels import class_counts
+    >>> flat = np.array([[0, 2], [1, 2], [1, 3]])  # attribute 0: values 0-1, attribute 1: values 2-3
+    >>> class_counts(flat, np.array([0, 1, 1]), np.arange(3), np.array([0, 1]), 4).tolist()
+    [[1, 0], [0, 2], [1, 1], [0, 1]]
     """
     out = np.zeros((total, 2), dtype=np.int64)
     for r in rows:
@@ -67,6 +84,21 @@ def split_node(rows, columns, flat, y, attribute, k, child_attributes, offsets, 
     ``child_attributes``, as :func:`class_counts` gives them. The largest child's counts are the parent's
     (``parent_table``, for the parent's rows) minus the other children's, so its rows are not counted
     again. O(rows + (rows outside the largest child) x attributes + k x values) time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.id3_kernels import class_counts, split_node
+    >>> codes = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])  # two binary attributes
+    >>> flat, y, rows = codes + np.array([0, 2]), np.array([1, 0, 1, 1]), np.arange(4)
+    >>> parent = class_counts(flat, y, rows, np.array([0, 1]), 4)
+    >>> grouped, bounds, positives, tables = split_node(
+    ...     rows, codes.T.copy(), flat, y, 0, 2, np.array([1]), np.array([0, 2, 4]), parent, True)
+    >>> grouped.tolist(), bounds.tolist(), positives.tolist()
+    ([0, 2, 1, 3], [0, 2, 4], [2, 1])
+    >>> direct = [class_counts(flat, y, grouped[bounds[v]:bounds[v + 1]], np.array([1]), 4) for v in (0, 1)]
+    >>> all((tables[v][2:] == direct[v][2:]).all() for v in (0, 1))  # attribute 1's values: rows 2-3
+    True
     """
     code = columns[attribute]
     starts = np.zeros(k + 1, dtype=np.int64)
@@ -156,6 +188,16 @@ def cell_curve(cb, co, ts, info, nonnegative, offset, dtab):  # pragma: no cover
     The closed form of :func:`dpmo.trees.split_sensitivity.cell_local_sensitivity` (``info``: information
     gain, else Gini; ``nonnegative``: the form ``u + offset |T|``), with ``d(x) = dtab[x]``. O(len(ts) x
     cells).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.id3_kernels import cell_curve
+    >>> from dpmo.trees.split_sensitivity import cell_local_sensitivity
+    >>> b, o, t = np.array([3.0, 0.0]), np.array([1.0, 4.0]), np.arange(5)
+    >>> want = cell_local_sensitivity(b, o, t[:, None], criterion="gini").max(axis=1)
+    >>> bool(np.array_equal(cell_curve(b, o, t, False, False, 0.5, np.zeros(0)), want))  # Gini: no table
+    True
     """
     out = np.zeros(ts.shape[0])
     for j in range(ts.shape[0]):
@@ -173,3 +215,49 @@ def cell_curve(cb, co, ts, info, nonnegative, offset, dtab):  # pragma: no cover
             best = _max(best, v)
         out[j] = best
     return out
+
+
+def _frontier(b: np.ndarray, o: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Mask of the cells that no other cell of the same group dominates (``b' <= b`` and ``o' >= o``)."""
+    order = np.lexsort((-o, b, g))
+    os_, gs = o[order], g[order]
+    big = float(os_.max(initial=0.0)) + 1.0
+    key = os_ + gs * big
+    prev = np.concatenate([[-np.inf], np.maximum.accumulate(key)[:-1]])
+    keep = np.zeros(b.size, dtype=bool)
+    keep[order] = key > prev
+    return keep
+
+
+def undominated_cells(n0, n1, groups, *, both: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells ``(b, o)`` of each group that no other cell of the group dominates, sorted by group.
+
+    A cell ``(b', o')`` with ``b' <= b`` and ``o' >= o`` has at least the local sensitivity at every distance
+    of the cell ``(b, o)`` (:func:`dpmo.trees.split_sensitivity.cell_local_sensitivity` decreases in ``b``
+    and increases in ``o``: from ``(b', o')`` the path ``k' = min(k, b')`` reaches a cell with no larger own
+    count and no smaller other count), so dropping dominated cells leaves the group maximum unchanged.
+    ``both=True`` (non-negative criterion) also keeps the cells undominated in the reverse order
+    (``b' >= b`` and ``o' <= o``): its term ``c - min F`` increases in ``b`` and decreases in ``o`` (the
+    reachable cells of ``(b', o')`` are those of ``(b, o)`` shifted to more own and fewer other records,
+    where ``F`` is smaller). The cells are ``(n0, n1)`` then ``(n1, n0)`` of every (attribute, value) pair.
+    O(m log m).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.id3_kernels import undominated_cells
+    >>> b, o, g = undominated_cells(np.array([5.0, 1.0]), np.array([2.0, 2.0]), np.array([0, 0]))
+    >>> # cells (5, 2), (1, 2), (2, 5), (2, 1): (1, 2) dominates (5, 2) and (2, 1)
+    >>> sorted(zip(b.tolist(), o.tolist()))
+    [(1.0, 2.0), (2.0, 5.0)]
+    """
+    b = np.concatenate([n0, n1])
+    o = np.concatenate([n1, n0])
+    g = np.concatenate([groups, groups])
+    keep = _frontier(b, o, g)
+    if both:
+        top = float(max(b.max(initial=0.0), o.max(initial=0.0)))
+        keep |= _frontier(top - b, top - o, g)
+    b, o, g = b[keep], o[keep], g[keep]
+    order = np.argsort(g, kind="stable")
+    return b[order], o[order], g[order]
