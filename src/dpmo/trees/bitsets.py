@@ -224,6 +224,21 @@ def _and_not(out, a, b, W):  # pragma: no cover - compiled
     return nz != 0
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _walk_one_side(acc, S, tab, nxt, W, walk_left, settled_one):  # pragma: no cover - compiled
+    """``nxt = S AND tab`` (``walk_left``) or ``S AND NOT tab``; the other side of ``S`` is OR-ed into
+    ``acc`` when ``settled_one``. Whether ``nxt`` has a row."""
+    nz = np.uint64(0)
+    for w in range(W):
+        v = S[w]
+        keep = v & tab[w] if walk_left else v & ~tab[w]
+        if settled_one:
+            acc[w] |= v ^ keep  # the rows of S that do not go the walked way
+        nxt[w] = keep
+        nz |= keep
+    return nz != 0
+
+
 @numba.njit(cache=True, nogil=True)
 def positive_sets(tables, all_rows, rows, feature, size, depth, offsets, labels):  # pragma: no cover
     """Packed set of the rows each tree predicts positive, uint64 array (T, W).
@@ -298,40 +313,11 @@ def positive_sets(tables, all_rows, rows, feature, size, depth, offsets, labels)
                     else:
                         for w in range(W):
                             a[w] |= S[w] & ~tab[w]
-                elif ml != 3:  # left settled, walk right
-                    nz = np.uint64(0)
-                    if ml == 2:
-                        for w in range(W):
-                            v = S[w]
-                            a[w] |= v & tab[w]
-                            r = v & ~tab[w]
-                            nxt[w] = r
-                            nz |= r
-                    else:
-                        for w in range(W):
-                            r = S[w] & ~tab[w]
-                            nxt[w] = r
-                            nz |= r
-                    if nz != 0:
-                        i = ri
-                        lvl += 1
-                        descend = True
-                elif mr != 3:  # right settled, walk left
-                    nz = np.uint64(0)
-                    if mr == 2:
-                        for w in range(W):
-                            v = S[w]
-                            a[w] |= v & ~tab[w]
-                            r = v & tab[w]
-                            nxt[w] = r
-                            nz |= r
-                    else:
-                        for w in range(W):
-                            r = S[w] & tab[w]
-                            nxt[w] = r
-                            nz |= r
-                    if nz != 0:
-                        i = li
+                elif ml != 3 or mr != 3:  # one child settled: its share at once, walk the other
+                    walk_left = ml == 3
+                    settled_one = (mr if walk_left else ml) == 2
+                    if _walk_one_side(a, S, tab, nxt, W, walk_left, settled_one):
+                        i = li if walk_left else ri
                         lvl += 1
                         descend = True
                 else:  # both children mixed: walk left now, right when coming back

@@ -124,7 +124,7 @@ class TreePopulation:
     # -- trees -----------------------------------------------------------------------------------------
     @property
     def trees(self) -> tuple[Tree, ...]:
-        """The trees, as :class:`Tree` objects (made on first use when built from arrays)."""
+        """The trees, as :class:`Tree` objects (made on first use when built from arrays, O(nodes))."""
         if self._trees is None:
             self._trees = tuple(self._tree(i) for i in range(len(self)))
         return self._trees
@@ -180,21 +180,25 @@ class TreePopulation:
     # -- derived arrays --------------------------------------------------------------------------------
     @property
     def max_depth(self) -> int:
+        """Depth of the deepest leaf of any tree. O(nodes)."""
         return int(self.depth.max())
 
     @property
     def left(self) -> np.ndarray:
+        """Global index of every node's left child (a leaf: itself). O(nodes)."""
         gid = np.arange(self.feature.shape[0], dtype=np.int64)
         return np.where(self.feature >= 0, gid + 1, gid)
 
     @property
     def right(self) -> np.ndarray:
+        """Global index of every node's right child (a leaf: itself). O(nodes)."""
         gid = np.arange(self.feature.shape[0], dtype=np.int64)
         li = np.minimum(gid + 1, gid.size - 1)
         return np.where(self.feature >= 0, gid + 1 + self.size[li], gid)
 
     @property
     def tree_of_node(self) -> np.ndarray:
+        """The tree of every global node. O(nodes)."""
         return np.repeat(np.arange(len(self), dtype=np.int64), np.diff(self.offsets))
 
     def __repr__(self) -> str:

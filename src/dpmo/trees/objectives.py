@@ -237,21 +237,26 @@ def _harmonic_table(size: int) -> np.ndarray:
     return table
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _indices_ok(idx, n):  # pragma: no cover - compiled
+    """Every index in ``[-n, n)`` (numpy's rule; the kernels wrap negative ones)."""
+    for j in idx:
+        if j < -n or j >= n:
+            return False
+    return True
+
+
 @numba.njit(cache=True, nogil=True)
 def _delta_kernel(t, idx, s, m, M, pure, one_at, substitution, common):  # pragma: no cover - compiled
     """``delta(t)`` of :class:`_RateDelta` for the candidates ``idx`` (all when empty): t (B, 1) or (B, q)
     broadcast against them, result ``(values (B, q), ok)``, ``ok`` False for an index out of range or a
-    NaN distance. The
-    operations of its numpy forms in the same order (``common``: the form for one ``s`` shared by every
-    tree)."""
-    B = t.shape[0]
-    n = s.shape[0]
+    NaN distance. The operations of its numpy forms in the same order (``common``: the form for one ``s``
+    shared by every tree)."""
+    B, n, wide = t.shape[0], s.shape[0], t.shape[1] > 1
     q = idx.shape[0] if idx.shape[0] else n
-    wide = t.shape[1] > 1
     out = np.empty((B, q))
-    for jj in range(idx.shape[0]):
-        if idx[jj] < -n or idx[jj] >= n:
-            return out, False
+    if not _indices_ok(idx, n):
+        return out, False
     for b in range(B):
         for jj in range(q):
             j = (idx[jj] + n) % n if idx.shape[0] else jj
@@ -283,14 +288,11 @@ def _cumulative_kernel(T, idx, s, m, M, pure, one_at, substitution, H):  # pragm
     >= 0 broadcast as in :func:`_delta_kernel`, with the harmonic numbers read from ``H``; the operations
     of the numpy form in the same order. ``ok`` False for a distance that is not a whole number >= 0 or an
     index out of range."""
-    B = T.shape[0]
-    n = s.shape[0]
+    B, n, wide = T.shape[0], s.shape[0], T.shape[1] > 1
     q = idx.shape[0] if idx.shape[0] else n
-    wide = T.shape[1] > 1
     out = np.empty((B, q))
-    for jj in range(idx.shape[0]):
-        if idx[jj] < -n or idx[jj] >= n:
-            return out, False
+    if not _indices_ok(idx, n):
+        return out, False
     for b in range(B):
         for c in range(T.shape[1]):
             if not (T[b, c] >= 0.0 and T[b, c] == np.floor(T[b, c])):
