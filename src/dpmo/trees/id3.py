@@ -69,6 +69,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..budget import fit_budget
+from ..epsilons import float_at_most
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
 from ._inputs import (
@@ -82,13 +83,14 @@ from ._inputs import (
 from .id3_choice import clip_class_counts, split_choice_scores
 from .id3_kernels import class_counts, encode_codes, split_node
 from .id3_tree import ID3Tree
+from .proba import LeafCountScoresMixin, fitted_classes, labels_of
 from .split_sensitivity import CRITERIA
 
 # ID3Tree and split_choice_scores live in .id3_tree and .id3_choice; re-exported here, where they were first
 __all__ = ["DiffPID3Classifier", "LocalDiffPID3Classifier", "ID3Tree", "split_choice_scores"]
 
 
-class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the two private ID3 estimators (see the module docstring)."""
 
     _local = False
@@ -141,11 +143,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _encode(X, is_cat: np.ndarray, size: np.ndarray) -> np.ndarray:
-        """Integer codes (n, d): categorical codes as they are, numeric values binned over [0, 1].
-
-        ``X`` is already checked (:mod:`dpmo.trees._inputs`): codes in their domains, numeric values in
-        [0, 1].
-        """
+        """Integer codes (n, d): categorical codes as they are, numeric values (checked: in [0, 1]) binned."""
         return encode_codes(
             np.ascontiguousarray(X, dtype=np.float64), is_cat.astype(bool), size.astype(np.int64)
         )
@@ -157,9 +155,10 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like, shape (n, d), or dpmo.datasets.Dataset
-            Categorical columns hold the codes ``0 .. K-1`` of their public categories, numeric columns are
-            scaled to ``[0, 1]`` with public bounds (``features`` says which is which; without it every
-            column is numeric). A Dataset supplies ``y`` and, when ``features`` is None, the metadata.
+            Raw values (a DataFrame or a plain array: categories themselves, numbers in the units of
+            their public bounds) or an encoded table (a Dataset, its ``data.X``); ``features`` says which
+            column is which (without it every column is numeric on ``[0, 1]``). A Dataset supplies ``y``
+            and, when ``features`` is None, the metadata.
         y : array_like of 0/1, shape (n,)
         budget : dpmo.Budget, optional
             Spend the fit's ``epsilon`` from this budget: a sub-budget of ``epsilon`` is reserved in it
@@ -203,10 +202,11 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
 
         levels = min(max_depth, d) + 1
-        level_share = own.epsilon_exact / levels  # exact; the floats are eps / levels and half of it
+        level_share = own.epsilon_exact / levels  # exact, as recorded below
         half_share = level_share / 2
-        eps_level = float(level_share)
-        eps_half = float(half_share)
+        # the float mechanisms run at the largest floats not above the recorded shares
+        eps_level = float_at_most(level_share)
+        eps_half = float_at_most(half_share)
         how = "local dampening" if self._local else f"{self.mechanism} mechanism"
 
         offsets = np.concatenate([[0], np.cumsum(size)])
@@ -215,13 +215,9 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         value_attribute = np.repeat(np.arange(d), size)  # the attribute of each global value index
         columns = np.ascontiguousarray(codes.T)  # one attribute's codes in a row: split_node sweeps it
 
-        feature = [-1]
-        first_child = [-1]
-        n_children = [0]
-        label = [0]
-        depth_of = [0]
-        noisy = [np.nan]
-        leaf_counts = [(np.nan, np.nan)]
+        feature, first_child, n_children, label = [-1], [-1], [0], [0]
+        depth_of, noisy, leaf_counts = [0], [np.nan], [(np.nan, np.nan)]
+        node_lists = (feature, first_child, n_children, label, depth_of, noisy, leaf_counts)
 
         def make_leaf(node: int, rows: int, c1: int, eps_leaf: float, share, noise=None) -> None:
             if noise is None:
@@ -303,24 +299,18 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                 grouped, bounds, positives, tables = split_node(
                     idx, columns, flat, y, a, k, child_remaining, offsets, table, with_tables
                 )
+                new = (-1, -1, 0, 0, level + 1, np.nan, (np.nan, np.nan))  # k children, leaves for now
+                for column, value in zip(node_lists, new, strict=True):
+                    column.extend([value] * k)
                 for v in range(k):
-                    child = len(feature)
-                    feature.append(-1)
-                    first_child.append(-1)
-                    n_children.append(0)
-                    label.append(0)
-                    depth_of.append(level + 1)
-                    noisy.append(np.nan)
-                    leaf_counts.append((np.nan, np.nan))
                     rows = grouped[bounds[v] : bounds[v + 1]]
-                    nxt.append(
-                        (child, rows, child_remaining, tables[v] if with_tables else None, int(positives[v]))
-                    )
+                    child_table = tables[v] if with_tables else None
+                    nxt.append((first_child[node] + v, rows, child_remaining, child_table, int(positives[v])))
             frontier = nxt
 
         self.tree_ = ID3Tree(feature, first_child, n_children, label, depth_of, noisy, leaf_counts)
         self.budget_ = own
-        self.classes_ = classes
+        self.classes_, self.positive_class_ = fitted_classes(classes)
         self.features_ = None if features is None else tuple(features)
         self.domain_sizes_ = size
         self.categorical_ = is_cat
@@ -361,7 +351,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         O(n * depth) time, vectorised over rows.
         """
         leaves = self.apply(X)
-        return self.classes_[self.tree_.label[leaves]]
+        return labels_of(self, self.tree_.label[leaves])
 
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy of the private tree on ``(X, y)``: the share of rows :meth:`predict` labels right.
@@ -397,11 +387,12 @@ _PARAMS_DOC = """
     features : sequence of dpmo.datasets.Feature, optional
         Public column metadata (e.g. ``dataset.features``): a categorical column with ``K`` categories
         splits ``K`` ways; a numeric column is cut into ``n_bins`` equal-width bins of its public range.
-        With a pandas DataFrame the columns are found by name and hold raw values (the categories
-        themselves, numbers in their units, scaled with the public bounds); with an array they hold the
-        encoded form of :mod:`dpmo.datasets` (category codes ``0 .. K-1``, numeric values scaled to
-        ``[0, 1]``). None: every column is numeric with the public range ``[0, 1]``. Numeric values
-        outside the public range are clipped to it (with a warning).
+        A pandas DataFrame (columns found by name) and a plain array (columns in the order of the
+        features) hold raw values (the categories themselves, numbers in the units of their bounds); a
+        Dataset and its table ``data.X`` are encoded (``docs/trees.md``, "Units"); an ambiguous table
+        is refused. None: every column is numeric with the public range ``[0, 1]``. Numeric values
+        outside the public range are clipped to it (silently by ``fit``, whose warnings never depend on
+        the records; ``predict`` warns).
     n_bins : int, default 5
         Bins of a numeric column over its public range ``[0, 1]``.
     max_records : int or None, default 100000
@@ -432,10 +423,15 @@ _PARAMS_DOC = """
         depth: node counts, then attribute choice or leaf counts; last depth: leaf counts), summing to
         ``epsilon`` exactly.
     classes_ : ndarray of shape (2,)
-        ``[negative, positive]``; :meth:`predict` returns these labels.
+        The two labels in scikit-learn's (sorted) order, the order of the columns of
+        :meth:`predict_proba`; :meth:`predict` returns these labels.
+    positive_class_ : label
+        The positive class (``classes[1]``, or the larger label of ``y``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names, when ``X`` was a DataFrame.
+    units_in_ : {"raw", "encoded"}
+        The units of ``X`` at fit (``docs/trees.md``, "Units").
     features_ : tuple of Feature or None
     domain_sizes_ : ndarray of int
         Number of children of a split on each column (categories or bins).
