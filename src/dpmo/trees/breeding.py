@@ -14,7 +14,10 @@ numbers stored exactly), and ``offsets`` gives each tree's first row; :func:`nod
 so every operator is block copies.
 
 Randomness is public: the operators read the public feature metadata (``is_categorical``,
-``n_categories``), the trees (earlier private outputs) and the generator, never the data.
+``n_categories``), the trees (earlier private outputs) and the generator, never the data. The compiled
+code does not take the generator's lock as NumPy's methods do: a caller that may share the generator
+between threads holds ``rng.bit_generator.lock`` around the call (:class:`dpmo.trees.DPMOETClassifier`
+does).
 """
 
 from __future__ import annotations

@@ -369,7 +369,9 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
 
         # the genetic operators (public randomness, no data) run compiled on the population's arrays, with
         # the same draws as dpmo.trees.random_tree / crossover / mutate / prune called one by one
-        nodes, offsets = random_population(p, d, is_cat, ncat, rng)
+        lock = rng.bit_generator.lock  # held as NumPy's own methods hold it (the kernels do not take it)
+        with lock:
+            nodes, offsets = random_population(p, d, is_cat, ncat, rng)
         population = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
         tp, _, tn, _ = population.counts(enc)
         # k + 1 equal rounds, exact: each round's picks spend eps_round / count from the fit's budget
@@ -382,7 +384,8 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             population = population.take(keep)
             tp, tn = tp[keep], tn[keep]
             parents = node_matrix([getattr(population, name) for name in COLUMNS])
-            nodes, offsets = breed(parents, population.offsets, p // 2, dmax, is_cat, ncat, rng)
+            with lock:
+                nodes, offsets = breed(parents, population.offsets, p // 2, dmax, is_cat, ncat, rng)
             children = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
             ctp, _, ctn, _ = children.counts(enc)
             population = population.concat(children)
