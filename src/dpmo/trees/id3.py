@@ -180,7 +180,7 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         eps, max_depth, n_bins, max_records = self._check_params()
         X, y, features = check_X_fit(self, X, y)
         y01, classes = fit_labels(self, y, X.shape[0])
-        y = y01.astype(np.int64)
+        y = y01.astype(np.int8)  # the kernels take narrow integers (less memory to sweep)
         n, d = X.shape
         # no refusal on the private size: information-gain counts are clipped at max_records // 2 below
         # (clip_class_counts: the sensitivity bound then holds for every table)
@@ -211,9 +211,10 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
 
         offsets = np.concatenate([[0], np.cumsum(size)])
         total = int(offsets[-1])
-        flat = np.ascontiguousarray(codes + offsets[:-1][None, :])
+        narrow = np.int16 if total < 2**15 else np.int32  # value indices; codes one attribute per row
+        flat = np.ascontiguousarray(codes + offsets[:-1][None, :], dtype=narrow)
+        columns = np.ascontiguousarray(codes.T, dtype=narrow)
         value_attribute = np.repeat(np.arange(d), size)  # the attribute of each global value index
-        columns = np.ascontiguousarray(codes.T)  # one attribute's codes in a row: split_node sweeps it
 
         feature, first_child, n_children, label = [-1], [-1], [0], [0]
         depth_of, noisy, leaf_counts = [0], [np.nan], [(np.nan, np.nan)]
@@ -230,7 +231,8 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
             leaf_counts[node] = (float(counts[0]), float(counts[1]))
 
         # a node: (index, its rows, remaining attributes, its class counts or None, its rows with y = 1)
-        frontier = [(0, np.arange(n), np.arange(d), None, int(y.sum()))]
+        rows = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+        frontier = [(0, rows, np.arange(d), None, int(y.sum()))]
         sqrt2 = math.sqrt(2.0)
         for level in range(levels):
             last = level == levels - 1
