@@ -217,16 +217,69 @@ def cell_curve(cb, co, ts, info, nonnegative, offset, dtab):  # pragma: no cover
     return out
 
 
-def _frontier(b: np.ndarray, o: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """Mask of the cells that no other cell of the same group dominates (``b' <= b`` and ``o' >= o``)."""
-    order = np.lexsort((-o, b, g))
-    os_, gs = o[order], g[order]
-    big = float(os_.max(initial=0.0)) + 1.0
-    key = os_ + gs * big
-    prev = np.concatenate([[-np.inf], np.maximum.accumulate(key)[:-1]])
-    keep = np.zeros(b.size, dtype=bool)
-    keep[order] = key > prev
-    return keep
+@numba.njit(cache=True, nogil=True)
+def _frontier_mask(b, o, g, n_groups, reverse, keep):  # pragma: no cover - compiled
+    """Mark in ``keep`` the cells that no other cell of their group dominates (``b' <= b`` and ``o' >= o``;
+    ``reverse``: ``b' >= b`` and ``o' <= o``), one of equal cells. Each group's frontier is kept as the
+    cells are read: O(cells x frontier size), no sort."""
+    c = b.shape[0]
+    order = np.empty(c, np.int64)  # the cells grouped by group (a counting sort)
+    starts = np.zeros(n_groups + 1, np.int64)
+    for i in range(c):
+        starts[g[i] + 1] += 1
+    for k in range(n_groups):
+        starts[k + 1] += starts[k]
+    pos = starts[:n_groups].copy()
+    for i in range(c):
+        order[pos[g[i]]] = i
+        pos[g[i]] += 1
+    front = np.empty(c, np.int64)
+    for k in range(n_groups):
+        size = 0
+        for q in range(starts[k], starts[k + 1]):
+            i = order[q]
+            dominated = False
+            for f in range(size):
+                j = front[f]
+                if (b[j] <= b[i] and o[j] >= o[i]) if not reverse else (b[j] >= b[i] and o[j] <= o[i]):
+                    dominated = True
+                    break
+            if dominated:
+                continue
+            kept = 0
+            for f in range(size):  # drop the frontier cells that i dominates
+                j = front[f]
+                if not ((b[i] <= b[j] and o[i] >= o[j]) if not reverse else (b[i] >= b[j] and o[i] <= o[j])):
+                    front[kept] = j
+                    kept += 1
+            front[kept] = i
+            size = kept + 1
+        for f in range(size):
+            keep[front[f]] = True
+    return order
+
+
+@numba.njit(cache=True, nogil=True)
+def _undominated(n0, n1, groups, n_groups, both):  # pragma: no cover - compiled
+    m = n0.shape[0]
+    b, o, g = np.empty(2 * m), np.empty(2 * m), np.empty(2 * m, np.int64)
+    for i in range(m):  # the cells (n0, n1) then (n1, n0)
+        b[i], o[i], g[i] = n0[i], n1[i], groups[i]
+        b[m + i], o[m + i], g[m + i] = n1[i], n0[i], groups[i]
+    keep = np.zeros(2 * m, dtype=np.bool_)
+    order = _frontier_mask(b, o, g, n_groups, False, keep)
+    if both:
+        _frontier_mask(b, o, g, n_groups, True, keep)
+    count = 0
+    for i in range(2 * m):
+        count += keep[i]
+    cb, co, cg = np.empty(count), np.empty(count), np.empty(count, np.int64)
+    w = 0
+    for i in order:  # by group, stable
+        if keep[i]:
+            cb[w], co[w], cg[w] = b[i], o[i], g[i]
+            w += 1
+    return cb, co, cg
 
 
 def undominated_cells(n0, n1, groups, *, both: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -239,8 +292,8 @@ def undominated_cells(n0, n1, groups, *, both: bool = False) -> tuple[np.ndarray
     ``both=True`` (non-negative criterion) also keeps the cells undominated in the reverse order
     (``b' >= b`` and ``o' <= o``): its term ``c - min F`` increases in ``b`` and decreases in ``o`` (the
     reachable cells of ``(b', o')`` are those of ``(b, o)`` shifted to more own and fewer other records,
-    where ``F`` is smaller). The cells are ``(n0, n1)`` then ``(n1, n0)`` of every (attribute, value) pair.
-    O(m log m).
+    where ``F`` is smaller). The cells are ``(n0, n1)`` then ``(n1, n0)`` of every (attribute, value) pair;
+    of equal cells one is kept. O(m x frontier size), compiled (no sort).
 
     Examples
     --------
@@ -251,13 +304,8 @@ def undominated_cells(n0, n1, groups, *, both: bool = False) -> tuple[np.ndarray
     >>> sorted(zip(b.tolist(), o.tolist()))
     [(1.0, 2.0), (2.0, 5.0)]
     """
-    b = np.concatenate([n0, n1])
-    o = np.concatenate([n1, n0])
-    g = np.concatenate([groups, groups])
-    keep = _frontier(b, o, g)
-    if both:
-        top = float(max(b.max(initial=0.0), o.max(initial=0.0)))
-        keep |= _frontier(top - b, top - o, g)
-    b, o, g = b[keep], o[keep], g[keep]
-    order = np.argsort(g, kind="stable")
-    return b[order], o[order], g[order]
+    g = np.asarray(groups, dtype=np.int64)
+    n_groups = int(g.max()) + 1 if g.size else 0
+    if g.size and g.min() < 0:
+        raise ValueError("groups must be non-negative")
+    return _undominated(np.asarray(n0, dtype=np.float64), np.asarray(n1, dtype=np.float64), g, n_groups, both)
