@@ -368,3 +368,26 @@ def test_id3_count_kernels_match_numpy():
             assert positives[v] == y[part].sum()
             if with_tables:  # every child, the largest one by subtraction from the parent's counts
                 np.testing.assert_array_equal(tables[v][used], ref(part, child_attrs)[used])
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), both=st.booleans())
+def test_undominated_cells_are_the_brute_force_frontier(seed, both):
+    from dpmo.trees.id3_kernels import undominated_cells
+
+    rng = np.random.default_rng(seed)
+    m, hi = int(rng.integers(1, 25)), int(rng.integers(1, 12))
+    n0, n1 = rng.integers(0, hi, m).astype(float), rng.integers(0, hi, m).astype(float)
+    groups = rng.integers(0, 3, m)
+    cells = {(int(g), b, o) for g, b, o in zip(groups, n0, n1, strict=True)}
+    cells |= {(int(g), o, b) for g, b, o in zip(groups, n0, n1, strict=True)}
+
+    def frontier(better):  # distinct cells no other cell of the group is at least as good as
+        return {c for c in cells if not any(d != c and d[0] == c[0] and better(d, c) for d in cells)}
+
+    want = frontier(lambda d, c: d[1] <= c[1] and d[2] >= c[2])
+    if both:
+        want |= frontier(lambda d, c: d[1] >= c[1] and d[2] <= c[2])
+    b, o, g = undominated_cells(n0, n1, groups, both=both)
+    assert set(zip(g.tolist(), b.tolist(), o.tolist(), strict=True)) == want
+    assert list(g) == sorted(g)  # grouped
