@@ -279,7 +279,7 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
                     continue
                 if table is None:  # the root: class counts of every (attribute, value) pair, compiled
                     table = class_counts(flat, y, idx, remaining, total)
-                value_ids = np.flatnonzero(np.isin(value_attribute, remaining))
+                value_ids = np.flatnonzero(np.bincount(remaining, minlength=d)[value_attribute])
                 groups = np.repeat(np.arange(remaining.size), size[remaining])
                 n0 = table[value_ids, 0].astype(np.float64)
                 n1 = table[value_ids, 1].astype(np.float64)
