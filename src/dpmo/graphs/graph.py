@@ -69,9 +69,12 @@ class Graph:
         ids = np.asarray(ids)
         n = ids.shape[0] if ids.ndim == 1 else 0
         indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-        indices = np.ascontiguousarray(indices, dtype=index_dtype(n))
+        indices = np.asarray(indices)
         if indptr.ndim != 1 or indices.ndim != 1 or ids.ndim != 1:
             raise ValueError("indptr, indices and ids must be 1-D arrays")
+        if indices.size and (indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= n):
+            raise ValueError(f"indices must be integers in 0..{n - 1} (the positions of the nodes in ids)")
+        indices = np.ascontiguousarray(indices, dtype=index_dtype(n))
         if indptr.shape[0] != n + 1 or indptr[0] != 0 or indptr[-1] != indices.shape[0]:
             raise ValueError("indptr does not describe a CSR structure over len(ids) nodes")
         if indices.size % 2:
@@ -215,8 +218,10 @@ class Graph:
         else:
             ids = as_node_ids(nodes)
         if ids is None or (ids.size == self.n_nodes and np.array_equal(ids, self._ids)):
-            same = Graph(self._indptr, self._indices, self._ids, public=True)
+            same = object.__new__(Graph)  # the same checked arrays: no second O(E) check
+            same._indptr, same._indices, same._ids = self._indptr, self._indices, self._ids
             same._cache = self._cache  # same graph: share the cached utilities and scores
+            same._id_lookup, same._public = None, True
             return same
         missing = self._ids[not_in(ids, self._ids)]
         if missing.size:

@@ -9,11 +9,13 @@ to measure speed and memory at DBLP's size.
 
 from __future__ import annotations
 
+import sys
+
 import numba
 import numpy as np
 
 from .._validation import check_int, check_random_state
-from .csr import csr_from_pairs
+from .csr import csr_from_pairs, index_dtype
 from .graph import Graph
 
 __all__ = ["random_collaboration_graph"]
@@ -88,7 +90,7 @@ def random_collaboration_graph(
         buf[: codes.size] = codes
         end = codes.size
         del codes
-        for s, count in zip(teams.tolist(), counts[teams].tolist()):
+        for s, count in zip(teams.tolist(), counts[teams].tolist(), strict=True):
             iu, ju = np.triu_indices(s, k=1)
             step = max(1, _CHUNK // s)
             for first in range(0, count, step):  # the same uniform draws as one (count, s) draw, in chunks
@@ -102,9 +104,11 @@ def random_collaboration_graph(
         chosen[gen.permutation(codes.size)[:target]] = True
         codes.resize(_compress(codes, chosen), refcheck=False)  # sorted codes stay sorted
         del chosen
-    edges = _decode(codes, n)
+    del cdf, table
+    edges = _decode(codes, n)  # in place when n < 2^31: the two int32 ids of a pair over its code
     del codes
     indptr, indices = csr_from_pairs(edges[:, 0], edges[:, 1], n)
+    del edges
     return Graph(indptr, indices, np.arange(n, dtype=np.int64), public=True)  # nodes 0..n_nodes-1, declared
 
 
@@ -188,11 +192,32 @@ def _compress(x, keep):  # pragma: no cover - compiled
     return k
 
 
+def _decode(codes: np.ndarray, n: int) -> np.ndarray:
+    """The pairs ``(a, b)`` of the codes ``a n + b`` as an ``(E, 2)`` array: int32 written over ``codes``
+    itself when ``n < 2^31`` (each code's 8 bytes become its two ids; ``codes`` is spent), else int64."""
+    if index_dtype(n) is np.int64:
+        out = np.empty((codes.shape[0], 2), np.int64)
+        _decode_into(codes, n, out)
+        return out
+    out = codes.view(np.int32).reshape(-1, 2)
+    _decode_over(out, n, 0 if sys.byteorder == "little" else 1)
+    return out
+
+
 @numba.njit(cache=True, nogil=True)
-def _decode(codes, n):  # pragma: no cover - compiled
-    out = np.empty((codes.shape[0], 2), np.int64)
+def _decode_into(codes, n, out):  # pragma: no cover - compiled
     for i in range(codes.shape[0]):
         a = codes[i] // n
         out[i, 0] = a
         out[i, 1] = codes[i] - a * n
-    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _decode_over(pairs, n, low):  # pragma: no cover - compiled
+    """Row ``i`` of ``pairs`` (int32) holds the int64 code ``a n + b`` (its low half at column ``low``);
+    replace it by ``(a, b)``, reading both halves before writing."""
+    for i in range(pairs.shape[0]):
+        code = (np.int64(pairs[i, 1 - low]) << 32) | (np.int64(pairs[i, low]) & 0xFFFFFFFF)
+        a = code // n
+        pairs[i, 0] = a
+        pairs[i, 1] = code - a * n
