@@ -111,11 +111,18 @@ def test_triangle_kernels_in_both_record_widths(case):
     G.add_edges_from((a, b) for a, b in pairs if a != b)
     expect = [nx.triangles(G, v) for v in range(n)]
     assert centrality.csr_triangles(indptr, indices).tolist() == expect
+    deg = np.diff(indptr)
     for dtype in (np.int32, np.int64):  # the int64 records, used past 2^31 slots, on the same graph
-        rank = centrality._degree_ranks(indptr, dtype)
-        assert np.array_equal(np.argsort(rank), np.lexsort((np.arange(n), np.diff(indptr))))
-        at, rec = centrality._records(indptr, indices, rank, dtype)
-        assert rec.dtype == dtype and centrality._triangles_forward(at, rec).tolist() == expect
+        rank = np.empty(n, dtype)
+        centrality._degree_ranks(indptr, int(deg.max()), rank)
+        assert np.array_equal(np.argsort(rank), np.lexsort((np.arange(n), deg)))
+        size = np.zeros(n + 1, np.int64)
+        centrality._record_ends(indptr, indices, rank, size)
+        at, rec = np.empty(n, dtype), np.empty(size[n] + 1, dtype)
+        centrality._fill_records(indptr, indices, rank, size, at, rec)
+        tri = np.empty(n, np.int64)
+        centrality._triangles_forward(at, rec, np.zeros(rec.size // 64 + 1, np.uint64), tri)
+        assert tri.tolist() == expect
 
 
 @settings(max_examples=100, deadline=None)
@@ -126,8 +133,9 @@ def test_triangle_kernels_in_both_record_widths(case):
 def test_member_draw_is_searchsorted(weights, xs):
     cdf = np.cumsum(np.array(weights))
     cdf /= cdf[-1]
-    table = synthetic._bucket_table(cdf)
     n = cdf.size
+    table = np.empty(n + 1, np.int64)
+    synthetic._bucket_table(cdf, table)
     edges = [k / n for k in range(n + 1)] + list(cdf)  # bucket bounds, cdf values, and their neighbours
     probes = [x for e in edges for x in (np.nextafter(e, 0.0), e, np.nextafter(e, 1.0)) if 0.0 <= x < 1.0]
     for x in xs + probes:

@@ -41,40 +41,32 @@ def csr_degree(indptr: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _degree_ranks(indptr, dtype):  # pragma: no cover - compiled
-    """Rank of every node in the order of (degree, index): a stable counting sort by degree, O(n)."""
+def _degree_ranks(indptr, top, rank):  # pragma: no cover - compiled
+    """Rank of every node in the order of (degree, index) into ``rank``: a stable counting sort by degree
+    (``top``: the largest degree), O(n)."""
     n = indptr.shape[0] - 1
-    top = 0
-    for u in range(n):
-        top = max(top, indptr[u + 1] - indptr[u])
     first = np.zeros(top + 2, np.int64)
     for u in range(n):
         first[indptr[u + 1] - indptr[u] + 1] += 1
     for d in range(1, top + 2):
         first[d] += first[d - 1]
-    rank = np.empty(n, dtype)
     for u in range(n):
         d = indptr[u + 1] - indptr[u]
         rank[u] = first[d]
         first[d] += 1
-    return rank
 
 
 _CAP = 255  # degrees are compared as uint8 below this (n bytes, which stay in cache)
 
 
 @numba.njit(cache=True, nogil=True)
-def _records(indptr, indices, rank, dtype):  # pragma: no cover - compiled
-    """The edges oriented to the higher rank as one array of records, in rank order: the record of node
-    ``u`` starts at ``at[u]`` and holds ``[T, length, at[w] for the out-neighbours w]``, with ``T = 0``
-    (a slot for the count). An out-neighbour is named by the offset of its own record, so the forward
-    count reaches it in one memory access; and ``at`` grows with the rank, so it orients the edges too.
-    ``rec`` has one spare slot at the end."""
+def _record_ends(indptr, indices, rank, size):  # pragma: no cover - compiled
+    """``size[r + 1]``: the end of the record of the node of rank ``r`` (see :func:`_fill_records`), from
+    the out-degrees of the edges oriented to the higher rank (``size`` of n + 1 zeros)."""
     n = indptr.shape[0] - 1
     capped = np.empty(n, np.uint8)  # min(degree, _CAP): decides most comparisons from n bytes
     for u in range(n):
         capped[u] = min(indptr[u + 1] - indptr[u], _CAP)
-    size = np.zeros(n + 1, np.int64)
     for u in range(n):
         cu = capped[u]
         du = indptr[u + 1] - indptr[u]
@@ -90,10 +82,18 @@ def _records(indptr, indices, rank, dtype):  # pragma: no cover - compiled
         size[rank[u] + 1] = 2 + c
     for r in range(n):
         size[r + 1] += size[r]
-    at = np.empty(n, dtype)
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_records(indptr, indices, rank, size, at, rec):  # pragma: no cover - compiled
+    """The edges oriented to the higher rank as one array of records, in rank order: the record of node
+    ``u`` starts at ``at[u]`` and holds ``[T, length, at[w] for the out-neighbours w]``, with ``T = 0``
+    (a slot for the count). An out-neighbour is named by the offset of its own record, so the forward
+    count reaches it in one memory access; and ``at`` grows with the rank, so it orients the edges too.
+    ``rec`` has ``size[n] + 1`` slots (one spare at the end)."""
+    n = at.shape[0]
     for u in range(n):
         at[u] = size[rank[u]]
-    rec = np.empty(size[n] + 1, dtype)
     for u in range(n):
         au = at[u]
         k = au + 2
@@ -106,16 +106,14 @@ def _records(indptr, indices, rank, dtype):  # pragma: no cover - compiled
     while p < size[n]:
         rec[p] = 0
         p += 2 + rec[p + 1]
-    return at, rec
 
 
 @numba.njit(cache=True, nogil=True)
-def _triangles_forward(at, rec):  # pragma: no cover - compiled
-    """Per-node triangle counts by the forward algorithm over the records of :func:`_records` (the
-    out-neighbours of the current node marked in a bitset over record offsets), counted into the records'
-    first slots and read back in node order."""
+def _triangles_forward(at, rec, mark, tri):  # pragma: no cover - compiled
+    """Per-node triangle counts into ``tri`` by the forward algorithm over the records of
+    :func:`_fill_records` (the out-neighbours of the current node marked in ``mark``, a zeroed bitset over
+    record offsets), counted into the records' first slots and read back in node order."""
     n = at.shape[0]
-    mark = np.zeros((rec.shape[0] >> 6) + 1, np.uint64)
     one = np.uint64(1)
     p = 0
     while p < rec.shape[0] - 1:  # the records in rank order (and the spare slot)
@@ -139,10 +137,8 @@ def _triangles_forward(at, rec):  # pragma: no cover - compiled
         for j in range(a, b):
             mark[rec[j] >> 6] = 0
         p = b
-    tri = np.empty(n, np.int64)
     for u in range(n):
         tri[u] = rec[at[u]]
-    return tri
 
 
 def csr_triangles(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
@@ -164,16 +160,22 @@ def csr_triangles(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
     [1, 1, 1, 0]
     """
     n = indptr.shape[0] - 1
-    deg = np.diff(indptr)
-    top = int(deg.max()) if n else 0
-    del deg
+    top = int(np.max(indptr[1:] - indptr[:-1], initial=0))
     m = int(indptr[-1]) // 2
     big = max(2 * n + m + 1, min(top * (top - 1) // 2, m))  # record offsets; counts T(v) <= d(d-1)/2, m
     dtype = np.int32 if big <= np.iinfo(np.int32).max else np.int64
-    rank = _degree_ranks(indptr, dtype)
-    at, rec = _records(indptr, indices, rank, dtype)
-    del rank
-    tri = _triangles_forward(at, rec)
+    # The arrays are allocated by numpy, which asks the kernel for huge pages (fewer TLB misses in the
+    # random accesses); the compiled passes fill them.
+    rank = np.empty(n, dtype)
+    _degree_ranks(indptr, top, rank)
+    size = np.zeros(n + 1, np.int64)
+    _record_ends(indptr, indices, rank, size)
+    at = np.empty(n, dtype)
+    rec = np.empty(int(size[n]) + 1, dtype)
+    _fill_records(indptr, indices, rank, size, at, rec)
+    del rank, size
+    tri = np.empty(n, np.int64)
+    _triangles_forward(at, rec, np.zeros((rec.shape[0] >> 6) + 1, np.uint64), tri)
     tri.setflags(write=False)
     return tri
 

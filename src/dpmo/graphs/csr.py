@@ -79,9 +79,10 @@ def index_dtype(n: int) -> type:
 
 
 @numba.njit(cache=True, nogil=True)
-def _row_starts(u, v, n):  # pragma: no cover - compiled
-    """Start of every row in the CSR of the pairs (self-loops skipped, repeats counted), shape (n + 1,)."""
-    starts = np.zeros(n + 1, np.int64)
+def _row_starts(u, v, starts):  # pragma: no cover - compiled
+    """Start of every row in the CSR of the pairs (self-loops skipped, repeats counted) into ``starts``
+    (n + 1 zeros)."""
+    n = starts.shape[0] - 1
     for i in range(u.shape[0]):
         a = u[i]
         b = v[i]
@@ -93,7 +94,6 @@ def _row_starts(u, v, n):  # pragma: no cover - compiled
         c = starts[r]
         starts[r] = total
         total += c
-    return starts
 
 
 @numba.njit(cache=True, nogil=True)
@@ -174,7 +174,8 @@ def csr_from_pairs(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np
             raise ValueError(f"pair endpoints must lie in 0..{n - 1}, got {lo if lo < 0 else hi}")
     else:
         u = v = np.empty(0, dtype=np.int64)
-    indptr = _row_starts(u, v, n)
+    indptr = np.zeros(n + 1, dtype=np.int64)  # allocated by numpy (huge pages), filled by compiled loops
+    _row_starts(u, v, indptr)
     out = np.empty(int(indptr[n]), dtype=index_dtype(n))
     _scatter(u, v, indptr, out)
     nnz = _sort_merge_rows(indptr, out)

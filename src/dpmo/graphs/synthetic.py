@@ -75,7 +75,8 @@ def random_collaboration_graph(
     n = int(n_nodes)
     cdf = np.cumsum((1.0 - gen.random(n)) ** (-1.0 / (exponent - 1.0)))  # activity weights, cumulated
     cdf /= cdf[-1]
-    table = _bucket_table(cdf)
+    table = np.empty(n + 1, dtype=np.int64)
+    _bucket_table(cdf, table)
     p_geo = 1.0 / (mean_team - 1.0)
 
     codes = np.empty(0, dtype=np.int64)
@@ -116,17 +117,15 @@ _CHUNK = 1 << 20  # uniform draws per chunk (8 MB)
 
 
 @numba.njit(cache=True, nogil=True)
-def _bucket_table(cdf):  # pragma: no cover - compiled
+def _bucket_table(cdf, table):  # pragma: no cover - compiled
     """``table[k] = #{i : cdf[i] <= k / B}`` for ``k = 0 .. B`` (``B = len(cdf)`` buckets of [0, 1))."""
     n = cdf.shape[0]
-    table = np.empty(n + 1, np.int64)
     i = 0
     for k in range(n + 1):
         q = k / n
         while i < n and cdf[i] <= q:
             i += 1
         table[k] = i
-    return table
 
 
 @numba.njit(cache=True, nogil=True)
