@@ -56,7 +56,7 @@ class LocalSensitivity:
         closed form, for an integer array ``T`` of shape ``(q,)`` (one distance per candidate of ``idx``;
         all candidates when ``idx`` is None), without the floor and cap of :func:`dpmo.dampen`. It must
         be the exact sum of ``func`` (the tests of every shipped one compare it with the running sum).
-        Requires ``vectorized_t``. :func:`dpmo.dampen` then finds each candidate's segment by bisection,
+        Requires ``vectorized_t``. :func:`dpmo.dampen` then finds each candidate's segment by search,
         O(n log max_steps) instead of O(number of steps x n).
     bound : float, optional
         A constant ``func`` never exceeds (1 for a rate). :func:`dpmo.aggregate` combines closed-form
