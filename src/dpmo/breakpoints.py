@@ -92,20 +92,51 @@ def first_true(pred, idx: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndar
     """
     lo = np.array(lo, dtype=np.int64)
     hi = np.array(hi, dtype=np.int64)
-    K = _SEARCH_POINTS
-    steps = np.arange(1, K + 1, dtype=np.int64)
+    idx = np.asarray(idx, dtype=np.int64)
     act = np.flatnonzero(lo < hi)
     while act.size:
-        width = hi[act] - lo[act]  # the answer is in [lo, lo + width]
-        pts = lo[act, None] + (width[:, None] * steps) // (K + 1)  # (q, K) in [lo, hi), non-decreasing
-        hit = pred(pts.ravel(), np.repeat(idx[act], K)).reshape(act.size, K)
-        j = np.argmax(hit, axis=1)  # first true point (0 when none: checked below)
-        any_hit = hit[np.arange(act.size), j]
-        rows = np.arange(act.size)
-        # first true at pts[j]: the answer is in (pts[j - 1], pts[j]]; none: in (pts[-1], hi]
-        new_hi = np.where(any_hit, pts[rows, j], hi[act])
-        before = np.where(j > 0, pts[rows, np.maximum(j - 1, 0)] + 1, lo[act])
-        new_lo = np.where(any_hit, before, pts[:, -1] + 1)
-        lo[act], hi[act] = new_lo, new_hi
-        act = act[new_lo < new_hi]
+        pts, cand = _points(lo, hi, act, idx, _SEARCH_POINTS)  # (q K,) distances in [lo, hi)
+        hit = np.asarray(pred(pts, cand), dtype=np.bool_)
+        if hit.shape != pts.shape:
+            raise ValueError(f"pred must answer one bool per distance, shape {pts.shape}, got {hit.shape}")
+        act = act[: _narrow(hit, pts, lo, hi, act, _SEARCH_POINTS)]
     return lo
+
+
+@numba.njit(cache=True, nogil=True)
+def _points(lo, hi, act, idx, K):  # pragma: no cover - compiled
+    """The ``K`` distances ``lo + floor((hi - lo) j / (K + 1))``, ``j = 1 .. K``, of every open candidate (in
+    ``[lo, hi)``, non-decreasing), flattened, and the candidate of each."""
+    q = act.shape[0]
+    pts = np.empty(q * K, np.int64)
+    cand = np.empty(q * K, np.int64)
+    for c in range(q):
+        a = act[c]
+        w = hi[a] - lo[a]
+        for j in range(K):
+            pts[c * K + j] = lo[a] + (w * (j + 1)) // (K + 1)
+            cand[c * K + j] = idx[a]
+    return pts, cand
+
+
+@numba.njit(cache=True, nogil=True)
+def _narrow(hit, pts, lo, hi, act, K):  # pragma: no cover - compiled
+    """Shrink each open interval to the one holding the first true point (``(pts[j - 1], pts[j]]``; none
+    true: ``(pts[K - 1], hi]``); the candidates still open are moved to the front of ``act``, their number
+    returned."""
+    kept = 0
+    for c in range(act.shape[0]):
+        a = act[c]
+        j = 0
+        while j < K and not hit[c * K + j]:
+            j += 1
+        if j < K:
+            hi[a] = pts[c * K + j]
+            if j > 0:
+                lo[a] = pts[c * K + j - 1] + 1
+        else:
+            lo[a] = pts[c * K + K - 1] + 1
+        if lo[a] < hi[a]:
+            act[kept] = a
+            kept += 1
+    return kept
