@@ -1,10 +1,10 @@
 """DP-MOET (``dpmo.trees.DPMOETClassifier``) and the private ID3 baselines: time of one ``fit``.
 
-DP-MOET in the paper's two settings (Pareto: p=30, s=3, k=3, d=4, d_max=10, o=3; aggregation: p=100, s=20,
-k=2, d=3, d_max=5, o=1) on Adult, NLTCS and ACS, private (epsilon = 1, local or global sensitivity) and
-non-private; DiffP-ID3 and LocalDiffPID3 at depth 5 on Adult with each split criterion, and their
-``predict`` on the whole table. A new seed every call. In the smoke test, the embedded breast cancer table
-stands in for the real ones.
+DP-MOET in the paper's two settings (DP-MOET-Pareto, ``approach="pareto"``: p=30, s=3, k=3, d=4,
+d_max=10, o=3; DP-MOET-Agg, ``approach="agg"``: p=100, s=20, k=2, d=3, d_max=5, o=1) on Adult, NLTCS and
+ACS, private (epsilon = 1, local or global sensitivity) and non-private; DiffP-ID3 and LocalDiffPID3 at
+depth 5 on Adult with each split criterion, and their ``predict`` on the whole table. A new seed every
+call. In the smoke test, the embedded breast cancer table stands in for the real ones.
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ from dpmo.datasets import load_acs, load_adult, load_breast_cancer, load_nltcs
 from dpmo.trees import DiffPID3Classifier, DPMOETClassifier, LocalDiffPID3Classifier
 from support import SMOKE, data_dir, describe
 
-PARETO = dict(population_size=30, selection_size=3, n_iterations=3, initial_depth=4, max_depth=10, n_output=3)
+# DP-MOET-Pareto (PrivPareto) in its setting; the aggregation setting with PrivAgg (the estimator's default)
+PARETO = dict(
+    approach="pareto", population_size=30, selection_size=3, n_iterations=3, initial_depth=4, max_depth=10,
+    n_output=3,
+)  # fmt: skip
 AGG = dict(
     approach="agg", population_size=100, selection_size=20, n_iterations=2, initial_depth=3, max_depth=5,
     n_output=1,

@@ -145,6 +145,62 @@ def test_closed_form_bisection_equals_the_loop(n, P, N, w, max_steps, neighbouri
         np.testing.assert_allclose(closed, loop, rtol=1e-9, atol=1e-9)
 
 
+@settings(max_examples=60)
+@given(
+    lo=st.integers(0, 50),
+    widths=st.lists(st.integers(0, 200_000), min_size=1, max_size=20),
+    fractions=st.lists(st.floats(0, 1), min_size=20, max_size=20),
+    points=st.sampled_from([1, 2, 31]),
+)
+def test_first_true_finds_the_first_true_distance(lo, widths, fractions, points):
+    """first_true returns the first distance of a monotone predicate, never asks at hi (assumed true) nor
+    outside [lo, hi), for any number of points per round (1: a bisection)."""
+    from dpmo import breakpoints
+
+    n = len(widths)
+    lo_a = np.full(n, lo, dtype=np.int64)
+    hi_a = lo_a + np.array(widths, dtype=np.int64)
+    want = lo_a + np.floor(np.array(fractions[:n]) * np.array(widths)).astype(np.int64)  # in [lo, hi]
+    asked = []
+
+    def pred(T, c):
+        asked.append((T.copy(), c.copy()))
+        return T >= want[c]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(breakpoints, "_SEARCH_POINTS", points)
+        got = breakpoints.first_true(pred, np.arange(n), lo_a, hi_a)
+    assert got.tolist() == want.tolist()
+    for T, c in asked:
+        assert np.all(T >= lo_a[c]) and np.all(T < hi_a[c])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    P=st.integers(0, 20_000),
+    N=st.integers(0, 40_000),
+    w=st.tuples(st.floats(0.1, 4), st.floats(0.1, 4)),
+    max_steps=st.sampled_from([100_000, 40]),
+    seed=st.integers(0, 2**16),
+)
+def test_closed_form_search_gives_the_bisections_floats(n, P, N, w, max_steps, seed):
+    """The closed form's searches (31 distances per round) give bit for bit the scores of a bisection
+    (one distance per round), for rates (the trees' objectives, Adult-sized classes) and their sums."""
+    from dpmo import breakpoints
+    from dpmo.trees import tnr_objective, tpr_objective
+
+    rng = np.random.default_rng(seed)
+    objs = [tpr_objective(rng.integers(0, P + 1, n), P), tnr_objective(rng.integers(0, N + 1, n), N)]
+    for obj in (*objs, dpmo.aggregate(objs, w)):
+        G = obj.global_sensitivity
+        fast = dpmo.dampen(obj.values, obj.local, global_sensitivity=G, max_steps=max_steps)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(breakpoints, "_SEARCH_POINTS", 1)
+            bisection = dpmo.dampen(obj.values, obj.local, global_sensitivity=G, max_steps=max_steps)
+        assert fast.tobytes() == bisection.tobytes()
+
+
 def test_closed_form_with_cap_floor_and_step_limit():
     # delta(t) = c + k t (capped at G by dampen), b(T) = c T + k T (T - 1) / 2
     c = np.array([0.5, 0.01, 2.0, 0.3, 0.0])

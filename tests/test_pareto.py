@@ -17,6 +17,7 @@ from dpmo import pareto as pareto_mod
 from dpmo import selection as selection_mod
 from dpmo.pareto import dominance as dominance_mod
 from dpmo.pareto import rounds as rounds_mod
+from dpmo.pareto import small as small_mod
 from dpmo.pareto import state as state_mod
 from dpmo.pareto import sweep as sweep_mod
 from dpmo.selection import SelectionCache, select_multiobjective
@@ -621,11 +622,15 @@ def test_priv_pareto_rounds_recompute_scores_on_remaining(monkeypatch, mechanism
         remaining = remaining[remaining != chosen]
 
 
-@pytest.mark.parametrize("rebuild_after", [2, 32])
+@pytest.mark.parametrize("rebuild_after", [2, 32, "small"])
 def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
     """The pipeline with a SelectionCache shared by many calls hands select the very floats (bit for bit)
-    that priv_pareto computes without a cache, round after round, also across state rebuilds."""
-    monkeypatch.setattr(rounds_mod, "_REBUILD_AFTER", rebuild_after)
+    that priv_pareto computes without a cache, round after round, also across state rebuilds ("small":
+    the compiled path of few candidates, dpmo.pareto.small, which keeps no counting state)."""
+    small = rebuild_after == "small"
+    if not small:
+        monkeypatch.setattr(small_mod, "SMALL_N", 0)  # the general path and its counting state
+        monkeypatch.setattr(rounds_mod, "_REBUILD_AFTER", rebuild_after)
     real_select = selection_mod.select
     seen = []
 
@@ -652,6 +657,7 @@ def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
         ),
         dpmo.Objective(U[:, 1], 2.0),
     ]
+    assert small_mod.small_path_applies(objs, "local") == small  # n = 30, vectorised: small unless patched
     answered = []
 
     class CountingCache(pareto_mod.RoundCache):
@@ -682,7 +688,10 @@ def test_round_cache_changes_nothing_but_the_work(monkeypatch, rebuild_after):
         # every call after the first gets its first round from the cache, and the counting state of the
         # first call is kept from then on
         assert sum(answered) >= 11 and answered[0] is False
-        assert store._template is not None and forks_before == 12
+        if small:
+            assert store._template is None
+        else:
+            assert store._template is not None and forks_before == 12
         with pytest.raises(ValueError, match="other objectives"):  # bound to its own objectives
             select_multiobjective(objs[::-1], 1.0, cache=cache)
 
@@ -712,13 +721,16 @@ def test_priv_pareto_local_passes_dampened_scores(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "path", ["few", "sort", "sweep", "default", "rebuild", "block-brute", "block-count", "block-rebuild"]
+    "path",
+    ["few", "sort", "sweep", "default", "rebuild"]
+    + ["block-brute", "block-count", "block-rebuild", "block-small"],
 )
 @pytest.mark.parametrize("m", [1, 2, 3])
 def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m):
     # priv_pareto reuses counts over all candidates and corrects them for the chosen ones: each round's
     # scores must be exactly those of a fresh computation on the remaining candidates (Objective.take).
-    # "block-*": vectorised objectives, so the dampening loop asks delta^PS for blocks of distances.
+    # "block-*": vectorised objectives, so the dampening loop asks delta^PS for blocks of distances;
+    # "block-small": the compiled path of few candidates (dpmo.pareto.small), the others the general one.
     rng = np.random.default_rng(m)
     n = 80
     U = rng.integers(0, 4, size=(n, m)).astype(float)
@@ -727,6 +739,8 @@ def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m)
     objs = objectives_from_tables(U, tables, np.full(m, 0.75), vectorized=path.startswith("block"))
     if path in ("rebuild", "block-rebuild"):  # a fresh state on the remaining candidates every 2 rounds
         monkeypatch.setattr(rounds_mod, "_REBUILD_AFTER", 2)
+    if path != "block-small":
+        monkeypatch.setattr(small_mod, "SMALL_N", 0)
     if path in ("few", "sort", "sweep"):
         force_counting_path(monkeypatch, path)
     elif path == "block-brute":

@@ -391,3 +391,32 @@ def test_undominated_cells_are_the_brute_force_frontier(seed, both):
     b, o, g = undominated_cells(n0, n1, groups, both=both)
     assert set(zip(g.tolist(), b.tolist(), o.tolist(), strict=True)) == want
     assert list(g) == sorted(g)  # grouped
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 60),
+    cats=st.lists(st.integers(0, 6), min_size=1, max_size=6),  # 0: a numeric column, k: k categories
+    bins=st.integers(1, 9),
+    seed=st.integers(0, 2**16),
+)
+def test_encode_indices_writes_the_codes_of_encode_codes(n, cats, bins, seed):
+    """The ID3 fit's one-pass encoding equals encode_codes plus the attribute offsets (flat) and its
+    transpose (columns), in the narrow dtype, values at the bin edges included."""
+    from dpmo.trees.id3_kernels import encode_codes, encode_indices
+
+    rng = np.random.default_rng(seed)
+    is_cat = np.array([c > 0 for c in cats])
+    size = np.array([c if c > 0 else bins for c in cats], dtype=np.int64)
+    edges = np.arange(bins + 1) / bins  # numeric values on and between the bin edges, 0 and 1 included
+    X = np.column_stack(
+        [
+            rng.integers(0, c, n).astype(float) if c else rng.choice(np.r_[edges, rng.random(5)], n)
+            for c in cats
+        ]
+    )
+    offsets = np.concatenate([[0], np.cumsum(size)])[:-1].astype(np.int64)
+    codes = encode_codes(X, is_cat, size)
+    flat, columns = np.empty((n, len(cats)), np.int16), np.empty((len(cats), n), np.int16)
+    encode_indices(X, is_cat, size, offsets, flat, columns)
+    assert flat.tolist() == (codes + offsets).tolist() and columns.tolist() == codes.T.tolist()

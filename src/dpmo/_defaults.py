@@ -23,8 +23,9 @@ SENSITIVITY = "local"
 EXACT = True
 #: The entry points where the exact sampler costs more than twice the float one, which keep the float
 #: sampler by default (``exact=True`` opts in): :func:`dpmo.select` itself (the sampler is the whole call:
-#: 2.7-10x at n = 37,700), the two-stage graph method (discrete Laplace noise on every degree: ~9x) and
-#: the ID3 estimators (discrete Laplace noise on every count: 4-9x on Adult).
+#: up to 4x at n = 37,700), the two-stage graph method (discrete Laplace noise on every degree: ~7x) and
+#: the ID3 estimators (discrete Laplace noise on every count: DiffP-ID3 2.6-2.9x on Adult, LocalDiffPID3
+#: 1.7-2.0x, at the threshold; one default for the pair, which share their counts and ``dpmo id3``).
 EXACT_SELECT = False
 EXACT_TWO_STAGE = False
 EXACT_ID3 = False

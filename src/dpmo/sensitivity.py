@@ -56,7 +56,7 @@ class LocalSensitivity:
         closed form, for an integer array ``T`` of shape ``(q,)`` (one distance per candidate of ``idx``;
         all candidates when ``idx`` is None), without the floor and cap of :func:`dpmo.dampen`. It must
         be the exact sum of ``func`` (the tests of every shipped one compare it with the running sum).
-        Requires ``vectorized_t``. :func:`dpmo.dampen` then finds each candidate's segment by bisection,
+        Requires ``vectorized_t``. :func:`dpmo.dampen` then finds each candidate's segment by search,
         O(n log max_steps) instead of O(number of steps x n).
     bound : float, optional
         A constant ``func`` never exceeds (1 for a rate). :func:`dpmo.aggregate` combines closed-form
@@ -155,6 +155,10 @@ def check_non_decreasing(rows, t, name: str, previous=None) -> None:
         )
 
 
+_MIN = np.minimum.reduce
+_MAX = np.maximum.reduce
+
+
 def check_local_values(
     values, shape: tuple, t, name: str, *, previous=None, along_t: bool = False
 ) -> np.ndarray:
@@ -169,9 +173,11 @@ def check_local_values(
         raise ValueError(
             f"local sensitivity of {name} returned shape {out.shape} at t={t}; expected {tuple(shape)}"
         )
-    if not np.all(np.isfinite(out)):
-        raise ValueError(f"local sensitivity of {name} is not finite at t={t}")
-    if np.any(out < 0):
+    # all finite and none negative <=> min >= 0 and max < inf (NaN fails both): two reductions, no
+    # temporaries (this runs at every evaluation of every local function); the messages come after
+    if out.size and not (_MIN(out, axis=None) >= 0.0 and _MAX(out, axis=None) < np.inf):
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"local sensitivity of {name} is not finite at t={t}")
         raise ValueError(f"local sensitivity of {name} is negative at t={t}")
     if previous is not None or (along_t and out.ndim == 2):
         check_non_decreasing(out, t, name, previous)

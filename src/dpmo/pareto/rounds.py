@@ -18,6 +18,7 @@ import numpy as np
 from ..dampening import dampen
 from ..selection import Rounds
 from ..sensitivity import Objective
+from .small import RunningSums, small_path_applies, small_round_scores
 from .state import ParetoState
 
 __all__ = ["round_scores", "RoundCache", "ParetoRounds"]
@@ -117,6 +118,8 @@ class ParetoRounds(Rounds):
         # then the original index itself)
         self.base: np.ndarray | None = None
         self.score_name = "dampened Pareto score" if sensitivity == "local" else "Pareto score"
+        # few candidates: every round in one compiled pass (dpmo.pareto.small; the same floats)
+        self.sums = RunningSums(objs) if small_path_applies(objs, sensitivity) else None
 
     def scores(self, chosen, remaining):
         r = len(chosen)
@@ -128,6 +131,12 @@ class ParetoRounds(Rounds):
         hit = cache.get(key) if cache is not None else None
         if hit is not None:
             return hit
+        if self.sums is not None:
+            got = small_round_scores(self.sums, remaining, self.sensitivity)
+            if got is not None:
+                if cache is not None:
+                    cache.put(key, *got)
+                return got
         if self.state is None:
             base = np.delete(np.arange(self.n, dtype=np.intp), chosen[:r0]) if r0 else None
             state = cache.state() if cache is not None and r0 == 0 else None

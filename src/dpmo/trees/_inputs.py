@@ -39,6 +39,7 @@ import copy
 import numbers
 import warnings
 
+import numba
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d, validate_data
@@ -195,11 +196,11 @@ def _check_domains(X: np.ndarray, features, names, warn: bool) -> np.ndarray:
             if f.is_categorical:
                 is_cat[j], ncat[j] = True, f.n_categories
     top = np.where(is_cat, ncat - 1, 1.0)  # largest code, or the numeric range's upper end
+    if not _any_outside(X, top, is_cat):  # one compiled pass, no temporaries
+        return X
     outside = (X < 0) | (X > top)
     if is_cat.any():
         outside |= (np.floor(X) != X) & is_cat  # a code is an integer
-    if not outside.any():
-        return X
     at_fault = outside.any(axis=0)
     cat_bad = np.flatnonzero(at_fault & is_cat)
     if cat_bad.size:
@@ -221,6 +222,19 @@ def _check_domains(X: np.ndarray, features, names, warn: bool) -> np.ndarray:
     X = X.copy()
     X[:, num] = np.clip(X[:, num], 0.0, 1.0)
     return X
+
+
+@numba.njit(cache=True, nogil=True)
+def _any_outside(X, top, is_cat):  # pragma: no cover - compiled
+    """Whether some ``X[i, j]`` is below 0 or above ``top[j]``, or not whole in a categorical column (the
+    test of :func:`_check_domains`, row by row)."""
+    n, d = X.shape
+    for i in range(n):
+        for j in range(d):
+            v = X[i, j]
+            if v < 0 or v > top[j] or (is_cat[j] and np.floor(v) != v):
+                return True
+    return False
 
 
 def _names(est, features, d: int) -> list[str]:

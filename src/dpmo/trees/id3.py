@@ -81,7 +81,7 @@ from ._inputs import (
     fit_labels,
 )
 from .id3_choice import clip_class_counts, split_choice_scores
-from .id3_kernels import class_counts, encode_codes, split_node
+from .id3_kernels import class_counts, encode_codes, encode_indices, split_node
 from .id3_tree import ID3Tree
 from .proba import LeafCountScoresMixin, fitted_classes, labels_of
 from .split_sensitivity import CRITERIA
@@ -185,7 +185,6 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         # no refusal on the private size: information-gain counts are clipped at max_records // 2 below
         # (clip_class_counts: the sensitivity bound then holds for every table)
         is_cat, size = feature_domains(features, d, n_bins)
-        codes = self._encode(X, is_cat, size)
         own = fit_budget(self.epsilon, budget)  # raises before anything private is computed
         rng = estimator_rng(self.random_state)
         # exact mode: every private draw from the OS's secure source (or, seeded, from rng: tests only)
@@ -212,8 +211,12 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         offsets = np.concatenate([[0], np.cumsum(size)])
         total = int(offsets[-1])
         narrow = np.int16 if total < 2**15 else np.int32  # value indices; codes one attribute per row
-        flat = np.ascontiguousarray(codes + offsets[:-1][None, :], dtype=narrow)
-        columns = np.ascontiguousarray(codes.T, dtype=narrow)
+        # the codes of _encode, written straight into the two narrow layouts the kernels sweep
+        flat, columns = np.empty((n, d), dtype=narrow), np.empty((d, n), dtype=narrow)
+        encode_indices(
+            np.ascontiguousarray(X, dtype=np.float64), is_cat.astype(bool), size.astype(np.int64),
+            offsets[:-1].astype(np.int64), flat, columns,
+        )  # fmt: skip
         value_attribute = np.repeat(np.arange(d), size)  # the attribute of each global value index
 
         feature, first_child, n_children, label = [-1], [-1], [0], [0]
