@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .centrality import check_convention, csr_degree, csr_ego_density, csr_triangles
-from .csr import as_edge_array, csr_from_pairs, relabel
+from .csr import as_edge_array, csr_edges, csr_from_pairs, index_dtype, relabel
 from .edgelist import read_edge_list
 from .nodes import as_node_ids, endpoint_positions, is_observed, networkx_labels, not_in
 
@@ -38,7 +38,8 @@ class Graph:
         Number of nodes and of undirected edges.
     indptr, indices : numpy.ndarray
         CSR structure of the symmetric adjacency matrix (read-only); the neighbours of node ``i`` are
-        ``indices[indptr[i]:indptr[i + 1]]``, sorted increasingly.
+        ``indices[indptr[i]:indptr[i + 1]]``, sorted increasingly. ``indptr`` is int64; ``indices`` int32
+        while ``n < 2^31`` (int64 beyond: :func:`dpmo.graphs.csr.index_dtype`), half the memory.
 
     Notes
     -----
@@ -65,12 +66,15 @@ class Graph:
     __slots__ = ("_indptr", "_indices", "_ids", "_cache", "_id_lookup", "_public")
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, ids: np.ndarray, public: bool = False):
-        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-        indices = np.ascontiguousarray(indices, dtype=np.int64)
         ids = np.asarray(ids)
+        n = ids.shape[0] if ids.ndim == 1 else 0
+        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        indices = np.asarray(indices)
         if indptr.ndim != 1 or indices.ndim != 1 or ids.ndim != 1:
             raise ValueError("indptr, indices and ids must be 1-D arrays")
-        n = ids.shape[0]
+        if indices.size and (indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= n):
+            raise ValueError(f"indices must be integers in 0..{n - 1} (the positions of the nodes in ids)")
+        indices = np.ascontiguousarray(indices, dtype=index_dtype(n))
         if indptr.shape[0] != n + 1 or indptr[0] != 0 or indptr[-1] != indices.shape[0]:
             raise ValueError("indptr does not describe a CSR structure over len(ids) nodes")
         if indices.size % 2:
@@ -102,8 +106,10 @@ class Graph:
 
         Notes
         -----
-        O(E log E) time (a sort of the edge codes; O(E + id range) for the relabelling when the ids are
-        dense), O(n + E) memory.
+        O(n + E) time for the CSR structure (:func:`dpmo.graphs.csr.csr_from_pairs`: a counting sort by
+        row) after mapping the ids to indices (O(E) for ``nodes=n``, O(E log n) for other ids, O(E + id
+        range) for the observed ids when they are dense); memory: the graph and, when the ids are not
+        ``0 .. n-1``, one ``(E, 2)`` array of indices.
         """
         edges = as_edge_array(edges, "edges")
         public = not is_observed(nodes)
@@ -212,8 +218,10 @@ class Graph:
         else:
             ids = as_node_ids(nodes)
         if ids is None or (ids.size == self.n_nodes and np.array_equal(ids, self._ids)):
-            same = Graph(self._indptr, self._indices, self._ids, public=True)
+            same = object.__new__(Graph)  # the same checked arrays: no second O(E) check
+            same._indptr, same._indices, same._ids = self._indptr, self._indices, self._ids
             same._cache = self._cache  # same graph: share the cached utilities and scores
+            same._id_lookup, same._public = None, True
             return same
         missing = self._ids[not_in(ids, self._ids)]
         if missing.size:
@@ -265,9 +273,7 @@ class Graph:
 
     def edges(self) -> np.ndarray:
         """The edges as an (E, 2) array of internal indices with ``u < v``, sorted. O(n + E)."""
-        rows = np.repeat(np.arange(self.n_nodes, dtype=np.int64), np.diff(self._indptr))
-        keep = rows < self._indices
-        return np.column_stack([rows[keep], self._indices[keep]])
+        return csr_edges(self._indptr, self._indices)
 
     def index(self, ids) -> np.ndarray:
         """Internal indices of the nodes with original ids ``ids`` (array_like).

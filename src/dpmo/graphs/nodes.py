@@ -87,6 +87,8 @@ def endpoint_positions(ids: np.ndarray, edges: np.ndarray) -> np.ndarray:
         kind = "text" if edges.dtype.kind == "U" else "integer"
         raise TypeError(f"the edges hold {kind} ids: nodes must list {kind} ids too")
     if ids.dtype.kind != "U" and ids[0] == 0 and ids[-1] == ids.size - 1:  # nodes = n: a range check
+        if edges.min() >= 0 and edges.max() < ids.size:
+            return edges.astype(np.int64, copy=False)  # no temporary of the edges' size
         bad = (edges < 0) | (edges >= ids.size)
         inv = edges
     else:

@@ -9,10 +9,13 @@ to measure speed and memory at DBLP's size.
 
 from __future__ import annotations
 
+import sys
+
+import numba
 import numpy as np
 
 from .._validation import check_int, check_random_state
-from .csr import csr_from_pairs, unique_sorted
+from .csr import csr_from_pairs, index_dtype
 from .graph import Graph
 
 __all__ = ["random_collaboration_graph"]
@@ -70,9 +73,10 @@ def random_collaboration_graph(
         raise ValueError("need exponent > 2, mean_team > 2 and max_team >= 2")
     gen = check_random_state(rng)
     n = int(n_nodes)
-    weights = (1.0 - gen.random(n)) ** (-1.0 / (exponent - 1.0))
-    cdf = np.cumsum(weights)
+    cdf = np.cumsum((1.0 - gen.random(n)) ** (-1.0 / (exponent - 1.0)))  # activity weights, cumulated
     cdf /= cdf[-1]
+    table = np.empty(n + 1, dtype=np.int64)
+    _bucket_table(cdf, table)
     p_geo = 1.0 / (mean_team - 1.0)
 
     codes = np.empty(0, dtype=np.int64)
@@ -80,23 +84,139 @@ def random_collaboration_graph(
     while codes.size < target:
         missing = target - codes.size
         n_papers = max(1024, int(1.2 * missing / (mean_team * (mean_team - 1) / 2)))
-        sizes = np.minimum(1 + gen.geometric(p_geo, size=n_papers), max_team)
-        batch = [codes]
-        for s in np.unique(sizes):
-            count = int(np.sum(sizes == s))
-            members = np.searchsorted(cdf, gen.random((count, int(s))), side="right")
-            members = np.minimum(members, n - 1)
-            iu, ju = np.triu_indices(int(s), k=1)
-            a = members[:, iu].ravel()
-            b = members[:, ju].ravel()
-            keep = a != b
-            lo = np.minimum(a[keep], b[keep])
-            hi = np.maximum(a[keep], b[keep])
-            batch.append(lo * np.int64(n) + hi)
-        codes = unique_sorted(np.concatenate(batch))
+        counts = np.bincount(np.minimum(1 + gen.geometric(p_geo, size=n_papers), max_team))
+        teams = np.flatnonzero(counts)  # the team sizes drawn, increasing (the order of the draws)
+        pairs = counts[teams] * (teams * (teams - 1) // 2)
+        buf = np.empty(codes.size + int(pairs.sum()), dtype=np.int64)
+        buf[: codes.size] = codes
+        end = codes.size
+        del codes
+        for s, count in zip(teams.tolist(), counts[teams].tolist(), strict=True):
+            iu, ju = np.triu_indices(s, k=1)
+            step = max(1, _CHUNK // s)
+            for first in range(0, count, step):  # the same uniform draws as one (count, s) draw, in chunks
+                u = gen.random((min(step, count - first), s))
+                end = _team_codes(u, cdf, table, iu, ju, n, buf, end)
+        buf[:end].sort()
+        buf.resize(_merge_sorted(buf, end), refcheck=False)  # in place: no other reference to buf
+        codes = buf
     if codes.size > target:
-        codes = np.sort(codes[gen.permutation(codes.size)[:target]])
-    a = codes // n
-    b = codes - a * n
-    indptr, indices = csr_from_pairs(a, b, n)
+        chosen = np.zeros(codes.size, dtype=np.bool_)
+        chosen[gen.permutation(codes.size)[:target]] = True
+        codes.resize(_compress(codes, chosen), refcheck=False)  # sorted codes stay sorted
+        del chosen
+    del cdf, table
+    edges = _decode(codes, n)  # in place when n < 2^31: the two int32 ids of a pair over its code
+    del codes
+    indptr, indices = csr_from_pairs(edges[:, 0], edges[:, 1], n)
+    del edges
     return Graph(indptr, indices, np.arange(n, dtype=np.int64), public=True)  # nodes 0..n_nodes-1, declared
+
+
+_CHUNK = 1 << 20  # uniform draws per chunk (8 MB)
+
+
+@numba.njit(cache=True, nogil=True)
+def _bucket_table(cdf, table):  # pragma: no cover - compiled
+    """``table[k] = #{i : cdf[i] <= k / B}`` for ``k = 0 .. B`` (``B = len(cdf)`` buckets of [0, 1))."""
+    n = cdf.shape[0]
+    i = 0
+    for k in range(n + 1):
+        q = k / n
+        while i < n and cdf[i] <= q:
+            i += 1
+        table[k] = i
+
+
+@numba.njit(cache=True, nogil=True)
+def _member(cdf, table, x):  # pragma: no cover - compiled
+    """``min(searchsorted(cdf, x, side="right"), n - 1)``, exactly, searching one window of the table.
+
+    With ``k = floor(x B)`` (rounded), ``x`` lies above ``k - 1`` and below ``k + 2`` bucket bounds
+    whatever the rounding of ``x B`` and ``k / B``, so the count of ``cdf <= x`` lies between
+    ``table[k - 1]`` and ``table[k + 2]``; a binary search of that window (a few entries, since every
+    weight is at least 1) finishes it."""
+    n = cdf.shape[0]
+    k = min(int(x * n), n)
+    lo = table[k - 1] if k >= 1 else 0
+    hi = table[k + 2] if k + 2 <= n else n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cdf[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return min(lo, n - 1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _team_codes(u, cdf, table, iu, ju, n, out, end):  # pragma: no cover - compiled
+    """The members of every team (row of uniforms ``u``) by inverse CDF, and the code ``a n + b`` (a < b)
+    of every pair of distinct members, appended to ``out`` from ``end``; returns the new end."""
+    s = u.shape[1]
+    members = np.empty(s, np.int64)
+    for p in range(u.shape[0]):
+        for j in range(s):
+            members[j] = _member(cdf, table, u[p, j])
+        for t in range(iu.shape[0]):
+            a = members[iu[t]]
+            b = members[ju[t]]
+            if a != b:
+                out[end] = min(a, b) * n + max(a, b)
+                end += 1
+    return end
+
+
+@numba.njit(cache=True, nogil=True)
+def _merge_sorted(x, end):  # pragma: no cover - compiled
+    """Merge the repeats of the sorted ``x[:end]`` in place; returns the number of distinct values."""
+    if end == 0:
+        return 0
+    k = 1
+    for i in range(1, end):
+        if x[i] != x[k - 1]:
+            x[k] = x[i]
+            k += 1
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def _compress(x, keep):  # pragma: no cover - compiled
+    """Move ``x[keep]`` to the front of ``x`` (in order); returns its length."""
+    k = 0
+    for i in range(x.shape[0]):
+        if keep[i]:
+            x[k] = x[i]
+            k += 1
+    return k
+
+
+def _decode(codes: np.ndarray, n: int) -> np.ndarray:
+    """The pairs ``(a, b)`` of the codes ``a n + b`` as an ``(E, 2)`` array: int32 written over ``codes``
+    itself when ``n < 2^31`` (each code's 8 bytes become its two ids; ``codes`` is spent), else int64."""
+    if index_dtype(n) is np.int64:
+        out = np.empty((codes.shape[0], 2), np.int64)
+        _decode_into(codes, n, out)
+        return out
+    out = codes.view(np.int32).reshape(-1, 2)
+    _decode_over(out, n, 0 if sys.byteorder == "little" else 1)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _decode_into(codes, n, out):  # pragma: no cover - compiled
+    for i in range(codes.shape[0]):
+        a = codes[i] // n
+        out[i, 0] = a
+        out[i, 1] = codes[i] - a * n
+
+
+@numba.njit(cache=True, nogil=True)
+def _decode_over(pairs, n, low):  # pragma: no cover - compiled
+    """Row ``i`` of ``pairs`` (int32) holds the int64 code ``a n + b`` (its low half at column ``low``);
+    replace it by ``(a, b)``, reading both halves before writing."""
+    for i in range(pairs.shape[0]):
+        code = (np.int64(pairs[i, 1 - low]) << 32) | (np.int64(pairs[i, low]) & 0xFFFFFFFF)
+        a = code // n
+        pairs[i, 0] = a
+        pairs[i, 1] = code - a * n
