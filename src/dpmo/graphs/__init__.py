@@ -23,6 +23,7 @@ from .objectives import (
     ego_density_objective,
     ego_density_sensitivity,
     objectives,
+    statistics_objectives,
 )
 from .synthetic import random_collaboration_graph
 from .topk import APPROACHES, SENSITIVITIES, selection_scores, top_k
@@ -49,6 +50,7 @@ __all__ = [
     "random_collaboration_graph",
     "read_edge_list",
     "selection_scores",
+    "statistics_objectives",
     "top_k",
     "top_k_exact",
     "top_k_two_stage",
