@@ -25,7 +25,7 @@ from .objectives import (
     objectives,
     statistics_objectives,
 )
-from .synthetic import random_collaboration_graph
+from .synthetic import random_collaboration_edges, random_collaboration_graph
 from .topk import APPROACHES, SENSITIVITIES, selection_scores, top_k
 from .two_stage import top_k_two_stage, two_stage_candidates
 from .utilities import FORMULAS, degree, ego_density, triangles
@@ -47,6 +47,7 @@ __all__ = [
     "objectives",
     "pareto_front",
     "pareto_scores",
+    "random_collaboration_edges",
     "random_collaboration_graph",
     "read_edge_list",
     "selection_scores",

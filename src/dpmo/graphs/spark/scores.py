@@ -1,0 +1,90 @@
+"""The scores each round of a private selection samples from, computed per partition on the executors.
+
+The approaches whose score of a node depends on that node's statistics only run here: PrivAgg
+(``approach="agg"``, one score for all rounds) and PrivChebyshev (``approach="chebyshev"``, one score per
+round along the round's public direction). A partition's nodes go through the library's own functions,
+exactly as the in-memory pipeline (:func:`dpmo.select_multiobjective`) runs them on the whole graph:
+
+* :func:`dpmo.graphs.statistics_objectives`: degree (sensitivity 1) and ego density (global 1, the tight
+  admissible local function ``2 / (d - t)``);
+* ``"agg"``: :func:`dpmo.aggregate` and :func:`dpmo.aggregate.aggregate_selection_scores` (the weighted
+  sum with ``sum |w_i|`` as sensitivity, or its local dampening with sensitivity 1);
+* ``"chebyshev"``: :func:`dpmo.chebyshev.chebyshev_selection_scores` with the round's public direction and
+  aspiration (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`), sensitivity 1.
+
+Local dampening (:func:`dpmo.dampen`) is per candidate: ``D(x, r)`` depends on ``u(x, r)`` and
+``delta(x, t, r)`` only, so dampening a partition gives each node the score it gets in the whole graph, up
+to the last bits of rounding (the dampening loop sums a candidate's breakpoints in blocks whose sizes depend
+on how many candidates are still unbracketed; ``tests/test_graphs_spark.py`` compares the two).
+
+The sensitivity handed to the mechanism is public (it depends on the weights and the objectives' global
+sensitivities only); the driver obtains it from the same functions on a public one-node placeholder
+(:func:`round_sensitivity`), never from the data.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from ...aggregate import aggregate, aggregate_selection_scores
+from ...chebyshev import chebyshev_selection_scores
+from ..objectives import statistics_objectives
+
+__all__ = ["ScoreSpec", "SPARK_APPROACHES", "round_sensitivity", "batch_scores", "score_batches"]
+
+#: Approaches whose scores the executors compute (the others run on the driver).
+SPARK_APPROACHES = ("agg", "chebyshev")
+
+
+class ScoreSpec(NamedTuple):
+    """Public settings of the scores: the approach, ``"local"``/``"global"``, the weights (agg) and the
+    per-round directions and aspirations (chebyshev; ``(R, 2)`` arrays, one row per score column)."""
+
+    approach: str
+    sensitivity: str
+    weights: tuple[float, float] | None = None
+    directions: np.ndarray | None = None
+    aspirations: np.ndarray | None = None
+
+    @property
+    def columns(self) -> int:
+        """Number of score columns: 1 for agg (every round), one per round for chebyshev."""
+        return 1 if self.approach == "agg" else len(self.directions)
+
+
+def batch_scores(degree, ego_density, spec: ScoreSpec) -> tuple[np.ndarray, list[float]]:
+    """``(scores of shape (columns, len), sensitivities)`` of the nodes with these statistics.
+
+    The library's functions on these nodes alone (module notes); O(len) plus the dampening.
+    """
+    objs = statistics_objectives(np.asarray(degree, dtype=np.int64), ego_density)
+    if spec.approach == "agg":
+        scores, sens = aggregate_selection_scores(aggregate(objs, spec.weights), spec.sensitivity)
+        return np.asarray(scores, dtype=np.float64)[None, :], [float(sens)]
+    rows, sens = [], []
+    for w, a in zip(spec.directions, spec.aspirations, strict=True):
+        s, d = chebyshev_selection_scores(objs, w, a, spec.sensitivity)
+        rows.append(np.asarray(s, dtype=np.float64))
+        sens.append(float(d))
+    return np.stack(rows), sens
+
+
+def round_sensitivity(spec: ScoreSpec) -> list[float]:
+    """The public sensitivity of every score column: :func:`batch_scores` on a one-node placeholder (its
+    values are never used; the sensitivities depend on the public settings only)."""
+    return batch_scores(np.zeros(1, dtype=np.int64), np.zeros(1), spec)[1]
+
+
+def score_batches(batches, spec: ScoreSpec):
+    """mapInPandas over the node statistics: yields ``node, s0 .. s{R-1}`` for every batch."""
+    for batch in batches:
+        if len(batch) == 0:
+            continue
+        scores, _ = batch_scores(batch["degree"].to_numpy(), batch["ego_density"].to_numpy(), spec)
+        out = {"node": batch["node"].to_numpy()}
+        for j in range(scores.shape[0]):
+            out[f"s{j}"] = scores[j]
+        yield pd.DataFrame(out)
