@@ -28,37 +28,78 @@ def test_exceeding_raises_and_records_nothing():
     b.spend(0.6, "first")
     with pytest.raises(BudgetExceededError, match="exceeds the remaining budget"):
         b.spend(0.6, "second")
-    assert isinstance(BudgetExceededError("x"), ValueError)
+    # not an Exception: scikit-learn's loops (and `except Exception`) must not turn it into a NaN score
+    assert issubclass(BudgetExceededError, BaseException) and not issubclass(BudgetExceededError, Exception)
     assert len(b.ledger) == 1 and b.spent == 0.6
     b.spend(b.remaining_exact, "the rest")
     assert b.remaining == 0 and b.spent_exact == 1
 
 
-def test_floats_are_taken_exactly():
-    # 0.1 is a little more than 1/10: ten of them do not fit in 1.0, exactly as the floats say
+def test_decimal_budgets_add_up_as_people_count():
+    """Issue 23 point 2: a float counts as the decimal it prints as (fails on the old Fraction(float))."""
     b = Budget(1.0)
-    for _ in range(9):
-        b.spend(0.1, "tenth")
-    with pytest.raises(BudgetExceededError):
-        b.spend(0.1, "tenth")
-    c = Budget(1.0)
-    for part in c.split(10):
+    runs_at = [b.spend(0.1, "tenth") for _ in range(10)]  # the tenth spend used to be refused
+    assert b.spent_exact == 1 and b.remaining == 0 and b.remaining_exact == 0
+    assert all(r.epsilon == Fraction(1, 10) for r in b.ledger)
+    assert set(runs_at) == {np.nextafter(0.1, 0.0)}  # the largest float not above 1/10
+    c = Budget(0.3)
+    c.spend(0.1, "a")
+    c.spend(0.2, "b")  # used to be refused
+    assert c.remaining_exact == 0 and c.epsilon_exact == Fraction(3, 10)
+    d = Budget(1.0)
+    parts = d.split([0.1] * 10)  # used to be refused
+    assert len(parts) == 10 and d.remaining_exact == 0
+    for part in parts:
+        part.spend(part.remaining, "tenth")  # remaining (a float) always fits
+    assert d.spent_exact == 1
+    e = Budget(1.0)
+    for part in e.split(10):
         part.spend(part.remaining_exact, "tenth")
-    assert c.spent_exact == 1 and c.remaining == 0
+    assert e.spent_exact == 1 and e.remaining == 0
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    eps=st.floats(min_value=1e-6, max_value=1e3, allow_nan=False),
-    k=st.integers(min_value=1, max_value=50),
-)
-def test_k_equal_shares_add_up_exactly(eps, k):
+def test_refusal_names_the_remaining_budget_exactly_and_the_doc():
+    b = Budget(1.0)
+    b.spend(0.95, "most")
+    with pytest.raises(BudgetExceededError) as err:
+        b.spend(0.1, "more")
+    text = str(err.value)
+    assert "remaining budget 0.05 exactly" in text and "0.1" in text  # not 0.04999999999999993
+    assert "docs/privacy-accounting.md" in text and "Decimal budgets" in text
+    c = Budget(1)
+    c.split(3)[0].spend(Fraction(1, 3), "a third")
+    with pytest.raises(BudgetExceededError, match="remaining budget 0 exactly"):
+        c.spend(0.1, "x")
+    third = Budget(1).split(3)[0]
+    with pytest.raises(BudgetExceededError, match="remaining budget 1/3 exactly"):
+        third.spend(0.5, "x")
+    with pytest.raises(BudgetExceededError, match="add up to 1.1, more than the remaining budget 1 exactly"):
+        Budget(1.0).split([0.5, 0.6])
+
+
+def _decimal_floats():
+    digits = st.integers(min_value=1, max_value=10**6)
+    return st.builds(
+        lambda m, e: float(f"{m}e{e}"), digits, st.integers(min_value=-310, max_value=300)
+    ).filter(lambda x: 0 < x < float("inf"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(eps=st.one_of(_decimal_floats(), st.floats(min_value=5e-324, max_value=1.7e308)), k=st.integers(1, 9))
+def test_no_mechanism_runs_above_the_recorded_epsilon(eps, k):
+    """The float returned (the epsilon a mechanism runs at) is the largest float not above the record."""
     b = Budget(eps)
-    share = b.spend_rounds(eps, k, "select", mechanism="exponential", candidates=k + 3)
-    assert share == eps / k  # the float of the exact share is Python's eps / k
-    assert len(b.ledger) == k and sum(r.epsilon for r in b.ledger) == Fraction(eps)
-    assert [r.candidates for r in b.ledger] == list(range(k + 3, 3, -1))
-    assert b.remaining_exact == 0
+    assert b.epsilon_exact == Fraction(repr(eps))  # the decimal the float prints as
+    one = b.split([eps])[0]
+    runs = one.spend(eps, "all")
+    rec = one.ledger[0].epsilon
+    assert rec == Fraction(repr(eps)) and Fraction(runs) <= rec < Fraction(np.nextafter(runs, np.inf))
+    c = Budget(eps)
+    share = c.spend_rounds(eps, k, "rounds")
+    exact_share = Fraction(repr(eps)) / k
+    assert all(r.epsilon == exact_share for r in c.ledger) and sum(r.epsilon for r in c.ledger) == rec
+    assert Fraction(share) <= exact_share < Fraction(np.nextafter(share, np.inf))
+    assert Fraction(repr(c.remaining)) <= c.remaining_exact
 
 
 @settings(max_examples=40, deadline=None)
@@ -73,11 +114,11 @@ def test_split_reserves_and_children_charge_the_parent(eps, parts):
     with pytest.raises(BudgetExceededError):
         b.spend(eps * 1e-9, "more")
     for kid, m in zip(kids, parts, strict=True):
-        assert kid.parent is b and kid.epsilon_exact == Fraction(eps) / len(parts)
+        assert kid.parent is b and kid.epsilon_exact == Fraction(repr(eps)) / len(parts)
         for part in kid.split(m):  # grandchildren charge the grandparent too
             part.spend(part.remaining_exact, "pick")
         assert kid.spent_exact == kid.epsilon_exact and len(kid.ledger) == m
-    assert b.spent_exact == Fraction(eps)
+    assert b.spent_exact == Fraction(repr(eps))
     assert len(b.ledger) == sum(parts)
 
 
@@ -170,8 +211,8 @@ def test_entry_point_ledger_sums_to_epsilon_and_output_unchanged(name):
     b = Budget(2.0)
     out = call(0.7, b, 5)
     assert np.array_equal(out, call(0.7, None, 5))  # the budget changes nothing in the output
-    assert sum(r.epsilon for r in b.ledger) == Fraction(0.7)  # exact
-    assert b.remaining_exact == Fraction(2.0) - Fraction(0.7)
+    assert sum(r.epsilon for r in b.ledger) == Fraction("0.7")  # exact
+    assert b.remaining_exact == 2 - Fraction("0.7")
     assert all(r.epsilon > 0 and isinstance(r.what, str) for r in b.ledger)
     # epsilon=None spends what remains
     call(None, b, 5)
@@ -192,10 +233,33 @@ def test_second_call_on_shared_budget_raises_before_computing(name):
     assert len(b.ledger) == n
 
 
+@pytest.mark.parametrize("name", CALL_NAMES)
+@pytest.mark.parametrize("epsilon", [0.1, 0.7, 0.3])
+def test_every_float_mechanism_runs_at_most_at_its_recorded_epsilon(monkeypatch, name, epsilon):
+    """Issue 23 point 2: with the decimal records, no float sampler ever runs above the recorded share."""
+    import dpmo.mechanisms as mech
+
+    ran: list[float] = []
+    for sampler in ("sample_exponential", "sample_noisy_max"):
+        real = getattr(mech, sampler)
+
+        def spy(scores, eps, *args, _real=real):
+            ran.append(eps)
+            return _real(scores, eps, *args)
+
+        monkeypatch.setattr(mech, sampler, spy)
+    b = Budget(1.0)
+    dict(_calls())[name](epsilon, b, 0)
+    shares = [r.epsilon for r in b.ledger]
+    assert ran and sum(shares) == Fraction(repr(epsilon))
+    assert all(Fraction(e) <= max(shares) for e in ran)
+    assert all(any(Fraction(e) <= s < Fraction(np.nextafter(e, np.inf)) for s in shares) for e in ran)
+
+
 def test_select_records_one_spend_per_round():
     b = Budget(1.0)
     dpmo.select(np.arange(10.0), 0.9, 2.0, k=3, mechanism="permute_and_flip", rng=0, budget=b)
-    assert [r.epsilon for r in b.ledger] == [Fraction(0.9) / 3] * 3
+    assert [r.epsilon for r in b.ledger] == [Fraction("0.9") / 3] * 3
     assert [r.candidates for r in b.ledger] == [10, 9, 8]
     assert {(r.mechanism, r.sensitivity) for r in b.ledger} == {("permute_and_flip", 2.0)}
 
@@ -252,15 +316,15 @@ def test_estimator_budget_and_shared_budget(cancer, i):
     est = _estimators(cancer.features)[i]
     alone = clone(est).fit(cancer.X, cancer.y)
     assert isinstance(alone.budget_, Budget) and alone.budget_.parent is None
-    assert sum(r.epsilon for r in alone.budget_.ledger) == Fraction(0.6)
+    assert sum(r.epsilon for r in alone.budget_.ledger) == Fraction("0.6")
     shared = Budget(1.0)
     fitted = clone(est).fit(cancer.X, cancer.y, budget=shared)
     assert fitted.budget_.parent is shared and fitted.budget_.ledger == shared.ledger
     assert [r.epsilon for r in fitted.budget_.ledger] == [r.epsilon for r in alone.budget_.ledger]
-    assert sum(r.epsilon for r in shared.ledger) == Fraction(0.6)
+    assert sum(r.epsilon for r in shared.ledger) == Fraction("0.6")
     with pytest.raises(BudgetExceededError):
         clone(est).fit(cancer.X, cancer.y, budget=shared)
-    assert sum(r.epsilon for r in shared.ledger) == Fraction(0.6)
+    assert sum(r.epsilon for r in shared.ledger) == Fraction("0.6")
     with pytest.raises(TypeError, match="budget"):
         clone(est).fit(cancer.X, cancer.y, budget=0.5)
 

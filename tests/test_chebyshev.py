@@ -160,8 +160,8 @@ def test_one_pipeline_records_the_shares_of_every_chebyshev_entry_point():
     shares = [0.1, 0.2, 0.3, 0.4]
     b = dpmo.Budget(1.0)
     picks = priv_chebyshev(objs, 0.7, k=4, shares=shares, rng=0, budget=b)
-    want = [Fraction(0.7) * Fraction(x) for x in shares[:3]]
-    want.append(Fraction(0.7) - sum(want))
+    want = [Fraction("0.7") * Fraction(x) for x in shares[:3]]
+    want.append(Fraction("0.7") - sum(want))
     assert [r.epsilon for r in b.ledger] == want and b.spent == 0.7
     assert all(r.what.startswith(f"priv_chebyshev: round {j + 1} of 4") for j, r in enumerate(b.ledger))
     # the same call through the pipeline with the configured approach: the same picks, seed for seed
@@ -170,7 +170,7 @@ def test_one_pipeline_records_the_shares_of_every_chebyshev_entry_point():
     # without shares: exactly epsilon / k per round
     b = dpmo.Budget(1.0)
     priv_chebyshev(objs, 0.7, k=3, rng=0, budget=b)
-    assert [r.epsilon for r in b.ledger] == [Fraction(0.7) / 3] * 3 and b.spent == 0.7
+    assert [r.epsilon for r in b.ledger] == [Fraction("0.7") / 3] * 3 and b.spent == 0.7
     # graphs: the graph's public shares (0.1 for the degree round, equal parts of the rest)
     g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4]]), nodes=6)
     b = dpmo.Budget(1.0)

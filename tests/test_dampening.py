@@ -350,5 +350,6 @@ def test_stepwise_functions_are_probed_late_and_give_the_same_scores():
             assert far <= 12  # stepped through the 12 distances, no probe
         else:
             assert far >= 16  # a probe looked past the loop's distance
+            assert set(range(16)) <= set(asked)  # after every distance below 16 was evaluated
         np.testing.assert_allclose(out[stepwise], 2.0 * u, rtol=1e-12, atol=1e-12)
     assert dpmo.LocalSensitivity(f).stepwise is False

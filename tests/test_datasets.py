@@ -20,6 +20,7 @@ from dpmo.datasets import (
     load_csv,
     load_nltcs,
 )
+from dpmo.datasets.types import LabelError
 
 
 def _parse_binary(path):
@@ -264,10 +265,14 @@ def test_load_csv_errors(tmp_path):
         load_csv(p, "label", positive="yes")
     with pytest.raises(ValueError, match="both"):
         load_csv(p, "label", positive="yes", categorical={"age": (20,)}, bounds={"age": (0, 80)})
-    with pytest.raises(ValueError, match="binary"):
-        load_csv(p, "colour", positive="red", bounds={"age": (0, 80)})  # three label values
-    with pytest.raises(ValueError, match="binary"):
-        load_csv(p, "label", positive="maybe", bounds={"age": (0, 80)})  # positive value absent
+    # each label by the public rule alone, never a check of the set found: "red" against every other
+    # colour, and a positive value no record holds gives a one-class table
+    assert load_csv(p, "colour", positive="red", bounds={"age": (0, 80)}).y.tolist() == [1, 0, 0, 1]
+    assert load_csv(p, "label", positive="maybe", bounds={"age": (0, 80)}).y.tolist() == [0, 0, 0, 0]
+    with pytest.raises(LabelError, match="line 4: label 'green' of column 'colour' is not in the declared"):
+        load_csv(p, "colour", positive="red", negative="blue", bounds={"age": (0, 80)})
+    with pytest.raises(ValueError, match="two different labels"):
+        load_csv(p, "label", positive="1", negative="1.0", bounds={"age": (0, 80)})
     with pytest.raises(ValueError, match="public domain"):
         load_csv(p, "label", positive="yes", categorical={"colour": ("red", "blue")})
     with pytest.raises(ValueError, match="non-numeric"):

@@ -4,6 +4,7 @@ exhaustive privacy audit of one selection round, and the accuracy acceptance fig
 from __future__ import annotations
 
 import itertools
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 
 import dpmo
 from dpmo.audit import max_log_ratio
-from dpmo.datasets import Feature, load_breast_cancer
+from dpmo.datasets import EncodedTable, Feature, load_breast_cancer
 from dpmo.trees import (
     DPMOETClassifier,
     TreePopulation,
@@ -150,9 +151,9 @@ def test_privacy_ledger_sums_to_epsilon(cancer):
     )
     ledger = clf.budget_.ledger
     # k = 2 generations of s = 3 picks, then o = 2 final picks; epsilon / (k + 1) per round, exactly
-    shares = [Fraction(0.7) / 3 / 3] * 6 + [Fraction(0.7) / 3 / 2] * 2
+    shares = [Fraction("0.7") / 3 / 3] * 6 + [Fraction("0.7") / 3 / 2] * 2
     assert [r.epsilon for r in ledger] == shares
-    assert sum(r.epsilon for r in ledger) == Fraction(0.7)  # exact
+    assert sum(r.epsilon for r in ledger) == Fraction("0.7")  # exact
     assert clf.budget_.remaining == 0
     assert all(r.mechanism == "exponential" and r.sensitivity == 1.0 for r in ledger)
     assert [r.candidates for r in ledger] == [8, 7, 6, 11, 10, 9, 11, 10]
@@ -207,12 +208,17 @@ def test_parameter_validation(cancer):
             DPMOETClassifier(**params).fit(X, y)
     with pytest.raises(ValueError, match="binary"):
         DPMOETClassifier(**SMALL).fit(X, np.where(y == 1, 2, np.arange(y.size) % 2))
-    with pytest.warns(UserWarning, match=r"\[0, 1\]"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # clipped silently: a warning would depend on the records
         DPMOETClassifier(**SMALL).fit(X * 3, y)  # not scaled with public bounds: clipped
     cat = (Feature("c", "categorical", ("a", "b")),)
-    with pytest.raises(ValueError, match="codes"):
-        DPMOETClassifier(features=cat, **SMALL).fit(np.array([[0.0], [2.0]]), [0, 1])
+    with pytest.raises(ValueError, match="codes"):  # encoded: code 2 is outside the domain
+        DPMOETClassifier(features=cat, **SMALL).fit(EncodedTable([[0.0], [2.0]], cat), [0, 1])
+    with pytest.raises(ValueError, match="public categories"):  # raw: 0.0 is not a category
+        DPMOETClassifier(features=cat, **SMALL).fit(np.array([[0.0], [1.0]]), [0, 1])
     with pytest.raises(ValueError, match="columns"):
+        DPMOETClassifier(features=cat, **SMALL).fit(np.asarray(X), y)
+    with pytest.raises(ValueError, match="differ"):  # the Dataset's table is encoded with other features
         DPMOETClassifier(features=cat, **SMALL).fit(X, y)
     clf = DPMOETClassifier(**SMALL)
     with pytest.raises(Exception, match="not fitted"):
@@ -229,7 +235,9 @@ def test_categorical_features_are_used(cancer):
     X = np.column_stack([rng.integers(0, 3, 300), rng.random(300)]).astype(float)
     y = ((X[:, 0] == 2) | (X[:, 1] > 0.8)).astype(int)
     feats = (Feature("c", "categorical", ("a", "b", "c")), Feature("v", "numeric", bounds=(0, 1)))
-    clf = DPMOETClassifier(epsilon=None, features=feats, random_state=0, **SMALL).fit(X, y)
+    clf = DPMOETClassifier(epsilon=None, features=feats, random_state=0, **SMALL).fit(
+        EncodedTable(X, feats), y
+    )
     cats = np.concatenate([t.value[t.categorical] for t in clf.trees_])
     assert np.all(np.isin(cats, [0, 1, 2]))
     assert any(t.categorical.any() for t in clf.trees_)
@@ -313,9 +321,9 @@ def test_pareto_variant_selects_with_the_pipeline(cancer, monkeypatch, sensitivi
     # k = 2 generations of s = 3 picks among 8 then 3 + 8 trees, then o = 2 final picks among 3 + 8
     assert [(c[0], c[2]) for c in calls] == [(8, 3), (11, 3), (11, 2)]
     for _, eps, _, sens, mech, out in calls:
-        assert eps == Fraction(0.9) / 3 and sens == sensitivity and mech == "permute_and_flip"
+        assert eps == Fraction("0.9") / 3 and sens == sensitivity and mech == "permute_and_flip"
         assert len(set(out.tolist())) == len(out)
-    assert sum(r.epsilon for r in clf.budget_.ledger) == Fraction(0.9)
+    assert sum(r.epsilon for r in clf.budget_.ledger) == Fraction("0.9")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import check_estimator
 
-from dpmo.datasets import ADULT_FEATURES, Dataset, Feature
+from dpmo.datasets import ADULT_FEATURES, Dataset, EncodedTable, Feature
 from dpmo.trees import (
     DiffPID3Classifier,
     DPMOETClassifier,
@@ -79,7 +79,8 @@ def test_any_two_labels_and_public_classes(cls):
     # declared: classes[1] is the positive class, and a class without records still fits
     declared = small(cls, epsilon=5.0, random_state=0, classes=["well", "sick"])
     declared.fit(X[y == 0], labels[y == 0])
-    assert list(declared.classes_) == ["well", "sick"]
+    assert list(declared.classes_) == ["sick", "well"]  # scikit-learn's order; the positive class apart
+    assert declared.positive_class_ == "sick" and clf.positive_class_ == "well"
     assert set(declared.predict(X)) <= {"sick", "well"}
     with pytest.raises(ValueError, match="one class"):
         small(cls, random_state=0).fit(X[y == 0], labels[y == 0])
@@ -128,13 +129,21 @@ def raw_frame(n=80, seed=1):
     return df, enc, y, features
 
 
+@pytest.mark.filterwarnings("ignore:column 'age' has values outside")  # c.predict(enc): 'age' in [0, 1]
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_dataframe_with_raw_units_and_categories(cls):
     df, enc, y, features = raw_frame()
     a = small(cls, epsilon=3.0, features=features, random_state=5).fit(df, y)
-    b = small(cls, epsilon=3.0, features=features, random_state=5).fit(enc, y)
-    np.testing.assert_array_equal(a.predict(df), b.predict(enc))
-    assert list(a.feature_names_in_) == ["age", "sex", "hours-per-week"]
+    b = small(cls, epsilon=3.0, features=features, random_state=5).fit(EncodedTable(enc, features), y)
+    np.testing.assert_array_equal(a.predict(df), b.predict(EncodedTable(enc, features)))
+    assert list(a.feature_names_in_) == ["sex", "hours-per-week", "age"]  # as seen at fit
+    assert a.units_in_ == "raw" and b.units_in_ == "encoded"
+    ordered = df[[f.name for f in features]]
+    np.testing.assert_array_equal(a.predict(df), a.predict(ordered))  # a DataFrame: columns by name
+    with pytest.raises(ValueError, match="another order"):  # df's order or the features' order?
+        a.predict(ordered.to_numpy())
+    c = small(cls, epsilon=3.0, features=features, random_state=5).fit(ordered, y)
+    np.testing.assert_array_equal(c.predict(ordered.to_numpy()), a.predict(df))  # object array, raw
     bad = df.copy()
     bad["sex"] = bad["sex"].astype(str)
     bad.loc[3, "sex"] = "F"
@@ -144,6 +153,8 @@ def test_dataframe_with_raw_units_and_categories(cls):
         a.predict(df.drop(columns="age"))
     with pytest.raises(ValueError, match="'sex'"):  # no features: the string column is named
         small(cls).fit(df, y)
+    with pytest.raises(ValueError, match="'sex'.*public categories"):  # codes are not raw values
+        c.predict(enc)
     with pytest.warns(UserWarning, match="'age'"):
         a.predict(df.assign(age=df["age"] + 100))  # outside the public bounds: clipped
 

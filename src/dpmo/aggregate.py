@@ -7,6 +7,19 @@ Sum"), both by the triangle inequality; the absolute value of the weights matter
 (an objective to be minimised) costs as much privacy as a positive one.
 
 Neighbouring relation: whatever the objectives' sensitivities are stated for (all the same).
+
+No refusal that depends on the values, whatever the public weights:
+
+* a weighted sum beyond the float range **saturates** at the largest float of its sign (computed with
+  the weights divided by a public power of two, :func:`weight_scale`, where nothing overflows). Clipping
+  is 1-Lipschitz, so the saturated sum keeps the global sensitivity ``sum_i |w_i| Delta u_i`` and the
+  admissible local function ``sum_i |w_i| delta^{u_i}``; where nothing overflows the values are the plain
+  sums, bit for bit;
+* when the global sensitivity itself is beyond the float range (public: it depends on the weights and the
+  objectives' global sensitivities only; weights like ``(1e308, 1e308)``), :func:`priv_agg` scores with the
+  weights divided by that public power of two, which makes ``sum_i |w_i| < 1/2``. The dampened scores and
+  the mechanism are unchanged by scaling scores and sensitivities together, and dividing by a power of two
+  is exact in floating point.
 """
 
 from __future__ import annotations
@@ -17,7 +30,9 @@ from .dampening import dampen
 from .selection import Approach, Rounds, check_objectives, register_approach, select_multiobjective
 from .sensitivity import LocalSensitivity, Objective, check_local_values
 
-__all__ = ["aggregate", "priv_agg", "aggregate_selection_scores", "AggregateApproach"]
+_MAX = float(np.finfo(np.float64).max)
+
+__all__ = ["aggregate", "priv_agg", "aggregate_selection_scores", "weight_scale", "AggregateApproach"]
 
 
 def _check_weights(weights, m: int) -> np.ndarray:
@@ -47,6 +62,46 @@ def _check_weights(weights, m: int) -> np.ndarray:
     return w
 
 
+def weight_scale(weights: np.ndarray) -> int:
+    """The public exponent ``E`` with ``sum_i |w_i| 2^-E < 1/2`` that :func:`priv_agg` scores with.
+
+    ``E = max_i e_i + ceil(log2 m) + 1`` for ``|w_i| < 2^e_i`` (:func:`numpy.frexp`), so every
+    ``|w_i| 2^-E < 1 / (2m)``. Depends on the weights only. O(m).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.aggregate import weight_scale
+    >>> w = np.array([1e308, 1e308])
+    >>> bool(np.sum(np.abs(np.ldexp(w, -weight_scale(w)))) < 0.5)
+    True
+    """
+    m = int(weights.size)
+    return int(np.frexp(weights)[1].max()) + max(m - 1, 0).bit_length() + 1
+
+
+def _global_sensitivity(w: np.ndarray, objs) -> float:
+    """``sum_i |w_i| Delta u_i`` (inf when beyond the float range); public."""
+    with np.errstate(over="ignore"):
+        return float(sum(abs(float(wi)) * o.global_sensitivity for wi, o in zip(w, objs, strict=True) if wi))
+
+
+def _weighted_sum(used, n: int, E: int) -> np.ndarray:
+    """``sum_i w_i u_i``, saturated at the largest float of its sign where it overflows (module notes)."""
+    values = np.zeros(n)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for wi, o in used:
+            values = values + wi * o.values
+    bad = ~np.isfinite(values)
+    if bad.any():  # again with the weights divided by 2^E, where nothing overflows, then saturate
+        scaled = np.zeros(int(bad.sum()))
+        for wi, o in used:
+            scaled = scaled + np.ldexp(wi, -E) * o.values[bad]
+        with np.errstate(over="ignore"):
+            values[bad] = np.clip(np.ldexp(scaled, E), -_MAX, _MAX)
+    return values
+
+
 def _objective_delta(o: Objective, t, idx) -> np.ndarray:
     """``min(delta^{u}(t, idx), Delta u)`` for an int ``t`` or, for vectorised functions, an int array."""
     if np.ndim(t) == 0:
@@ -60,7 +115,7 @@ def _objective_delta(o: Objective, t, idx) -> np.ndarray:
     return np.minimum(d, o.global_sensitivity)
 
 
-def aggregate(objectives, weights) -> Objective:
+def aggregate(objectives, weights, *, name: str | None = None) -> Objective:
     """The weighted sum of objectives as one :class:`dpmo.Objective`.
 
     Parameters
@@ -70,6 +125,8 @@ def aggregate(objectives, weights) -> Objective:
     weights : sequence of float, length m
         Finite, not all zero. ``w_i > 0`` rewards objective ``i``, ``w_i < 0`` means objective ``i`` is to be
         minimised, ``w_i = 0`` ignores it. Only ``|w_i|`` enters the sensitivities.
+    name : str, optional
+        The objective's name (default: the weighted sum written out).
 
     Returns
     -------
@@ -81,6 +138,13 @@ def aggregate(objectives, weights) -> Objective:
         sensitivity when the objective has no local function). The local function is a
         :class:`dpmo.LocalSensitivity` (evaluable on a subset of candidates); it is None when no objective
         with a non-zero weight has a local function (then it would equal the global sensitivity).
+
+    Raises
+    ------
+    ValueError
+        Bad weights, or a global sensitivity ``sum_i |w_i| Delta u_i`` beyond the float range: refused
+        from the public weights and sensitivities, before any value is read (:func:`priv_agg` scales such
+        weights instead). A weighted sum beyond the float range saturates (module notes): never an error.
 
     Notes
     -----
@@ -102,11 +166,15 @@ def aggregate(objectives, weights) -> Objective:
     objs = check_objectives(objectives)
     w = _check_weights(weights, len(objs))
     used = [(float(wi), o) for wi, o in zip(w, objs, strict=True) if wi != 0]
-    values = np.zeros(objs[0].n)
-    for wi, o in used:
-        values = values + wi * o.values
-    G = float(sum(abs(wi) * o.global_sensitivity for wi, o in used))
-    name = "aggregate(" + ", ".join(f"{wi:g}*{o.name}" for wi, o in used) + ")"
+    G = _global_sensitivity(w, objs)  # public: checked before any value is read
+    if not np.isfinite(G):
+        raise ValueError(
+            f"the weighted sum's global sensitivity sum |w_i| Delta u_i overflows the float range for "
+            f"weights {w.tolist()}; divide the weights by a common factor (priv_agg does it for you)"
+        )
+    if name is None:
+        name = "aggregate(" + ", ".join(f"{wi:g}*{o.name}" for wi, o in used) + ")"
+    values = _weighted_sum(used, objs[0].n, weight_scale(w))
     if all(o.local is None for _, o in used):
         return Objective(values, G, None, name=name)
 
@@ -215,6 +283,9 @@ def priv_agg(
     The dampened score of a candidate depends on that candidate only, so the scores are dampened once
     and the k rounds remove the chosen candidates. Cost: O(n m) plus :func:`dpmo.dampen` (local) and
     :func:`dpmo.select`. With ``n = 1`` the only candidate is returned without looking at the data.
+    Nothing overflows for any finite weights and values (module notes): a weighted sum beyond the float
+    range saturates, and weights whose global sensitivity is beyond it are divided by a public power of two
+    (:func:`weight_scale`) first; the call never refuses because of the values.
 
     Examples
     --------
@@ -271,7 +342,13 @@ class _AggregateRounds(Rounds):
         self.score_name = "dampened aggregate" if sensitivity == "local" else "aggregate"
 
     def _compute(self) -> tuple[np.ndarray, float]:
-        agg = aggregate(self.objectives, self.weights)
+        w = self.weights
+        if not np.isfinite(_global_sensitivity(w, self.objectives)):  # public: scale (module notes)
+            terms = [f"{x:g}*{o.name}" for x, o in zip(w, self.objectives, strict=True) if x != 0]
+            name = "aggregate(" + ", ".join(terms) + ")"  # named by the weights as given
+            agg = aggregate(self.objectives, np.ldexp(w, -weight_scale(w)), name=name)
+        else:
+            agg = aggregate(self.objectives, w)
         scores, sens = aggregate_selection_scores(agg, self.sensitivity)
         scores = np.array(scores, dtype=np.float64)
         scores.setflags(write=False)

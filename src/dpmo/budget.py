@@ -7,10 +7,32 @@ budget, in the code that calls the mechanism, at the moment it calls it. A spend
 
 Accounting
 ----------
-Arithmetic is exact: every epsilon is turned into a :class:`fractions.Fraction` of the float (or int, or
-Fraction) given, so ``k`` equal shares of ``epsilon`` add up to ``epsilon`` exactly and a budget is never
-over- or under-spent by rounding. The float a mechanism uses is the float nearest to its exact share (for a
-float ``epsilon`` and an int ``k`` that is exactly ``epsilon / k`` as Python computes it).
+Arithmetic is exact: every epsilon is recorded as a :class:`fractions.Fraction`. A float is read as the
+decimal number it prints as (``repr``): ``0.1`` is recorded as exactly 1/10 and ``0.3`` as 3/10, so ten
+spends of ``0.1`` fit in ``Budget(1.0)`` and ``0.1 + 0.2`` in ``Budget(0.3)``, as people count. An int or a
+Fraction is taken as it is. ``k`` equal shares of ``epsilon`` add up to ``epsilon`` exactly, so a budget is
+never over- or under-spent by rounding.
+
+The float a mechanism runs at is :func:`dpmo.epsilons.float_at_most` of the recorded share: the largest
+float not above it (``0.1`` recorded as 1/10 runs at ``0.09999999999999999``, one unit in the last place
+below the float ``0.1``, which is a little more than 1/10). No mechanism ever runs at an epsilon larger
+than the one recorded; the exact samplers (:mod:`dpmo.mechanisms.exact`) take the recorded Fraction itself.
+The proof is in ``docs/privacy-accounting.md`` ("Decimal budgets").
+
+Copies
+------
+A budget cannot be copied while it can still spend: ``pickle``, :func:`copy.copy`, :func:`copy.deepcopy`
+and sending it to another process (joblib's ``loky``, ``multiprocessing``, Dask) raise :class:`TypeError`
+saying what to do. A copy's spends would be recorded in the copy only, never in the original, so the two
+together could spend more than the budget's epsilon while the original shows nothing spent (three fits of
+epsilon 1 on one ``Budget(1.0)`` all ran under joblib with ``n_jobs=2``). Refusing is the only design in
+which the one object that the caller holds sees every spend: a copy that forwards its spends would need a
+channel back to the original that survives crashes and reordering, and a copy that spends nothing is a
+budget that fails later, far from the cause. Threads share the object itself, and every check-and-record
+runs under one lock per tree of budgets, so joblib's ``threading`` backend is safe. A budget with nothing
+left to spend (``remaining_exact == 0``: a fitted estimator's ``budget_``) copies as a record of its own
+ledger, detached from any parent: it can spend nothing, so the copy bypasses nothing (and fitted
+estimators pickle).
 
 Composition is **basic sequential composition** (the sum of the epsilons, Dwork and Roth 2014, Theorem
 3.16), which is what the paper uses. The cost of a spend is computed in one place,
@@ -25,7 +47,6 @@ the caller as *one* spend whose ``what`` says so.
 
 from __future__ import annotations
 
-import math
 import numbers
 import threading
 from fractions import Fraction
@@ -33,31 +54,21 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .epsilons import decimal_float_at_most, exact_epsilon, exact_text, float_at_most
+
 __all__ = ["Budget", "BudgetExceededError", "Spend", "fit_budget", "resolve_budget"]
 
-
-class _Lock:
-    """A re-entrant lock that survives pickling (a fitted estimator holds its Budget): pickle keeps one
-    object per tree of budgets, and unpickling gives it a fresh lock."""
-
-    def __init__(self):
-        self._lock = threading.RLock()
-
-    def __enter__(self):
-        return self._lock.__enter__()
-
-    def __exit__(self, *exc):
-        return self._lock.__exit__(*exc)
-
-    def __getstate__(self):
-        return {}
-
-    def __setstate__(self, state):
-        self._lock = threading.RLock()
+#: Where the accounting rules are explained (named in the refusal messages).
+DOCS = "docs/privacy-accounting.md"
 
 
-class BudgetExceededError(ValueError):
+class BudgetExceededError(BaseException):
     """A spend (or a split) asked for more epsilon than the budget has left; nothing was recorded.
+
+    A ``BaseException``, as ``KeyboardInterrupt``: a handler of ``Exception`` does not swallow it, so a
+    budget that runs out inside a scikit-learn loop (``cross_val_score``, ``GridSearchCV``, which turn a
+    failed fit into a NaN score) stops the loop instead of scoring NaN. Catch it by its name
+    (``docs/privacy-accounting.md``, "When the budget runs out").
 
     Examples
     --------
@@ -66,8 +77,8 @@ class BudgetExceededError(ValueError):
     >>> try:
     ...     budget.spend(2.0, "too much")
     ... except dpmo.BudgetExceededError as err:
-    ...     print(isinstance(err, ValueError), budget.spent)
-    True 0.0
+    ...     print(isinstance(err, Exception), budget.spent)
+    False 0.0
     """
 
 
@@ -81,7 +92,8 @@ class Spend(NamedTuple):
     mechanism : str or None
         The mechanism called (``"exponential"``, ``"permute_and_flip"``, ``"laplace"``, ``"gumbel"``, ...).
     epsilon : fractions.Fraction
-        The epsilon spent, exact.
+        The epsilon spent, exact (a float given as the decimal it prints as); the mechanism ran at most
+        at it.
     sensitivity : float or None
         The sensitivity the mechanism was calibrated with (1 for dampened scores).
     candidates : int or None
@@ -95,25 +107,12 @@ class Spend(NamedTuple):
     candidates: int | None
 
 
-def _exact(value, name: str = "epsilon", *, allow_zero: bool = False) -> Fraction:
-    """``value`` as an exact Fraction, checked positive and finite."""
-    kind = type(value)
-    if kind is Fraction or kind is float:  # the common cases, fast
-        if (value > 0 or (allow_zero and value == 0)) and (kind is Fraction or math.isfinite(value)):
-            return value if kind is Fraction else Fraction(value)
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if isinstance(value, Fraction):
-        frac = value
-    else:
-        f = float(value) if not isinstance(value, numbers.Rational) else None
-        if f is not None and not np.isfinite(f):
-            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-        frac = Fraction(value) if f is None else Fraction(f)
-    if frac < 0 or (frac == 0 and not allow_zero):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return frac
+def _restore(total: Fraction, spent: Fraction, records: list) -> Budget:
+    """Unpickle a budget with nothing left (see :meth:`Budget.__reduce_ex__`): a detached record."""
+    b = Budget.__new__(Budget)
+    Budget.__init__(b, total)
+    b._committed, b._spent, b._records = total, spent, list(records)
+    return b
 
 
 class Budget:
@@ -122,7 +121,8 @@ class Budget:
     Parameters
     ----------
     epsilon : float, int or fractions.Fraction
-        Total budget, > 0 and finite. Kept exactly (the Fraction of the float given).
+        Total budget, > 0 and finite. Kept exactly: a float as the decimal it prints as (``0.3`` is 3/10,
+        :func:`dpmo.epsilons.exact_epsilon`).
 
     Attributes
     ----------
@@ -132,7 +132,9 @@ class Budget:
         The sum of the ledger's epsilons (including the spends of the sub-budgets of :meth:`split`).
     remaining : float
         What can still be spent directly: the total minus the direct spends and minus the whole of every
-        sub-budget made by :meth:`split` (reserved when it is made, whether or not it is spent yet).
+        sub-budget made by :meth:`split` (reserved when it is made, whether or not it is spent yet). The
+        largest float whose decimal does not exceed it, so ``spend(remaining)`` always fits
+        (:attr:`remaining_exact` is the exact value).
     ledger : tuple of Spend
         Every spend, in the order made (the sub-budgets' spends appear in their parents' ledgers too).
 
@@ -142,8 +144,10 @@ class Budget:
 
     Notes
     -----
-    Thread-safe: a spend is checked and recorded under one lock per tree of budgets. ``spend`` is O(depth of
-    the tree of sub-budgets); ``ledger`` copies the records, O(records).
+    Thread-safe: a spend is checked and recorded under one lock per tree of budgets (joblib's ``threading``
+    backend shares the object). Not copyable while it can still spend: ``pickle``, ``copy.copy``,
+    ``copy.deepcopy`` and sending it to another process raise :class:`TypeError` (module notes, "Copies").
+    ``spend`` is O(depth of the tree of sub-budgets); ``ledger`` copies the records, O(records).
 
     Examples
     --------
@@ -168,22 +172,28 @@ class Budget:
     >>> sum(r.epsilon for r in b.ledger) == 1      # exact, no rounding
     True
 
-    Floats are taken exactly, so ``0.1`` is slightly more than 1/10: ten spends of ``0.1`` do not fit in
-    ``Budget(1.0)``. Use ``split(10)`` or ``fractions.Fraction(1, 10)`` for exact tenths.
+    Floats count as the decimals they print as: ten spends of ``0.1`` fit in ``Budget(1.0)``, and each
+    mechanism runs at the largest float not above the 1/10 recorded (:func:`dpmo.epsilons.float_at_most`).
+
+    >>> tenths = Budget(1.0)
+    >>> [tenths.spend(0.1, "a tenth") for _ in range(10)][-1]
+    0.09999999999999999
+    >>> tenths.spent_exact, tenths.remaining
+    (Fraction(1, 1), 0.0)
     """
 
     #: Name of the composition rule (basic sequential composition); a tighter accountant would change it.
     composition = "basic"
 
     def __init__(self, epsilon):
-        self._total = _exact(epsilon)
+        self._total = exact_epsilon(epsilon)
         self._committed = Fraction(0)  # direct spends + reservations of the sub-budgets
         self._spent = Fraction(0)  # every record, own or of a sub-budget
         # Spend records, or (what, mechanism, epsilon, k, sensitivity, candidates) for k equal rounds of
         # spend_rounds, expanded into k records when the ledger is read (recording stays O(1) per call)
         self._records: list = []
         self._parent: Budget | None = None
-        self._lock = _Lock()
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------------------------------ reading
     @property
@@ -206,7 +216,7 @@ class Budget:
 
     @property
     def remaining(self) -> float:
-        return float(self._total - self._committed)
+        return decimal_float_at_most(self._total - self._committed)
 
     @property
     def remaining_exact(self) -> Fraction:
@@ -237,6 +247,37 @@ class Budget:
     def __repr__(self) -> str:
         return f"Budget(epsilon={self.epsilon!r}, spent={self.spent!r}, remaining={self.remaining!r})"
 
+    # ------------------------------------------------------------------------------------ copies
+    def _refuse_copy(self, how: str):
+        raise TypeError(
+            f"a dpmo.Budget cannot be {how} while it can still spend (remaining "
+            f"{exact_text(self.remaining_exact)}): the copy's spends would never reach this budget, so "
+            "together they could spend more than its epsilon. Spend from this budget in this process "
+            "(n_jobs=1, or joblib's threading backend, which shares it), or give each worker an epsilon "
+            "of its own instead of the Budget (epsilon=..., budget=None) after recording the workers' "
+            f"shares here (budget.spend(eps_i, 'worker i') or budget.split([...])); see {DOCS}, "
+            "'Copies and other processes'"
+        )
+
+    def __reduce_ex__(self, protocol):
+        """Pickling: refused while the budget can still spend; with nothing left, a detached record."""
+        with self._lock:
+            if self._total - self._committed > 0:
+                self._refuse_copy("pickled or sent to another process")
+            return _restore, (self._total, self._spent, list(self._records))
+
+    def __copy__(self):
+        with self._lock:
+            if self._total - self._committed > 0:
+                self._refuse_copy("copied (copy.copy)")
+            return _restore(self._total, self._spent, self._records)
+
+    def __deepcopy__(self, memo):
+        with self._lock:
+            if self._total - self._committed > 0:
+                self._refuse_copy("deep-copied (copy.deepcopy)")
+            return _restore(self._total, self._spent, self._records)
+
     # ------------------------------------------------------------------------------------ spending
     def _cost(self, epsilon: Fraction, mechanism: str | None) -> Fraction:
         """The share of the budget a spend of ``epsilon`` with ``mechanism`` uses: ``epsilon`` under basic
@@ -249,14 +290,21 @@ class Budget:
         Returns the exact Fraction of ``epsilon``. Entry points call it up front, before computing
         anything private, for the whole epsilon of the call.
         """
-        eps = _exact(epsilon)
+        eps = exact_epsilon(epsilon)
         with self._lock:
             if self._cost(eps, None) > self.remaining_exact:
-                raise BudgetExceededError(
-                    f"epsilon {float(eps)!r} exceeds the remaining budget {self.remaining!r} "
-                    f"(of {self.epsilon!r}, spent {self.spent!r})"
-                )
+                raise BudgetExceededError(self._refusal(eps, None, "nothing was computed"))
         return eps
+
+    def _refusal(self, eps: Fraction, what, tail: str) -> str:
+        """The message of a refused spend: the exact epsilon asked and the exact remaining budget."""
+        on = "" if what is None else f" on {what!r}"
+        return (
+            f"spending epsilon {exact_text(eps)}{on} exceeds the remaining budget "
+            f"{exact_text(self.remaining_exact)} exactly (of {exact_text(self._total)}, spent "
+            f"{exact_text(self._spent)}); {tail}. Epsilons are counted exactly, a float as the decimal it "
+            f"prints as: see {DOCS}, 'Decimal budgets'"
+        )
 
     def spend(self, epsilon, what: str, *, mechanism=None, sensitivity=None, candidates=None) -> float:
         """Record one spend of ``epsilon`` and return it (as the float the mechanism is to use).
@@ -277,7 +325,9 @@ class Budget:
         Returns
         -------
         float
-            ``float(epsilon)``.
+            The epsilon the mechanism is to run at: :func:`dpmo.epsilons.float_at_most` of the recorded
+            ``epsilon`` (never above it; for ``0.25`` it is ``0.25``, for ``0.1`` the float just below
+            ``0.1``).
 
         Raises
         ------
@@ -285,7 +335,7 @@ class Budget:
             ``epsilon`` exceeds :attr:`remaining`; nothing is recorded. Call this *before* computing
             anything private.
         """
-        eps = _exact(epsilon)
+        eps = exact_epsilon(epsilon)
         if not isinstance(what, str):
             raise TypeError(f"what must be a str, got {type(what).__name__}")
         record = Spend(
@@ -297,32 +347,29 @@ class Budget:
         )
         with self._lock:
             if self._cost(eps, record.mechanism) > self.remaining_exact:
-                raise BudgetExceededError(
-                    f"spending epsilon {float(eps)!r} on {what!r} exceeds the remaining budget "
-                    f"{self.remaining!r} (of {self.epsilon!r}, spent {self.spent!r}); nothing was recorded"
-                )
+                raise BudgetExceededError(self._refusal(eps, what, "nothing was recorded"))
             self._committed += self._cost(eps, record.mechanism)
             node: Budget | None = self
             while node is not None:  # the parents reserved this share when they split: only record it
                 node._spent += eps
                 node._records.append(record)
                 node = node._parent
-        return float(eps)
+        return float_at_most(eps)
 
     def spend_rounds(self, epsilon, k: int, what: str, *, mechanism=None, sensitivity=None, candidates=None):
         """Record ``k`` spends of ``epsilon / k`` (exact), one per round of a selection without replacement.
 
         ``epsilon`` is checked to fit as a whole first; round ``i`` (from 0) is recorded with
-        ``candidates - i`` candidates when ``candidates`` is given. Returns the float of one share (for a
-        float ``epsilon``, exactly ``epsilon / k``). Used by callers that sample the ``k`` rounds at once
-        (the Gumbel top-k trick): all ``k`` records are made before the sampling.
+        ``candidates - i`` candidates when ``candidates`` is given. Returns the float each round runs at,
+        :func:`dpmo.epsilons.float_at_most` of the exact share ``epsilon / k``. Used by callers that sample
+        the ``k`` rounds at once (the Gumbel top-k trick): all ``k`` records are made before the sampling.
         """
         k = int(k)
         if k < 1:
             raise ValueError(f"k must be a positive int, got {k}")
         if not isinstance(what, str):
             raise TypeError(f"what must be a str, got {type(what).__name__}")
-        eps = _exact(epsilon)
+        eps = exact_epsilon(epsilon)
         mech = None if mechanism is None else str(mechanism)
         sens = None if sensitivity is None else float(sensitivity)
         with self._lock:
@@ -330,10 +377,7 @@ class Budget:
             basic = type(self)._cost is Budget._cost
             cost = eps if basic else self._cost(eps / k, mech) * k
             if cost > (self._total - self._committed if self._committed else self._total):
-                raise BudgetExceededError(
-                    f"spending epsilon {float(eps)!r} on {what!r} exceeds the remaining budget "
-                    f"{self.remaining!r} (of {self.epsilon!r}, spent {self.spent!r}); nothing was recorded"
-                )
+                raise BudgetExceededError(self._refusal(eps, what, "nothing was recorded"))
             entry = (what, mech, eps, k, sens, None if candidates is None else int(candidates))
             self._committed = cost if not self._committed else self._committed + cost
             node: Budget | None = self
@@ -341,7 +385,7 @@ class Budget:
                 node._spent = eps if not node._spent else node._spent + eps
                 node._records.append(entry)
                 node = node._parent
-        return eps.numerator / (eps.denominator * k)  # correctly rounded: the float of eps / k
+        return float_at_most(eps / k)
 
     def split(self, parts) -> list[Budget]:
         """Sub-budgets that charge this one, reserved in it now.
@@ -371,20 +415,23 @@ class Budget:
                     raise ValueError(f"parts must be a positive int or a sequence of epsilons, got {m}")
                 rest = self.remaining_exact
                 if rest <= 0:
-                    raise BudgetExceededError(f"nothing remains to split (budget {self.epsilon!r} all used)")
+                    raise BudgetExceededError(
+                        f"nothing remains to split (budget {exact_text(self._total)} all used); see {DOCS}"
+                    )
                 shares = [rest / m] * m
             elif isinstance(parts, (str, bytes)) or not hasattr(parts, "__iter__"):
                 raise TypeError(
                     f"parts must be a positive int or a sequence of epsilons, got {type(parts).__name__}"
                 )
             else:
-                shares = [_exact(p, "parts[i]") for p in parts]
+                shares = [exact_epsilon(p, "parts[i]") for p in parts]
                 if not shares:
                     raise ValueError("parts must not be empty")
                 if sum(shares) > self.remaining_exact:
                     raise BudgetExceededError(
-                        f"the parts add up to {float(sum(shares))!r}, more than the remaining budget "
-                        f"{self.remaining!r}; nothing was reserved"
+                        f"the parts add up to {exact_text(sum(shares))}, more than the remaining budget "
+                        f"{exact_text(self.remaining_exact)} exactly; nothing was reserved. Epsilons are "
+                        f"counted exactly, a float as the decimal it prints as: see {DOCS}, 'Decimal budgets'"
                     )
             children = []
             for share in shares:
@@ -416,9 +463,11 @@ def resolve_budget(epsilon, budget, name: str = "epsilon") -> tuple[Budget, Frac
     if epsilon is None:
         eps = budget.remaining_exact
         if eps <= 0:
-            raise BudgetExceededError(f"the budget is used up (epsilon {budget.epsilon!r}, all spent)")
+            raise BudgetExceededError(
+                f"the budget is used up (epsilon {exact_text(budget.epsilon_exact)}, all spent or reserved)"
+            )
         return budget, eps
-    return budget, budget.check(_exact(epsilon, name))
+    return budget, budget.check(exact_epsilon(epsilon, name))
 
 
 def fit_budget(epsilon, budget) -> Budget:

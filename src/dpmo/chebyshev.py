@@ -19,6 +19,11 @@ The directions spread the k picks over the front (each round's best candidate is
 direction leaves the dominated region); the aspirations make the candidates far below them score
 negatively, i.e. they move the scalarisation's zero to the region of interest. Everything the rounds use
 besides the data (directions, aspirations, shares, which candidates were chosen before) is public.
+
+No overflow, whatever the public aspirations and sensitivities: ``u_i - a_ji`` and ``(u_i - a_ji) / Delta_i``
+saturate at the largest float of their sign (as does :func:`dpmo.dampen`). Clipping is 1-Lipschitz, so each
+``D_ij`` keeps global sensitivity 1 and an admissible local function for ``u_i`` stays admissible for the
+clipped difference; the call never refuses or warns because of the values.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from ._validation import check_choice
 from .dampening import dampen
 from .pareto import SENSITIVITY_MODES, check_objectives
 from .selection import Approach, Rounds, register_approach, select_multiobjective
+
+_MAX = float(np.finfo(np.float64).max)
 
 __all__ = [
     "priv_chebyshev",
@@ -131,11 +138,13 @@ def _dampened(objs, aspirations_row: np.ndarray, sensitivity: str, cache: dict, 
         a = float(aspirations_row[i])
         key = (i, a, sensitivity)
         if key not in cache:
-            u = np.asarray(o.values, dtype=np.float64) - a
-            if sensitivity == "global":
-                cache[key] = u / o.global_sensitivity
-            else:
-                cache[key] = dampen(u, o.local, global_sensitivity=o.global_sensitivity, name=o.name)
+            # saturating arithmetic (module notes): nothing overflows, whatever the aspirations and values
+            with np.errstate(over="ignore"):
+                u = np.clip(np.asarray(o.values, dtype=np.float64) - a, -_MAX, _MAX)
+                if sensitivity == "global":
+                    cache[key] = np.clip(u / o.global_sensitivity, -_MAX, _MAX)
+                else:
+                    cache[key] = dampen(u, o.local, global_sensitivity=o.global_sensitivity, name=o.name)
         rows.append(cache[key])
     return np.stack(rows)
 

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .datasets.types import Dataset, Feature, resolve_path
+from .datasets.types import Dataset, Feature, LabelError, resolve_path
 
 __all__ = ["load_csv"]
+
 
 # ----------------------------------------------------------------------------------------------------------
 # generic CSV
@@ -27,11 +28,28 @@ def _as_number(s: str) -> float | None:
         return None
 
 
+def _label_matcher(value):
+    """``v -> bool``: the label text ``v`` is ``value`` (as text, or numerically when both are numbers)."""
+    text = str(value)
+    num = _as_number(text) if not isinstance(value, bool) else None
+
+    def matches(v: str) -> bool:
+        if v == text:
+            return True
+        if num is not None:
+            other = _as_number(v)
+            return other is not None and other == num
+        return False
+
+    return matches
+
+
 def load_csv(
     path,
     label: str,
     *,
     positive=1,
+    negative=None,
     categorical: Mapping[str, Sequence] | None = None,
     bounds: Mapping[str, tuple[float, float]] | None = None,
     name: str | None = None,
@@ -49,8 +67,13 @@ def load_csv(
         Name of the label column.
     positive : str or number, default 1
         The label value of the positive class (``y = 1``); compared as text, or numerically when both
-        sides are numbers (so ``1`` matches ``1.0``). The label column must hold at most two distinct
-        values, one of which is ``positive`` when there are two.
+        sides are numbers (so ``1`` matches ``1.0``).
+    negative : str or number, optional
+        The label value of the negative class: the label set ``{negative, positive}`` is then declared
+        (public), and a record with any other label is a domain error
+        (:class:`dpmo.datasets.types.LabelError`, naming the line), whatever the other records hold.
+        None: ``positive`` against every other value. Either way each label is read by a public rule
+        alone, and a table in which a class has no record loads like any other.
     categorical : mapping column -> sequence of categories, optional
         Categorical predictors with their PUBLIC domain (codes follow the given order). A value outside
         the domain is an error. Matched as text, or numerically for numeric categories.
@@ -78,8 +101,9 @@ def load_csv(
         If the file does not exist.
     ValueError
         If a named column is missing, no predictor is given, a column is both categorical and numeric,
-        the label is not binary, a value is outside its categorical domain or not numeric, or a row has the
-        wrong number of fields.
+        a label is outside the declared label set (:class:`LabelError`), a value is outside its categorical
+        domain or not numeric, or a row has the wrong number of fields. Each depends on the declared
+        metadata and on one record at a time, never on what the other records hold.
 
     Notes
     -----
@@ -114,6 +138,10 @@ def load_csv(
         )
     if label in categorical or label in bounds:
         raise ValueError(f"the label column {label!r} cannot also be a predictor")
+    is_positive = _label_matcher(positive)
+    is_negative = None if negative is None else _label_matcher(negative)
+    if is_negative is not None and (is_negative(str(positive)) or is_positive(str(negative))):
+        raise ValueError(f"positive and negative must be two different labels, got {positive!r} twice")
     missing = set(missing)
     with open(p, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
@@ -135,6 +163,7 @@ def load_csv(
         names = [h for h in header if h in categorical or h in bounds]
         used = [pos[label]] + [pos[h] for h in names]
         records = []
+        lines = []
         for lineno, row in enumerate(reader, start):
             if not row or all(not s.strip() for s in row):
                 continue
@@ -144,37 +173,25 @@ def load_csv(
             if any(v in missing for v in vals):
                 continue
             records.append(vals)
+            lines.append(lineno)
     if not records:
         raise ValueError(f"{p}: no complete rows")
 
-    labels = [r[0] for r in records]
-
-    def norm(v: str):  # "1" and "1.0" are one label value
-        num = _as_number(v)
-        return ("num", num) if num is not None else ("text", v)
-
-    groups: dict = {}
-    for v in set(labels):
-        groups.setdefault(norm(v), []).append(v)
-    distinct = sorted(min(g) for g in groups.values())
-    pos_num = _as_number(str(positive)) if not isinstance(positive, bool) else None
-
-    def is_positive(v: str) -> bool:
-        if v == str(positive):
-            return True
-        if pos_num is not None:
-            num = _as_number(v)
-            return num is not None and num == pos_num
-        return False
-
-    group_flag = {key: is_positive(min(g)) for key, g in groups.items()}
-    flags = {v: group_flag[norm(v)] for v in set(labels)}
-    if len(distinct) > 2 or (len(distinct) == 2 and sum(group_flag.values()) != 1):
-        raise ValueError(
-            f"{p}: label column {label!r} must be binary with positive value {positive!r}; "
-            f"found values {distinct[:5]}{' ...' if len(distinct) > 5 else ''}"
-        )
-    y = np.fromiter((flags[v] for v in labels), dtype=np.int8, count=len(labels))
+    # each label by the public rule alone (one record at a time): never a check of the label set found
+    flags = {}
+    for r, lineno in zip(records, lines, strict=True):
+        v = r[0]
+        if v not in flags:
+            if is_positive(v):
+                flags[v] = 1
+            elif is_negative is None or is_negative(v):
+                flags[v] = 0
+            else:
+                raise LabelError(
+                    f"{p}, line {lineno}: label {v!r} of column {label!r} is not in the declared label set "
+                    f"[{negative!r}, {positive!r}] (negative, positive)"
+                )
+    y = np.fromiter((flags[r[0]] for r in records), dtype=np.int8, count=len(records))
 
     features = []
     X = np.empty((len(records), len(names)), dtype=np.float64)

@@ -31,12 +31,14 @@ Rules that make ``D`` defined and computable for every input (all checked by the
   segment in between has that same width, so the breakpoints are known without stepping (a candidate whose
   ``|u|`` falls in that range gets ``D = t + (|u| - b_t) / width``; when every remaining candidate is in such
   a run, the loop jumps to ``t' + 1``). The first probe comes after 3 evaluations of the function (a block
-  of steps counts once), so that the candidates of real data, mostly bracketed within a few steps or
-  blocks, never pay for one; probes look at most ``max(16, 2t)`` further. A function marked ``stepwise``
-  (:class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as the running sums of
-  PrivPareto's ``delta^PS``) is probed only from ``t = 16`` on and after 6 evaluations, so that a failed
-  probe costs it at most about twice the steps already done. The path depends on the function's values
-  only through where it is constant, and the result is the same dampened score up to rounding.
+  counts once), and first evaluates (without stepping) every distance below 16. A function marked
+  ``stepwise`` (:class:`dpmo.LocalSensitivity`: a far distance costs every distance in between, as
+  PrivPareto's running sums ``delta^PS``) is probed only from ``t = 16`` and after 6 evaluations. Probes
+  look at most ``max(16, 2t)`` further. The result is the same dampened score up to rounding.
+* **Decreasing functions are refused where they are evaluated**: every distance below 16, and the probes.
+  A skipped run is exact for every admissible function, blind to a dip of a non-admissible one inside it;
+  only a non-admissible function is ever refused (``docs/core.md``, dampening rule 5).
+* **No overflow**: a score beyond the float range saturates at the largest float of its sign (1-Lipschitz).
 * Each step works only on the candidates not yet bracketed; local functions marked
   ``vectorized_t`` (see :class:`dpmo.LocalSensitivity`) are evaluated for blocks of steps at once.
 """
@@ -68,8 +70,7 @@ DEFAULT_FLOOR = 1e-9
 _MAX_BLOCK = 4096
 _MAX_BLOCK_CELLS = 2**16
 _FIRST_BLOCK_CELLS = 2**9
-#: The shortest probe for a run of constant deltas, and the steps before the first probe of a stepwise
-#: function (module notes).
+#: The shortest probe, and the distance below which every delta is evaluated before a probe (module notes).
 _FIRST_PROBE = 16
 #: Evaluations of the local function (steps or blocks of steps) before the first probe, for a plain and
 #: for a stepwise function (module notes; measured with benchmarks/bench_core.py and bench_pareto.py).
@@ -139,7 +140,6 @@ def dampen(
     True
     """
     u = check_scores(values, "values")
-    n = u.size
     G = None if global_sensitivity is None else check_sensitivity(global_sensitivity, "global_sensitivity")
     if min_sensitivity is None:
         floor = DEFAULT_FLOOR * (G if G is not None else 1.0)
@@ -148,13 +148,19 @@ def dampen(
         if G is not None and floor > G:
             raise ValueError(f"min_sensitivity ({floor}) must not exceed global_sensitivity ({G})")
     max_steps = check_int(max_steps, "max_steps")
-    if local is None:
-        if G is None:
-            raise ValueError("global_sensitivity is required when local is None")
-        return u / G
-    if not callable(local):
+    if local is None and G is None:
+        raise ValueError("global_sensitivity is required when local is None")
+    if local is not None and not callable(local):
         raise TypeError("local must be callable as local(t), a dpmo.LocalSensitivity, or None")
+    with np.errstate(over="ignore"):  # saturates instead (module notes): no warning depends on the data
+        D = u / G if local is None else _dampened(u, local, G, floor, max_steps, name)
+    return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT)
 
+
+def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) -> np.ndarray:
+    """The dampened scores of :func:`dpmo.dampen` (arguments checked), possibly +-inf where beyond the
+    float range."""
+    n = u.size
     a = np.abs(u)
     vectorized = bool(getattr(local, "vectorized_t", False)) and getattr(local, "supports_index", False)
     if vectorized and getattr(local, "cumulative", None) is not None and n:
@@ -222,6 +228,11 @@ def dampen(
         block *= 2
         calls += 1
         if active.size and t >= probe_at and calls >= min_calls and t < max_steps:
+            last_seen = prev
+            if t < _FIRST_PROBE:  # every distance below 16 is evaluated first: a decrease there is refused
+                last_seen = _check_up_to(
+                    local, vectorized, delta_at, active, t, min(_FIRST_PROBE, max_steps), G, prev, name
+                )
             # closed form over a run of constant deltas (module notes)
             w = np.maximum(prev, floor)
             with np.errstate(over="ignore"):  # inf: more segments than any probe looks at
@@ -231,7 +242,7 @@ def dampen(
             d_p = delta_at(t_p, active)
             if G is not None:
                 d_p = np.minimum(d_p, G)
-            if np.any(d_p < prev):
+            if np.any(d_p < last_seen):
                 raise ValueError(
                     f"local sensitivity of {name} decreases in t between t={t - 1} and t={t_p}; an "
                     "admissible function is non-decreasing in t"
@@ -253,6 +264,25 @@ def dampen(
                 probe_at = 2 * t
             active = active[keep]
     return np.sign(u) * D
+
+
+_MAX_FLOAT = float(np.finfo(np.float64).max)
+
+
+def _check_up_to(local, vectorized: bool, delta_at, active, t: int, end: int, G, prev, name: str):
+    """The deltas of ``active`` at every distance ``t .. end - 1`` (capped at ``G``), refused if they
+    decrease (from ``prev`` at ``t - 1`` on); returns those at ``end - 1``. Blocks of at most 2^20 cells."""
+    last, T, q = prev, t, active.size
+    while T < end:
+        B = max(1, min(end - T, 2**20 // q)) if vectorized else 1
+        if vectorized:
+            d = check_local_values(local(np.arange(T, T + B)[:, None], active), (B, q), T, name)
+        else:
+            d = delta_at(T, active)[None, :]
+        d = d if G is None else np.minimum(d, G)
+        check_non_decreasing(d, T, name, last)
+        last, T = d[-1], T + B
+    return last
 
 
 #: Largest width of the rising floor (keeps every breakpoint finite).

@@ -358,16 +358,16 @@ def select_multiobjective(
             chosen.append(int(remaining[0]))
             break
         scores, sens = rounds.scores(chosen, remaining)
-        eps_round = budget.spend(
+        budget.spend(
             share,
             f"{label}: round {r + 1} of {k} ({rounds.score_name})",
             mechanism=mechanism,
             sensitivity=sens,
             candidates=remaining.size,
         )
-        # the exact sampler gets the exact share that was recorded, the float one its float
-        eps_pick = share if exact else eps_round
-        pick = int(select(scores, eps_pick, sens, mechanism=mechanism, rng=rng, exact=exact)[0])
+        # select gets the exact share that was recorded: the exact sampler runs at it, the float one at
+        # the largest float not above it (what spend returned)
+        pick = int(select(scores, share, sens, mechanism=mechanism, rng=rng, exact=exact)[0])
         c = int(remaining[pick])
         chosen.append(c)
         rounds.chosen(c)

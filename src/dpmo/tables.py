@@ -124,6 +124,7 @@ def read_table(
     *,
     label=None,
     positive="1",
+    negative=None,
     categorical: Mapping[str, Sequence] | None = None,
     bounds: Mapping[str, tuple[float, float]] | None = None,
     header: bool = True,
@@ -145,6 +146,10 @@ def read_table(
         Ignored for Adult (``>50K``).
     positive : str, default "1"
         CSV only: the label value of the positive class.
+    negative : str, optional
+        CSV only: the label value of the negative class, declaring the label set ``{negative, positive}``
+        (a record with another label is a domain error, :class:`dpmo.datasets.types.LabelError`). None:
+        ``positive`` against every other value.
     categorical, bounds : mapping, optional
         CSV only: the predictors with their public domains (see :func:`dpmo.datasets.load_csv`).
     header : bool, default True
@@ -188,4 +193,12 @@ def read_table(
             "bounds={column: (lo, hi)} (CLI: --categorical COL[=V1,V2,...] and/or --numeric COL=LO:HI); "
             "they are never read off the data"
         )
-    return load_csv(p, str(label), positive=positive, categorical=categorical, bounds=bounds, header=header)
+    return load_csv(
+        p,
+        str(label),
+        positive=positive,
+        negative=negative,
+        categorical=categorical,
+        bounds=bounds,
+        header=header,
+    )

@@ -146,6 +146,7 @@ def _parse_categories(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]
 def trees_command(args) -> int:
     """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
 
+    from ..datasets.types import LabelError
     from ..tables import read_table
     from .trees_release import release
 
@@ -157,6 +158,7 @@ def trees_command(args) -> int:
             path,
             label=args.label,
             positive=positive,
+            negative=negative,
             categorical=categorical,
             bounds=bounds,
             header=not args.no_header,
@@ -164,16 +166,11 @@ def trees_command(args) -> int:
 
     bounds = _parse_bounds(args.numeric)
     categorical = _parse_categories(args.categorical)
-    positive, classes = args.positive, ("0", "1")
-    if args.classes is not None:
-        classes = tuple(c.strip() for c in args.classes.split(","))
-        if len(classes) != 2 or not all(classes) or classes[0] == classes[1]:
-            raise CLIError(f"argument --classes: expected NEGATIVE,POSITIVE, got {args.classes!r}")
-        positive = classes[1]
+    negative, positive, classes = _label_set(args.classes, args.positive)
     try:
-        # every reader binarises the label with a public rule (the declared positive value, the
-        # .domain file's second value, Adult's '>50K'): the label set [0, 1] is public, and a table in
-        # which one class has no record releases like any other
+        # every reader reads each label by a public rule (the declared label set, the .domain file's
+        # values, Adult's '>50K'): a label outside the declared set is a domain error whatever the other
+        # records hold, and a table in which one class has no record releases like any other
         data = table(args.csv_file)
         evaluation = None
         if args.eval is not None:
@@ -216,6 +213,32 @@ def trees_command(args) -> int:
             eval_on=evaluation,
             save_json=args.save_json,
         )
+    except LabelError as exc:
+        raise CLIError(
+            f"{exc}. Declare the label set with --classes NEGATIVE,POSITIVE, or give --positive VALUE alone "
+            "to read VALUE against every other label"
+        ) from None
     except (ValueError, TypeError, KeyError) as exc:
         raise CLIError(str(exc)) from None
     return 0
+
+
+def _label_set(classes_arg: str | None, positive_arg: str | None) -> tuple[str | None, str, tuple[str, str]]:
+    """``(negative, positive, names)`` of ``dpmo trees`` from ``--classes`` and ``--positive`` (public).
+
+    ``--classes NEG,POS``: the label set ``{NEG, POS}``. ``--positive P`` alone: ``P`` against every other
+    label (negative None, printed ``not P``). Neither: ``--classes 0,1``.
+    """
+    if classes_arg is not None:
+        names = tuple(c.strip() for c in classes_arg.split(","))
+        if len(names) != 2 or not all(names) or names[0] == names[1]:
+            raise CLIError(f"argument --classes: expected NEGATIVE,POSITIVE, got {classes_arg!r}")
+        if positive_arg is not None and positive_arg != names[1]:
+            raise CLIError(
+                f"--positive {positive_arg} and --classes {classes_arg} disagree: --classes names the "
+                "positive class second"
+            )
+        return names[0], names[1], (names[0], names[1])
+    if positive_arg is not None:
+        return None, positive_arg, (f"not {positive_arg}", positive_arg)
+    return "0", "1", ("0", "1")

@@ -166,13 +166,14 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument(
         "--positive",
         metavar="VALUE",
-        default="1",
-        help="value of the label column that is the positive class",
+        help="CSV: VALUE is the positive class and every other label the negative one (without it and "
+        "--classes: the label set is 0,1)",
     )
     tr.add_argument(
         "--classes",
         metavar="NEGATIVE,POSITIVE",
-        help="CSV: the public label set (sets --positive to POSITIVE; leaves are printed with these names)",
+        help="CSV: the public label set (default 0,1); any other label is an error naming its line, whatever "
+        "the other rows hold; leaves are printed with these names",
     )
     tr.add_argument(
         "--show-exact-statistics",

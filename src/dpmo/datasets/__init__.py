@@ -1,7 +1,8 @@
 """Datasets of the paper's Application 1 (cost-sensitive decision trees), with public feature metadata.
 
-Every loader returns a :class:`Dataset`: a float64 matrix ``X``, binary labels ``y`` (1 = positive class)
-and one :class:`Feature` per column describing its *public* domain:
+Every loader returns a :class:`Dataset`: a float matrix ``X`` (an :class:`EncodedTable`, marked as the
+encoded form), binary labels ``y`` (1 = positive class) and one :class:`Feature` per column describing its
+*public* domain:
 
 * a categorical feature has a fixed tuple of categories and ``X`` holds the codes ``0 .. len(categories) - 1``
   (as floats);
@@ -33,11 +34,12 @@ from .loaders import (
     load_nltcs,
 )
 from .types import KINDS as KINDS  # noqa: F401  (importable from here, not documented twice)
-from .types import Dataset, Feature
+from .types import Dataset, EncodedTable, Feature
 
 __all__ = [
     "Feature",
     "Dataset",
+    "EncodedTable",
     "ADULT_FEATURES",
     "BREAST_CANCER_BOUNDS",
     "load_nltcs",

@@ -2,7 +2,9 @@
 
 A categorical feature has a fixed tuple of categories and ``X`` holds the codes ``0 .. len(categories) - 1``
 (as floats); a numeric feature has fixed public bounds ``(lo, hi)`` and ``X`` holds ``(v - lo) / (hi - lo)``
-clipped to ``[0, 1]``. Also the two checks every loader shares (:func:`check_bounds`, :func:`resolve_path`).
+clipped to ``[0, 1]``. A Dataset's ``X`` is an :class:`EncodedTable`: an array that says it holds the encoded
+form, so that an estimator never reads it as raw units (``docs/trees.md``, "Units"). Also the two checks
+every loader shares (:func:`check_bounds`, :func:`resolve_path`).
 """
 
 from __future__ import annotations
@@ -15,9 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["KINDS", "Feature", "Dataset", "check_bounds", "resolve_path"]
+__all__ = ["KINDS", "Feature", "Dataset", "EncodedTable", "LabelError", "check_bounds", "resolve_path"]
 
 KINDS = ("categorical", "numeric")
+
+
+class LabelError(ValueError):
+    """A label outside the declared label set ``{negative, positive}`` (a domain error, naming the line)."""
 
 
 @dataclass(frozen=True)
@@ -87,14 +93,103 @@ class Feature:
         return np.clip((np.asarray(values, dtype=np.float64) - lo) / (hi - lo), 0.0, 1.0)
 
 
+class EncodedTable(np.ndarray):
+    """A table in the encoded form of :class:`Feature`, marked as such: what :attr:`Dataset.X` holds.
+
+    A numpy array (every numpy function takes it) with one attribute, ``features``: the features it is
+    encoded with (category codes, numeric values scaled with the public bounds). The tree estimators read
+    an EncodedTable in the encoded form and any other array in the raw units of the features, so the
+    encoded table of a Dataset is never mistaken for raw values (``docs/trees.md``, "Units").
+
+    Row selections (``X[rows]``, ``X[:100]``, ``X.take(rows, axis=0)``, scikit-learn's splitters) and
+    column selections (``X[:, cols]``, whose ``features`` follow) stay marked. What is *computed* from it
+    (``X * 2``, comparisons, ``np.clip``, reductions, ``np.asarray(X)``, ``np.vstack``) is a plain array:
+    it no longer says which units it is in, and an estimator with ``features`` reads it as raw units.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+    features : sequence of Feature, length d
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.datasets import EncodedTable, Feature
+    >>> age = Feature("age", "numeric", bounds=(0, 120))
+    >>> X = EncodedTable([[0.25], [0.5]], [age])
+    >>> X[1:].features == (age,), type(X * 120).__name__, (X * 120).ravel().tolist()
+    (True, 'ndarray', [30.0, 60.0])
+    """
+
+    features: tuple | None
+
+    def __new__(cls, X, features):
+        obj = np.asarray(X).view(cls)
+        obj.features = tuple(features)
+        if obj.ndim != 2 or obj.shape[1] != len(obj.features):
+            raise ValueError(
+                f"an EncodedTable needs one feature per column, got shape {obj.shape} and {len(obj.features)}"
+            )
+        return obj
+
+    def __array_finalize__(self, obj):
+        self.features = getattr(obj, "features", None)
+
+    def __getitem__(self, key):
+        out = super().__getitem__(key)
+        if not isinstance(out, EncodedTable):
+            return out
+        if out.ndim != 2:
+            return out.view(np.ndarray)
+        cols = _column_key(key)
+        if cols is None:  # an indexing the features cannot follow: marked, but with unknown features
+            out.features = None
+        elif self.features is not None and cols is not _ALL:
+            picked = np.empty(len(self.features), dtype=object)
+            picked[:] = self.features
+            out.features = tuple(picked[cols])
+        return out
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        plain = tuple(x.view(np.ndarray) if isinstance(x, EncodedTable) else x for x in inputs)
+        if out is not None:
+            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, EncodedTable) else o for o in out)
+        return getattr(ufunc, method)(*plain, **kwargs)
+
+    def __reduce__(self):
+        rebuild, args, state = super().__reduce__()
+        return rebuild, args, (state, self.features)
+
+    def __setstate__(self, state):
+        base, self.features = state
+        super().__setstate__(base)
+
+
+_ALL = object()
+
+
+def _column_key(key):
+    """The column part of an index of a 2-D table: ``_ALL`` for a row selection, None when unknown."""
+    if not isinstance(key, tuple) or len(key) == 1 or (len(key) == 2 and key[1] is Ellipsis):
+        return _ALL  # rows only (an int array, a slice, a boolean mask of rows; X[rows, ...])
+    if len(key) != 2 or key[1] is None or (key[0] is None):
+        return None
+    cols = key[1]  # X[rows, cols] or X[..., cols]
+    if isinstance(cols, slice) and cols == slice(None):
+        return _ALL
+    return cols
+
+
 @dataclass(frozen=True)
 class Dataset:
     """A binary classification table with public feature metadata.
 
     Attributes
     ----------
-    X : numpy.ndarray of float64, shape (n, d)
-        Categorical codes or numeric values scaled to ``[0, 1]`` with public bounds (see :class:`Feature`).
+    X : EncodedTable, shape (n, d)
+        Categorical codes or numeric values scaled to ``[0, 1]`` with public bounds (see :class:`Feature`):
+        a numpy array marked as the encoded form (:class:`EncodedTable`), so that the tree estimators read
+        it (and its row subsets) as encoded, never as raw units.
     y : numpy.ndarray of int8, shape (n,)
         1 for the positive class, 0 otherwise.
     features : tuple of Feature, length d
@@ -130,6 +225,7 @@ class Dataset:
             )
         if not all(isinstance(f, Feature) for f in self.features):
             raise TypeError("features must be Feature objects")
+        object.__setattr__(self, "X", EncodedTable(X, self.features))  # marked: never read as raw units
 
     @property
     def n_samples(self) -> int:

@@ -23,7 +23,7 @@ from .._validation import (
 )
 from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS
-from ..mechanisms.exact import random_permutation, sample_discrete_laplace
+from ..mechanisms.exact import radix_argsort, random_permutation, sample_discrete_laplace
 from ..selection import select_multiobjective
 from .centrality import check_convention
 from .io import public_graph
@@ -50,7 +50,8 @@ def two_stage_candidates(
     ``exact=True``: the degrees are integers, and the noise is exact discrete Laplace noise with
     ``P(z) ~ exp(-epsilon |z| / 2)`` (the geometric mechanism, epsilon-edge-DP for L1 sensitivity 2;
     :func:`dpmo.mechanisms.exact.sample_discrete_laplace`) from the OS's secure source when rng is None;
-    equal noisy degrees are ordered by a uniformly random permutation (post-processing).
+    equal noisy degrees are ordered by a uniformly random permutation (post-processing); the noise, the
+    permutation and the ranking do the same work whatever the degrees and the noise (``docs/core.md``).
 
     Returns
     -------
@@ -84,8 +85,11 @@ def two_stage_candidates(
         noise = sample_discrete_laplace(g.n_nodes, total / 2, gen)
         noisy = np.asarray(g.degree, dtype=np.int64) + noise
         order = random_permutation(g.n_nodes, gen)
-        ranked = order[np.argsort(-noisy[order], kind="stable")]
-        return ranked[:m].astype(np.intp)
+        keys = -noisy[order]
+        # a radix sort does the same work whatever the noisy degrees (a comparison sort would not);
+        # int64 unless epsilon < 1e-16 (noise beyond int64: Python ints)
+        rank = radix_argsort(keys) if keys.dtype == np.int64 else np.argsort(keys, kind="stable")
+        return order[rank][:m].astype(np.intp)
     noisy = g.degree + gen.laplace(scale=2.0 / epsilon, size=g.n_nodes)
     if m < g.n_nodes:
         part = np.argpartition(-noisy, m - 1)[:m]

@@ -8,8 +8,6 @@ neighbouring relation of the application is.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 from .._validation import (
@@ -22,6 +20,7 @@ from .._validation import (
     check_sensitivity,
 )
 from ..budget import resolve_budget
+from ..epsilons import exact_epsilon, float_at_most
 from .exact import sample_exact
 from .exponential import log_probabilities_exponential, sample_exponential
 from .noisy_max import sample_noisy_max
@@ -54,6 +53,9 @@ def select(
         Utility ``u(x, r)`` of every candidate (larger is better), finite.
     epsilon : float, fractions.Fraction or None
         Total privacy budget of the call, > 0. None (only with ``budget``): all that remains of ``budget``.
+        Counted as :class:`dpmo.Budget` counts it (a float as the decimal it prints as, a Fraction as it
+        is); each round's float sampler runs at the largest float not above the exact share
+        ``epsilon / k`` (:func:`dpmo.epsilons.float_at_most`), the exact sampler at that share itself.
     sensitivity : float
         Global sensitivity ``Delta u`` of the scores, > 0.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}
@@ -116,8 +118,7 @@ def select(
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     scores = check_scores(scores)
     if budget is None or epsilon is not None:
-        eps_float = check_epsilon(epsilon)
-        epsilon = epsilon if isinstance(epsilon, Fraction) else eps_float
+        check_epsilon(epsilon)
     sensitivity = check_sensitivity(sensitivity)
     k = check_k(k, scores.size)
     exact = check_exact(exact, mechanism)
@@ -128,12 +129,9 @@ def select(
             total, k, "select", mechanism=mechanism, sensitivity=sensitivity, candidates=scores.size
         )
         exact_round = total / k
-    elif k == 1 and not isinstance(epsilon, Fraction):
-        eps_round = epsilon
-        exact_round = Fraction(epsilon) if exact else None  # only the exact sampler reads it
-    else:  # the float nearest to the exact share (for a float epsilon: epsilon / k)
-        exact_round = Fraction(epsilon) / k
-        eps_round = float(exact_round)
+    else:  # as a budget would record it (a float as its decimal), run at the largest float not above
+        exact_round = exact_epsilon(epsilon) if k == 1 else exact_epsilon(epsilon) / k
+        eps_round = float_at_most(exact_round)
     if exact:
         source = None if rng is None else generator  # None: the OS's secure source
         return sample_exact(scores, exact_round, sensitivity, k, source, mechanism)

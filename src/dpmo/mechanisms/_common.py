@@ -35,11 +35,8 @@ def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.
     spread = top - float(scores.min())  # = -(u - max u).min(), the same float
     if math.isfinite(c) and c >= _TINY and math.isfinite(spread):
         g = scores - top  # no overflow: every |u - max u| <= spread
-        if math.isfinite(spread * c):
+        with np.errstate(over="ignore"):  # far candidates' log-weights may become -inf (no branch on it)
             g *= c  # in place: the same floats as g * c, one temporary array less
-        else:
-            with np.errstate(over="ignore"):  # the far candidates' log-weights become -inf
-                g *= c
         return g
     return _scaled_frexp(scores, top, epsilon, sensitivity)
 

@@ -5,18 +5,26 @@ One place for what :class:`~dpmo.trees.DPMOETClassifier`, :class:`~dpmo.trees.Di
 
 Tables (``X``)
 --------------
-* a numeric array (or an all-numeric DataFrame without ``features``) is in the **encoded** form of
-  :mod:`dpmo.datasets`: a categorical column holds the codes ``0 .. K-1`` of its public categories, a
-  numeric column holds ``(v - lo) / (hi - lo)`` for its public bounds ``(lo, hi)``; without ``features``
-  every column is numeric with the public range ``[0, 1]``;
-* a pandas DataFrame with ``features`` is in **raw** form: its columns are found by the features' names,
-  a categorical column holds the category values themselves (strings, numbers, a pandas Categorical), a
-  numeric column holds raw units that are scaled with the feature's public bounds;
-* a :class:`~dpmo.datasets.Dataset` is encoded and brings its own features (and ``y``).
+The units of a table are read off its type, never guessed from its values (:mod:`dpmo.trees.units`):
 
-Numeric values outside the public range are clipped to it (with a warning): the bounds are a public
-contract, the data are made to fit it, and nothing about the data's own range is used. A categorical value
-outside its public domain is an error naming the column.
+* a pandas DataFrame, or any plain array, is in **raw** units: a categorical column holds the category
+  values themselves (strings, numbers, a pandas Categorical), a numeric column holds values in the units of
+  the feature's public bounds, which scale it. A DataFrame's columns are found by the features' names, an
+  array's columns are the features in order. Without ``features`` every column is numeric with the public
+  range ``[0, 1]``;
+* a :class:`~dpmo.datasets.Dataset`, its table :class:`~dpmo.datasets.EncodedTable` (``data.X`` and its
+  selections) and an :class:`~dpmo.trees.EncodedData` are in the **encoded** form of :mod:`dpmo.datasets`
+  (category codes ``0 .. K-1``, numbers ``(v - lo) / (hi - lo)``); a Dataset brings its features (and
+  ``y``);
+* where that is ambiguous (a plain array after an encoded fit, ...) the input is refused with a ValueError
+  saying what to pass.
+
+Numeric values outside the public range are clipped to it: the bounds are a public contract, the data are
+made to fit it, and nothing about the data's own range is used. ``fit`` clips **silently**: a warning only
+when some training record lies outside its bounds would tell a table from its neighbour with one more such
+record (``docs/public-inputs.md``). ``predict`` warns when the rows it is given are clipped (the caller's
+own rows, not the private training table). A categorical value outside its public domain is an error
+naming the column (a domain error: such a table is outside the declared schema).
 
 Labels (``y``)
 --------------
@@ -33,7 +41,9 @@ import warnings
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_consistent_length, column_or_1d, validate_data
+from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d, validate_data
+
+from .units import array_columns, encode_categories, is_frame, read_as
 
 __all__ = [
     "estimator_rng",
@@ -92,10 +102,6 @@ def estimator_rng(random_state) -> np.random.Generator:
 # tables
 
 
-def _is_frame(X) -> bool:
-    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
-
-
 def _check_features(features):
     if features is None:
         return None
@@ -112,17 +118,8 @@ def _check_features(features):
     return features
 
 
-def _category_lookup(feature):
-    """``value -> code`` for a categorical feature; numeric categories also match numerically."""
-    text = {}
-    for i, c in enumerate(feature.categories):
-        text.setdefault(c, i)
-        text.setdefault(str(c), i)
-    return text
-
-
-def _encode_frame(X, features) -> np.ndarray:
-    """Raw DataFrame -> encoded float matrix, columns in the order of ``features``."""
+def _frame_columns(X, features) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(values, is_missing)`` of the columns of a raw DataFrame, found by the features' names."""
     names = [f.name for f in features]
     cols = [str(c) for c in X.columns]
     missing = [n for n in names if n not in cols]
@@ -133,34 +130,22 @@ def _encode_frame(X, features) -> np.ndarray:
             "(declare every column with features=, or drop it)"
         )
     pos = {c: i for i, c in enumerate(cols)}
-    out = np.empty((X.shape[0], len(features)), dtype=np.float64)
-    for j, f in enumerate(features):
+    out = []
+    for f in features:
         col = X.iloc[:, pos[f.name]]
-        values = col.to_numpy(dtype=object)
-        isna = col.isna().to_numpy()
+        out.append((col.to_numpy(dtype=object), col.isna().to_numpy()))
+    return out
+
+
+def _encode_raw(columns, features, warn: bool) -> np.ndarray:
+    """Raw columns (``(values, is_missing)`` per feature) -> encoded float matrix (features' order);
+    ``warn``: say when a numeric value is clipped (never for the private training table)."""
+    out = np.empty((columns[0][0].shape[0] if columns else 0, len(features)), dtype=np.float64)
+    for j, (f, (values, isna)) in enumerate(zip(features, columns, strict=True)):
         if isna.any():
             raise ValueError(f"column {f.name!r} of X holds missing values (NaN/None); drop or fill them")
         if f.is_categorical:
-            lookup = _category_lookup(f)
-            codes = np.empty(values.shape[0], dtype=np.float64)
-            for i, v in enumerate(values):
-                code = lookup.get(v)
-                if code is None:
-                    code = lookup.get(str(v))
-                if (
-                    code is None
-                    and isinstance(v, (numbers.Real, np.number))
-                    and not isinstance(v, (bool, np.bool_))
-                    and float(v).is_integer()
-                ):
-                    code = lookup.get(int(v), lookup.get(str(int(v))))
-                if code is None:
-                    raise ValueError(
-                        f"value {v!r} of column {f.name!r} is not one of its public categories "
-                        f"{f.categories[:8]}{' ...' if len(f.categories) > 8 else ''}"
-                    )
-                codes[i] = code
-            out[:, j] = codes
+            out[:, j] = encode_categories(values, f)
         else:
             try:
                 raw = np.asarray(values, dtype=np.float64)
@@ -171,7 +156,7 @@ def _encode_frame(X, features) -> np.ndarray:
             if not np.all(np.isfinite(raw)):
                 raise ValueError(f"column {f.name!r} of X must be finite (no NaN or inf)")
             lo, hi = f.bounds
-            if np.any(raw < lo) or np.any(raw > hi):
+            if warn and (np.any(raw < lo) or np.any(raw > hi)):
                 warnings.warn(
                     f"column {f.name!r} has values outside its public bounds {f.bounds}; they are clipped",
                     UserWarning,
@@ -195,8 +180,9 @@ def _validate(est, X, *, reset: bool) -> np.ndarray:
     return validate_data(est, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_all_finite=True)
 
 
-def _check_domains(X: np.ndarray, features, names) -> np.ndarray:
-    """Categorical codes must be in the domain; numeric values are clipped to the public range [0, 1].
+def _check_domains(X: np.ndarray, features, names, warn: bool) -> np.ndarray:
+    """Categorical codes must be in the domain; numeric values are clipped to the public range [0, 1]
+    (``warn``: with a warning naming the columns; never for the private training table).
 
     One pass over the whole row-major table (no strided column scans); the columns at fault are located
     only when there is one.
@@ -224,13 +210,14 @@ def _check_domains(X: np.ndarray, features, names) -> np.ndarray:
         )
     num = ~is_cat
     bad = [names[j] for j in np.flatnonzero(at_fault & num)]
-    warnings.warn(
-        f"numeric column(s) {bad[:5]} of X hold values outside the public range [0, 1] of the "
-        "encoded form; they are clipped. Declare public bounds with features= and pass raw units "
-        "in a pandas DataFrame (or scale with Feature.scale)",
-        UserWarning,
-        stacklevel=4,
-    )
+    if warn:
+        warnings.warn(
+            f"numeric column(s) {bad[:5]} of X hold values outside the public range [0, 1] of the "
+            "encoded form; they are clipped. Declare public bounds with features= and pass raw units "
+            "in a pandas DataFrame (or scale with Feature.scale)",
+            UserWarning,
+            stacklevel=4,
+        )
     X = X.copy()
     X[:, num] = np.clip(X[:, num], 0.0, 1.0)
     return X
@@ -243,12 +230,14 @@ def _names(est, features, d: int) -> list[str]:
     return [str(n) for n in names] if names is not None and len(names) == d else [str(j) for j in range(d)]
 
 
-def check_X_fit(est, X, y=None):
+def check_X_fit(est, X, y=None, *, encoded: bool = False):
     """``(X_encoded, y, features)`` for ``fit``: X as float64 in the encoded form, features checked.
 
-    ``X`` may be a :class:`~dpmo.datasets.Dataset` (then ``y`` defaults to its labels and ``features`` to
-    its features when the estimator's ``features`` is None). Sets ``n_features_in_`` (and
-    ``feature_names_in_`` for a DataFrame).
+    ``X`` is read in the units its type says (:mod:`dpmo.trees.units`): a DataFrame or a plain array in
+    raw units, a :class:`~dpmo.datasets.Dataset` or its table in the encoded form (then ``y`` defaults to
+    its labels and ``features`` to its features when the estimator's ``features`` is None);
+    ``encoded=True`` says that a plain ``X`` is an EncodedData's table. Sets ``n_features_in_``,
+    ``units_in_`` (``"raw"`` or ``"encoded"``) and, for a DataFrame, ``feature_names_in_``.
     """
     from ..datasets import Dataset
 
@@ -256,35 +245,45 @@ def check_X_fit(est, X, y=None):
     if isinstance(X, Dataset):
         if y is None:
             y = X.y
-        if features is None:
-            features = X.features
         X = X.X
     if y is None:
         raise ValueError(
             f"{type(est).__name__} requires y to be passed, but the target y is None "
             "(or pass a dpmo.datasets.Dataset as X)"
         )
-    X = _table(est, X, features, reset=True)
+    form, features, path = read_as(est, X, features, fitting=True, encoded=encoded)
+    X = _table(est, X, features, path, reset=True)
+    est.units_in_ = form
     check_consistent_length(X, y)
     return X, y, features
 
 
 def check_X_predict(est, X) -> np.ndarray:
-    """X (array, DataFrame or Dataset) in the encoded form, checked against what ``fit`` saw."""
+    """X (array, DataFrame, Dataset or its table) in the encoded form, in the units its type says.
+
+    A plain array is read as at fit time; where that is ambiguous (after an encoded fit, or a DataFrame fit
+    whose columns are in another order than the features) it is a ValueError (:mod:`dpmo.trees.units`).
+    """
     from ..datasets import Dataset
 
     if isinstance(X, Dataset):
         X = X.X
-    return _table(est, X, est.features_, reset=False)
+    _, features, path = read_as(est, X, est.features_, fitting=False)
+    return _table(est, X, features, path, reset=False)
 
 
-def _table(est, X, features, *, reset: bool) -> np.ndarray:
-    if _is_frame(X):
-        if features is not None:  # raw form: categories by value, numeric columns in raw units
-            import pandas as pd
-
-            enc = _encode_frame(X, features)
-            return _validate(est, pd.DataFrame(enc, columns=[f.name for f in features]), reset=reset)
+def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
+    if path != "numbers":  # raw values: categories by value, numeric columns in the units of their bounds
+        columns = _frame_columns(X, features) if path == "frame" else array_columns(X, features)
+        enc = check_array(_encode_raw(columns, features, warn=not reset), dtype=np.float64, input_name="X")
+        if reset:
+            est.n_features_in_ = enc.shape[1]
+            if path == "frame":
+                est.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
+            elif hasattr(est, "feature_names_in_"):
+                del est.feature_names_in_
+        return enc
+    if is_frame(X):
         bad = _non_numeric_columns(X)
         if bad:
             raise ValueError(
@@ -295,7 +294,8 @@ def _table(est, X, features, *, reset: bool) -> np.ndarray:
     X = _validate(est, X, reset=reset)
     if features is not None and len(features) != X.shape[1]:
         raise ValueError(f"features describes {len(features)} columns but X has {X.shape[1]}")
-    return _check_domains(X, features, _names(est, features, X.shape[1]))
+    # fit (reset) clips silently: a warning there would depend on the private records
+    return _check_domains(X, features, _names(est, features, X.shape[1]), warn=not reset)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -314,9 +314,9 @@ def _declared_classes(classes):
 
 
 def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(y01, classes_)``: labels as int8 0/1 (1 = ``classes_[1]``, the positive class).
+    """``(y01, classes)``: labels as int8 0/1 and the pair ``[negative, positive]`` (1 = ``classes[1]``).
 
-    ``classes_`` is ``est.classes`` when declared (public), otherwise the sorted distinct labels of ``y``
+    ``classes`` is ``est.classes`` when declared (public), otherwise the sorted distinct labels of ``y``
     (read from the data: the fitted estimator then reveals the label set). Raises ValueError for a
     continuous target, more than two labels, one inferred label, or a label outside the declared ones.
     """
@@ -351,7 +351,7 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def labels_as_01(est, y, n: int) -> np.ndarray:
-    """Labels of an evaluation set as 0/1 with the fitted ``classes_`` (unknown labels are an error)."""
+    """Labels of an evaluation set as 0/1, 1 = the fitted ``positive_class_`` (unknown labels: error)."""
     y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
         raise ValueError(f"y must have {n} labels, one per row of X, got {y.shape[0]}")
@@ -360,7 +360,7 @@ def labels_as_01(est, y, n: int) -> np.ndarray:
         raise ValueError(
             f"y holds the label {y[~known][0]!r}, which is not in classes_={list(est.classes_)!r}"
         )
-    return (y == est.classes_[1]).astype(np.int8)
+    return (y == est.positive_class_).astype(np.int8)
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -69,6 +69,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..budget import fit_budget
+from ..epsilons import float_at_most
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
 from ._inputs import (
@@ -81,13 +82,14 @@ from ._inputs import (
 )
 from .id3_choice import clip_class_counts, split_choice_scores
 from .id3_tree import ID3Tree
+from .proba import LeafCountScoresMixin, fitted_classes, labels_of
 from .split_sensitivity import CRITERIA
 
 # ID3Tree and split_choice_scores live in .id3_tree and .id3_choice; re-exported here, where they were first
 __all__ = ["DiffPID3Classifier", "LocalDiffPID3Classifier", "ID3Tree", "split_choice_scores"]
 
 
-class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the two private ID3 estimators (see the module docstring)."""
 
     _local = False
@@ -161,9 +163,10 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like, shape (n, d), or dpmo.datasets.Dataset
-            Categorical columns hold the codes ``0 .. K-1`` of their public categories, numeric columns are
-            scaled to ``[0, 1]`` with public bounds (``features`` says which is which; without it every
-            column is numeric). A Dataset supplies ``y`` and, when ``features`` is None, the metadata.
+            Raw values (a DataFrame or a plain array: categories themselves, numbers in the units of
+            their public bounds) or an encoded table (a Dataset, its ``data.X``); ``features`` says which
+            column is which (without it every column is numeric on ``[0, 1]``). A Dataset supplies ``y``
+            and, when ``features`` is None, the metadata.
         y : array_like of 0/1, shape (n,)
         budget : dpmo.Budget, optional
             Spend the fit's ``epsilon`` from this budget: a sub-budget of ``epsilon`` is reserved in it
@@ -207,10 +210,11 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
 
         levels = min(max_depth, d) + 1
-        level_share = own.epsilon_exact / levels  # exact; the floats are eps / levels and half of it
+        level_share = own.epsilon_exact / levels  # exact, as recorded below
         half_share = level_share / 2
-        eps_level = float(level_share)
-        eps_half = float(half_share)
+        # the float mechanisms run at the largest floats not above the recorded shares
+        eps_level = float_at_most(level_share)
+        eps_half = float_at_most(half_share)
         how = "local dampening" if self._local else f"{self.mechanism} mechanism"
 
         offsets = np.concatenate([[0], np.cumsum(size)])
@@ -315,7 +319,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         self.tree_ = ID3Tree(feature, first_child, n_children, label, depth_of, noisy, leaf_counts)
         self.budget_ = own
-        self.classes_ = classes
+        self.classes_, self.positive_class_ = fitted_classes(classes)
         self.features_ = None if features is None else tuple(features)
         self.domain_sizes_ = size
         self.categorical_ = is_cat
@@ -356,7 +360,7 @@ class _BaseID3(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         O(n * depth) time, vectorised over rows.
         """
         leaves = self.apply(X)
-        return self.classes_[self.tree_.label[leaves]]
+        return labels_of(self, self.tree_.label[leaves])
 
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy of the private tree on ``(X, y)``: the share of rows :meth:`predict` labels right.
@@ -392,11 +396,12 @@ _PARAMS_DOC = """
     features : sequence of dpmo.datasets.Feature, optional
         Public column metadata (e.g. ``dataset.features``): a categorical column with ``K`` categories
         splits ``K`` ways; a numeric column is cut into ``n_bins`` equal-width bins of its public range.
-        With a pandas DataFrame the columns are found by name and hold raw values (the categories
-        themselves, numbers in their units, scaled with the public bounds); with an array they hold the
-        encoded form of :mod:`dpmo.datasets` (category codes ``0 .. K-1``, numeric values scaled to
-        ``[0, 1]``). None: every column is numeric with the public range ``[0, 1]``. Numeric values
-        outside the public range are clipped to it (with a warning).
+        A pandas DataFrame (columns found by name) and a plain array (columns in the order of the
+        features) hold raw values (the categories themselves, numbers in the units of their bounds); a
+        Dataset and its table ``data.X`` are encoded (``docs/trees.md``, "Units"); an ambiguous table
+        is refused. None: every column is numeric with the public range ``[0, 1]``. Numeric values
+        outside the public range are clipped to it (silently by ``fit``, whose warnings never depend on
+        the records; ``predict`` warns).
     n_bins : int, default 5
         Bins of a numeric column over its public range ``[0, 1]``.
     max_records : int or None, default 100000
@@ -427,10 +432,15 @@ _PARAMS_DOC = """
         depth: node counts, then attribute choice or leaf counts; last depth: leaf counts), summing to
         ``epsilon`` exactly.
     classes_ : ndarray of shape (2,)
-        ``[negative, positive]``; :meth:`predict` returns these labels.
+        The two labels in scikit-learn's (sorted) order, the order of the columns of
+        :meth:`predict_proba`; :meth:`predict` returns these labels.
+    positive_class_ : label
+        The positive class (``classes[1]``, or the larger label of ``y``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names, when ``X`` was a DataFrame.
+    units_in_ : {"raw", "encoded"}
+        The units of ``X`` at fit (``docs/trees.md``, "Units").
     features_ : tuple of Feature or None
     domain_sizes_ : ndarray of int
         Number of children of a split on each column (categories or bins).

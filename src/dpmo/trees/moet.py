@@ -41,6 +41,7 @@ from .encoding import EncodedData
 from .evaluation import TreePopulation
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 from .operations import crossover, feature_spec, mutate, prune, random_tree
+from .proba import VoteScoresMixin, fitted_classes, labels_of
 from .tree import Tree
 
 try:  # scikit-learn is an optional dependency; the estimator API needs it
@@ -119,7 +120,7 @@ def selection_scores(
     return _selection.selection_scores(objs, approach=appr.name, sensitivity=sensitivity, weights=w)
 
 
-class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """DP-MOET (the paper's Algorithm "DP-MOET"): private cost-sensitive decision trees by evolution.
 
     Parameters
@@ -158,12 +159,13 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         (:mod:`dpmo.trees.objectives`). The global variants are valid for both.
     features : sequence of dpmo.datasets.Feature, optional
         Public metadata of the columns of ``X`` (categorical domains, numeric bounds), e.g.
-        ``dataset.features``. With a pandas DataFrame the columns are found by name and hold raw values
-        (categories themselves, numeric values in their units, scaled with the public bounds); with an
-        array they hold the encoded form of :mod:`dpmo.datasets` (category codes, numeric values scaled
-        to [0, 1]). None means every column is numeric with the public range [0, 1]. Never inferred
-        from the data: the splits would then leak it. Numeric values outside the public range are
-        clipped to it (with a warning).
+        ``dataset.features``. A pandas DataFrame (columns found by name) and a plain array (columns in
+        the order of the features) hold raw values: the categories themselves, numeric values in the
+        units of their bounds, which scale them. A Dataset and its table ``data.X`` are encoded
+        (``docs/trees.md``, "Units"); an ambiguous table is refused. None means every column is numeric
+        with the public range [0, 1]. Never inferred from the data: the splits would then leak it.
+        Numeric values outside the public range are clipped to it (silently by ``fit``, whose warnings
+        never depend on the records; ``predict`` warns).
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
         All randomness of the fit (trees, operators and private selections). None draws fresh OS entropy.
     classes : pair of labels, optional
@@ -189,9 +191,15 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     features_ : tuple of Feature or None
     n_features_in_ : int
     classes_ : ndarray of shape (2,)
-        ``[negative, positive]`` (see ``classes``); :meth:`predict` returns these labels.
+        The two labels in scikit-learn's (sorted) order, the order of the columns of
+        :meth:`predict_proba`; :meth:`predict` returns these labels.
+    positive_class_ : label
+        The positive class (``classes[1]``, or the larger label of ``y``): TPR is measured on it.
     feature_names_in_ : ndarray of str
         Column names, when ``X`` was a DataFrame.
+    units_in_ : {"raw", "encoded"}
+        The units of ``X`` at fit (``docs/trees.md``, "Units"): raw for a DataFrame or a plain array,
+        encoded for a Dataset, its table or an EncodedData.
 
     Notes
     -----
@@ -320,11 +328,12 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like (n, d), dpmo.datasets.Dataset or dpmo.trees.EncodedData
-            Categorical codes and numeric values scaled to [0, 1] with public bounds. A Dataset supplies
-            ``y`` and (when ``features`` is None) the metadata. An EncodedData built with labels
-            (``EncodedData(X, y)``) supplies both and is used as it is: fitting many estimators on one
-            table then encodes it once (otherwise :meth:`EncodedData.cached` recognises the table by a
-            digest of its contents, a few milliseconds per call).
+            Raw values (a DataFrame or a plain array) or an encoded table (a Dataset, its ``data.X``),
+            as ``features`` says. A Dataset supplies ``y`` and (when ``features`` is None) the metadata.
+            An EncodedData built with labels (``EncodedData(X, y)``, encoded) supplies both and is used
+            as it is: fitting many estimators on one table then encodes it once (otherwise
+            :meth:`EncodedData.cached` recognises the table by a digest of its contents, a few
+            milliseconds per call).
         y : array_like of 0/1, shape (n,)
             1 = positive class (not with an EncodedData).
         budget : dpmo.Budget, optional
@@ -342,7 +351,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         given = X if isinstance(X, EncodedData) else None
         if given is not None:
             X, y = self._labels_of(given, y)
-        X, y, features = check_X_fit(self, X, y)
+        X, y, features = check_X_fit(self, X, y, encoded=given is not None)
         y01, classes = fit_labels(self, y, X.shape[0])
         if given is not None and given.X is not X:  # clipped: encode the clipped table
             given = None
@@ -391,7 +400,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.population_ = TreePopulation(self.trees_)
         self.budget_ = own
         self.features_ = None if isinstance(features, int) else features
-        self.classes_ = classes
+        self.classes_, self.positive_class_ = fitted_classes(classes)
         return self
 
     # ------------------------------------------------------------------------------------------------
@@ -420,14 +429,15 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         X = self._X(X)
         pred = TreePopulation([self.trees_[self._tree_index(tree)]]).predict(X)[0]
-        return self.classes_[pred]
+        return labels_of(self, pred)
 
     def predict_all(self, X) -> np.ndarray:
         """Labels (from ``classes_``) predicted by every output tree, shape (n_output, n).
 
         O(n_output * n * depth).
         """
-        return self.classes_[self.population_.predict(self._X(X))]
+        X = self._X(X)  # NotFittedError before population_ is read
+        return labels_of(self, self.population_.predict(X))
 
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy of output tree 0 (the first tree of the final private selection) on ``(X, y)``.
@@ -442,7 +452,7 @@ class DPMOETClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def evaluate(self, X, y=None) -> np.ndarray:
         """(TPR, TNR) of every output tree on ``(X, y)``, array (n_output, 2). NOT private.
 
-        The positive class is ``classes_[1]``. Rates are 0 when a class is absent. Used by experiments
+        The positive class is ``positive_class_``. Rates are 0 when a class is absent. Used by experiments
         (coverage C, aggregate fitness). ``X`` may be an EncodedData built with 0/1 labels (as in
         :meth:`fit`). O(nodes x n / 64) with the bitset engine.
         """

@@ -1,0 +1,163 @@
+"""``predict_proba`` and ``decision_function`` of the private tree estimators: post-processing of the release.
+
+A fitted private estimator releases its trees and nothing else (its ``budget_`` says at what cost). The
+scores here are functions of that release and of the rows they are asked about, so they cost no budget and
+read no training data (``docs/trees.md``, "Probabilities and scores"):
+
+* :class:`~dpmo.trees.DPMOETClassifier` releases ``n_output`` trees whose leaves hold labels only. Its
+  probability of the positive class is a **weighted vote** of the released trees,
+  ``p = (v_t + mean_j v_j) / 2`` with ``v_j = 1`` when output tree ``j`` predicts the positive class and
+  ``t`` the tree :meth:`predict` uses (0 unless said): tree ``t`` carries more than half of the weight, so
+  the most probable class is always the one :meth:`predict` returns. With ``n_output=1`` it is 0 or 1.
+* :class:`~dpmo.trees.DiffPID3Classifier` and :class:`~dpmo.trees.LocalDiffPID3Classifier` release the
+  noisy class counts ``(c0, c1)`` of every leaf (Laplace noise, part of their budget). The probability of
+  the positive class is the leaf's **noisy positive share**
+  ``p = 1/2 + (c1 - c0) / (2 (|c0| + |c1|))``, which is ``c1 / (c0 + c1)`` when both counts are
+  non-negative, stays in ``[0, 1]`` when noise makes one negative, and is above ``1/2`` exactly when the
+  leaf predicts the positive class (``c1 > c0``).
+
+Neither is a calibrated probability: the trees were chosen for their TPR and TNR, and calibrating on data
+would be a new release. ``predict_proba`` has one column per class of ``classes_`` (scikit-learn's sorted
+order, so its scorers, such as ``"roc_auc"``, see the right class), and ``decision_function`` is
+``2 P(classes_[1]) - 1``: positive exactly when :meth:`predict` returns ``classes_[1]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_int
+
+__all__ = ["VoteScoresMixin", "LeafCountScoresMixin", "fitted_classes", "labels_of"]
+
+
+def fitted_classes(classes) -> tuple[np.ndarray, object]:
+    """``(classes_, positive_class_)`` from the pair ``[negative, positive]``.
+
+    ``classes_`` holds the two labels in scikit-learn's order (sorted, as ``np.unique`` gives them), so
+    that the columns of ``predict_proba`` and the sign of ``decision_function`` mean what scikit-learn's
+    scorers expect; ``positive_class_`` is the class whose true positive rate the private selection
+    measures. O(1).
+
+    Examples
+    --------
+    >>> from dpmo.trees.proba import fitted_classes
+    >>> classes_, positive = fitted_classes(["well", "sick"])
+    >>> classes_.tolist(), str(positive)
+    (['sick', 'well'], 'sick')
+    """
+    classes = np.asarray(classes)
+    return classes[np.argsort(classes, kind="stable")], classes[1]
+
+
+def labels_of(est, positive) -> np.ndarray:
+    """Labels (from ``est.classes_``) of 0/1 predictions, 1 meaning ``est.positive_class_``. O(n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from dpmo.trees.proba import labels_of
+    >>> est = SimpleNamespace(classes_=np.array(["sick", "well"]), positive_class_="sick")
+    >>> labels_of(est, np.array([1, 0, 1])).tolist()
+    ['sick', 'well', 'sick']
+    """
+    flip = int(est.classes_[0] == est.positive_class_)
+    return est.classes_[np.asarray(positive, dtype=np.intp) ^ flip]
+
+
+def _columns(est, p_positive: np.ndarray) -> np.ndarray:
+    """``(n, 2)`` probabilities in the order of ``classes_`` from the positive class's probability."""
+    if est.classes_[1] == est.positive_class_:
+        return np.column_stack([1.0 - p_positive, p_positive])
+    return np.column_stack([p_positive, 1.0 - p_positive])
+
+
+class _ScoresMixin:
+    """``decision_function`` from ``predict_proba`` (shared)."""
+
+    def decision_function(self, X, **kwargs) -> np.ndarray:
+        """``2 P(classes_[1]) - 1`` in ``[-1, 1]``, shape (n,): positive exactly where :meth:`predict` returns
+        ``classes_[1]``. A post-processing of the released trees (see :meth:`predict_proba`); the
+        scikit-learn scorers ``"roc_auc"`` and ``"average_precision"`` use it. Same cost as
+        :meth:`predict_proba`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpmo.trees import DiffPID3Classifier
+        >>> X = np.random.default_rng(0).random((300, 2))
+        >>> clf = DiffPID3Classifier(5.0, random_state=0).fit(X, X[:, 0] > 0.5)
+        >>> d = clf.decision_function(X)
+        >>> bool(np.all((d > 0) == (clf.predict(X) == clf.classes_[1])))
+        True
+        """
+        proba = self.predict_proba(X, **kwargs)
+        return 2.0 * proba[:, 1] - 1.0
+
+
+class VoteScoresMixin(_ScoresMixin):
+    """Scores of :class:`~dpmo.trees.DPMOETClassifier`: a weighted vote of its released trees."""
+
+    def predict_proba(self, X, tree: int = 0) -> np.ndarray:
+        """Weighted vote of the released trees, shape (n, 2), columns in the order of ``classes_``.
+
+        ``P(positive) = (v_tree + mean_j v_j) / 2``, ``v_j = 1`` when output tree ``j`` predicts
+        ``positive_class_``: tree ``tree`` (the one :meth:`predict` uses) carries more than half of the
+        weight, so the most probable class is the one :meth:`predict` returns, and the other output trees
+        order the rows within it. A post-processing of the private trees (no budget, no training data);
+        not a calibrated probability, and with ``n_output=1`` it is 0 or 1. O(n_output * n * depth).
+
+        Examples
+        --------
+        >>> from dpmo.datasets import load_breast_cancer
+        >>> from dpmo.trees import DPMOETClassifier
+        >>> data = load_breast_cancer()
+        >>> clf = DPMOETClassifier(5.0, n_output=3, random_state=0).fit(data)
+        >>> proba = clf.predict_proba(data)
+        >>> proba.shape, bool((clf.classes_[proba.argmax(axis=1)] == clf.predict(data)).all())
+        ((569, 2), True)
+        """
+        check_is_fitted(self)
+        votes = self.predict_all(X) == self.positive_class_  # (n_output, n): validates X and fitting
+        t = check_int(tree, "tree", minimum=None)
+        if not -votes.shape[0] <= t < votes.shape[0]:
+            raise ValueError(f"tree must index the {votes.shape[0]} output trees, got {tree}")
+        return _columns(self, (votes[t] + votes.mean(axis=0)) / 2.0)
+
+
+class LeafCountScoresMixin(_ScoresMixin):
+    """Scores of the private ID3 estimators: the noisy class counts of the released leaves."""
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Noisy positive share of the leaf each row reaches, shape (n, 2), columns in ``classes_`` order.
+
+        ``P(positive) = 1/2 + (c1 - c0) / (2 (|c0| + |c1|))`` from the leaf's released noisy class counts
+        ``tree_.leaf_counts = (c0, c1)``: ``c1 / (c0 + c1)`` when both are non-negative, in ``[0, 1]``
+        always, above 1/2 exactly when the leaf predicts ``positive_class_`` (a tie ``c0 = c1`` leans to the
+        leaf's predicted class by one float step, so the most probable class is the predicted one). A
+        post-processing of the private tree (the counts were released with their share of the budget);
+        no training data is read. Not calibrated. O(n * depth).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dpmo.trees import LocalDiffPID3Classifier
+        >>> X = np.random.default_rng(0).random((300, 2))
+        >>> clf = LocalDiffPID3Classifier(5.0, random_state=0).fit(X, X[:, 0] > 0.5)
+        >>> proba = clf.predict_proba(X)
+        >>> bool(np.allclose(proba.sum(axis=1), 1) and (proba >= 0).all())
+        True
+        """
+        check_is_fitted(self)
+        leaves = self.apply(X)
+        c0, c1 = self.tree_.leaf_counts[leaves].T
+        positive = self.tree_.label[leaves] == 1
+        total = np.abs(c0) + np.abs(c1)
+        known = np.isfinite(total) & (total > 0)
+        p = np.divide(c1 - c0, 2.0 * total, out=np.zeros(c0.shape), where=known) + 0.5
+        # a tie (c0 = c1, or a leaf without counts) leans to the predicted class by one float step
+        lean = np.where(positive, np.nextafter(0.5, 1.0), np.nextafter(0.5, 0.0))
+        p = np.where(known & (p != 0.5), np.clip(p, 0.0, 1.0), lean)
+        return _columns(self, p)
