@@ -31,6 +31,7 @@ from scipy import stats as sps
 
 import dpmo
 from dpmo import graphs
+from dpmo.epsilons import exact_epsilon, float_at_most
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'dpmo[spark]')")
 
@@ -343,16 +344,16 @@ def _chi_square_p(counts: Counter, probs: dict, trials: int) -> float:
 
 def _round_settings(g, approach, sensitivity, k, epsilon):
     """The in-memory scores of each round, the per-round float epsilons and the sensitivities."""
-    total = Fraction(epsilon)
+    total = exact_epsilon(epsilon)
     if approach == "agg":
         scores, sens = graphs.selection_scores(g, approach="agg", sensitivity=sensitivity)
-        eps = float(total / k)
+        eps = float_at_most(total / k)
         return [scores] * k, [eps] * k, [sens] * k
     objs = graphs.objectives(g)
     _, _, shares = graph_chebyshev_settings(g.n_nodes, k)
     parts = round_parts(total, k, shares / shares.sum())
     rounds = [chebyshev_round_scores(objs, g.n_nodes, k, j, sensitivity) for j in range(k)]
-    return [r[0] for r in rounds], [float(p) for p in parts], [r[1] for r in rounds]
+    return [r[0] for r in rounds], [float_at_most(p) for p in parts], [r[1] for r in rounds]
 
 
 def _spark_trials(stats, g, approach, sensitivity, mechanism, k, epsilon, trials, seed, mode=None):

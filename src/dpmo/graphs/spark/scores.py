@@ -7,8 +7,10 @@ exactly as the in-memory pipeline (:func:`dpmo.select_multiobjective`) runs them
 
 * :func:`dpmo.graphs.statistics_objectives`: degree (sensitivity 1) and ego density (global 1, the tight
   admissible local function ``2 / (d - t)``);
-* ``"agg"``: :func:`dpmo.aggregate` and :func:`dpmo.aggregate.aggregate_selection_scores` (the weighted
-  sum with ``sum |w_i|`` as sensitivity, or its local dampening with sensitivity 1);
+* ``"agg"``: the scores of the pipeline's PrivAgg rounds (:class:`dpmo.aggregate.AggregateApproach`: the
+  weighted sum with ``sum |w_i|`` as sensitivity, or its local dampening with sensitivity 1, with the
+  public scaling of weights whose sensitivity overflows), as :func:`dpmo.select_multiobjective` asks for
+  them;
 * ``"chebyshev"``: :func:`dpmo.chebyshev.chebyshev_selection_scores` with the round's public direction and
   aspiration (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`), sensitivity 1.
 
@@ -29,8 +31,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ...aggregate import aggregate, aggregate_selection_scores
 from ...chebyshev import chebyshev_selection_scores
+from ...selection import get_approach
 from ..objectives import statistics_objectives
 
 __all__ = ["ScoreSpec", "SPARK_APPROACHES", "round_sensitivity", "batch_scores", "score_batches"]
@@ -61,8 +63,10 @@ def batch_scores(degree, ego_density, spec: ScoreSpec) -> tuple[np.ndarray, list
     The library's functions on these nodes alone (module notes); O(len) plus the dampening.
     """
     objs = statistics_objectives(np.asarray(degree, dtype=np.int64), ego_density)
-    if spec.approach == "agg":
-        scores, sens = aggregate_selection_scores(aggregate(objs, spec.weights), spec.sensitivity)
+    if spec.approach == "agg":  # the pipeline's first (and only) score vector of PrivAgg
+        appr = get_approach("agg")
+        rounds = appr.rounds(objs, appr.check_weights(spec.weights, len(objs)), spec.sensitivity, None)
+        scores, sens = rounds.scores([], np.arange(len(objs[0].values), dtype=np.intp))
         return np.asarray(scores, dtype=np.float64)[None, :], [float(sens)]
     rows, sens = [], []
     for w, a in zip(spec.directions, spec.aspirations, strict=True):

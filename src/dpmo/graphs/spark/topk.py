@@ -24,6 +24,7 @@ import numpy as np
 from ... import _defaults
 from ..._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ...budget import resolve_budget
+from ...epsilons import float_at_most
 from ...mechanisms import MECHANISMS
 from ...mechanisms._common import needs_rounds
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
@@ -191,10 +192,11 @@ def top_k(
         else:
             budget.spend(parts[0], f"{_LABEL}: round 1 of 1 (one candidate left, no data used)")
         return [only]
+    # each round's float: the largest not above its exact share, as the budget returns it (and select uses)
     if static:
-        rounds = [(0, float(total / k), sens[0])] * k
+        rounds = [(0, float_at_most(total / k), sens[0])] * k
     else:
-        rounds = [(j, float(parts[j]), sens[j]) for j in range(k)]
+        rounds = [(j, float_at_most(parts[j]), sens[j]) for j in range(k)]
     entropy = None if gen is None else gen.integers(0, 2**32, size=4).tolist()
     sel = SparkSelection(stats, spec, entropy)
     try:
