@@ -83,6 +83,19 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (``/proc/<pid>/stat``), 0 when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime (fields 14 and 15)
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def _cmdline(pid: int) -> str:
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
@@ -92,12 +105,14 @@ def _cmdline(pid: int) -> str:
 
 
 class MemoryPoller(threading.Thread):
-    """Peak RSS (GiB) of this process, the JVM and the Python workers (summed over live workers)."""
+    """Peak RSS (GiB) of this process, the JVM and the Python workers (summed over live workers), and the
+    CPU seconds each used (the last value seen of every process: workers that exit take theirs along)."""
 
     def __init__(self, interval: float = 0.2):
         super().__init__(daemon=True)
         self.interval = interval
         self.peak = {"python_driver": 0.0, "jvm": 0.0, "python_workers": 0.0, "total": 0.0}
+        self.cpu: dict[int, tuple[str, float]] = {}
         self._stop_event = threading.Event()
 
     def run(self):
@@ -114,10 +129,13 @@ class MemoryPoller(threading.Thread):
                 cmd = _cmdline(pid)
                 if "java" in cmd.split(" ")[0]:
                     jvm += _rss_kib(pid)
+                    self.cpu[pid] = ("jvm", _cpu_seconds(pid))
                 elif "pyspark" in cmd or "python" in cmd:
                     workers += _rss_kib(pid)
+                    self.cpu[pid] = ("python_workers", _cpu_seconds(pid))
                 stack += _children(pid)
             own = _rss_kib(me)
+            self.cpu[me] = ("python_driver", _cpu_seconds(me))
             for key, kib in (
                 ("python_driver", own),
                 ("jvm", jvm),
@@ -127,10 +145,17 @@ class MemoryPoller(threading.Thread):
                 self.peak[key] = max(self.peak[key], kib / 2**20)
             time.sleep(self.interval)
 
+    def cpu_now(self) -> float:
+        """CPU seconds used so far by all the processes seen (this one, the JVM, the workers)."""
+        return sum(c for _, c in self.cpu.values())
+
     def stop(self) -> dict:
         self._stop_event.set()
         self.join()
-        return {k: round(v, 2) for k, v in self.peak.items()}
+        out = {f"peak_rss_gib_{k}": round(v, 2) for k, v in self.peak.items()}
+        for kind in ("python_driver", "jvm", "python_workers"):
+            out[f"cpu_s_{kind}"] = round(sum(c for key, c in self.cpu.values() if key == kind), 1)
+        return out
 
 
 def _rest(spark, what: str):
@@ -207,21 +232,25 @@ def run(
     edges = spark.read.parquet(parquet)
     result = {"parquet": parquet, "nodes": nodes, "session_start_s": round(t_start, 1)}
     if what in ("stats", "both"):
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), poller.cpu_now()
         stats = dpmo_spark.node_statistics(edges, nodes)
         result["node_statistics_s"] = round(time.perf_counter() - t1, 1)
+        time.sleep(2 * poller.interval)
+        result["node_statistics_cpu_s"] = round(poller.cpu_now() - c1, 1)
         sums = stats.agg(F.sum("degree").alias("d"), F.sum("triangles").alias("t")).first()
         result["edges"], result["triangles"] = int(sums["d"] // 2), int(sums["t"] // 3)
         result["shuffles_of_node_statistics"] = _shuffle_totals(spark)
     if what in ("topk", "both"):
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), poller.cpu_now()
         budget = dpmo.Budget(1.0)
         picks = dpmo_spark.top_k(edges, k, 1.0, nodes=nodes, approach="agg", budget=budget)
         result["top_k_agg_local_s"] = round(time.perf_counter() - t2, 1)
+        time.sleep(2 * poller.interval)
+        result["top_k_cpu_s"] = round(poller.cpu_now() - c2, 1)
         result["picks"], result["spent"] = len(picks), budget.spent
     result["shuffles_total"] = _shuffle_totals(spark)
     result["jobs"] = _job_times(spark)
-    result["peak_rss_gib"] = poller.stop()
+    result["memory_and_cpu"] = poller.stop()
     result.update(driver_memory=driver_memory, shuffle_partitions=partitions, load=os.getloadavg())
     return result
 

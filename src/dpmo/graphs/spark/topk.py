@@ -185,7 +185,7 @@ def top_k(
         )
     sens = round_sensitivity(spec)
     parts = round_parts(total, k, shares)
-    if n == 1:  # the only candidate: returned without looking at the data, its share still recorded
+    if n == 1:  # the only candidate: returned without using its statistics, its share still recorded
         only = stats.select("node").first()["node"]
         if static:
             budget.spend(total, f"{_LABEL}: the only candidate, no data used")
@@ -212,12 +212,12 @@ def top_k(
 def _recorder(budget, total: Fraction, parts, k: int, n: int, static: bool, mechanism, sens, spec):
     """``before(j)``: the budget record(s) of round ``j``, as :func:`dpmo.select_multiobjective` makes
     them."""
-    name = "dampened" if spec.sensitivity == "local" else "global"
+    score = "dampened aggregate" if spec.sensitivity == "local" else "aggregate"
 
     def before(j: int) -> None:
         if static:
             if j == 0:  # the k rounds are sampled together: k records of epsilon / k, all before
-                what = f"{_LABEL} ({'dampened aggregate' if name == 'dampened' else 'aggregate'})"
+                what = f"{_LABEL} ({score})"
                 budget.spend_rounds(total, k, what, mechanism=mechanism, sensitivity=sens[0], candidates=n)
             return
         if n - j == 1:
