@@ -41,7 +41,15 @@ def _session(spark) -> SparkSession:
 
 
 def id_kind(dtype) -> str:
-    """``"int"`` for an integral Spark type, ``"str"`` for a string type; ``TypeError`` otherwise."""
+    """``"int"`` for an integral Spark type, ``"str"`` for a string type; ``TypeError`` otherwise.
+
+    Examples
+    --------
+    >>> from pyspark.sql import types as T
+    >>> from dpmo.graphs.spark.inputs import id_kind
+    >>> id_kind(T.IntegerType()), id_kind(T.StringType())
+    ('int', 'str')
+    """
     if isinstance(dtype, _INTEGRAL):
         return "int"
     if isinstance(dtype, T.StringType):
@@ -158,6 +166,14 @@ def edge_frame(edges, spark=None) -> DataFrame:
     ``edges`` is a Spark DataFrame with exactly two columns of node ids (both integral, or both strings), or
     a path: ending in ``.parquet`` (a file or a directory) it is read as Parquet, otherwise as a text edge
     list (:func:`read_edges` with its defaults).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.inputs import edge_frame
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> edge_frame(session.createDataFrame([(1, 2)], "src int, dst int")).dtypes
+    [('u', 'bigint'), ('v', 'bigint')]
     """
     if isinstance(edges, (str, os.PathLike)):
         path = os.fspath(edges)
@@ -187,7 +203,16 @@ def edge_frame(edges, spark=None) -> DataFrame:
 
 
 class NodeSet(NamedTuple):
-    """The public node set: a DataFrame with one column ``node``, its size, and whether it is ``0 .. n-1``."""
+    """The public node set: a DataFrame with one column ``node``, its size, and whether it is ``0 .. n-1``.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.inputs import node_frame
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> node_frame(5, session, "int", "example")[1:]  # NodeSet(frame, n, is_range)
+    (5, True)
+    """
 
     frame: DataFrame
     n: int
@@ -200,6 +225,15 @@ def node_frame(nodes, spark: SparkSession, kind: str, what: str) -> NodeSet:
     ``nodes``: an int ``n`` (ids ``0 .. n-1``), an array_like of distinct ids, or a Spark DataFrame with
     one column of distinct, non-null ids of the edges' kind (``kind`` is ``"int"`` or ``"str"``). None is
     refused with :data:`dpmo.graphs.nodes.NODES_REQUIRED`. ``n`` is counted on the node set (public).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.inputs import node_frame
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> ns = node_frame([3, 7, 9], session, "int", "example")
+    >>> ns.n, ns.is_range, sorted(r.node for r in ns.frame.collect())
+    (3, False, [3, 7, 9])
     """
     if nodes is None or (isinstance(nodes, str) and nodes == "observed"):
         raise ValueError(f"{what}: {NODES_REQUIRED}")

@@ -39,7 +39,14 @@ NOISE = {"exponential": "gumbel", "gumbel": "gumbel", "permute_and_flip": "expon
 
 class Round(NamedTuple):
     """Public settings of one round's noise: the score column, its epsilon and sensitivity, the ``top``
-    the log-weights are taken relative to, and how many of the best noisy values a partition keeps."""
+    the log-weights are taken relative to, and how many of the best noisy values a partition keeps.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.spark.noise import Round
+    >>> Round(column=0, epsilon=0.5, sensitivity=1.0, top=9.0, keep=3).keep
+    3
+    """
 
     column: int
     epsilon: float
@@ -50,12 +57,28 @@ class Round(NamedTuple):
 
 def log_weights(scores: np.ndarray, top: float, epsilon: float, sensitivity: float) -> np.ndarray:
     """``epsilon (u - top) / (2 sensitivity)`` formed as :func:`dpmo.select` forms them (``top`` >= every
-    score: it plays the part of the maximum, so a batch gets the floats the whole vector would). O(n)."""
+    score: it plays the part of the maximum, so a batch gets the floats the whole vector would). O(n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.graphs.spark.noise import log_weights
+    >>> log_weights(np.array([3.0, 1.0]), 5.0, 2.0, 1.0).tolist()  # 2 (u - 5) / (2 * 1)
+    [-2.0, -4.0]
+    """
     return scaled_scores(np.append(np.asarray(scores, dtype=np.float64), top), epsilon, sensitivity)[:-1]
 
 
 def draw_noise(rng: np.random.Generator, kind: str, size: int) -> np.ndarray:
-    """``size`` i.i.d. standard Gumbel, exponential or Laplace draws."""
+    """``size`` i.i.d. standard Gumbel, exponential or Laplace draws.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.graphs.spark.noise import draw_noise
+    >>> bool((draw_noise(np.random.default_rng(0), "exponential", (2, 3)) >= 0).all())
+    True
+    """
     if kind == "gumbel":
         return rng.gumbel(size=size)
     if kind == "exponential":
@@ -96,6 +119,16 @@ def batch_candidates(
     pandas.DataFrame
         Columns ``trial``, ``round``, ``node``, ``z`` (nodes out of play never appear). O(trials * len(rounds)
         * b) time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.graphs.spark.noise import Round, batch_candidates
+    >>> ids, scores = np.array([10, 11, 12, 13]), np.array([[4.0, 3.0, 2.0, 1.0]])
+    >>> rounds = [Round(0, 1.0, 1.0, 4.0, 1), Round(0, 1.0, 1.0, 4.0, 2)]
+    >>> rows = batch_candidates(ids, scores, rounds, "gumbel", np.random.default_rng(0), trials=3)
+    >>> rows.groupby("round").size().tolist()  # per trial, 1 candidate of round 0 and 2 of round 1
+    [3, 6]
     """
     parts = []
     b = ids.size
@@ -135,7 +168,17 @@ def batch_candidates(
 
 
 def best_rows(rows: pd.DataFrame, keep_of_round) -> pd.DataFrame:
-    """The ``keep_of_round[round]`` rows of largest ``z`` of every (trial, round)."""
+    """The ``keep_of_round[round]`` rows of largest ``z`` of every (trial, round).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpmo.graphs.spark.noise import best_rows
+    >>> z = [0.5, 0.7, 0.1, 0.2]
+    >>> rows = pd.DataFrame({"trial": 0, "round": [0, 0, 1, 1], "node": [1, 2, 1, 2], "z": z})
+    >>> best_rows(rows, [1, 2])["node"].tolist()  # round 0 keeps its best, round 1 both
+    [2, 2, 1]
+    """
     if rows.empty:
         return rows
     rows = rows.sort_values(["trial", "round", "z"], ascending=[True, True, False], kind="stable")
@@ -162,7 +205,16 @@ def _plain(x):
 
 
 def picks_one_shot(rows: pd.DataFrame, k: int, trials: int = 1) -> list[list]:
-    """Gumbel top-k: per trial, the ``k`` nodes of largest ``z`` (one round of candidates), largest first."""
+    """Gumbel top-k: per trial, the ``k`` nodes of largest ``z`` (one round of candidates), largest first.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpmo.graphs.spark.noise import picks_one_shot
+    >>> rows = pd.DataFrame({"trial": 0, "round": 0, "node": [5, 6, 7], "z": [0.1, 0.9, 0.4]})
+    >>> picks_one_shot(rows, 2)
+    [[6, 7]]
+    """
     return [[_plain(x) for x in nodes[:k]] for _, nodes, _ in _by_trial(rows, trials)]
 
 
@@ -172,6 +224,14 @@ def picks_by_round(rows: pd.DataFrame, k: int, trials: int = 1, chosen=None) -> 
 
     ``chosen`` (per trial, the picks of earlier passes) is extended in place and returned; ``rows`` may
     hold rounds ``0 .. k-1`` (one pass of ``"rounds"``) or a single round ``0`` (a ``"sequential"`` pass).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dpmo.graphs.spark.noise import picks_by_round
+    >>> rows = pd.DataFrame({"trial": 0, "round": [0, 1, 1], "node": [5, 5, 6], "z": [0.3, 0.9, 0.2]})
+    >>> picks_by_round(rows, 2)  # round 1's best, node 5, is taken: its next best
+    [[5, 6]]
     """
     chosen = [[] for _ in range(trials)] if chosen is None else chosen
     for t, (rnd, nodes, _) in enumerate(_by_trial(rows, trials)):

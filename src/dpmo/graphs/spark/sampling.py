@@ -37,7 +37,14 @@ __all__ = ["Plan", "SparkSelection", "run_plan"]
 
 
 class Plan(NamedTuple):
-    """How the ``k`` picks are drawn: ``mode`` and, per round, ``(column, epsilon, sensitivity)``."""
+    """How the ``k`` picks are drawn: ``mode`` and, per round, ``(column, epsilon, sensitivity)``.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.spark.sampling import Plan
+    >>> Plan("one_shot", [(0, 0.25, 1.0)] * 2, "exponential").mode
+    'one_shot'
+    """
 
     mode: str
     rounds: list[tuple[int, float, float]]
@@ -93,6 +100,25 @@ class SparkSelection:
         Public settings of the scores.
     entropy : None or list of int
         None: every partition seeds itself from the OS; otherwise the root of the per-partition seeds.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo import graphs
+    >>> from dpmo.graphs import spark as dpmo_spark
+    >>> from dpmo.graphs.spark.sampling import SparkSelection
+    >>> from dpmo.graphs.spark.scores import ScoreSpec
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> g = nx.karate_club_graph()
+    >>> edges = session.createDataFrame(list(g.edges()), "src long, dst long")
+    >>> stats = dpmo_spark.node_statistics(edges, 34)
+    >>> sel = SparkSelection(stats, ScoreSpec("agg", "global", (1.0, 100.0)))
+    >>> values, nodes = sel.top_values(3)[0]  # the three largest 1 * degree + 100 * ego density
+    >>> sel.close()
+    >>> values.tolist() == np.sort(graphs.aggregate_scores(g).values)[::-1][:3].tolist()
+    True
     """
 
     def __init__(self, stats: DataFrame, spec: ScoreSpec, entropy=None):
@@ -158,6 +184,25 @@ def run_plan(sel: SparkSelection, plan: Plan, k: int, tops, *, trials: int = 1, 
     sampled (all rounds before the one pass of ``"one_shot"`` and ``"rounds"``): the budget records.
 
     ``tops`` is :meth:`SparkSelection.top_values` with at least ``k`` values per column.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs import spark as dpmo_spark
+    >>> from dpmo.graphs.spark.sampling import Plan, SparkSelection, run_plan
+    >>> from dpmo.graphs.spark.scores import ScoreSpec
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> edges = session.createDataFrame(list(nx.karate_club_graph().edges()), "src long, dst long")
+    >>> stats = dpmo_spark.node_statistics(edges, 34)
+    >>> sel = SparkSelection(stats, ScoreSpec("agg", "local", (1.0, 100.0)))
+    >>> plan = Plan("one_shot", [(0, 0.5, 1.0)] * 2, "exponential")
+    >>> picks = run_plan(sel, plan, 2, sel.top_values(2), trials=3, before=print)  # 3 independent draws
+    0
+    1
+    >>> sel.close()
+    >>> [len(set(p)) for p in picks]
+    [2, 2, 2]
     """
     noise = NOISE[plan.mechanism]
 

@@ -51,7 +51,17 @@ STATISTICS_COLUMNS = ("node", "degree", "triangles", "ego_density")
 
 
 def prepare(edges, nodes, what: str) -> tuple[DataFrame, NodeSet]:
-    """The edge table (columns ``u``, ``v``) and the public node set, checked; refusals name ``what``."""
+    """The edge table (columns ``u``, ``v``) and the public node set, checked; refusals name ``what``.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.statistics import prepare
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> e, ns = prepare(session.createDataFrame([(0, 1), (1, 2)], "a long, b long"), 4, "example")
+    >>> e.columns, ns.n, ns.is_range
+    (['u', 'v'], 4, True)
+    """
     if nodes is None:  # refused before the edges are even looked at
         node_frame(None, None, "int", what)
     e = edge_frame(edges)
@@ -117,7 +127,17 @@ def node_statistics(edges, nodes) -> DataFrame:
 
 
 def statistics(e: DataFrame, ns: NodeSet) -> DataFrame:
-    """:func:`node_statistics` of the edge table ``e`` (columns ``u``, ``v``) on the node set ``ns``."""
+    """:func:`node_statistics` of the edge table ``e`` (columns ``u``, ``v``) on the node set ``ns``.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.statistics import prepare, statistics
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> e, ns = prepare(session.createDataFrame([(0, 1), (1, 2), (2, 0)], "a long, b long"), 4, "example")
+    >>> sorted(tuple(r) for r in statistics(e, ns).select("node", "triangles").collect())
+    [(0, 1), (1, 1), (2, 1), (3, 0)]
+    """
     u, v = F.col("u"), F.col("v")
     missing = u.isNull() | v.isNull()
     pairs = e.select(
@@ -181,7 +201,18 @@ def _check_endpoints(deg: DataFrame, ns: NodeSet) -> None:
 
 def oriented_edges(edges: DataFrame, deg: DataFrame) -> DataFrame:
     """The simple graph ``edges`` (columns ``a < b``) oriented from the lower to the higher ``(degree, id)``:
-    columns ``src``, ``dst`` and ``ddst`` (the degree of ``dst``). ``deg``: columns ``node``, ``degree``."""
+    columns ``src``, ``dst`` and ``ddst`` (the degree of ``dst``). ``deg``: columns ``node``, ``degree``.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.statistics import oriented_edges
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> edges = session.createDataFrame([(0, 1), (0, 2), (1, 2), (2, 3)], "a long, b long")
+    >>> deg = session.createDataFrame([(0, 2), (1, 2), (2, 3), (3, 1)], "node long, degree long")
+    >>> sorted((r.src, r.dst) for r in oriented_edges(edges, deg).collect())  # 3 (degree 1) -> 2
+    [(0, 1), (0, 2), (1, 2), (3, 2)]
+    """
     da = deg.select(F.col("node").alias("a"), F.col("degree").alias("da"))
     db = deg.select(F.col("node").alias("b"), F.col("degree").alias("db"))
     ranked = edges.join(da, "a").join(db, "b")
@@ -196,7 +227,19 @@ def oriented_edges(edges: DataFrame, deg: DataFrame) -> DataFrame:
 
 def wedges(oriented: DataFrame) -> DataFrame:
     """The wedges ``x -> y, x -> z`` of the oriented edges with ``(degree, id)`` of ``y`` below ``z``'s:
-    columns ``x, y, z``, at most ``sum_x d+(x) (d+(x) - 1) / 2`` rows (a self-join on ``x``)."""
+    columns ``x, y, z``, at most ``sum_x d+(x) (d+(x) - 1) / 2`` rows (a self-join on ``x``).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.statistics import wedges
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> oriented = session.createDataFrame(
+    ...     [(0, 1, 2), (0, 2, 3), (1, 2, 3), (3, 2, 3)], "src long, dst long, ddst long"
+    ... )
+    >>> [tuple(r) for r in wedges(oriented).collect()]  # node 0 is the only one with two out-neighbours
+    [(0, 1, 2)]
+    """
     first = oriented.select(F.col("src").alias("x"), F.col("dst").alias("y"), F.col("ddst").alias("dy"))
     second = oriented.select(F.col("src").alias("x"), F.col("dst").alias("z"), F.col("ddst").alias("dz"))
     below = (F.col("dy") < F.col("dz")) | ((F.col("dy") == F.col("dz")) & (F.col("y") < F.col("z")))
@@ -205,7 +248,19 @@ def wedges(oriented: DataFrame) -> DataFrame:
 
 def triangle_counts(oriented: DataFrame) -> DataFrame:
     """Columns ``node``, ``triangles`` (nodes in no triangle are absent): every wedge closed by the oriented
-    edge ``y -> z`` is a triangle, found once from its lowest corner ``x`` and counted for its three nodes."""
+    edge ``y -> z`` is a triangle, found once from its lowest corner ``x`` and counted for its three nodes.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.statistics import triangle_counts
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> oriented = session.createDataFrame(
+    ...     [(0, 1, 2), (0, 2, 3), (1, 2, 3), (3, 2, 3)], "src long, dst long, ddst long"
+    ... )
+    >>> sorted(tuple(r) for r in triangle_counts(oriented).collect())  # the triangle 0-1-2
+    [(0, 1), (1, 1), (2, 1)]
+    """
     closing = oriented.select(F.col("src").alias("y"), F.col("dst").alias("z"))
     found = wedges(oriented).join(closing, ["y", "z"])
     return (

@@ -54,6 +54,18 @@ def plan_rounds(static: bool, mechanism: str, rounds, k: int, tops) -> Plan:
     below ``-2^32`` relative to the column's best, :func:`dpmo.mechanisms._common.needs_rounds`); a static
     approach with the exponential mechanism then takes the Gumbel top-k (one noise per node), the others
     one noise per node and round. Otherwise one pass per round, relative to the best remaining score.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.graphs.spark.topk import plan_rounds
+    >>> tops = [(np.array([9.0, 8.0]), np.array([4, 2]))]  # the best scores of the one column
+    >>> plan_rounds(True, "exponential", [(0, 0.5, 1.0)] * 2, 2, tops).mode
+    'one_shot'
+    >>> plan_rounds(True, "permute_and_flip", [(0, 0.5, 1.0)] * 2, 2, tops).mode
+    'rounds'
+    >>> plan_rounds(True, "exponential", [(0, 1e300, 1.0)] * 2, 2, tops).mode  # log-weight gap 5e299
+    'sequential'
     """
     safe = all(
         not needs_rounds(np.asarray(tops[c][0][: j + 1]), e, s, j + 1) for j, (c, e, s) in enumerate(rounds)
