@@ -240,10 +240,15 @@ def wedges(oriented: DataFrame) -> DataFrame:
     >>> [tuple(r) for r in wedges(oriented).collect()]  # node 0 is the only one with two out-neighbours
     [(0, 1, 2)]
     """
-    first = oriented.select(F.col("src").alias("x"), F.col("dst").alias("y"), F.col("ddst").alias("dy"))
-    second = oriented.select(F.col("src").alias("x"), F.col("dst").alias("z"), F.col("ddst").alias("dz"))
-    below = (F.col("dy") < F.col("dz")) | ((F.col("dy") == F.col("dz")) & (F.col("y") < F.col("z")))
-    return first.join(second, "x").where(below).select("x", "y", "z")
+    # one side, joined with itself: both sides are the same plan, so Spark shuffles it once (reused exchange)
+    side = oriented.select(F.col("src").alias("x"), F.col("dst").alias("y"), F.col("ddst").alias("d"))
+    p, q = side.alias("p"), side.alias("q")
+    below = (F.col("p.d") < F.col("q.d")) | ((F.col("p.d") == F.col("q.d")) & (F.col("p.y") < F.col("q.y")))
+    return (
+        p.join(q, F.col("p.x") == F.col("q.x"))
+        .where(below)
+        .select(F.col("p.x").alias("x"), F.col("p.y").alias("y"), F.col("q.y").alias("z"))
+    )
 
 
 def triangle_counts(oriented: DataFrame) -> DataFrame:
