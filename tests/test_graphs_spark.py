@@ -268,6 +268,13 @@ def test_malformed_text_edge_list_is_refused(spark, tmp_path):
     with pytest.raises(ValueError, match="a header"):
         dpmo_spark.read_edges(path)
     assert [tuple(r) for r in dpmo_spark.read_edges(path, header=True).collect()] == [(1, 2)]
+    # a folder of files: the first data line of each is its header (after '%' and '#' comments)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "a.csv").write_text("% made by hand\nsrc,dst\n1,2\n2,3\n")
+    (folder / "b.csv").write_text("src,dst\n3, 4 # a comment\n")
+    got = sorted(tuple(r) for r in dpmo_spark.read_edges(folder, header=True).collect())
+    assert got == [(1, 2), (2, 3), (3, 4)]
 
 
 def test_budget_is_checked_before_any_spark_job(spark, small, monkeypatch):
