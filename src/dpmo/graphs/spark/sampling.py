@@ -3,7 +3,7 @@
 :class:`SparkSelection` holds the per-node scores of one selection (computed on the executors by
 :mod:`dpmo.graphs.spark.scores`, persisted) and runs the passes over them:
 
-* :meth:`SparkSelection.top_values`: the ``k`` largest scores of every column (with their nodes), to place
+* :meth:`SparkSelection.top_values`: the largest scores of every column (with their nodes), to place
   the log-weights and to decide, as :func:`dpmo.select` does, whether one pass is numerically safe;
 * :meth:`SparkSelection.draw`: one pass of noise (:func:`dpmo.graphs.spark.noise.batch_candidates` on
   every partition), returning the candidates the driver merges.
@@ -58,11 +58,11 @@ def _partition_rng(entropy, pass_id: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(pass_id, pid)))
 
 
-def _top_batches(batches, columns: int, k: int):
-    """mapInPandas: the ``k`` largest scores of every column in this partition."""
+def _top_batches(batches, keep: list[int]):
+    """mapInPandas: the ``keep[j]`` largest scores of every column ``j`` in this partition."""
     parts = []
     for batch in batches:
-        for j in range(columns):
+        for j, k in enumerate(keep):
             s = batch[f"s{j}"].to_numpy()
             best = np.argpartition(-s, k - 1)[:k] if k < s.size else np.arange(s.size)
             parts.append(
@@ -70,7 +70,8 @@ def _top_batches(batches, columns: int, k: int):
             )
     if parts:
         rows = pd.concat(parts, ignore_index=True).sort_values(["column", "value"], ascending=[True, False])
-        yield rows.groupby("column", sort=False).head(k)
+        rank = rows.groupby("column", sort=False).cumcount().to_numpy()
+        yield rows[rank < np.asarray(keep)[rows["column"].to_numpy()]]
 
 
 def _noise_batches(batches, rounds, noise, trials, exclude, entropy, pass_id, columns):
@@ -137,8 +138,10 @@ class SparkSelection:
     def close(self) -> None:
         self.scores.unpersist()
 
-    def top_values(self, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per column, the ``k`` largest scores (descending) and their nodes."""
+    def top_values(self, keep) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per column ``j``, the ``keep[j]`` largest scores (descending) and their nodes (``keep``: one int
+        per column, or one int for all)."""
+        keep = [int(keep)] * self.columns if np.ndim(keep) == 0 else [int(x) for x in keep]
         schema = T.StructType(
             [
                 T.StructField("column", T.LongType(), False),
@@ -146,10 +149,11 @@ class SparkSelection:
                 T.StructField("value", T.DoubleType(), False),
             ]
         )
-        rows = self.scores.mapInPandas(partial(_top_batches, columns=self.columns, k=k), schema).toPandas()
+        rows = self.scores.mapInPandas(partial(_top_batches, keep=keep), schema).toPandas()
         out = []
         for j in range(self.columns):
-            mine = rows[rows["column"] == j].sort_values("value", ascending=False, kind="stable").head(k)
+            mine = rows[rows["column"] == j].sort_values("value", ascending=False, kind="stable")
+            mine = mine.head(keep[j])
             out.append((mine["value"].to_numpy(), mine["node"].to_numpy()))
         return out
 
@@ -183,7 +187,7 @@ def run_plan(sel: SparkSelection, plan: Plan, k: int, tops, *, trials: int = 1, 
     """The ``k`` picks of each trial under ``plan``; ``before(j)`` is called right before round ``j`` is
     sampled (all rounds before the one pass of ``"one_shot"`` and ``"rounds"``): the budget records.
 
-    ``tops`` is :meth:`SparkSelection.top_values` with at least ``k`` values per column.
+    ``tops`` is :meth:`SparkSelection.top_values` with at least ``j + 1`` values of round ``j``'s column.
 
     Examples
     --------

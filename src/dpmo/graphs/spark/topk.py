@@ -35,13 +35,17 @@ from .sampling import Plan, SparkSelection, run_plan
 from .scores import SPARK_APPROACHES, ScoreSpec, round_sensitivity
 from .statistics import prepare, statistics
 
-__all__ = ["DRIVER_MAX_NODES", "top_k", "plan_rounds"]
+__all__ = ["DRIVER_MAX_NODES", "ROUNDS_MAX_K", "top_k", "plan_rounds"]
 
 #: Largest public node count for which the driver path (``approach="pareto"``, ``exact=True``) collects
 #: the statistics (about 24 bytes per node through Arrow, plus the in-memory pipeline's own arrays; the
 #: Spark driver needs ``spark.driver.memory`` and ``spark.driver.maxResultSize`` to match). Refused above
 #: it, from ``n`` alone (public), before any data is read.
 DRIVER_MAX_NODES = 10**8
+
+#: Largest ``k`` of the one-pass per-round plan, whose partitions send ``k (k + 1) / 2`` candidates each; a
+#: larger (public) ``k`` takes the sequential plan (one pass per round, one candidate per partition).
+ROUNDS_MAX_K = 100
 
 _LABEL = "graphs.spark.top_k"
 
@@ -53,7 +57,8 @@ def plan_rounds(static: bool, mechanism: str, rounds, k: int, tops) -> Plan:
     One pass is used when :func:`dpmo.select` would sample at once (no round's candidates have log-weights
     below ``-2^32`` relative to the column's best, :func:`dpmo.mechanisms._common.needs_rounds`); a static
     approach with the exponential mechanism then takes the Gumbel top-k (one noise per node), the others
-    one noise per node and round. Otherwise one pass per round, relative to the best remaining score.
+    one noise per node and round (for ``k <= ROUNDS_MAX_K``). Otherwise one pass per round, relative to the
+    best remaining score. ``tops`` holds at least ``j + 1`` values of round ``j``'s column.
 
     Examples
     --------
@@ -66,6 +71,9 @@ def plan_rounds(static: bool, mechanism: str, rounds, k: int, tops) -> Plan:
     'rounds'
     >>> plan_rounds(True, "exponential", [(0, 1e300, 1.0)] * 2, 2, tops).mode  # log-weight gap 5e299
     'sequential'
+    >>> many = [(np.arange(200.0)[::-1], np.arange(200))]  # k = 101 > ROUNDS_MAX_K picks
+    >>> plan_rounds(True, "laplace", [(0, 0.01, 1.0)] * 101, 101, many).mode
+    'sequential'
     """
     safe = all(
         not needs_rounds(np.asarray(tops[c][0][: j + 1]), e, s, j + 1) for j, (c, e, s) in enumerate(rounds)
@@ -74,7 +82,7 @@ def plan_rounds(static: bool, mechanism: str, rounds, k: int, tops) -> Plan:
         return Plan("sequential", list(rounds), mechanism)
     if static and mechanism in ("exponential", "gumbel"):
         return Plan("one_shot", list(rounds), mechanism)
-    return Plan("rounds", list(rounds), mechanism)
+    return Plan("rounds" if k <= ROUNDS_MAX_K else "sequential", list(rounds), mechanism)
 
 
 def top_k(
@@ -212,7 +220,7 @@ def top_k(
     entropy = None if gen is None else gen.integers(0, 2**32, size=4).tolist()
     sel = SparkSelection(stats, spec, entropy)
     try:
-        tops = sel.top_values(k)
+        tops = sel.top_values(k if static else [j + 1 for j in range(k)])
         plan = plan_rounds(static, mechanism, rounds, k, tops)
         before = _recorder(budget, total, parts, k, n, static, mechanism, sens, spec)
         picks = run_plan(sel, plan, k, tops, before=before)[0]
