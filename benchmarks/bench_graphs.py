@@ -1,24 +1,19 @@
-"""Benchmarks and measurements of DP-MOTkIN (dpmo.graphs) on GitHub, Enron and a DBLP-sized synthetic graph.
+"""Accuracy studies of DP-MOTkIN (dpmo.graphs) on GitHub and Enron (the timings are in test_graphs.py).
 
 Usage (from the repository root; the real graphs are read from ../shared/data or $DPMO_DATA_DIR)::
 
-    python benchmarks/bench_graphs.py timing            # end-to-end time per method, fresh process each
     python benchmarks/bench_graphs.py recall            # DP-MOTkIN-Agg mean recall over the epsilon grid
     python benchmarks/bench_graphs.py pareto --reps 100 # the Pareto investigation (docs/graphs.md)
     python benchmarks/bench_graphs.py all
 
-Every figure is printed; nothing here is asserted (timings do not belong in unit tests).
+Every figure is printed; nothing here is asserted.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
-import time
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -27,10 +22,9 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("DPMO_DATA_DIR", REPO.parent / "shared" / "data"))
 GRAPHS = {"github": "musae_git_edges.csv", "enron": "Email-Enron.txt"}
 #: Public node sets: the published node counts (ids 0..n-1), never read from the edges.
-NODES = {"github": 37_700, "enron": 36_692, "dblp-synthetic": 317_080}
+NODES = {"github": 37_700, "enron": 36_692}
 EPS_PARETO = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 EPS_AGG = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 100.0)
-METHODS = [("pareto", "local"), ("pareto", "global"), ("agg", "local"), ("agg", "global")]
 #: (label, low_degree, formula): the paper's formula with 0 for degree < 2 (dpmo's default); the published
 #: code's leaf convention (degree-1 nodes at 1); the published code's full convention (also no factor 2).
 CONVENTIONS = [
@@ -38,92 +32,6 @@ CONVENTIONS = [
     ("paper, d<2 -> 1", 1.0, "paper"),
     ("published", 1.0, "published"),
 ]
-
-
-# ----------------------------------------------------------------------------------------------------------
-# Timing: one fresh interpreter per (graph, method), so numba's cache loading and every first-use cost count
-# ----------------------------------------------------------------------------------------------------------
-def _child(graph: str, approach: str, sensitivity: str) -> dict:
-    t0 = time.perf_counter()
-    from dpmo import graphs
-
-    t_import = time.perf_counter() - t0
-    if graph == "dblp-synthetic":
-        g0 = graphs.random_collaboration_graph(rng=0)
-        source = g0.ids[g0.edges()]  # an (E, 2) edge array, as a user would pass
-        del g0
-        k = 10 if approach == "pareto" else 5
-    else:
-        source = DATA / GRAPHS[graph]
-        k = 3 if approach == "pareto" else 5
-    c1 = time.process_time()
-    t1 = time.perf_counter()
-    g = graphs.load_graph(source, nodes=NODES[graph])
-    t_load = time.perf_counter() - t1
-    t2 = time.perf_counter()
-    g.ego_density()
-    t_util = time.perf_counter() - t2
-    t3 = time.perf_counter()
-    out = graphs.top_k(g, k, 1.0, approach=approach, sensitivity=sensitivity, rng=0)
-    t_select = time.perf_counter() - t3
-    t_total = time.perf_counter() - t1
-    cpu_total = time.process_time() - c1
-    t4 = time.perf_counter()
-    graphs.top_k(g, k, 1.0, approach=approach, sensitivity=sensitivity, rng=1)
-    t_again = time.perf_counter() - t4
-    # memory: a second, traced pass from the source (tracemalloc slows everything down, so it is not timed)
-    del g
-    tracemalloc.start()
-    g = graphs.load_graph(source, nodes=NODES[graph])
-    graphs.top_k(g, k, 1.0, approach=approach, sensitivity=sensitivity, rng=0)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return dict(
-        graph=graph,
-        method=f"{approach}/{sensitivity}",
-        k=k,
-        n=g.n_nodes,
-        edges=g.n_edges,
-        import_s=t_import,
-        load_s=t_load,
-        utilities_s=t_util,
-        select_s=t_select,
-        total_s=t_total,
-        cpu_s=cpu_total,
-        again_s=t_again,
-        peak_mb=peak / 2**20,
-        bytes_per_item=peak / (g.n_nodes + g.n_edges),
-        out=out.tolist(),
-    )
-
-
-def timing() -> list[dict]:
-    rows = []
-    print("\n## End to end (load + utilities + sensitivities + selection), epsilon = 1, fresh process each")
-    print(f"(load average before: {os.getloadavg()[0]:.1f}; wall-clock s, and CPU s of the same run)")
-    print(
-        "| graph | method | k | import dpmo s | load s | utilities s | top_k s | **total s** | total CPU s "
-        "| 2nd call s | peak MB | peak bytes/(n+E) |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for graph in ("github", "enron", "dblp-synthetic"):
-        for approach, sensitivity in METHODS:
-            res = subprocess.run(
-                [sys.executable, __file__, "_child", graph, approach, sensitivity],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            r = json.loads(res.stdout.strip().splitlines()[-1])
-            rows.append(r)
-            print(
-                f"| {graph} | {r['method']} | {r['k']} | {r['import_s']:.2f} | {r['load_s']:.3f} | "
-                f"{r['utilities_s']:.3f} | {r['select_s']:.3f} | **{r['total_s']:.2f}** | {r['cpu_s']:.2f} | "
-                f"{r['again_s']:.3f} | "
-                f"{r['peak_mb']:.0f} | {r['bytes_per_item']:.0f} |",
-                flush=True,
-            )
-    return rows
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -294,19 +202,13 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("what", choices=["timing", "recall", "pareto", "all", "_child"])
-    parser.add_argument("args", nargs="*")
+    parser.add_argument("what", choices=["recall", "pareto", "all"])
     parser.add_argument("--reps", type=int, default=100, help="runs of PrivPareto per setting")
     parser.add_argument("--reps-fast", type=int, default=500, help="runs of the fast methods per setting")
     a = parser.parse_args(argv)
-    if a.what == "_child":
-        print(json.dumps(_child(*a.args)))
-        return
     if not DATA.is_dir():
         sys.exit(f"datasets not found in {DATA} (set DPMO_DATA_DIR)")
     print(f"# dpmo.graphs benchmark ({os.cpu_count()} cores, Python {sys.version.split()[0]})")
-    if a.what in ("timing", "all"):
-        timing()
     if a.what in ("recall", "all"):
         recall(a.reps_fast)
     if a.what in ("pareto", "all"):

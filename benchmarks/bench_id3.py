@@ -1,10 +1,10 @@
-"""Benchmark of the private ID3 baselines: fit time on Adult and mean fitness 3 TPR + 2 TNR.
+"""Accuracy of the private ID3 baselines: mean fitness 3 TPR + 2 TNR (fit times: test_trees.py).
 
 Run from the repository root (the datasets are read from ``../shared/data`` or ``$DPMO_DATA_DIR``)::
 
-    python benchmarks/bench_id3.py                  # timing on Adult + fitness table, epsilon = 1
+    python benchmarks/bench_id3.py                  # fitness table, epsilon = 1
     python benchmarks/bench_id3.py --reps 40 --eps 0.1 0.5 1 2 --datasets nltcs acs adult
-    python benchmarks/bench_id3.py --no-timing --ablation --reps 40 --datasets nltcs
+    python benchmarks/bench_id3.py --ablation --reps 40 --datasets nltcs
 
 Fitness is measured on the training data, as in the paper's tree aggregation experiment (figure "Mean
 fitness/utility score u_agg", LocalDiffPID3 at epsilon = 1: NLTCS 3.95, Adult 3.39, ACS 4.69). Seeds are
@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
@@ -45,29 +43,6 @@ def load(name: str):
 
 def fitness(clf, data) -> float:
     return float(weighted_fitness(tpr_tnr(data.y, clf.predict(data.X)), (3.0, 2.0)))
-
-
-def timing(data, reps: int) -> None:
-    print(
-        f"Fit time on {data.name} ({data.n_samples} rows, {data.n_features} attributes), epsilon = 1, depth 5"
-    )
-    for cls in (DiffPID3Classifier, LocalDiffPID3Classifier):
-        for criterion in ("info_gain", "gini", "max"):
-            times, pred, nodes = [], [], []
-            for s in range(reps):
-                clf = cls(1.0, criterion=criterion, features=data.features, random_state=s)
-                t0 = time.perf_counter()
-                clf.fit(data.X, data.y)
-                times.append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                clf.predict(data.X)
-                pred.append(time.perf_counter() - t0)
-                nodes.append(clf.tree_.n_nodes)
-            print(
-                f"  {cls.__name__:24s} {criterion:9s} fit median {statistics.median(times):.3f} s "
-                f"(max {max(times):.3f} s)  predict {statistics.median(pred) * 1e3:.1f} ms  "
-                f"nodes {statistics.median(nodes):.0f}"
-            )
 
 
 def variant(nonnegative: bool, shared: bool) -> type:
@@ -115,16 +90,13 @@ def fitness_table(names, eps_list, reps: int, ablation: bool = False) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=20, help="seeds per setting (default 20)")
-    parser.add_argument("--timing-reps", type=int, default=5, help="fits per estimator for the timing")
     parser.add_argument("--eps", type=float, nargs="+", default=[1.0])
     parser.add_argument(
         "--datasets", nargs="+", default=["nltcs", "acs", "adult"], choices=["nltcs", "acs", "adult"]
     )
     parser.add_argument("--ablation", action="store_true", help="also LocalDiffPID3 with parts switched off")
-    parser.add_argument("--no-timing", action="store_true", help="skip the fit-time measurement on Adult")
+    parser.add_argument("--no-timing", action="store_true", help=argparse.SUPPRESS)  # timings: test_trees.py
     args = parser.parse_args()
-    if not args.no_timing:
-        timing(load("adult"), args.timing_reps)
     fitness_table(args.datasets, args.eps, args.reps, args.ablation)
 
 

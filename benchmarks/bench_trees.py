@@ -1,14 +1,10 @@
-"""Benchmark of DP-MOET (dpmo.trees.DPMOETClassifier): fit times and accuracy on the paper's tables.
+"""Accuracy studies of DP-MOET (dpmo.trees.DPMOETClassifier) on the paper's tables (fit times: test_trees.py).
 
 Prints
-1. the wall-clock time of one ``fit`` on Adult, NLTCS and ACS in the paper's two settings
-   (Pareto: p=30, s=3, k=3, d=4, d_max=10, o=3; aggregation: p=100, s=20, k=2, d=3, d_max=5, o=1), for the
-   private variants (epsilon = 1) and the non-private NODP one: median and maximum over several seeds,
-   after one warm-up fit (numba compilation of the dominance counts);
-2. the aggregate fitness 3 TPR + 2 TNR on NLTCS (aggregation setting) of NODP-MOET-Agg,
+1. the aggregate fitness 3 TPR + 2 TNR on NLTCS (aggregation setting) of NODP-MOET-Agg,
    DP-MOET-Agg_local and DP-MOET-Agg_global over a grid of epsilon, next to the paper's figure;
-3. optionally (``--pareto-c``) the coverage C(NODP, private) of the Pareto setting on NLTCS;
-4. optionally (``--investigate``) the investigation of the gap between that coverage and the paper's table
+2. optionally (``--pareto-c``) the coverage C(NODP, private) of the Pareto setting on NLTCS;
+3. optionally (``--investigate``) the investigation of the gap between that coverage and the paper's table
    (``docs/trees.md``, section "Pareto coverage versus the paper"): C over many repetitions (joblib, 2
    jobs) for the library's variants, the paper's printed delta^TPR (NOT admissible, implemented here
    only), other budget splits, Pareto dominance in the score, three readings of C and three ways of
@@ -16,8 +12,8 @@ Prints
 
 Usage::
 
-    python benchmarks/bench_trees.py [--data ../shared/data] [--repeats 5] [--fitness-repeats 20] [--pareto-c]
-    python benchmarks/bench_trees.py --skip-timing --skip-fitness --investigate [--inv-repeats 150] [--jobs 2]
+    python benchmarks/bench_trees.py [--data ../shared/data] [--fitness-repeats 20] [--pareto-c]
+    python benchmarks/bench_trees.py --skip-fitness --investigate [--inv-repeats 150] [--jobs 2]
 
 The data folder defaults to ``$DPMO_DATA_DIR`` or ``../shared/data`` beside the repository.
 """
@@ -27,7 +23,6 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -61,31 +56,6 @@ PAPER_C_NLTCS = {  # the paper's table "Mean error metric C", NLTCS columns
     "global": (0.48, 0.48, 0.48, 0.48, 0.48, 0.48, 0.48),
     "local": (0.45, 0.35, 0.25, 0.13, 0.12, 0.11, 0.10),
 }
-
-
-def timings(datasets, repeats: int) -> None:
-    print("== fit time (seconds; wall-clock median / max over seeds, and median CPU time) ==")
-    print(f"{'data':<6} {'setting':<7} {'variant':<15} {'median':>7} {'max':>7} {'cpu':>7}")
-    for name, ds in datasets.items():
-        for setting, params in (("pareto", PARETO), ("agg", AGG)):
-            for label, eps, sens in (
-                ("local eps=1", 1.0, "local"),
-                ("global eps=1", 1.0, "global"),
-                ("NODP", None, "local"),
-            ):
-                clf = DPMOETClassifier(epsilon=eps, sensitivity=sens, features=ds.features, **params)
-                clf.set_params(random_state=10_000).fit(ds.X, ds.y)  # warm-up
-                times, cpu = [], []
-                for seed in range(repeats):
-                    c0, w0 = time.process_time(), time.perf_counter()  # timed here, not on the estimator
-                    clf.set_params(random_state=seed).fit(ds.X, ds.y)
-                    cpu.append(time.process_time() - c0)
-                    times.append(time.perf_counter() - w0)
-                print(
-                    f"{name:<6} {setting:<7} {label:<15} {statistics.median(times):7.3f} {max(times):7.3f} "
-                    f"{statistics.median(cpu):7.3f}"
-                )
-            sys.stdout.flush()
 
 
 def fitness(ds, repeats: int) -> None:
@@ -522,11 +492,10 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--data", default=default, help="folder with nltcs.dat, acs.dat, adult.data, adult.test"
     )
-    parser.add_argument("--repeats", type=int, default=5, help="timed fits per configuration")
     parser.add_argument(
         "--fitness-repeats", type=int, default=20, help="seeds per epsilon for the fitness table"
     )
-    parser.add_argument("--skip-timing", action="store_true")
+    parser.add_argument("--skip-timing", action="store_true", help=argparse.SUPPRESS)  # test_trees.py
     parser.add_argument("--skip-fitness", action="store_true")
     parser.add_argument("--pareto-c", action="store_true", help="also the coverage C table (slow)")
     parser.add_argument("--pareto-repeats", type=int, default=20)
@@ -547,8 +516,6 @@ def main(argv=None) -> None:
         f"loaded {', '.join(f'{k} {v.X.shape}' for k, v in datasets.items())} "
         f"in {time.perf_counter() - t0:.1f} s"
     )
-    if not args.skip_timing:
-        timings(datasets, args.repeats)
     if not args.skip_fitness:
         fitness(datasets["nltcs"], args.fitness_repeats)
     if args.pareto_c:

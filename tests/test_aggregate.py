@@ -239,13 +239,14 @@ def test_priv_agg_global_and_local_arguments(monkeypatch, mechanism):
     w = [2.0, -0.5, 3.0]
     rec = Recorder()
     monkeypatch.setattr(selection_mod, "select", rec)
-    out = dpmo.priv_agg(objs, w, 2.0, k=2, sensitivity="global", mechanism=mechanism, rng=0)
+    fp = {"exact": False}  # the float path (the only one of "laplace"); select is recorded, not run
+    out = dpmo.priv_agg(objs, w, 2.0, k=2, sensitivity="global", mechanism=mechanism, rng=0, **fp)
     scores, eps, sens, mech, k = rec.calls[-1]
     np.testing.assert_allclose(scores, 2 * u1 - 0.5 * u2 + 3 * u3)
     assert (eps, sens, mech, k) == (2.0, pytest.approx(7.5), mechanism, 2)
     assert out.tolist() == np.argsort(-scores, kind="stable")[:2].tolist()
 
-    dpmo.priv_agg(objs, w, 2.0, k=3, sensitivity="local", mechanism=mechanism, rng=0)
+    dpmo.priv_agg(objs, w, 2.0, k=3, sensitivity="local", mechanism=mechanism, rng=0, **fp)
     scores, eps, sens, mech, k = rec.calls[-1]
 
     def deltas_at(t):

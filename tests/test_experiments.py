@@ -179,6 +179,31 @@ def test_joblib_two_jobs_equals_one_job(tmp_path):
     assert len(one) == 42 and one == two
 
 
+def test_shared_reference_is_computed_once_per_repetition_by_two_workers(tmp_path):
+    # tree-pareto's references (one non-private fit per repetition, shared by every method and budget)
+    # are cached per process: a worker must get all the cells of the same repetitions together, or each
+    # worker recomputes every reference
+    log = tmp_path / "references.log"
+    toy = toy_experiment(
+        methods=("A-local", "A-global", "NODP"), epsilons=(0.1, 1.0, 10.0), runs=12, chunk=2,
+        shared_reference=True, params={"reference_log": str(log)},
+    )  # fmt: skip
+    assert EXPERIMENTS["tree-pareto"].shared_reference
+    res = run_experiment(toy, DATA, tmp_path / "two", seed=8123, jobs=2, progress=False)
+    assert res["planned"] == 7 * 12
+    assert sorted(log.read_text().splitlines()) == sorted(str(r) for r in _spawn_runs(12))
+    one = run_experiment(replace(toy, params={"n": 20}), DATA, tmp_path / "one", seed=8123, jobs=1,
+                         progress=False)  # fmt: skip
+    assert one["planned"] == 7 * 12
+    rows_one, rows_two = (read_rows(tmp_path / side / "toy.csv") for side in ("one", "two"))
+    assert _by_key(rows_one) == _by_key(rows_two)
+
+
+def _spawn_runs(runs):
+    """The last spawn-key entry of each repetition's reference seed (the run number)."""
+    return [tuple(reference_seed(8123, "toy", "toy", r).spawn_key) for r in range(runs)]
+
+
 def test_dask_backend_on_a_local_cluster_equals_one_job(tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     run_experiment(TOY, DATA, tmp_path / "one", seed=4, jobs=1, progress=False)

@@ -16,6 +16,18 @@ EPSILON = 1.0
 MECHANISM = "exponential"
 #: Local dampening with the admissible local sensitivities (never worse than the global sensitivity).
 SENSITIVITY = "local"
+#: Exact sampling (rational scores, randomness from the OS's secure source: ``docs/core.md``, "Floating
+#: point and exact sampling") is the default of every private entry point and command whose call at a
+#: realistic size costs at most twice the floating-point sampler's; ``exact=False`` / ``--float-sampler``
+#: opt in to floating point. Measured by ``benchmarks/bench_exact_default.py`` (table in ``docs/core.md``).
+EXACT = True
+#: The entry points where the exact sampler costs more than twice the float one, which keep the float
+#: sampler by default (``exact=True`` opts in): :func:`dpmo.select` itself (the sampler is the whole call:
+#: 2.7-10x at n = 37,700), the two-stage graph method (discrete Laplace noise on every degree: ~9x) and
+#: the ID3 estimators (discrete Laplace noise on every count: 4-9x on Adult).
+EXACT_SELECT = False
+EXACT_TWO_STAGE = False
+EXACT_ID3 = False
 
 # -- graphs: DP-MOTkIN -----------------------------------------------------------------------------------
 #: PrivAgg: on the real graphs the Pareto score of a low-degree node is so sensitive that

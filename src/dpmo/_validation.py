@@ -237,6 +237,7 @@ def check_exact(exact, mechanism: str | None = None) -> bool:
         raise TypeError(f"exact must be a bool, got {type(exact).__name__}")
     if exact and mechanism is not None and mechanism not in EXACT_CAPABLE:
         raise ValueError(
-            f"mechanism={mechanism!r} has no exact sampler; with exact=True use one of {list(EXACT_CAPABLE)}"
+            f"mechanism={mechanism!r} has no exact sampler (exact=True, the default): pass exact=False for "
+            f"the floating-point sampler, or use one of {list(EXACT_CAPABLE)}"
         )
     return bool(exact)

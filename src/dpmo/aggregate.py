@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _defaults
 from .dampening import dampen
 from .selection import Approach, Rounds, check_objectives, register_approach, select_multiobjective
 from .sensitivity import LocalSensitivity, Objective, check_local_values
@@ -242,7 +243,7 @@ def priv_agg(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT,
 ) -> np.ndarray:
     """PrivAgg: pick ``k`` candidates with a large weighted sum of objectives, epsilon-DP.
 
@@ -269,9 +270,10 @@ def priv_agg(
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left); checked up front, then ``k`` records of
         ``epsilon / k`` made right before the sampling. Without it the call spends ``epsilon`` of its own.
-    exact : bool, default False
-        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
-        is recorded; rng None then reads the OS's secure source).
+    exact : bool, default True
+        Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
+        in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``, given the exact share of each
+        round that is recorded; rng None then reads the OS's secure source.
 
     Returns
     -------

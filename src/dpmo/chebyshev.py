@@ -33,6 +33,7 @@ import numbers
 
 import numpy as np
 
+from . import _defaults
 from ._validation import check_choice
 from .dampening import dampen
 from .pareto import SENSITIVITY_MODES, check_objectives
@@ -190,7 +191,7 @@ def priv_chebyshev(
     mechanism: str = "exponential",
     rng=None,
     budget=None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT,
 ) -> np.ndarray:
     """PrivChebyshev: ``k`` candidates spread along the Pareto front, under epsilon-DP.
 
@@ -222,9 +223,10 @@ def priv_chebyshev(
         ``epsilon / k`` each). Without it the call spends ``epsilon`` of its own. The rounds, their records
         and the sampling are those of :func:`dpmo.select_multiobjective` with a configured
         :class:`ChebyshevApproach`.
-    exact : bool, default False
-        Sample exactly (:func:`dpmo.select` with ``exact=True``, given the exact share of each round that
-        is recorded; rng None then reads the OS's secure source).
+    exact : bool, default True
+        Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
+        in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``, given the exact share of each
+        round that is recorded; rng None then reads the OS's secure source.
 
     Returns
     -------

@@ -49,6 +49,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import _defaults
 from ._validation import (
     check_choice,
     check_epsilon,
@@ -73,7 +74,7 @@ _FIRST_BLOCK_CELLS = 2**9
 #: The shortest probe, and the distance below which every delta is evaluated before a probe (module notes).
 _FIRST_PROBE = 16
 #: Evaluations of the local function (steps or blocks of steps) before the first probe, for a plain and
-#: for a stepwise function (module notes; measured with benchmarks/bench_core.py and bench_pareto.py).
+#: for a stepwise function (module notes; measured with benchmarks/test_core.py and test_pareto.py).
 _PROBE_AFTER_CALLS = 3
 _STEPWISE_PROBE_AFTER_CALLS = 6
 
@@ -436,7 +437,7 @@ def local_dampening(
     min_sensitivity: float | None = None,
     max_steps: int = 100_000,
     budget=None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT,
 ) -> np.ndarray:
     """Local dampening mechanism: :func:`dpmo.select` on the dampened scores with sensitivity 1.
 
@@ -456,8 +457,9 @@ def local_dampening(
         Spend ``epsilon`` from it (checked before the scores are dampened): ``k`` records of
         ``epsilon / k``, mechanism ``mechanism``, sensitivity 1. Without it the call spends ``epsilon`` of
         its own.
-    exact : bool, default False
-        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+    exact : bool, default True
+        Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
+        in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
         source).
 
     Returns

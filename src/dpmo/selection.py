@@ -32,6 +32,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import _defaults
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
@@ -252,7 +253,7 @@ def select_multiobjective(
     budget=None,
     cache: SelectionCache | None = None,
     what: str | None = None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT,
 ) -> np.ndarray:
     """Pick ``k`` candidates good in several objectives under epsilon-differential privacy.
 
@@ -290,9 +291,10 @@ def select_multiobjective(
         objects). Outputs are the same with or without it.
     what : str, optional
         Label of the budget records (default: the approach's name).
-    exact : bool, default False
-        Sample every round exactly (:func:`dpmo.select` with ``exact=True``, given the exact share
-        ``epsilon / k`` that is recorded); rng None then reads the OS's secure source.
+    exact : bool, default True
+        Sample every round exactly (the default; ``False`` opts in to the floating-point sampler):
+        :func:`dpmo.select` with ``exact=True``, given the exact share ``epsilon / k`` that is
+        recorded; rng None then reads the OS's secure source.
 
     Returns
     -------

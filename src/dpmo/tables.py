@@ -128,6 +128,7 @@ def read_table(
     categorical: Mapping[str, Sequence] | None = None,
     bounds: Mapping[str, tuple[float, float]] | None = None,
     header: bool = True,
+    delimiter: str = ",",
 ) -> Dataset:
     """Read ``path`` as a binary classification table with public metadata.
 
@@ -155,6 +156,8 @@ def read_table(
     header : bool, default True
         CSV only: whether the first line holds the column names; without one, columns are named by
         their 0-based number (``"0"``, ``"1"``, ...).
+    delimiter : str, default ","
+        CSV only: the field separator.
 
     Returns
     -------
@@ -165,8 +168,8 @@ def read_table(
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
-        For a malformed table (the message names the line or column), a missing domain file, a CSV
-        without label or predictors, or no rows.
+        For a malformed table (the message names the file and the line or column), a file that is not
+        UTF-8 text, a missing domain file, a CSV without label or predictors, or no rows.
 
     Notes
     -----
@@ -177,6 +180,18 @@ def read_table(
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"table not found: {p}")
+    try:
+        return _read_table(p, label, positive, negative, categorical, bounds, header, delimiter)
+    except UnicodeDecodeError:
+        raise ValueError(
+            f"{p}: not a text table (not UTF-8); give a CSV file, a .dat table with its .domain file, or "
+            "the Adult files"
+        ) from None
+
+
+def _read_table(
+    p: Path, label, positive, negative, categorical, bounds, header: bool, delimiter: str
+) -> Dataset:
     if _is_adult(p):
         return load_adult(p)
     if p.is_dir():
@@ -201,4 +216,5 @@ def read_table(
         categorical=categorical,
         bounds=bounds,
         header=header,
+        delimiter=delimiter,
     )

@@ -7,12 +7,18 @@
     Private top-k influential nodes (DP-MOTkIN) of your own graph.
 ``dpmo trees CSV_FILE --label COL``
     A private cost-sensitive decision tree (DP-MOET) on your own table.
+``dpmo id3 CSV_FILE --label COL``
+    A private ID3 tree (DiffP-ID3, or LocalDiffPID3 with local dampening) on your own table.
+``dpmo select CANDIDATES --objective COL=SENS ...``
+    The paper's general problem: k of the rows of a candidate table, by several objective columns.
+``dpmo --version``
 
 Bad input gives one line on stderr (``dpmo: error: ...``) and exit status 2; never a traceback
 (set ``DPMO_DEBUG=1`` to see one for an internal error).
 
 Layout: :mod:`.args` (argument types, :class:`CLIError`), :mod:`.parser` (:func:`build_parser`),
-:mod:`.reproduce` and :mod:`.applications` (the commands); the orchestration of ``reproduce`` lives in
+:mod:`.options` (options shared by the commands), :mod:`.reproduce`, :mod:`.applications` and
+:mod:`.select_command` (the commands); the orchestration of ``reproduce`` lives in
 :mod:`dpmo.experiments.orchestrate`. ``python -m dpmo.cli`` runs :func:`main`.
 """
 
@@ -22,10 +28,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .applications import topk_command, trees_command
+from .applications import id3_command, topk_command, trees_command
 from .args import CLIError
 from .parser import build_parser
 from .reproduce import reproduce_command
+from .select_command import select_command
 
 __all__ = ["main", "build_parser", "CLIError"]
 
@@ -35,11 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        if args.command == "reproduce":
-            return reproduce_command(args)
-        if args.command == "topk":
-            return topk_command(args)
-        return trees_command(args)
+        commands = {
+            "reproduce": reproduce_command,
+            "topk": topk_command,
+            "trees": trees_command,
+            "id3": id3_command,
+            "select": select_command,
+        }
+        return commands[args.command](args)
     except CLIError as exc:
         print(f"dpmo: error: {exc}", file=sys.stderr)
         return 2

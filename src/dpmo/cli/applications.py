@@ -8,11 +8,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import _defaults
 from ..budget import Budget
+from ..datasets.types import LabelError
 from ..selection import get_approach
 from .args import CLIError, exact_sampling
 
-__all__ = ["topk_command", "trees_command"]
+__all__ = ["topk_command", "trees_command", "id3_command"]
 
 
 def _check_file(path: Path) -> Path:
@@ -25,13 +27,21 @@ def _check_file(path: Path) -> Path:
     return path
 
 
-def _read_node_ids(path: Path, text: bool = False):
-    """The public node ids listed in ``path`` (whitespace- or comma-separated, '#' comments)."""
+def _tokens(line: str, delimiter: str | None) -> list[str]:
+    """The ids of one line of a node file: split at ``delimiter`` (then an id may hold spaces), else at
+    commas and whitespace."""
+    if delimiter is None:
+        return line.replace(",", " ").split()
+    return [t.strip() for t in line.split(delimiter) if t.strip()]
+
+
+def _read_node_ids(path: Path, text: bool = False, delimiter: str | None = None):
+    """The public node ids listed in ``path`` (one or more per line, see :func:`_tokens`; '#' comments)."""
 
     ids: list = []
     with open(path, encoding="utf-8-sig") as fh:
         for lineno, raw in enumerate(fh, start=1):
-            for tok in raw.split("#", 1)[0].replace(",", " ").split():
+            for tok in _tokens(raw.split("#", 1)[0].rstrip("\r\n"), delimiter):
                 if text:
                     ids.append(tok)
                     continue
@@ -66,7 +76,7 @@ def topk_command(args) -> int:
 
     path = _check_file(Path(args.graph_file))
     if args.nodes is not None:
-        nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids)
+        nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids, delimiter=args.delimiter)
     elif args.n_nodes is not None:
         if args.string_ids:
             raise CLIError("--n-nodes N means the integer ids 0..N-1; with --string-ids pass --nodes FILE")
@@ -80,7 +90,11 @@ def topk_command(args) -> int:
         raise CLIError(f"-k {args.k} is larger than the number of nodes of the public node set ({n_public})")
     try:
         graph = graphs.load_graph(
-            path, nodes=nodes, header=args.header, ids="str" if args.string_ids else "int"
+            path,
+            nodes=nodes,
+            header=args.header,
+            ids="str" if args.string_ids else "int",
+            delimiter=args.delimiter,
         )
         budget = Budget(args.epsilon)
         picks = graphs.top_k(
@@ -143,12 +157,10 @@ def _parse_categories(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]
     return out
 
 
-def trees_command(args) -> int:
-    """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
-
-    from ..datasets.types import LabelError
+def _training_tables(args):
+    """``(data, evaluation, classes)`` of ``dpmo trees`` / ``dpmo id3``: the training table, the public
+    evaluation table ``(name, X, y)`` or None, and the public label names ``(negative, positive)``."""
     from ..tables import read_table
-    from .trees_release import release
 
     def table(name: str):
         path = Path(name)
@@ -162,20 +174,43 @@ def trees_command(args) -> int:
             categorical=categorical,
             bounds=bounds,
             header=not args.no_header,
+            delimiter=args.delimiter,
         )
 
     bounds = _parse_bounds(args.numeric)
     categorical = _parse_categories(args.categorical)
     negative, positive, classes = _label_set(args.classes, args.positive)
+    # every reader reads each label by a public rule (the declared label set, the .domain file's
+    # values, Adult's '>50K'): a label outside the declared set is a domain error whatever the other
+    # records hold, and a table in which one class has no record releases like any other
+    data = table(args.csv_file)
+    evaluation = None
+    if args.eval is not None:
+        ev = table(args.eval)
+        evaluation = (args.eval, ev.X, ev.y)
+    return data, evaluation, classes
+
+
+def _release(args, clf, data, evaluation, classes, header: str, *, weights) -> None:
+    """Print (and save) the fitted trees of ``dpmo trees`` / ``dpmo id3`` under ``header`` (+ the labels)."""
+    from .trees_release import release
+
+    release(
+        clf,
+        data,
+        header=f"{header}; leaves predict {classes[1]} (positive) or {classes[0]}",
+        classes=classes,
+        weights=weights,
+        exact_on=(data.X, data.y) if args.show_exact_statistics else None,
+        eval_on=evaluation,
+        save_json=args.save_json,
+    )
+
+
+def trees_command(args) -> int:
+    """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
     try:
-        # every reader reads each label by a public rule (the declared label set, the .domain file's
-        # values, Adult's '>50K'): a label outside the declared set is a domain error whatever the other
-        # records hold, and a table in which one class has no record releases like any other
-        data = table(args.csv_file)
-        evaluation = None
-        if args.eval is not None:
-            ev = table(args.eval)
-            evaluation = (args.eval, ev.X, ev.y)
+        data, evaluation, classes = _training_tables(args)
         from ..trees import DPMOETClassifier
 
         kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
@@ -202,25 +237,69 @@ def trees_command(args) -> int:
             "NON-PRIVATE (no budget)" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
         )
         sampler = "" if args.non_private else ("; float sampler" if args.float_sampler else "; exact sampler")
-        release(
+        _release(
+            args,
             clf,
             data,
-            header=f"# {args.n_output} tree(s) by DP-MOET-{args.approach.capitalize()}-{args.sensitivity}, "
-            f"{spent}{sampler}; leaves predict {classes[1]} (positive) or {classes[0]}",
-            classes=classes,
+            evaluation,
+            classes,
+            f"# {args.n_output} tree(s) by DP-MOET-{args.approach.capitalize()}-{args.sensitivity}, "
+            f"{spent}{sampler}",
             weights=tuple(args.weights),
-            exact_on=(data.X, data.y) if args.show_exact_statistics else None,
-            eval_on=evaluation,
-            save_json=args.save_json,
         )
     except LabelError as exc:
-        raise CLIError(
-            f"{exc}. Declare the label set with --classes NEGATIVE,POSITIVE, or give --positive VALUE alone "
-            "to read VALUE against every other label"
-        ) from None
+        raise CLIError(_label_hint(exc)) from None
     except (ValueError, TypeError, KeyError) as exc:
         raise CLIError(str(exc)) from None
     return 0
+
+
+def id3_command(args) -> int:
+    """``dpmo id3``: one private ID3 tree (DiffP-ID3 or LocalDiffPID3) on a table; prints the tree."""
+    try:
+        exact = exact_sampling(args)
+        data, evaluation, classes = _training_tables(args)
+        from ..trees import DiffPID3Classifier, LocalDiffPID3Classifier
+
+        local = args.sensitivity == "local"
+        cls = LocalDiffPID3Classifier if local else DiffPID3Classifier
+        clf = cls(
+            args.epsilon,
+            max_depth=args.max_depth,
+            criterion=args.criterion,
+            random_state=args.seed,
+            features=data.features,
+            n_bins=args.n_bins,
+            max_records=args.max_records,
+            mechanism=args.mechanism,
+            classes=[0, 1],
+            exact=exact,
+        )
+        budget = Budget(args.epsilon)
+        clf.fit(data.X, data.y, budget=budget)
+        _release(
+            args,
+            clf,
+            data,
+            evaluation,
+            classes,
+            f"# 1 tree by {'LocalDiffPID3' if local else 'DiffP-ID3'} ({args.criterion}), "
+            f"epsilon={args.epsilon:g} ({_spent(budget)}); {'exact' if exact else 'float'} sampler",
+            weights=_defaults.TREE_WEIGHTS,
+        )
+    except LabelError as exc:
+        raise CLIError(_label_hint(exc)) from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise CLIError(str(exc)) from None
+    return 0
+
+
+def _label_hint(exc) -> str:
+    """A label outside the declared set, with what to declare instead."""
+    return (
+        f"{exc}. Declare the label set with --classes NEGATIVE,POSITIVE, or give --positive VALUE alone "
+        "to read VALUE against every other label"
+    )
 
 
 def _label_set(classes_arg: str | None, positive_arg: str | None) -> tuple[str | None, str, tuple[str, str]]:

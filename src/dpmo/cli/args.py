@@ -21,6 +21,8 @@ __all__ = [
     "epsilon",
     "seed",
     "split",
+    "delimiter",
+    "objective",
     "exact_sampling",
 ]
 
@@ -85,9 +87,44 @@ def split(values: Sequence[str] | None) -> list[str] | None:
     return [v for item in values for v in item.split(",") if v.strip()]
 
 
+def delimiter(text: str) -> str:
+    """One field separator character; ``\\t`` (as typed in a shell) and ``tab`` mean a tab."""
+    value = "\t" if text in ("\\t", "tab", "TAB") else text
+    if len(value) != 1 or value in '#%\n\r"':
+        raise argparse.ArgumentTypeError(
+            "expected one character other than '#', '%', a quote or a line break (\\t for a tab), "
+            f"got {text!r}"
+        )
+    return value
+
+
+def objective(text: str) -> tuple[str, float, str]:
+    """``COL=SENS[:max|:min]`` -> ``(column, global sensitivity, direction)``; the column name may hold
+    ``=`` (the last one separates it)."""
+    col, sep, rest = text.rpartition("=")
+    sens, _, direction = rest.partition(":")
+    direction = direction.strip().lower() or "max"
+    try:
+        if not col or not sep:
+            raise ValueError
+        value = float(sens)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected COL=SENS or COL=SENS:min (SENS: the column's global sensitivity), got {text!r}"
+        ) from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"{col}: the global sensitivity must be a positive number, got {sens}"
+        )
+    if direction not in ("max", "min"):
+        raise argparse.ArgumentTypeError(f"{col}: the direction must be max or min, got {direction!r}")
+    return col, value, direction
+
+
 def exact_sampling(args) -> bool:
-    """The releases of the command line sample exactly unless ``--float-sampler`` is given (issue 12)."""
-    exact = not args.float_sampler
+    """Whether a command samples exactly: ``--exact-sampler`` / ``--float-sampler``, else the default of
+    the library's entry point it calls (``args.exact_default``, set by :func:`.parser.add_float_sampler`)."""
+    exact = bool(args.exact_sampler) or (not args.float_sampler and getattr(args, "exact_default", True))
     if exact and args.mechanism not in EXACT_CAPABLE:
         raise CLIError(
             f"--mechanism {args.mechanism} has no exact sampler: pass --float-sampler, or use one of "

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from .. import _defaults
-from ..selection import approaches
-from .args import Parser, epsilon, jobs, positive_int, seed
+from .. import __version__, _defaults
+from ..mechanisms import MECHANISMS
+from .args import Parser, delimiter, epsilon, jobs, objective, positive_int, seed
+from .options import DROPPED_ROWS, add_float_sampler, add_seed, add_selection_options, add_table_options
 
-__all__ = ["build_parser", "add_float_sampler", "add_selection_options"]
+__all__ = ["build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,8 +19,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="dpmo",
         description="Differentially private multi-objective selection: reproduce the "
-        "paper's experiments, or run DP-MOTkIN / DP-MOET on your own data.",
+        "paper's experiments, or run private selection (select), DP-MOTkIN (topk), DP-MOET (trees) "
+        "or DiffP-ID3 / LocalDiffPID3 (id3) on your own data.",
     )
+    parser.add_argument("--version", action="version", version=f"dpmo {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
 
@@ -112,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     node_set.add_argument(
         "--nodes",
         metavar="FILE",
-        help="the public node set: a file of node ids (whitespace- or comma-separated, '#' comments)",
+        help="the public node set: a file of node ids (whitespace- or comma-separated, '#' comments; with "
+        "--delimiter: separated by it and by line breaks, so that ids may hold spaces)",
     )
     node_set.add_argument(
         "--n-nodes", type=positive_int, metavar="N", help="the public node set is the ids 0..N-1"
@@ -126,12 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         weights=_defaults.GRAPH_WEIGHTS,
         weight_names=("W_DEGREE", "W_EGO"),
     )
-    top.add_argument(
-        "--seed",
-        type=seed,
-        default=None,
-        help="seed, for tests only (None: fresh randomness from the OS's secure source)",
-    )
+    add_seed(top)
     add_float_sampler(top)
     top.add_argument(
         "--show-exact-statistics",
@@ -141,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--header", action="store_true", help="skip the first line (never guessed)")
     top.add_argument("--string-ids", action="store_true", help="node ids are text, not integers")
+    top.add_argument(
+        "--delimiter",
+        type=delimiter,
+        metavar="CHAR",
+        help="the one character between the two ids of a line (default: a comma if the first line has "
+        "one, else any run of spaces or tabs); with --delimiter ',' or '\\t' node names may hold spaces",
+    )
 
     tr = sub.add_parser(
         "trees",
@@ -153,43 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
         "TABLE is a CSV file (comma-separated, with a header line or --no-header; the predictors are "
         "the columns named by --categorical and --numeric, with public domains), a .dat table with its "
         ".domain file beside it (nltcs.dat, acs.dat), or the UCI Adult files (adult.data, adult.test, "
-        "or a folder holding both).",
+        "or a folder holding both). " + DROPPED_ROWS,
     )
-    tr.add_argument("csv_file", metavar="TABLE")
-    tr.add_argument(
-        "--label",
-        metavar="COL",
-        help="the class column: its name (a CSV with a header), its 0-based number (a CSV without header, "
-        "or a .dat table: default 13 for nltcs, 10 for acs, else the last); not needed for Adult",
-    )
-    tr.add_argument("--no-header", action="store_true", help="the CSV has no header line (columns 0, 1, ...)")
-    tr.add_argument(
-        "--positive",
-        metavar="VALUE",
-        help="CSV: VALUE is the positive class and every other label the negative one (without it and "
-        "--classes: the label set is 0,1)",
-    )
-    tr.add_argument(
-        "--classes",
-        metavar="NEGATIVE,POSITIVE",
-        help="CSV: the public label set (default 0,1); any other label is an error naming its line, whatever "
-        "the other rows hold; leaves are printed with these names",
-    )
-    tr.add_argument(
-        "--show-exact-statistics",
-        action="store_true",
-        help="also print the trees' exact TPR/TNR on the private table, under a NOT PRIVATE heading "
-        "(never publish them)",
-    )
-    tr.add_argument(
-        "--eval",
-        metavar="FILE",
-        help="a public evaluation table, read like TABLE: print the trees' TPR/TNR on it",
-    )
-    tr.add_argument(
-        "--save-json", metavar="FILE", help="also save the trees (and any statistics shown) as JSON"
-    )
-    tr.add_argument("--epsilon", type=epsilon, default=_defaults.EPSILON, help="total privacy budget")
+    add_table_options(tr)
     tr.add_argument("--non-private", action="store_true", help="no privacy (NODP-MOET), for comparison")
     add_selection_options(
         tr,
@@ -221,73 +193,93 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("--max-depth", type=positive_int, default=_defaults.TREE_MAX_DEPTH, help="maximum depth")
     tr.add_argument("--n-output", type=positive_int, default=_defaults.TREE_N_OUTPUT, help="trees returned")
-    tr.add_argument(
-        "--categorical",
-        nargs="+",
-        metavar="COL[=V1,V2,...]",
-        help="categorical predictors with their public categories (COL alone: 0,1)",
-    )
-    tr.add_argument(
-        "--numeric",
-        nargs="+",
-        metavar="COL=LO:HI",
-        help="numeric predictors with public bounds (never taken from the data)",
-    )
-    tr.add_argument(
-        "--seed",
-        type=seed,
-        default=None,
-        help="seed, for tests only (None: fresh randomness from the OS's secure source)",
-    )
     add_float_sampler(tr)
+
+    id3 = sub.add_parser(
+        "id3",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        help="private ID3 decision tree on a table (DiffP-ID3 / LocalDiffPID3)",
+        description="Build one private ID3 tree on TABLE and print it (the private release: one multiway "
+        "split per node on a categorical column's public categories or a numeric column's equal-width bins "
+        "of its public bounds, leaf labels). --sensitivity global is DiffP-ID3 (Friedman and Schuster), "
+        "local is LocalDiffPID3 (local dampening). TABLE, the predictors, --eval, --save-json and "
+        "--show-exact-statistics as in 'dpmo trees'. " + DROPPED_ROWS,
+    )
+    add_table_options(id3)
+    id3.add_argument(
+        "--sensitivity",
+        choices=("local", "global"),
+        default=_defaults.SENSITIVITY,
+        help="local = LocalDiffPID3, global = DiffP-ID3",
+    )
+    id3.add_argument("--max-depth", type=positive_int, default=_defaults.ID3_MAX_DEPTH, help="maximum depth")
+    id3.add_argument(
+        "--criterion",
+        choices=("info_gain", "gini", "max"),
+        default=_defaults.ID3_CRITERION,
+        help="split criterion",
+    )
+    id3.add_argument(
+        "--n-bins", type=positive_int, default=_defaults.ID3_N_BINS, help="bins of a numeric column's bounds"
+    )
+    id3.add_argument(
+        "--max-records",
+        type=positive_int,
+        default=_defaults.ID3_MAX_RECORDS,
+        help="public bound of the information gain's counts (see docs/id3.md)",
+    )
+    id3.add_argument(
+        "--mechanism",
+        choices=MECHANISMS,
+        default=_defaults.MECHANISM,
+        help="selection of the split attribute",
+    )
+    add_float_sampler(id3, exact=_defaults.EXACT_ID3)
+
+    sel = sub.add_parser(
+        "select",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        help="private selection of k candidates of a table by several objectives",
+        description="Pick k rows of CANDIDATES (a CSV file with a header line, or a .parquet file) that are "
+        "good in every objective, under epsilon-DP: the paper's general problem. Each --objective names a "
+        "column of utilities computed on the private data, its global sensitivity (how far one change of "
+        "the private data can move any value of the column: declared by you, never read from the data) "
+        "and its direction. The candidates themselves (the rows and --id-column) are public. Prints the "
+        "ids of the k picks, one per line, in selection order, and nothing else. Every objective cell must "
+        "hold a finite number; the command stops, releasing nothing, at the first one that does not.",
+    )
+    sel.add_argument("candidates", metavar="CANDIDATES")
+    sel.add_argument(
+        "--objective",
+        type=objective,
+        action="append",
+        required=True,
+        metavar="COL=SENS[:max|:min]",
+        help="an objective column, its global sensitivity and direction (max: larger is better, the "
+        "default; min: smaller is better), e.g. --objective accuracy=0.01 --objective cost=2:min "
+        "(repeat for each objective)",
+    )
+    sel.add_argument("-k", type=positive_int, default=1, help="number of candidates to pick")
+    sel.add_argument("--epsilon", type=epsilon, default=_defaults.EPSILON, help="total privacy budget")
+    sel.add_argument(
+        "--id-column",
+        metavar="COL",
+        help="column holding the candidates' ids (default: row numbers 0, 1, ...)",
+    )
+    sel.add_argument(
+        "--delimiter",
+        type=delimiter,
+        default=",",
+        metavar="CHAR",
+        help="CSV: the one character between fields",
+    )
+    add_selection_options(
+        sel,
+        approach="pareto",
+        approach_help="pareto = PrivPareto, agg = PrivAgg (needs --weights), chebyshev = PrivChebyshev",
+        weights=None,
+        weight_names="W",
+    )
+    add_seed(sel)
+    add_float_sampler(sel, exact=_defaults.EXACT)
     return parser
-
-
-def add_selection_options(
-    sub: argparse.ArgumentParser,
-    *,
-    approach: str,
-    approach_help: str,
-    weights: tuple[float, float],
-    weight_names: tuple[str, str],
-) -> None:
-    """Add the options every private selection command shares: approach, sensitivity, weights, mechanism.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> p = argparse.ArgumentParser()
-    >>> add_selection_options(p, approach="agg", approach_help="", weights=(1.0, 2.0),
-    ...                       weight_names=("A", "B"))
-    >>> args = p.parse_args(["--sensitivity", "global", "--weights", "3", "4"])
-    >>> args.approach, args.sensitivity, list(args.weights)
-    ('agg', 'global', [3.0, 4.0])
-    """
-    sub.add_argument(
-        "--approach", choices=approaches(), default=approach, help=f"selection approach: {approach_help}"
-    )
-    sub.add_argument(
-        "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
-    )
-    sub.add_argument(
-        "--weights",
-        type=float,
-        nargs=2,
-        default=weights,
-        metavar=weight_names,
-        help="weights of the aggregation",
-    )
-    sub.add_argument(
-        "--mechanism", default=_defaults.MECHANISM, help="exponential, permute_and_flip, laplace or gumbel"
-    )
-
-
-def add_float_sampler(sub: argparse.ArgumentParser) -> None:
-    """Add the ``--float-sampler`` option (exact sampling is the default) to the sub-command ``sub``."""
-    sub.add_argument(
-        "--float-sampler",
-        action="store_true",
-        help="sample with the fast floating-point sampler instead of the exact one (the default: exact "
-        "rational scores, randomness from the OS's secure source; see docs/core.md); needed for "
-        "--mechanism laplace, which has no exact sampler",
-    )

@@ -22,7 +22,7 @@ def reproduce_command(args) -> int:
     if args.experiment is None:
         raise CLIError("give an EXPERIMENT (or --list-readings)")
     try:
-        resolve_readings(args.reading)
+        resolved = resolve_readings(args.reading)
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     if args.experiment not in (*EXPERIMENT_NAMES, "all"):
@@ -30,6 +30,11 @@ def reproduce_command(args) -> int:
             f"unknown experiment {args.experiment!r}; choose one of {', '.join(EXPERIMENT_NAMES)}, all"
         )
     names = list(EXPERIMENT_NAMES) if args.experiment == "all" else [args.experiment]
+    for (reading, _), text in zip(resolved, args.reading or (), strict=True):
+        if not set(reading.experiments) & set(names):  # it would change nothing: refused, not ignored
+            raise CLIError(
+                f"--reading {text} applies to {', '.join(reading.experiments)} only, not to {args.experiment}"
+            )
     if args.scheduler and args.backend != "dask":
         raise CLIError("--scheduler needs --backend dask")
     epsilons = None

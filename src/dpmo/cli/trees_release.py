@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__: list[str] = []
+__all__ = ["release", "ID3Rules"]
 
 NOT_PRIVATE_TREES = (
     "# NOT PRIVATE: exact TPR/TNR of the trees on the private training table, for checking only. "
@@ -24,9 +24,12 @@ NOT_PRIVATE_TREES = (
 
 
 def _rates(clf, X, y, weights) -> list[dict]:
-    from ..metrics import weighted_fitness
+    from ..metrics import tpr_tnr, weighted_fitness
 
-    objectives = np.asarray(clf.evaluate(X, y), dtype=float).reshape(-1, 2)
+    if hasattr(clf, "evaluate"):  # DP-MOET: every output tree
+        objectives = np.asarray(clf.evaluate(X, y), dtype=float).reshape(-1, 2)
+    else:  # one tree: its predictions
+        objectives = np.asarray(tpr_tnr(np.asarray(y), clf.predict(X)), dtype=float).reshape(1, 2)
     return [
         {
             "tree": i,
@@ -52,9 +55,10 @@ def release(clf, data, *, header: str, classes, weights, exact_on=None, eval_on=
     evaluation table ``(name, X, y)``; ``save_json`` a path.
     """
     features = data.features
-    trees = [t.to_dict(features, classes) for t in clf.trees_]
+    fitted = clf.trees_ if hasattr(clf, "trees_") else [ID3Rules(clf)]
+    trees = [t.to_dict(features, classes) for t in fitted]
     print(header)
-    for i, tree in enumerate(clf.trees_):
+    for i, tree in enumerate(fitted):
         print(f"## tree {i}")
         text = tree.to_text(features)
         print(re.sub(r"predict ([01])$", lambda m: f"predict {classes[int(m.group(1))]}", text, flags=re.M))
@@ -72,3 +76,64 @@ def release(clf, data, *, header: str, classes, weights, exact_on=None, eval_on=
         doc["NOT_PRIVATE_exact_statistics_on_the_training_table"] = rows
     if save_json is not None:
         Path(save_json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+
+
+class ID3Rules:
+    """The rules of a fitted ID3 estimator's tree, as :class:`dpmo.trees.Tree` shows DP-MOET's.
+
+    A post-processing of the private tree and the public schema: a categorical split shows its public
+    categories, a numeric one the equal-width bins of the column's public bounds in its units (the last
+    bin is closed), a leaf ``predict 0`` / ``predict 1``.
+    """
+
+    def __init__(self, clf):
+        self.tree = clf.tree_
+        self.sizes = clf.domain_sizes_
+
+    def _value(self, features, f: int, v: int):
+        item = features[f] if features is not None else None
+        if item is not None and getattr(item, "categories", ()):
+            return "==", item.categories[v]
+        lo, hi = getattr(item, "bounds", None) or (0.0, 1.0)
+        nb = int(self.sizes[f])
+        a, b = lo + (hi - lo) * v / nb, lo + (hi - lo) * (v + 1) / nb
+        return "in", (float(a), float(b), v == nb - 1)
+
+    def to_text(self, features=None) -> str:
+        t, lines = self.tree, []
+
+        def walk(i: int, pad: str) -> None:
+            f = int(t.feature[i])
+            if f < 0:
+                lines.append(f"{pad}predict {int(t.label[i])}")
+                return
+            name = features[f].name if features is not None else f"x[{f}]"
+            for v in range(int(t.n_children[i])):
+                test, val = self._value(features, f, v)
+                shown = repr(val) if test == "==" else f"[{val[0]:.6g}, {val[1]:.6g}{']' if val[2] else ')'}"
+                lines.append(f"{pad}{'if' if v == 0 else 'elif'} {name} {test} {shown}:")
+                walk(int(t.first_child[i]) + v, pad + "    ")
+
+        walk(0, "")
+        return "\n".join(lines)
+
+    def to_dict(self, features=None, classes=None) -> dict:
+        t = self.tree
+
+        def plain(x):
+            return x.item() if isinstance(x, np.generic) else x
+
+        def build(i: int) -> dict:
+            f = int(t.feature[i])
+            if f < 0:
+                label = int(t.label[i])
+                return {"leaf": plain(classes[label]) if classes is not None else label}
+            children = []
+            for v in range(int(t.n_children[i])):
+                test, val = self._value(features, f, v)
+                child = {"category": plain(val)} if test == "==" else {"bin": [val[0], val[1]]}
+                children.append({**child, "node": build(int(t.first_child[i]) + v)})
+            name = features[f].name if features is not None else f"x[{f}]"
+            return {"feature": name, "column": f, "children": children}
+
+        return build(0)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._extras import require
 from .types import Dataset, Feature, resolve_path
 
 __all__ = [
@@ -421,11 +422,7 @@ def load_breast_cancer() -> Dataset:
     >>> bool((data.X >= 0).all() and (data.X <= 1).all())  # scaled with public bounds
     True
     """
-    try:
-        from sklearn.datasets import load_breast_cancer as _sk_load
-    except ImportError as exc:  # pragma: no cover - scikit-learn is an optional dependency
-        raise ImportError("load_breast_cancer needs scikit-learn (pip install dpmo[experiments])") from exc
-    raw = _sk_load()
+    raw = require("sklearn.datasets", "load_breast_cancer").load_breast_cancer()
     names = [str(n) for n in raw.feature_names]
     features = tuple(
         Feature(name, "numeric", bounds=b) for name, b in zip(names, BREAST_CANCER_BOUNDS, strict=True)

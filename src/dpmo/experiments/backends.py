@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+from .._extras import require
 from .cores import (
     AUTO_SERIAL_SECONDS,
     AUTO_WINDOW_SECONDS,
@@ -20,19 +21,22 @@ from .cores import (
     idle_cores,
     usable_cores,
 )
-from .tasks import Task, run_task
+from .tasks import Task, batch_tasks, run_batch, run_task
 
 __all__ = ["task_results"]
 
 
-def _pool_results(tasks: list[Task], jobs: int) -> Iterator[list[dict]]:
-    import joblib
-
+def _pool_results(tasks: list[Task], jobs: int, shared_reference: bool = False) -> Iterator[list[dict]]:
+    joblib = require("joblib", "dpmo reproduce (parallel runs)")
     par = joblib.Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1)
-    yield from par(joblib.delayed(run_task)(t) for t in tasks)
+    batches = batch_tasks(tasks, shared_reference)
+    for results in par(joblib.delayed(run_batch)(b) for b in batches):
+        yield from results
 
 
-def _auto_results(tasks: list[Task], cores: int, used: dict[str, int]) -> Iterator[list[dict]]:
+def _auto_results(
+    tasks: list[Task], cores: int, used: dict[str, int], shared_reference: bool = False
+) -> Iterator[list[dict]]:
     """``jobs="auto"``: run in this process; hand the rest to a pool once the work left looks long enough
     (over ``AUTO_SERIAL_SECONDS``) and other cores were seen idle (over a window of at least
     ``AUTO_WINDOW_SECONDS``). Outputs do not depend on where a task runs (per-run seeds)."""
@@ -55,20 +59,29 @@ def _auto_results(tasks: list[Task], cores: int, used: dict[str, int]) -> Iterat
         workers = auto_workers(idle_cores(sample, current), cores)
         if workers > 1:
             used["jobs"] = workers
-            yield from _pool_results(rest, workers)
+            yield from _pool_results(rest, workers, shared_reference)
             return
         window, sample = now, current  # busy machine: measure again over the next window
 
 
 def task_results(
-    tasks: list[Task], jobs: int | str, backend: str, scheduler: str | None, used: dict[str, int]
+    tasks: list[Task],
+    jobs: int | str,
+    backend: str,
+    scheduler: str | None,
+    used: dict[str, int],
+    shared_reference: bool = False,
 ) -> Iterator[list[dict]]:
-    """Yield the rows of each task as it finishes (any order); ``used["jobs"]``: workers actually used."""
+    """Yield the rows of each task as it finishes (any order); ``used["jobs"]``: workers actually used.
+
+    ``shared_reference``: a worker gets every task of the same repetitions at once
+    (:func:`dpmo.experiments.tasks.batch_tasks`).
+    """
     if not tasks:
         return
     if backend == "loky" and jobs == "auto":
         used["jobs"] = 1
-        yield from _auto_results(tasks, usable_cores(), used)
+        yield from _auto_results(tasks, usable_cores(), used, shared_reference)
         return
     if jobs == "auto":
         jobs = usable_cores()
@@ -77,17 +90,14 @@ def task_results(
         for t in tasks:
             yield run_task(t)
         return
-    import joblib
-
+    joblib = require("joblib", "dpmo reproduce (parallel runs)")
     if backend == "loky":
-        yield from _pool_results(tasks, int(jobs))
+        yield from _pool_results(tasks, int(jobs), shared_reference)
         return
     if backend != "dask":
         raise ValueError(f"backend must be 'loky' or 'dask', got {backend!r}")
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise RuntimeError("the dask backend needs dask.distributed: pip install 'dpmo[dask]'") from exc
+    distributed = require("dask.distributed", "the dask backend")
+    Client, LocalCluster = distributed.Client, distributed.LocalCluster  # noqa: N806
     cluster = None
     if scheduler:
         try:
@@ -108,7 +118,9 @@ def task_results(
     try:
         with joblib.parallel_config(backend="dask"):
             par = joblib.Parallel(return_as="generator_unordered", batch_size=1)
-            yield from par(joblib.delayed(run_task)(t) for t in tasks)
+            batches = batch_tasks(tasks, shared_reference)
+            for results in par(joblib.delayed(run_batch)(b) for b in batches):
+                yield from results
     finally:
         client.close()
         if cluster is not None:

@@ -177,6 +177,11 @@ class ExperimentConfig:
         ``"module:function"`` computing one run (see :mod:`dpmo.experiments.methods`).
     chunk : int
         Runs per parallel task.
+    shared_reference : bool
+        The run function computes, per repetition, a reference shared by every method and budget of that
+        repetition (cached per process, e.g. the non-private trees of ``tree-pareto``). The tasks of the
+        same repetitions (dataset and runs) then go to one worker together, so that each reference is
+        computed once and not once per worker (:func:`dpmo.experiments.tasks.batch_tasks`).
     note : str
         Settings we had to choose, and why (written into the report). ``$name`` placeholders are filled
         with the run's own settings: any scalar of ``params``, ``$w1``, ``$w2`` (the weights) and
@@ -211,6 +216,7 @@ class ExperimentConfig:
     paper_layout: str = "figure"
     quick: dict[str, Any] = field(default_factory=dict)
     chunk: int = 10
+    shared_reference: bool = False
     note: str = ""
 
     @property
@@ -304,6 +310,7 @@ EXPERIMENTS: dict[str, ExperimentConfig] = {
             paper_layout="table",
             quick=dict(datasets=("breast-cancer",), runs=10),  # the paper's budgets, 10 repetitions
             chunk=5,
+            shared_reference=True,
             note=_TREE_PARETO_NOTE,
         ),
         ExperimentConfig(
@@ -381,11 +388,17 @@ EXPERIMENT_NAMES: tuple[str, ...] = tuple(EXPERIMENTS)
 
 
 def toy_experiment(
-    *, methods=("A", "NODP"), epsilons=(0.1, 1.0), runs: int = 4, chunk: int = 2
+    *,
+    methods=("A", "NODP"),
+    epsilons=(0.1, 1.0),
+    runs: int = 4,
+    chunk: int = 2,
+    shared_reference: bool = False,
+    params: dict[str, Any] | None = None,
 ) -> ExperimentConfig:
     """A toy grid for examples and tests: the fast stand-in run function
     :func:`dpmo.experiments.methods.toy_run` (no data) on one data set ``"toy"``; a method named
-    ``"NODP"`` is the non-private one.
+    ``"NODP"`` is the non-private one. ``params`` are added to the run function's (``{"n": 20}``).
 
     Examples
     --------
@@ -409,7 +422,8 @@ def toy_experiment(
         run_function="dpmo.experiments.methods:toy_run",
         runs=runs,
         chunk=chunk,
-        params={"n": 20},
+        shared_reference=shared_reference,
+        params={"n": 20, **(params or {})},
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._extras import require
 from .config import DATASETS, ExperimentConfig
 
 __all__ = ["dataset_order", "plot_experiment"]
@@ -59,8 +60,7 @@ def plot_experiment(
     True
     >>> os.remove(path); os.rmdir(folder)
     """
-    import matplotlib
-
+    matplotlib = require("matplotlib", "the figures of dpmo reproduce")
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._extras import require
 from ..metrics import best_hypervolume, coverage, front_share, hypervolume, recall, tpr_tnr, weighted_fitness
 from ..selection import get_approach
 from .config import DATASETS
@@ -83,8 +84,7 @@ def load_table(name: str, files: Sequence[str] = (), prep: dict | None = None):
 
 def embedded_graph(name: str):
     """A networkx graph shipped with networkx, or the seeded synthetic heavy-tailed graph."""
-    import networkx as nx
-
+    nx = require("networkx", "the embedded graphs of dpmo reproduce --quick")
     if name == "les-miserables":
         g = nx.les_miserables_graph()
     elif name == "karate":
@@ -268,6 +268,7 @@ def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: 
         sensitivity=sensitivity,
         features=data.features,
         random_state=rng,
+        exact=False,  # the paper's grids keep the float sampler (speed; seeded outputs unchanged)
         **kw,
     )
     enc = _encoded(data)
@@ -361,7 +362,7 @@ def _local_diffpid3(data, epsilon: float, params: dict, rng):
     depth = int(id3.pop("max_depth", params.get("max_depth", 5)))
     if not id3 and params.get("exp_half", True):
         return LocalDiffPID3Classifier(
-            epsilon=epsilon, max_depth=depth, features=data.features, random_state=rng
+            epsilon=epsilon, max_depth=depth, features=data.features, random_state=rng, exact=False
         )
     from .variants import ReadingID3
 
@@ -372,6 +373,7 @@ def _local_diffpid3(data, epsilon: float, params: dict, rng):
         max_depth=depth,
         features=data.features,
         random_state=rng,
+        exact=False,
         form=id3.pop("form", "shipped"),
         select_factor=1.0 if params.get("exp_half", True) else 2.0,
         **id3,
@@ -390,7 +392,7 @@ def _top_k(data, k, epsilon, params, conv, **kw):
 
         return graph_top_k(data.graph, k, epsilon, params=params, conv=conv, weights=kw.pop("weights", None),
                            **kw)  # fmt: skip
-    return graphs.top_k(data.graph, k, epsilon, **kw, **conv)
+    return graphs.top_k(data.graph, k, epsilon, exact=False, **kw, **conv)
 
 
 # --------------------------------------------------------------------------------------------- graphs
@@ -470,12 +472,26 @@ def toy_run(
     """A fast stand-in used to test the pipeline: exponential-mechanism pick among ``params["n"]`` scores.
 
     ``score`` is the picked candidate's utility (scores 0..n-1, sensitivity 1), ``ref`` a draw from the
-    reference stream (the same for every method and epsilon of a repetition).
+    reference stream (the same for every method and epsilon of a repetition), cached per process like
+    the references of ``tree-pareto``. With ``params["reference_log"]`` (a file path), each computation
+    of a reference appends the seed's spawn key as one line to that file (to count them across workers).
     """
     n = int(params.get("n", 20))
     u = np.arange(n, dtype=np.float64)
     eps = 1e6 if epsilon is None else float(epsilon)
     gumbel = rng.gumbel(size=n)
     pick = int(np.argmax(eps * u / 2.0 + gumbel))
-    ref = float(np.random.default_rng(reference_seed).random()) if reference_seed is not None else 0.0
+    ref = 0.0
+    if reference_seed is not None:
+        log = params.get("reference_log")
+        key = (log, reference_seed.entropy, tuple(reference_seed.spawn_key))
+        if key not in _TOY_REFERENCES:
+            _TOY_REFERENCES[key] = float(np.random.default_rng(reference_seed).random())
+            if log:
+                with open(log, "a") as fh:
+                    fh.write(f"{key[2]}\n")
+        ref = _TOY_REFERENCES[key]
     return {"score": float(u[pick]), "ref": ref}
+
+
+_TOY_REFERENCES: dict[tuple, float] = {}

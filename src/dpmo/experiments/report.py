@@ -39,7 +39,7 @@ from .figures import dataset_order, plot_experiment
 from .findings import budget_factor, why_different
 from .paper import PAPER_NUMBERS, paper_reference, paper_results
 from .readings import readings_note
-from .results_csv import csv_path, read_rows
+from .results_csv import csv_path, current_rows, read_rows
 from .stats import Stat, mean_ci, summarize
 from .tables import (
     STAR_SHARE,
@@ -67,13 +67,6 @@ __all__ = [
     "PAPER_NUMBERS",
     "STAR_SHARE",
 ]
-
-
-def _current_rows(rows: list[dict[str, str]], settings: dict[str, str] | None) -> list[dict[str, str]]:
-    """The rows of the given settings (``{dataset: fingerprint}``); all rows when None."""
-    if settings is None:
-        return rows
-    return [r for r in rows if r["dataset"] in settings and settings[r["dataset"]] == r.get("settings")]
 
 
 def _differences_text(config: ExperimentConfig, records: list[dict[str, Any]]) -> str:
@@ -234,7 +227,7 @@ def write_report(
         config = EXPERIMENTS[name]
         info = meta.get(name, {})
         current = (settings or {}).get(name, info.get("settings"))
-        rows = _current_rows(read_rows(csv_path(out, name)), current)
+        rows = current_rows(read_rows(csv_path(out, name)), current)
         if not rows:
             continue
         summary = summarize(rows, config.metrics)

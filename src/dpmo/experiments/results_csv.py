@@ -15,7 +15,18 @@ from pathlib import Path
 from .config import ExperimentConfig
 from .seeding import eps_text
 
-__all__ = ["BASE_COLUMNS", "TRAILING_COLUMNS", "csv_path", "columns", "read_rows", "run_key", "done_keys"]
+__all__ = [
+    "BASE_COLUMNS",
+    "TRAILING_COLUMNS",
+    "TIMING_COLUMNS",
+    "csv_path",
+    "columns",
+    "metric_columns",
+    "read_rows",
+    "current_rows",
+    "run_key",
+    "done_keys",
+]
 
 #: Leading columns of every results CSV; the experiment's metric columns follow, then ``readings`` (the
 #: readings of :mod:`dpmo.experiments.readings` the run used, ``default`` for none), ``private`` (``yes``
@@ -25,6 +36,8 @@ __all__ = ["BASE_COLUMNS", "TRAILING_COLUMNS", "csv_path", "columns", "read_rows
 #: ``settings``.
 BASE_COLUMNS = ("experiment", "dataset", "method", "epsilon", "run")
 TRAILING_COLUMNS = ("readings", "private", "seconds", "cpu_seconds", "seed", "settings")
+#: The columns that measure time: they differ between two runs of the same code and seed.
+TIMING_COLUMNS = ("seconds", "cpu_seconds")
 
 
 def csv_path(out_dir: str | os.PathLike, experiment: str) -> Path:
@@ -52,6 +65,22 @@ def columns(config: ExperimentConfig) -> list[str]:
     return [*BASE_COLUMNS, *config.metrics, *TRAILING_COLUMNS]
 
 
+def metric_columns(header: Iterable[str]) -> list[str]:
+    """The metric columns of a results CSV's header: those between ``run`` and ``readings``.
+
+    Examples
+    --------
+    >>> from dpmo.experiments.results_csv import columns, metric_columns
+    >>> from dpmo.experiments.config import EXPERIMENTS
+    >>> metric_columns(columns(EXPERIMENTS["tree-agg"]))
+    ['fitness', 'tpr', 'tnr']
+    """
+    header = list(header)
+    start = header.index(BASE_COLUMNS[-1]) + 1 if BASE_COLUMNS[-1] in header else 0
+    stop = header.index(TRAILING_COLUMNS[0]) if TRAILING_COLUMNS[0] in header else len(header)
+    return header[start:stop]
+
+
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
     """All rows of a results CSV (empty if the file does not exist).
 
@@ -73,6 +102,21 @@ def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
         return []
     with path.open(newline="") as fh:
         return list(csv.DictReader(fh))
+
+
+def current_rows(rows: list[dict[str, str]], settings: dict[str, str] | None) -> list[dict[str, str]]:
+    """The rows of the given settings (``{dataset: fingerprint}``, as in ``meta.json``); all rows when None.
+
+    Examples
+    --------
+    >>> from dpmo.experiments.results_csv import current_rows
+    >>> rows = [{"dataset": "d", "settings": "a"}, {"dataset": "d", "settings": "b"}]
+    >>> current_rows(rows, {"d": "b"})
+    [{'dataset': 'd', 'settings': 'b'}]
+    """
+    if settings is None:
+        return rows
+    return [r for r in rows if r["dataset"] in settings and settings[r["dataset"]] == r.get("settings")]
 
 
 def run_key(dataset: str, method: str, epsilon: float | str, run: int | str, settings: str) -> tuple:

@@ -159,7 +159,7 @@ def run_experiment(
         if new_file:
             writer.writeheader()
             fh.flush()
-        for rows in task_results(tasks, jobs, backend, scheduler, used):
+        for rows in task_results(tasks, jobs, backend, scheduler, used, config.shared_reference):
             writer.writerows(rows)
             fh.flush()
             if rows:

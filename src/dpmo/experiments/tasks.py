@@ -1,7 +1,9 @@
 """Tasks of an experiment grid: what is left to run (:func:`plan_tasks`) and running one (:func:`run_task`).
 
 A task is a few runs of one cell (dataset, method, epsilon), as a small picklable :class:`Task`; the worker
-loads and caches the dataset itself. Seeds come from :mod:`dpmo.experiments.seeding`.
+loads and caches the dataset itself. Seeds come from :mod:`dpmo.experiments.seeding`. A batch
+(:func:`batch_tasks`) is what one worker call computes: one task, or, where the runs of a repetition share a
+reference (``ExperimentConfig.shared_reference``), every task of the same dataset and repetitions.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from .config import NONPRIVATE_EPSILON, ExperimentConfig, settings_hash
 from .results_csv import run_key
 from .seeding import cell_seed, eps_text, reference_seed
 
-__all__ = ["Task", "plan_tasks", "run_task"]
+__all__ = ["Task", "plan_tasks", "run_task", "batch_tasks", "run_batch"]
 
 
 @dataclass(frozen=True)
@@ -164,3 +166,46 @@ def plan_tasks(
                         )
                     )
     return tasks
+
+
+def batch_tasks(tasks: Sequence[Task], shared_reference: bool = False) -> list[tuple[Task, ...]]:
+    """Group ``tasks`` into what one worker computes in one call, in the order of first appearance.
+
+    Without ``shared_reference`` every task is its own batch. With it, the tasks of the same dataset and
+    the same runs (every method and budget of those repetitions) form one batch: the per-repetition
+    reference that their run function caches per process is then computed by one worker, once, instead of
+    by every worker that meets those repetitions. Grouping never changes a row (seeds are per run).
+    O(len(tasks)).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import toy_experiment
+    >>> from dpmo.experiments.tasks import batch_tasks, plan_tasks
+    >>> toy = toy_experiment(runs=4, chunk=2)  # A at 2 budgets + NODP: 3 cells x 2 chunks = 6 tasks
+    >>> tasks = plan_tasks(toy, {"toy": []}, seed=0)
+    >>> len(batch_tasks(tasks)), len(batch_tasks(tasks, shared_reference=True))
+    (6, 2)
+    >>> [t.runs for t in batch_tasks(tasks, shared_reference=True)[0]]
+    [(0, 1), (0, 1), (0, 1)]
+    """
+    if not shared_reference:
+        return [(t,) for t in tasks]
+    groups: dict[tuple, list[Task]] = {}
+    for t in tasks:
+        groups.setdefault((t.dataset, t.runs), []).append(t)
+    return [tuple(g) for g in groups.values()]
+
+
+def run_batch(batch: Sequence[Task]) -> list[list[dict[str, Any]]]:
+    """:func:`run_task` on each task of ``batch``, in order (one worker call).
+
+    Examples
+    --------
+    >>> from dpmo.experiments import toy_experiment
+    >>> from dpmo.experiments.tasks import batch_tasks, plan_tasks, run_batch
+    >>> toy = toy_experiment()
+    >>> batch = batch_tasks(plan_tasks(toy, {"toy": []}, seed=0), shared_reference=True)[0]
+    >>> [len(rows) for rows in run_batch(batch)]
+    [2, 2, 2]
+    """
+    return [run_task(t) for t in batch]

@@ -290,9 +290,9 @@ def graph_top_k(graph, k, epsilon, *, approach, sensitivity, weights, mechanism,
         kw = {"weights": weights} if approach == "agg" else {}
         return np.asarray(
             graphs.top_k(graph, k, eps, approach=approach, sensitivity=sensitivity, mechanism=mechanism,
-                         rng=rng, **kw, **conv)
+                         rng=rng, exact=False, **kw, **conv)
         )  # fmt: skip
-    kw = dict(k=int(k), sensitivity=sensitivity, mechanism=mechanism, rng=rng)
+    kw = dict(k=int(k), sensitivity=sensitivity, mechanism=mechanism, rng=rng, exact=False)
     if kind == "tight" and params.get("agg_delta") == "published" and approach == "agg":
         idx = priv_agg([published_agg_objective(graph, weights, conv)], (1.0,), eps, **kw)
         return np.asarray(graph.ids)[np.asarray(idx, dtype=np.intp)]

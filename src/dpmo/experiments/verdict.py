@@ -6,8 +6,10 @@ the issue asks to explain. :func:`run_group` runs it once per candidate reading 
 ``OUT/<group>/<reading>``), and :func:`verdict_table` gives, per group, the mean absolute difference from
 the paper's values over the cells the paper reports, with no reading and with the closest reading.
 
-Command line (regenerates ``docs/errata.md``'s verdict table; ``--runs`` per cell)::
+Command line (``--runs`` per cell; ``all`` = ``run`` + ``report``, and with ``--errata`` the table of
+``docs/errata.md`` rewritten in place)::
 
+    python -m dpmo.experiments.verdict all --runs 500 --jobs 2 --errata docs/errata.md --data-dir DIR
     python -m dpmo.experiments.verdict run [GROUP ...] --data-dir DIR --runs 50 --out results-readings
     python -m dpmo.experiments.verdict table --out results-readings
 
@@ -37,6 +39,7 @@ __all__ = [
     "verdict_table",
     "readings_table",
     "write_verdict_report",
+    "replace_table",
     "run_group",
     "main",
 ]
@@ -93,8 +96,7 @@ GROUPS: dict[str, Group] = {
                 "id3-bins=10",
                 "adult-minmax",
                 "id3-no-stop",
-                "id3-no-stop+id3-depth=10",
-            ),
+            ),  # without the stopping rule at depth 10 Adult's tree has ~10^9 nodes: the next group
         ),  # fmt: skip
         Group(
             "localdiffpid3-nltcs-acs",
@@ -240,14 +242,17 @@ def group_distance(group: Group, folder: Path, paper=None) -> tuple[float, int, 
     return sum(diffs) / len(diffs), len(diffs), min(runs)
 
 
+#: Header of the verdict table (also the line :func:`replace_table` looks for in ``docs/errata.md``).
+TABLE_HEADER = (
+    "| group | cells x runs | closest reading | private? | mean abs. diff. default | closest | verdict |"
+)
+
+
 def verdict_table(out: str | Path, groups: Sequence[str] | None = None) -> str:
     """Markdown table: group, closest reading, mean |ours - paper| with no reading and with it, verdict."""
     out = Path(out)
     paper = paper_results()
-    lines = [
-        "| group | cells x runs | closest reading | private? | mean abs. diff. default | closest | verdict |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    lines = [TABLE_HEADER, "|---|---|---|---|---|---|---|"]
     for name in groups or GROUPS:
         g = GROUPS[name]
         base, cells, runs = group_distance(g, _folder(out, g, DEFAULT_LABEL), paper)
@@ -306,7 +311,32 @@ def write_verdict_report(out: str | Path, groups: Sequence[str] | None = None) -
     return path
 
 
-def run_group(name: str, *, out: str | Path, data_dir: str, runs: int, jobs: int = 1, seed: int = 0) -> None:
+def replace_table(text: str, table: str) -> str:
+    r"""``text`` (a Markdown page) with its verdict table, from :data:`TABLE_HEADER` to its last row,
+    replaced by ``table``. Raises ValueError when the page has no such table.
+
+    Examples
+    --------
+    >>> from dpmo.experiments.verdict import TABLE_HEADER, replace_table
+    >>> page = f"intro\n\n{TABLE_HEADER}\n|---|\n| old | row |\n\nafter\n"
+    >>> replace_table(page, f"{TABLE_HEADER}\n|---|\n| new | row |").splitlines()[4:]
+    ['| new | row |', '', 'after']
+    """
+    lines = text.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() == TABLE_HEADER)
+    except StopIteration:
+        raise ValueError("no verdict table (its header line) in the page") from None
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    out = "\n".join(lines[:start] + table.splitlines() + lines[end:])
+    return out + "\n" if text.endswith("\n") else out
+
+
+def run_group(
+    name: str, *, out: str | Path, data_dir: str, runs: int, jobs: int | str = 1, seed: int = 0
+) -> None:
     """Run group ``name`` with no reading and with each of its readings (resumable)."""
     from ..cli import main as cli_main
 
@@ -330,24 +360,29 @@ def run_group(name: str, *, out: str | Path, data_dir: str, runs: int, jobs: int
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dpmo.experiments.verdict")
-    parser.add_argument("action", choices=("run", "table", "detail", "report"))
+    parser.add_argument("action", choices=("all", "run", "table", "detail", "report"))
     parser.add_argument("groups", nargs="*", help=f"among {', '.join(GROUPS)} (default: all)")
     parser.add_argument("--out", default="results-readings")
     parser.add_argument("--data-dir", default="../shared/data")
-    parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=50, help="runs per cell (times the group's factor)")
+    parser.add_argument("--jobs", default="1", help="dpmo reproduce --jobs (a number or auto)")
+    parser.add_argument("--errata", help="with all / table / report: rewrite the verdict table of this page")
     args = parser.parse_args(argv)
     names = args.groups or list(GROUPS)
-    if args.action == "run":
+    if args.action in ("all", "run"):
         for name in names:
             run_group(name, out=args.out, data_dir=args.data_dir, runs=args.runs, jobs=args.jobs)
-    elif args.action == "table":
-        print(verdict_table(args.out, names))
-    elif args.action == "report":
+    if args.action in ("all", "report"):
         print(write_verdict_report(args.out, names))
-    else:
+    if args.action in ("all", "table"):
+        print(verdict_table(args.out, names))
+    if args.action == "detail":
         for name in names:
             print(f"\n{name}\n\n{readings_table(args.out, name)}")
+    if args.errata and args.action != "run" and args.action != "detail":
+        page = Path(args.errata)
+        page.write_text(replace_table(page.read_text(), verdict_table(args.out, list(GROUPS))))
+        print(f"verdict table rewritten in {page}")
     return 0
 
 

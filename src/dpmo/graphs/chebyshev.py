@@ -78,7 +78,7 @@ def top_k_chebyshev(
     mechanism,
     rng,
     budget=None,
-    exact=False,
+    exact=True,
 ) -> np.ndarray:
     """Indices of the ``k`` nodes chosen by :func:`dpmo.priv_chebyshev` (graph defaults for None)."""
     W, A, S = graph_chebyshev_settings(n, k)

@@ -99,6 +99,8 @@ def read_edge_list(
     >>> os.remove(path); os.rmdir(folder)
     """
     path = Path(os.fspath(path))
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not an edge-list file")
     if not path.is_file():
         raise FileNotFoundError(f"edge list not found: {path}")
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "#%"):

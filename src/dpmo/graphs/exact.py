@@ -42,9 +42,9 @@ DOMINANCE = ("pareto", "strict", "weak")
 PAPER_WEIGHTS = (1.0, 100.0)
 
 
-def _graph(graph) -> Graph:
+def _graph(graph, **read) -> Graph:
     """For the exact (non-private) functions: a raw input keeps its own node set."""
-    return observed_graph(graph)
+    return observed_graph(graph, **read)
 
 
 def check_weights(weights) -> tuple[float, float]:
@@ -57,11 +57,20 @@ def check_weights(weights) -> tuple[float, float]:
     return float(w[0]), float(w[1])
 
 
-def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> np.ndarray:
+def pareto_scores(
+    graph,
+    *,
+    low_degree: float = 0.0,
+    formula: str = "paper",
+    delimiter: str | None = None,
+    header: bool | None = None,
+    ids: str = "int",
+) -> np.ndarray:
     """Pareto score of every node over (degree, ego density) (:func:`dpmo.pareto_score`; cached).
 
     Weak dominance, as the paper's Definition "Pareto Score": ``PS(v) = -#{u != v : deg(u) >= deg(v) and
-    ed(u) >= ed(v)}``. O(n log n) on first use, read-only int64 array.
+    ed(u) >= ed(v)}``. O(n log n) on first use, read-only int64 array. ``graph`` as in
+    :func:`pareto_front` (a path read with ``delimiter``, ``header`` and ``ids`` of :func:`load_graph`).
 
     Examples
     --------
@@ -76,7 +85,7 @@ def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> 
     >>> ps.tolist() == manual
     True
     """
-    g = _graph(graph)
+    g = _graph(graph, delimiter=delimiter, header=header, ids=ids)
     low, formula = check_convention(low_degree, formula)
 
     def build():
@@ -87,11 +96,21 @@ def pareto_scores(graph, *, low_degree: float = 0.0, formula: str = "paper") -> 
     return g.cached(("pareto_score", low, formula), build)
 
 
-def aggregate_scores(graph, *, weights=PAPER_WEIGHTS, low_degree: float = 0.0, formula: str = "paper"):
+def aggregate_scores(
+    graph,
+    *,
+    weights=PAPER_WEIGHTS,
+    low_degree: float = 0.0,
+    formula: str = "paper",
+    delimiter: str | None = None,
+    header: bool | None = None,
+    ids: str = "int",
+):
     """``u_agg = w_degree * degree + w_ego * ego density`` as a :class:`dpmo.Objective` (cached).
 
     :func:`dpmo.aggregate` of :func:`dpmo.graphs.objectives.objectives`: global sensitivity
-    ``|w_degree| + |w_ego|``, local ``|w_degree| + |w_ego| * delta^ego``.
+    ``|w_degree| + |w_ego|``, local ``|w_degree| + |w_ego| * delta^ego``. ``graph`` as in
+    :func:`pareto_front` (a path read with ``delimiter``, ``header`` and ``ids`` of :func:`load_graph`).
 
     Examples
     --------
@@ -103,7 +122,7 @@ def aggregate_scores(graph, *, weights=PAPER_WEIGHTS, low_degree: float = 0.0, f
     >>> bool(abs(agg.values - expected).max() < 1e-9), agg.global_sensitivity
     (True, 101.0)
     """
-    g = _graph(graph)
+    g = _graph(graph, delimiter=delimiter, header=header, ids=ids)
     low, formula = check_convention(low_degree, formula)
     w = check_weights(weights)
     return g.cached(
@@ -127,6 +146,9 @@ def top_k_exact(
     weights=_defaults.GRAPH_WEIGHTS,
     low_degree: float = 0.0,
     formula: str = "paper",
+    delimiter: str | None = None,
+    header: bool | None = None,
+    ids: str = "int",
 ) -> np.ndarray:
     """The non-private top-k: largest Pareto score, or largest weighted sum (original ids).
 
@@ -138,7 +160,7 @@ def top_k_exact(
 
     Parameters
     ----------
-    graph, approach, weights, low_degree, formula
+    graph, approach, weights, low_degree, formula, delimiter, header, ids
         As in :func:`top_k`.
     k : int
         ``1 <= k <= n``.
@@ -162,7 +184,7 @@ def top_k_exact(
     >>> sorted(agg.tolist(), reverse=True)[:2] == [agg[v] for v in best.tolist()]
     True
     """
-    g = _graph(graph)
+    g = _graph(graph, delimiter=delimiter, header=header, ids=ids)
     k = check_k(k, g.n_nodes)
     approach = check_choice(approach, APPROACHES, "approach")
     w = check_weights(weights)
@@ -176,7 +198,14 @@ def top_k_exact(
 
 
 def pareto_front(
-    graph, *, dominance: str = "pareto", low_degree: float = 0.0, formula: str = "paper"
+    graph,
+    *,
+    dominance: str = "pareto",
+    low_degree: float = 0.0,
+    formula: str = "paper",
+    delimiter: str | None = None,
+    header: bool | None = None,
+    ids: str = "int",
 ) -> np.ndarray:
     """The Pareto front of the graph over (degree, ego density), as original ids.
 
@@ -194,6 +223,8 @@ def pareto_front(
           nodes with Pareto score 0, which excludes nodes whose vector is shared with another node.
     low_degree, formula
         Ego density convention, see :func:`dpmo.graphs.ego_density`.
+    delimiter, header, ids : optional
+        For an edge-list path: as in :func:`dpmo.graphs.load_graph` (``ids="str"``: text node ids).
 
     Returns
     -------
@@ -216,7 +247,7 @@ def pareto_front(
     ...             for u in range(34)) for v in front)
     True
     """
-    g = _graph(graph)
+    g = _graph(graph, delimiter=delimiter, header=header, ids=ids)
     dominance = check_choice(dominance, DOMINANCE, "dominance")
     low, formula = check_convention(low_degree, formula)
     key = ("front", dominance, low, formula)

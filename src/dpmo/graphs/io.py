@@ -107,24 +107,31 @@ def load_graph(
     )
 
 
-def public_graph(graph, nodes=None, what: str = "this function") -> Graph:
+def public_graph(
+    graph, nodes=None, what: str = "this function", *, delimiter=None, header=None, ids: str = "int"
+) -> Graph:
     """``graph`` as a :class:`Graph` on a public node set, or a ``ValueError`` saying why it is refused.
 
     The gate of the private graph functions: ``graph`` is loaded with :func:`load_graph` (``nodes`` is then
     required) or, for a :class:`Graph`, put on ``nodes`` when given; a graph whose node set was not
-    declared public is refused with :data:`NODES_REQUIRED`. O(1) for a public :class:`Graph`.
+    declared public is refused with :data:`NODES_REQUIRED`. ``delimiter``, ``header`` and ``ids`` are
+    those of :func:`load_graph` for an edge-list path. O(1) for a public :class:`Graph`.
     """
     if not isinstance(graph, Graph) and is_observed(nodes):
         raise ValueError(f"{what}: {NODES_REQUIRED}")
-    g = load_graph(graph, nodes=nodes) if nodes is not None or isinstance(graph, Graph) else None
+    read = {"delimiter": delimiter, "header": header, "ids": ids}
+    g = load_graph(graph, nodes=nodes, **read) if nodes is not None or isinstance(graph, Graph) else None
     if g is None or not g.public_nodes:
         raise ValueError(f"{what}: {NODES_REQUIRED}")
     return g
 
 
-def observed_graph(graph) -> Graph:
+def observed_graph(graph, *, delimiter=None, header=None, ids: str = "int") -> Graph:
     """``graph`` as a :class:`Graph`, with the input's own nodes when it is not one already.
 
-    For exact (non-private) statistics only: the node set of the result is not public.
+    For exact (non-private) statistics only: the node set of the result is not public. ``delimiter``,
+    ``header`` and ``ids`` are those of :func:`load_graph` for an edge-list path.
     """
-    return graph if isinstance(graph, Graph) else load_graph(graph, nodes=OBSERVED)
+    if isinstance(graph, Graph):
+        return graph
+    return load_graph(graph, nodes=OBSERVED, delimiter=delimiter, header=header, ids=ids)

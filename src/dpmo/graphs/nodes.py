@@ -54,12 +54,23 @@ def as_node_ids(nodes) -> np.ndarray:
         if not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
             raise TypeError("nodes must be an int n (ids 0..n-1) or a 1-D array of integer (or text) ids")
         arr = arr.astype(np.int64, copy=False)
-    ids = np.unique(arr)
+    ids, counts = np.unique(arr, return_counts=True)
     if ids.size != arr.size:
-        raise ValueError("nodes must not contain duplicates")
+        raise ValueError(duplicate_message(ids[counts > 1][0].item()))
     if ids.size == 0:
         raise ValueError("nodes is empty: a graph needs at least one node")
     return ids
+
+
+def duplicate_message(node) -> str:
+    """The refusal of a node set that names ``node`` twice (the node set is public: it may be named)."""
+    hint = (
+        " (a name with spaces split in two? pass a delimiter that is not in the names, e.g. "
+        "delimiter=',' / --delimiter ',')"
+        if isinstance(node, str)
+        else ""
+    )
+    return f"nodes must not contain duplicates: {node!r} appears more than once{hint}"
 
 
 def not_in(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -107,7 +118,8 @@ def networkx_labels(nodes, labels: list) -> list:
         raise TypeError(f"nodes must be node labels, an int n or 'observed', got {nodes!r}")
     declared = list(nodes)
     if len(set(declared)) != len(declared):
-        raise ValueError("nodes must not contain duplicates")
+        seen: set = set()
+        raise ValueError(duplicate_message(next(v for v in declared if v in seen or seen.add(v))))
     known = set(declared)
     outside = [v for v in labels if v not in known]
     if outside:

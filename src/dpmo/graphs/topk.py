@@ -36,13 +36,16 @@ from ..mechanisms import MECHANISMS
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from .centrality import check_convention
 from .chebyshev import graph_chebyshev_approach
-from .exact import APPROACHES, PAPER_WEIGHTS, check_weights
+from .exact import PAPER_WEIGHTS, check_weights
 from .graph import Graph
 from .io import public_graph
 from .objectives import objectives
 
 __all__ = ["APPROACHES", "SENSITIVITIES", "top_k", "selection_scores"]
 
+#: Values of ``approach`` of :func:`top_k` shipped with dpmo (PrivPareto, PrivAgg, PrivChebyshev); any
+#: approach registered with :func:`dpmo.selection.register_approach` is accepted too.
+APPROACHES = ("pareto", "agg", "chebyshev")
 #: Values of ``sensitivity``.
 SENSITIVITIES = ("local", "global")
 
@@ -64,6 +67,9 @@ def selection_scores(
     low_degree: float = 0.0,
     formula: str = "paper",
     nodes=None,
+    delimiter: str | None = None,
+    header: bool | None = None,
+    ids: str = "int",
 ) -> tuple[np.ndarray, float]:
     """Scores and sensitivity a method hands to :func:`dpmo.select` in its first round (cached, read-only).
 
@@ -73,7 +79,8 @@ def selection_scores(
       (:func:`dpmo.aggregate.aggregate_selection_scores`).
 
     ``top_k(..., k=1)`` draws from ``dpmo.select(*selection_scores(...), ...)``: this is what the exhaustive
-    privacy audit checks. ``graph`` and ``nodes`` as in :func:`top_k` (a public node set is required).
+    privacy audit checks. ``graph``, ``nodes``, ``delimiter``, ``header`` and ``ids`` as in :func:`top_k` (a
+    public node set is required).
     The Pareto approach recomputes the scores on the remaining nodes in later rounds (see
     :func:`dpmo.priv_pareto`); the aggregate's scores do not depend on the other nodes.
 
@@ -94,7 +101,7 @@ def selection_scores(
     >>> sensitivity  # dampened scores have sensitivity 1
     1.0
     """
-    g = public_graph(graph, nodes, "selection_scores")
+    g = public_graph(graph, nodes, "selection_scores", delimiter=delimiter, header=header, ids=ids)
     appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     w = check_weights(weights)
@@ -129,8 +136,11 @@ def top_k(
     directions=None,
     aspirations=None,
     shares=None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT,
     nodes=None,
+    delimiter: str | None = None,
+    header: bool | None = None,
+    ids: str = "int",
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
@@ -170,8 +180,9 @@ def top_k(
     directions, aspirations, shares : optional
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
         order degree, ego density); ignored by the other approaches.
-    exact : bool, default False
-        Sample exactly (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
+    exact : bool, default True
+        Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
+        in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
         source). The scores are the same floats (see ``docs/core.md``, "Floating point and exact
         sampling").
     nodes : array_like of int, or int
@@ -179,6 +190,8 @@ def top_k(
         :class:`Graph` loaded with ``nodes=``. Without it the call is refused with one line
         (:data:`dpmo.graphs.nodes.NODES_REQUIRED`): the nodes that appear in the edges are not public (an
         edge to a leaf makes its node appear). Nodes without edges are candidates like any other.
+    delimiter, header, ids : optional
+        For an edge-list path: as in :func:`dpmo.graphs.load_graph` (``ids="str"``: text node ids).
 
     Returns
     -------
@@ -211,7 +224,7 @@ def top_k(
     >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
     ((3,), True, True)
     """
-    g = public_graph(graph, nodes, "top_k")
+    g = public_graph(graph, nodes, "top_k", delimiter=delimiter, header=header, ids=ids)
     n = g.n_nodes
     k = check_k(k, n)
     if epsilon is not None or budget is None:

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .. import _defaults
 from .._validation import (
     check_choice,
     check_epsilon,
@@ -34,7 +35,17 @@ __all__ = ["two_stage_candidates", "top_k_two_stage"]
 
 
 def two_stage_candidates(
-    graph, epsilon: float, candidates: int, *, rng=None, budget=None, exact: bool = False, nodes=None
+    graph,
+    epsilon: float,
+    candidates: int,
+    *,
+    rng=None,
+    budget=None,
+    exact: bool = _defaults.EXACT_TWO_STAGE,
+    nodes=None,
+    delimiter: str | None = None,
+    header: bool | None = None,
+    ids: str = "int",
 ) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
@@ -42,7 +53,8 @@ def two_stage_candidates(
     ``candidates`` largest entries. One edge changes exactly two degrees by 1, so the degree vector has
     L1 sensitivity 2 and the noisy vector is epsilon-edge-DP (Laplace mechanism, Dwork et al. 2006); the
     choice of the top entries is post-processing. O(n) time (``argpartition``) and memory. ``graph`` and
-    ``nodes`` as in :func:`top_k` (a public node set is required; isolated nodes get a noisy degree too).
+    ``nodes`` (and ``delimiter``, ``header``, ``ids`` for a path) as in :func:`top_k` (a public node set is
+    required; isolated nodes get a noisy degree too).
 
     ``budget`` (a :class:`dpmo.Budget`, optional): spend ``epsilon`` from it (one record, mechanism
     ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left.
@@ -67,7 +79,7 @@ def two_stage_candidates(
     >>> short.shape, len(set(short.tolist())) == 5
     ((5,), True)
     """
-    g = public_graph(graph, nodes, "two_stage_candidates")
+    g = public_graph(graph, nodes, "two_stage_candidates", delimiter=delimiter, header=header, ids=ids)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
     m = check_k(candidates, g.n_nodes, "candidates")
@@ -111,8 +123,11 @@ def top_k_two_stage(
     low_degree: float = 0.0,
     formula: str = "paper",
     budget=None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT_TWO_STAGE,
     nodes=None,
+    delimiter: str | None = None,
+    header: bool | None = None,
+    ids: str = "int",
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
 
@@ -137,7 +152,7 @@ def top_k_two_stage(
 
     Parameters
     ----------
-    graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula, nodes
+    graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula, nodes, delimiter, header, ids
         As in :func:`top_k` (``k <= candidates``; a public node set is required).
     candidates : int, default 100
         Size of the shortlist (public), ``k <= candidates <= n``.
@@ -148,7 +163,9 @@ def top_k_two_stage(
         for the shortlist (``degree_share * epsilon``, Laplace) and one per round of stage 2 (the rest,
         divided by ``k``). Without it the call spends ``epsilon`` of its own.
     exact : bool, default False
-        Both stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
+        The float sampler is the default here, unlike :func:`top_k`'s: exact discrete Laplace noise on
+        every degree makes a call on GitHub about 9 times slower (``docs/core.md``). ``True``: both
+        stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
         exact sampling in stage 2; rng None then reads the OS's secure source.
 
     Returns
@@ -172,7 +189,7 @@ def top_k_two_stage(
     >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
     ((3,), True, True)
     """
-    g = public_graph(graph, nodes, "top_k_two_stage")
+    g = public_graph(graph, nodes, "top_k_two_stage", delimiter=delimiter, header=header, ids=ids)
     n = g.n_nodes
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)

@@ -27,13 +27,18 @@ from .io import observed_graph
 __all__ = ["degree", "triangles", "ego_density", "FORMULAS"]
 
 
-def _as_graph(graph) -> Graph:
+def _as_graph(graph, **read) -> Graph:
     # exact statistics, not releases: a raw input keeps its own node set
-    return observed_graph(graph)
+    return observed_graph(graph, **read)
 
 
-def degree(graph) -> np.ndarray:
+def degree(
+    graph, *, delimiter: str | None = None, header: bool | None = None, ids: str = "int"
+) -> np.ndarray:
     """Degree of every node (int64, shape (n,), read-only). O(n).
+
+    ``graph`` as in :func:`ego_density` (a path read with ``delimiter``, ``header`` and ``ids`` of
+    :func:`dpmo.graphs.load_graph`).
 
     Examples
     --------
@@ -44,12 +49,17 @@ def degree(graph) -> np.ndarray:
     >>> deg.tolist() == [d for _, d in sorted(g.degree())]  # node i is the i-th smallest id
     True
     """
-    g = _as_graph(graph)
+    g = _as_graph(graph, delimiter=delimiter, header=header, ids=ids)
     return csr_degree(g.indptr)
 
 
-def triangles(graph) -> np.ndarray:
+def triangles(
+    graph, *, delimiter: str | None = None, header: bool | None = None, ids: str = "int"
+) -> np.ndarray:
     """``T(v)``, the number of edges among the neighbours of ``v`` (= triangles through ``v``), per node.
+
+    ``graph`` as in :func:`ego_density` (a path read with ``delimiter``, ``header`` and ``ids`` of
+    :func:`dpmo.graphs.load_graph`).
 
     Returns
     -------
@@ -73,11 +83,19 @@ def triangles(graph) -> np.ndarray:
     >>> t.tolist() == [nx.triangles(g)[v] for v in sorted(g)]  # checked against networkx
     True
     """
-    g = _as_graph(graph)
+    g = _as_graph(graph, delimiter=delimiter, header=header, ids=ids)
     return csr_triangles(g.indptr, g.indices)
 
 
-def ego_density(graph, *, low_degree: float = 0.0, formula: str = "paper") -> np.ndarray:
+def ego_density(
+    graph,
+    *,
+    low_degree: float = 0.0,
+    formula: str = "paper",
+    delimiter: str | None = None,
+    header: bool | None = None,
+    ids: str = "int",
+) -> np.ndarray:
     """Egocentric density of every node (the paper's Equation "egodensity").
 
     Parameters
@@ -90,6 +108,8 @@ def ego_density(graph, *, low_degree: float = 0.0, formula: str = "paper") -> np
     formula : {"paper", "published"}, default "paper"
         ``"paper"``: ``2 T(v) / (d (d - 1))`` (in [0, 1]); ``"published"``: ``T(v) / (d (d - 1))``, the
         published code's (in [0, 1/2] for ``d >= 2``).
+    delimiter, header, ids : optional
+        For an edge-list path: as in :func:`dpmo.graphs.load_graph` (``ids="str"``: text node ids).
 
     Returns
     -------
@@ -110,5 +130,5 @@ def ego_density(graph, *, low_degree: float = 0.0, formula: str = "paper") -> np
     True
     """
     low, formula = check_convention(low_degree, formula)
-    g = _as_graph(graph)
+    g = _as_graph(graph, delimiter=delimiter, header=header, ids=ids)
     return csr_ego_density(g.indptr, g.triangles, low, formula)

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import importlib
 
+from .._extras import require
+
+# the estimators follow scikit-learn's API: without it, one line that names the extra to install
+require("sklearn", "dpmo.trees")
+
 _EXPORTS = {
     # array-based trees and the genetic operators
     "TreePopulation": "evaluation",

@@ -172,8 +172,9 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         The public label set ``[negative, positive]``; TPR is measured on ``classes[1]``. None reads the
         label set from ``y`` (its two distinct values, sorted; the fitted ``classes_`` then reveals it,
         and a ``y`` holding one label is refused). Declared, a table in which a class has no record fits.
-    exact : bool, default False
-        Make every private selection exact (:func:`dpmo.select` with ``exact=True``). With
+    exact : bool, default True
+        Make every private selection exact (:func:`dpmo.select` with ``exact=True``): the default, at
+        about the float sampler's cost (``docs/core.md``); ``False`` opts in to floating point. With
         ``random_state=None`` the selections then read the OS's secure source; with a seed they are
         reproducible (tests only). The random trees and operators are public randomness and keep using
         ``random_state``.
@@ -238,7 +239,7 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         features=None,
         random_state=None,
         classes=None,
-        exact=False,
+        exact=_defaults.EXACT,
     ):
         self.epsilon = epsilon
         self.approach = approach

@@ -107,8 +107,8 @@ def float_x(scores: np.ndarray, top: float, epsilon, sensitivity: float) -> np.n
     """
     c = _ordinary_ratio(epsilon, sensitivity)
     if c is not None:
-        x = np.subtract(top, scores)
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore"):  # an overflowing difference is inf, as stated above
+            x = np.subtract(top, scores)
             x *= c
         return x
     em, ee = frexp_value(epsilon)
