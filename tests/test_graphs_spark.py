@@ -417,10 +417,8 @@ def test_laplace_distribution_equals_in_memory_samples(small, small_stats):
     k, epsilon, trials = 2, 3.0, 3000
     _, picks = _spark_trials(small_stats, g, "chebyshev", "local", "laplace", k, epsilon, trials, 5)
     rng = np.random.default_rng(5)
-    memory = [
-        tuple(graphs.top_k(g, k, epsilon, approach="chebyshev", mechanism="laplace", rng=rng).tolist())
-        for _ in range(trials)
-    ]
+    settings = {"approach": "chebyshev", "mechanism": "laplace", "exact": False}
+    memory = [tuple(graphs.top_k(g, k, epsilon, rng=rng, **settings).tolist()) for _ in range(trials)]
     cells = sorted(set(memory) | {tuple(p) for p in picks})
     a, b = Counter(tuple(p) for p in picks), Counter(memory)
     table = np.array([[a.get(c, 0) for c in cells], [b.get(c, 0) for c in cells]])
@@ -443,18 +441,31 @@ def test_executor_scores_equal_the_in_memory_scores(small, small_stats):
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
 def test_pareto_on_the_driver_gives_the_in_memory_answers(spark, small, sensitivity):
     # the driver path is the in-memory pipeline on the collected statistics: the same seed, the same picks
+    # (the float sampler, the Spark default, on both sides)
     edges, g = small
     for seed in (0, 1):
         got = dpmo_spark.top_k(
             edges, 2, 1.0, nodes=SMALL_N, approach="pareto", sensitivity=sensitivity, rng=seed
         )
-        assert got == graphs.top_k(g, 2, 1.0, approach="pareto", sensitivity=sensitivity, rng=seed).tolist()
+        want = graphs.top_k(g, 2, 1.0, approach="pareto", sensitivity=sensitivity, rng=seed, exact=False)
+        assert got == want.tolist()
 
 
 def test_exact_sampling_on_the_driver_gives_the_in_memory_answers(spark, small):
     edges, g = small
     got = dpmo_spark.top_k(edges, 3, 1.0, nodes=SMALL_N, approach="chebyshev", exact=True, rng=4)
     assert got == graphs.top_k(g, 3, 1.0, approach="chebyshev", exact=True, rng=4).tolist()
+
+
+def test_the_spark_path_keeps_the_float_sampler_by_default():
+    import inspect
+
+    from dpmo import _defaults
+
+    default = inspect.signature(dpmo_spark.top_k).parameters["exact"].default
+    assert default is _defaults.EXACT_SPARK is False
+    for page in ("core.md", "spark.md"):  # documented where the defaults are
+        assert "EXACT_SPARK" in (DOCS / page).read_text()
 
 
 def test_a_seed_reproduces_the_picks(spark, small):

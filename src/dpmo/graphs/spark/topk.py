@@ -97,7 +97,7 @@ def top_k(
     mechanism: str = _defaults.MECHANISM,
     budget=None,
     rng=None,
-    exact: bool = False,
+    exact: bool = _defaults.EXACT_SPARK,
 ) -> list:
     """DP-MOTkIN in Spark: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
@@ -131,7 +131,9 @@ def top_k(
     exact : bool, default False
         True: the statistics go to the driver (``n <= DRIVER_MAX_NODES``) and the picks are sampled there
         with dpmo's exact samplers (:func:`dpmo.select` with ``exact=True``; rng None then reads the OS's
-        secure source). False: float samplers on the executors (``docs/spark.md`` says why).
+        secure source). False (the default here, ``dpmo._defaults.EXACT_SPARK``, unlike
+        :func:`dpmo.graphs.top_k`): float samplers on the executors; ``docs/spark.md`` and ``docs/core.md``
+        ("Which sampler is the default") say why.
 
     Returns
     -------
