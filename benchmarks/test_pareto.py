@@ -130,7 +130,10 @@ def test_priv_agg(benchmark, n):
 def test_dampening_blocks(benchmark, case, blocks):
     """Local PrivPareto with and without blocks of distances in the dampening loop (``docs/pareto.md``);
     skipped where the code has no such switch (``pareto_rounds._DAMPEN_BLOCKS_MAX_N``)."""
-    from dpmo import pareto_rounds
+    try:  # dpmo.pareto.rounds since the package dpmo/pareto/; dpmo.pareto_rounds before
+        from dpmo.pareto import rounds as pareto_rounds
+    except ImportError:
+        from dpmo import pareto_rounds
 
     if not hasattr(pareto_rounds, "_DAMPEN_BLOCKS_MAX_N"):
         pytest.skip("this version of dpmo has no switch for blocks of distances")

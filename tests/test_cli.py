@@ -325,3 +325,20 @@ def test_reproduce_graph_pareto_published_ego_density(tmp_path, capsys):
     assert len(rows) == 2 * 3 * 2 and len({r["settings"] for r in rows}) == 2  # 3 methods, 2 runs, 2 settings
     metrics = ("coverage", "front_share", "recall", "hypervolume_ratio")
     assert all(0.0 <= float(r[m]) <= 1.0 for r in rows for m in metrics)
+
+
+def test_a_budget_that_runs_out_is_one_line_not_a_traceback(monkeypatch, capsys):
+    # BudgetExceededError is a BaseException (so scikit-learn loops stop on it): the command line must
+    # still turn it into its one-line error and exit status 2.
+    import dpmo
+    import dpmo.cli as cli
+
+    def exhausted(args):
+        dpmo.Budget(0.5).spend(1.0, "more than the budget")
+
+    monkeypatch.setattr(cli, "select_command", exhausted)
+    status = main(["select", "x.csv", "-k", "1", "--epsilon", "1", "--objective", "a=1"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("dpmo: error:") and "Traceback" not in err
+    assert err.count("\n") == 1

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import dpmo
 from dpmo.audit import check_admissibility, local_sensitivity_at_distance, max_dampened_change, max_log_ratio
+from dpmo.breakpoints import bracket
 from dpmo.dampening import dampen_objective
 
 
@@ -353,3 +354,44 @@ def test_stepwise_functions_are_probed_late_and_give_the_same_scores():
             assert set(range(16)) <= set(asked)  # after every distance below 16 was evaluated
         np.testing.assert_allclose(out[stepwise], 2.0 * u, rtol=1e-12, atol=1e-12)
     assert dpmo.LocalSensitivity(f).stepwise is False
+
+
+def _bracket_reference(d, b, a, active, t, G, floor, D):
+    """The vectorised form of one step (block) of the dampening loop, as numpy computes it."""
+    d = np.maximum(d, floor)
+    ends = b[None, :] + np.cumsum(d, axis=0)
+    a_act = a[active]
+    stop = a_act[None, :] < ends
+    if G is not None:
+        stop |= d >= G
+    hit = stop.any(axis=0)
+    j = np.argmax(stop, axis=0)
+    cols = np.nonzero(hit)[0]
+    jj = j[cols]
+    start = ends[jj, cols] - d[jj, cols]
+    D[active[cols]] = t + jj + (a_act[cols] - start) / d[jj, cols]
+    return ~hit, ends[-1]
+
+
+@pytest.mark.parametrize("B", [1, 3, 40])
+@pytest.mark.parametrize("G", [None, 1.5])
+def test_loop_step_kernel_gives_the_floats_of_the_vectorised_form(B, G):
+    # dampen's compiled step (_bracket) against the numpy expressions it replaces, bit for bit: zero and
+    # floored deltas, deltas at the cap, |u| exactly on a breakpoint, non-representable sums
+    rng = np.random.default_rng(B)
+    n, q = 500, 300
+    a = np.abs(rng.choice([0.0, 0.1, 0.3, 1.0, 2.7, 10.0, 1e3], n) + rng.integers(0, 3, n) * 0.1)
+    active = np.sort(rng.choice(n, q, replace=False))
+    d = rng.choice([0.0, 1e-12, 0.1, 0.2, 0.7, 1.5, 3.0], (B, q))
+    d = np.maximum.accumulate(d, axis=0)
+    if G is not None:
+        d = np.minimum(d, G)
+    b = rng.choice([0.0, 0.1, 0.3, 0.6], q)
+    floor = 1e-9
+    D1, D2 = np.full(n, np.nan), np.full(n, np.nan)
+    keep1, b1 = bracket(d, b, a, active, 7, G, floor, D1)
+    keep2, b2 = _bracket_reference(d, b, a, active, 7, G, floor, D2)
+    assert np.array_equal(keep1, keep2) and keep1.sum() < q
+    assert keep1.any() or (G is not None and B == 40)  # at the cap every candidate stops
+    assert np.array_equal(b1[keep1], b2[keep2])
+    assert np.array_equal(D1, D2, equal_nan=True)

@@ -21,6 +21,7 @@ import pytest
 import dpmo
 from dpmo import audit, graphs
 from dpmo.graphs import ego_density_sensitivity
+from pareto_paths import PATHS, force_counting_path
 
 ATOL = 1e-12
 
@@ -328,6 +329,19 @@ def test_pareto_sensitivity_admissible_on_graphs(formula, low):
     # the Pareto score really is sensitive: some node's score moves by 3 of at most 4 with one edge
     ls0 = S.local_sensitivity(ps, 0)[0]
     assert ls0.max() >= 3
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_pareto_sensitivity_on_every_counting_path_equals_the_audited_values(monkeypatch, path):
+    # delta^PS on all 5-node graphs with each counting path forced (normally chosen by sizes) equals the
+    # values audited above (both admissibility conditions), bit for bit
+    force_counting_path(monkeypatch, path)
+    S, tab, _ = five_node_tables("paper", 0.0)
+    for code in range(S.codes.size):
+        g = graphs.Graph.from_edges(S.edges(code), nodes=np.arange(5))
+        f = dpmo.pareto_sensitivity(graphs.objectives(g))
+        for t in range(5):
+            assert np.array_equal(f(t), tab["delta_ps"][t, code]), (code, t)
 
 
 def _log_probabilities(scores: np.ndarray, epsilon: float, sensitivity: float, mechanism: str) -> np.ndarray:

@@ -13,12 +13,14 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import dpmo
-from dpmo import _dominance
 from dpmo import pareto as pareto_mod
-from dpmo import pareto_rounds as rounds_mod
-from dpmo import pareto_state as state_mod
 from dpmo import selection as selection_mod
+from dpmo.pareto import dominance as dominance_mod
+from dpmo.pareto import rounds as rounds_mod
+from dpmo.pareto import state as state_mod
+from dpmo.pareto import sweep as sweep_mod
 from dpmo.selection import SelectionCache, select_multiobjective
+from pareto_paths import force_counting_path
 
 # ------------------------------------------------------------------------ references (paper's definitions)
 
@@ -119,8 +121,8 @@ def test_pareto_score_equals_naive_with_many_ties(U):
     assert np.array_equal(dpmo.pareto_score(U), expected)
     # the sort-based paths (Fenwick sweep, divide and conquer) on the same input
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_dominance, "_BRUTE_PAIRS", 0)
-        mp.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
+        mp.setattr(dominance_mod, "_BRUTE_PAIRS", 0)
+        mp.setattr(dominance_mod, "_BRUTE_QUERIES_PER_LOG", 0)
         assert np.array_equal(dpmo.pareto_score(U), expected)
 
 
@@ -134,8 +136,8 @@ def test_pareto_score_large_inputs_all_paths(m, n, levels, seed):
     expected = -(np.all(U[None, :, :] >= P, axis=2).sum(axis=1) - 1)
     assert np.array_equal(dpmo.pareto_score(U), expected)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_dominance, "_BRUTE_PAIRS", 0)
-        mp.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
+        mp.setattr(dominance_mod, "_BRUTE_PAIRS", 0)
+        mp.setattr(dominance_mod, "_BRUTE_QUERIES_PER_LOG", 0)
         assert np.array_equal(dpmo.pareto_score(U), expected)
 
 
@@ -153,11 +155,145 @@ def test_count_dominating_points_and_queries(m, n_p, n_q, strict, seed):
     Q = rng.integers(0, 4, size=(n_q, m)) * 0.5
     cmp = np.greater if strict else np.greater_equal
     expected = np.array([sum(all(cmp(p, q)) for p in P) for q in Q], dtype=np.int64)
-    assert np.array_equal(_dominance.count_dominating(P, Q, strict=strict), expected)
+    assert np.array_equal(dominance_mod.count_dominating(P, Q, strict=strict), expected)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_dominance, "_BRUTE_PAIRS", 0)
-        mp.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
-        assert np.array_equal(_dominance.count_dominating(P, Q, strict=strict), expected)
+        mp.setattr(dominance_mod, "_BRUTE_PAIRS", 0)
+        mp.setattr(dominance_mod, "_BRUTE_QUERIES_PER_LOG", 0)
+        assert np.array_equal(dominance_mod.count_dominating(P, Q, strict=strict), expected)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n_p=st.integers(0, 70),
+    n_q=st.integers(0, 70),
+    scale=st.sampled_from([1.0, -0.5, 1e-300, 3e300]),
+    seed=st.integers(0, 2**31),
+)
+def test_sweep_counts_equal_direct_comparison(n_p, n_q, scale, seed):
+    # the radix sorts and the bitmap sweep of dpmo.pareto.sweep against a direct comparison: heavy ties,
+    # negative values, -0.0 next to +0.0, tiny and huge magnitudes, adjacent floats; weak and strict
+    rng = np.random.default_rng(seed)
+    levels = rng.integers(1, 6)
+
+    def draw(k):
+        X = rng.integers(-2, levels, size=(k, 2)) * scale
+        X[rng.random((k, 2)) < 0.15] = -0.0
+        bump = rng.random((k, 2)) < 0.15
+        X[bump] = np.nextafter(X[bump], np.inf)
+        return X
+
+    P, Q = draw(n_p), draw(n_q)
+    axis = sweep_mod.sorted_axis
+    for strict in (False, True):
+        cmp = np.greater if strict else np.greater_equal
+        want2 = np.array([np.sum(np.all(cmp(P, q), axis=1)) for q in Q], dtype=np.int64)
+        want1 = np.array([np.sum(cmp(P[:, 0], q[0])) for q in Q], dtype=np.int64)
+        got2 = np.full(n_q, 7, dtype=np.int64)
+        sweep_mod.count_2d(axis(P[:, 0]), axis(P[:, 1]), axis(Q[:, 0]), axis(Q[:, 1]), strict, got2, -1)
+        np.testing.assert_array_equal(got2, 7 - want2)
+        got1 = np.zeros(n_q, dtype=np.int32)
+        sweep_mod.count_1d(axis(P[:, 0]), axis(Q[:, 0]), strict, got1)
+        np.testing.assert_array_equal(got1, want1)
+    # the sorted axes: an order of the values, and the values themselves, bit for bit (u, u + s, u - s)
+    s_ = np.abs(draw(n_p)[:, 0]) * 0.37
+    for sign, v in ((0, P[:, 0]), (1, P[:, 0] + s_), (-1, P[:, 0] - s_)):
+        ax = axis(P[:, 0], s_, sign)
+        assert np.array_equal(ax.values.view(np.uint64), v[ax.order].view(np.uint64))
+        assert np.all(ax.values[1:] >= ax.values[:-1])
+        assert np.array_equal(np.sort(ax.order), np.arange(n_p))
+
+
+def test_sweep_large_input_against_dominance_reference():
+    # large enough for many words of the bitmap and several radix passes (values over many exponents)
+    rng = np.random.default_rng(3)
+    n = 5000
+    U = np.column_stack(
+        [np.floor(rng.pareto(1.3, n) * 3), rng.normal(size=n) * 10.0 ** rng.integers(-5, 5, n)]
+    )
+    U[::7, 1] = 0.25
+    expected = np.all(U[None, :, :] >= U[:, None, :], axis=2).sum(axis=1)
+    ax = [sweep_mod.sorted_axis(U[:, i]) for i in range(2)]
+    got = np.zeros(n, dtype=np.int64)
+    sweep_mod.count_2d(ax[0], ax[1], ax[0], ax[1], False, got)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_removal_corrections_equal_direct_comparison():
+    rng = np.random.default_rng(5)
+    for m in (1, 2, 3):
+        n = 3000  # several blocks of the correction kernels
+        U = rng.integers(0, 5, size=(m, n)).astype(float)
+        S = rng.integers(0, 3, size=(m, n)) * 0.5
+        removed = rng.choice(n, size=17, replace=False).astype(np.intp)
+        idx = np.setdiff1d(np.arange(n), removed)[::3].astype(np.intp)
+        P, Q = U + S, U - S
+        a = np.all(P[:, removed, None] >= Q[:, None, idx], axis=0).sum(axis=0)
+        b = np.all(Q[:, removed, None] > P[:, None, idx], axis=0).sum(axis=0)
+        out = np.full(idx.size, 3, dtype=np.int64)
+        sweep_mod.removed_delta_correction(U, S, removed, idx, out)
+        np.testing.assert_array_equal(out, 3 + b - a)
+        dom = np.all(U[:, removed, None] >= U[:, None, idx], axis=0).sum(axis=0)
+        out = np.full(idx.size, -2, dtype=np.int64)
+        sweep_mod.removed_dominating(U, removed, idx, out)
+        np.testing.assert_array_equal(out, dom - 2)
+        # the fused forms: kept full counts gathered, corrected (and capped) in one pass
+        counts = rng.integers(-n, n, size=n).astype(np.int32)
+        cap = 40
+        got = sweep_mod.delta_from_counts(counts, U, S, removed, idx, cap)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, np.minimum(counts[idx] + b - a, cap))
+        np.testing.assert_array_equal(
+            sweep_mod.scores_from_counts(counts, U, removed, idx), counts[idx] + dom
+        )
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    m=st.integers(1, 2),
+    n=st.integers(2, 40),
+    kinds=st.lists(st.sampled_from(["global", "constant", "varying"]), min_size=2, max_size=2),
+    t=st.integers(0, 3),
+    removed=st.lists(st.integers(0, 39), max_size=4, unique=True),
+    seed=st.integers(0, 2**31),
+)
+def test_sweep_path_with_shared_orders_equals_set_definition(m, n, kinds, t, removed, seed):
+    # the sweep path reuses the order of u_i for u_i +- S_i when S_i is the same for every candidate (an
+    # objective without local function, or a constant local one like the degree's): delta^PS and the
+    # Pareto score must equal the set definitions, also after removals (fresh computation on the rest)
+    rng = np.random.default_rng(seed)
+    U = rng.integers(0, 4, size=(n, m)).astype(float)
+    objs = []
+    for i in range(m):
+        rate = rng.integers(1, 4, size=n) * 0.25
+        if kinds[i] == "global":
+            objs.append(dpmo.Objective(U[:, i], 0.5))
+        elif kinds[i] == "constant":
+            objs.append(
+                dpmo.Objective(
+                    U[:, i], 2.0, lambda t, idx=None: np.full(n if idx is None else len(idx), 0.75)
+                )
+            )
+        else:
+            objs.append(
+                dpmo.Objective(
+                    U[:, i], 2.0, lambda t, idx=None, r=rate: (r if idx is None else r[idx]) * (t + 1)
+                )
+            )
+    removed = np.array([r for r in removed if r < n], dtype=np.intp)
+    rest = np.setdiff1d(np.arange(n), removed)
+    with pytest.MonkeyPatch.context() as mp:
+        force_counting_path(mp, "sweep")
+        state = state_mod.ParetoState(objs)
+        ps_all = state.scores(np.arange(n))
+        for r in removed:
+            state.remove(int(r))
+        ps = state.scores(rest)
+        for s_ in range(t + 1):
+            got = state.delta(s_, rest)
+    np.testing.assert_array_equal(ps_all, naive_pareto_score(U))
+    np.testing.assert_array_equal(ps, naive_pareto_score(U[rest]))
+    S = np.column_stack([sum(o.sensitivity(j)[rest] for j in range(t + 1)) for o in objs])
+    np.testing.assert_array_equal(got, delta_ps_sets(U[rest], S))
 
 
 def test_strict_count_is_exact_for_adjacent_floats():
@@ -165,8 +301,8 @@ def test_strict_count_is_exact_for_adjacent_floats():
     up = np.nextafter(x, 2.0)
     P = np.array([[x, x], [up, up], [up, x]])
     Q = np.array([[x, x]])
-    assert _dominance.count_dominating(P, Q, strict=True).tolist() == [1]
-    assert _dominance.count_dominating(P, Q).tolist() == [3]
+    assert dominance_mod.count_dominating(P, Q, strict=True).tolist() == [1]
+    assert dominance_mod.count_dominating(P, Q).tolist() == [3]
 
 
 @pytest.mark.parametrize(
@@ -227,16 +363,13 @@ def delta_problems(draw):
 
 
 @settings(max_examples=150, deadline=None)
-@given(problem=delta_problems(), few=st.booleans())
-def test_delta_ps_identity_equals_set_definition(problem, few):
+@given(problem=delta_problems(), path=st.sampled_from(["few", "sort", "sweep"]))
+def test_delta_ps_identity_equals_set_definition(problem, path):
     U, deltas, globals_, t = problem
     n = U.shape[0]
     expected = delta_ps_sets(U, running_sums(deltas, globals_, t))
     with pytest.MonkeyPatch.context() as mp:
-        # few=True: fused O(n q m) kernel; few=False: the sort-based counts (all paths forced)
-        mp.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 1e9 if few else 0)
-        mp.setattr(_dominance, "_BRUTE_PAIRS", 1 << 22 if few else 0)
-        mp.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 4 if few else 0)
+        force_counting_path(mp, path)
         f = dpmo.pareto_sensitivity(objectives_from_tables(U, deltas, globals_))
         # in order (cached running sums), on the full set and on a subset
         for s in range(t):
@@ -579,7 +712,7 @@ def test_priv_pareto_local_passes_dampened_scores(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "path", ["few", "sort", "default", "rebuild", "block-brute", "block-count", "block-rebuild"]
+    "path", ["few", "sort", "sweep", "default", "rebuild", "block-brute", "block-count", "block-rebuild"]
 )
 @pytest.mark.parametrize("m", [1, 2, 3])
 def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m):
@@ -594,12 +727,8 @@ def test_later_rounds_equal_fresh_computation_on_remaining(monkeypatch, path, m)
     objs = objectives_from_tables(U, tables, np.full(m, 0.75), vectorized=path.startswith("block"))
     if path in ("rebuild", "block-rebuild"):  # a fresh state on the remaining candidates every 2 rounds
         monkeypatch.setattr(rounds_mod, "_REBUILD_AFTER", 2)
-    if path == "few":
-        monkeypatch.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 1e9)
-    elif path == "sort":
-        monkeypatch.setattr(state_mod, "_FEW_QUERIES_PER_LOG", 0)
-        monkeypatch.setattr(_dominance, "_BRUTE_PAIRS", 0)
-        monkeypatch.setattr(_dominance, "_BRUTE_QUERIES_PER_LOG", 0)
+    if path in ("few", "sort", "sweep"):
+        force_counting_path(monkeypatch, path)
     elif path == "block-brute":
         monkeypatch.setattr(state_mod, "_BLOCK_BRUTE_CELLS", 1 << 30)
         monkeypatch.setattr(state_mod, "_BLOCK_BRUTE_N", 1 << 30)
@@ -753,7 +882,7 @@ def test_state_cursors_give_the_floats_of_a_fresh_state_in_any_order():
 def test_a_long_jump_of_the_running_sums_gives_the_sequential_floats():
     """ParetoState accumulates a jump in chunks with np.cumsum (sequential along the distances): the
     running sums and delta^PS are bitwise those of stepping through every distance one at a time."""
-    from dpmo.pareto_state import ParetoState
+    from dpmo.pareto.state import ParetoState
 
     rng = np.random.default_rng(11)
     n = 40

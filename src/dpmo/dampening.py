@@ -59,6 +59,7 @@ from ._validation import (
     check_scores,
     check_sensitivity,
 )
+from .breakpoints import bracket
 from .budget import resolve_budget
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
@@ -207,23 +208,9 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
             d = np.minimum(d, G)
         check_non_decreasing(d, t, name, prev)
         last = d[-1]
-        d = np.maximum(d, floor)
-        # ends[j, c] = b_{t+j+1}(c): right end of the segment [b_{t+j}, b_{t+j+1}).
-        ends = b[None, :] + np.cumsum(d, axis=0)
-        a_act = a[active]
-        stop = a_act[None, :] < ends
-        if G is not None:
-            stop |= d >= G  # from here on the closed form with Delta u holds
-        hit = stop.any(axis=0)
-        j = np.argmax(stop, axis=0)  # first step of the block where the candidate stops
-        cols = np.nonzero(hit)[0]
-        if cols.size:
-            jj = j[cols]
-            start = ends[jj, cols] - d[jj, cols]
-            D[active[cols]] = t + jj + (a_act[cols] - start) / d[jj, cols]
-        keep = ~hit
+        keep, b = bracket(d, b, a, active, t, G, floor, D)  # one compiled pass
         active = active[keep]
-        b = ends[-1, keep]
+        b = b[keep]
         prev = last[keep]
         t += B
         block *= 2

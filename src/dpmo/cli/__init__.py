@@ -28,6 +28,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from ..budget import BudgetExceededError
 from .applications import id3_command, topk_command, trees_command
 from .args import CLIError
 from .parser import build_parser
@@ -51,6 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         return commands[args.command](args)
     except CLIError as exc:
+        print(f"dpmo: error: {exc}", file=sys.stderr)
+        return 2
+    except BudgetExceededError as exc:  # a BaseException: not caught by the handlers below
         print(f"dpmo: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,36 +1,25 @@
-"""A data set encoded as packed bit sets for fast tree evaluation, and a content-keyed cache of encodings.
+"""A data set encoded as packed row sets for fast tree evaluation, and a cache of encodings.
 
 The **bitset** engine of :mod:`dpmo.trees.evaluation` is used when every feature has few distinct values
 (as in NLTCS, ACS and Adult): each split ``x[f] <= v`` / ``x[f] == v`` is one of few distinct row sets;
-all of them are precomputed once per data set as packed bit sets (:class:`EncodedData`).
-:meth:`EncodedData.cached` reuses an encoding when the same data (same contents) come again.
-Nothing here is released: the tables are a private intermediate used to compute exact counts.
+all of them are precomputed once per data set as packed bit sets (:class:`EncodedData`, built by the
+compiled kernels of :mod:`dpmo.trees.bitsets`). :meth:`EncodedData.cached` reuses an encoding when the
+same data (same contents, compared in full) come again. Nothing here is released: the tables are a
+private intermediate used to compute exact counts.
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
-from collections import OrderedDict
 
 import numpy as np
 
 from .._validation import check_X
+from .bitsets import build_split_tables, pack_rows, split_rows
 
 __all__ = ["EncodedData"]
 
 _ENGINES = ("auto", "bitset", "level")
-
-
-def _pack_rows(mask: np.ndarray) -> np.ndarray:
-    """Boolean array (..., n) -> packed uint64 bit sets (..., W), W = ceil(n / 64), little-endian bits."""
-    n = mask.shape[-1]
-    W = (n + 63) // 64
-    packed = np.packbits(mask, axis=-1, bitorder="little")
-    pad = W * 8 - packed.shape[-1]
-    if pad:
-        packed = np.concatenate([packed, np.zeros(packed.shape[:-1] + (pad,), np.uint8)], axis=-1)
-    return np.ascontiguousarray(packed).view(np.uint64)
 
 
 def _unique_codes(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -49,6 +38,12 @@ def _unique_codes(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 return np.flatnonzero(present).astype(np.float64), rank[ints]
     u, code = np.unique(col, return_inverse=True)
     return u, code.reshape(-1)
+
+
+def _words(a: np.ndarray) -> np.ndarray:
+    """The bytes of an array as a flat array of unsigned integers (a view when it is contiguous)."""
+    flat = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+    return flat.view(np.uint64) if flat.size % 8 == 0 else flat
 
 
 class EncodedData:
@@ -107,13 +102,13 @@ class EncodedData:
             self.y = y
             self.positives = int(y.sum())
             self.negatives = int(self.n - self.positives)
-            self.pos_bits = _pack_rows(y)
-            self.neg_bits = _pack_rows(~y)
+            self.pos_bits = pack_rows(y)
+            self.neg_bits = pack_rows(~y)
         else:
             self.y = None
             self.positives = self.negatives = None
             self.pos_bits = self.neg_bits = None
-        self.all_bits = _pack_rows(np.ones(self.n, dtype=bool))
+        self.all_bits = pack_rows(np.ones(self.n, dtype=bool))
         uniq_codes = [_unique_codes(X[:, f]) for f in range(self.d)]
         self.uniques = [u for u, _ in uniq_codes]
         self._codes = [c for _, c in uniq_codes]
@@ -132,8 +127,8 @@ class EncodedData:
             self._build_tables()
         del self._codes
 
-    #: Encodings kept by :meth:`cached` (least recently used first).
-    _CACHE: OrderedDict[bytes, EncodedData] = OrderedDict()
+    #: Encodings kept by :meth:`cached`, least recently used first: ``(X copy, y copy, encoding)``.
+    _CACHE: list[tuple[np.ndarray, np.ndarray | None, EncodedData]] = []
     _CACHE_LOCK = threading.Lock()
     #: Number of encodings :meth:`cached` keeps.
     CACHE_SIZE = 4
@@ -144,90 +139,72 @@ class EncodedData:
 
         Estimators call this once per ``fit`` and once per ``evaluate``; in an experiment with hundreds
         of fits on one table the encoding (sorting every column and building the bit sets) would
-        otherwise dominate. The key is a digest of the *contents* of ``X`` and ``y`` (with their shapes
-        and dtypes), so a modified array is encoded anew; the last :attr:`CACHE_SIZE` encodings are kept.
-        Thread-safe.
+        otherwise dominate. An entry is reused when its stored copy of ``X`` and ``y`` has the same
+        shape, dtype and bytes as the arrays given (compared in full, word by word: no digest), so a
+        modified array is encoded anew; the last :attr:`CACHE_SIZE` encodings are kept. Thread-safe.
         The result is the same object for equal data: treat it as read-only (its tables are).
 
         Notes
         -----
-        O(n d) to hash the data (a few milliseconds for 45,000 x 12 values) when the encoding is
-        cached, otherwise the cost of the constructor. Nothing is released: the cache lives in the
-        process that holds the data anyway.
+        O(n d) word comparisons per entry of the same shape (a fraction of a millisecond for Adult's
+        45,222 x 12 values), otherwise the cost of the constructor. Nothing is released: the cache
+        lives in the process that holds the data anyway.
         """
         X = check_X(X)
-        Xc = np.ascontiguousarray(X)
-        digest = hashlib.sha256()
-        digest.update(repr((Xc.shape, Xc.dtype.str)).encode())
-        digest.update(Xc.tobytes() if Xc.size == 0 else memoryview(Xc).cast("B"))
-        if y is not None:
-            yc = np.ascontiguousarray(np.asarray(y))
-            digest.update(repr((yc.shape, yc.dtype.str)).encode())
-            digest.update(yc.tobytes() if yc.size == 0 else memoryview(yc).cast("B"))
-        key = digest.digest()
+        yc = None if y is None else np.asarray(y)
         with cls._CACHE_LOCK:
-            enc = cls._CACHE.get(key)
-            if enc is not None:
-                cls._CACHE.move_to_end(key)
-                return enc
-        Xc = Xc.copy()  # the cached encoding must not see later changes of the caller's array
+            for pos, (Xk, yk, enc) in enumerate(cls._CACHE):
+                if _same_array(Xk, X) and (
+                    yk is None if yc is None else yk is not None and _same_array(yk, yc)
+                ):
+                    cls._CACHE.append(cls._CACHE.pop(pos))
+                    return enc
+        Xc = np.array(X, order="C")  # the cached encoding must not see later changes of the caller's array
         Xc.setflags(write=False)
-        enc = cls(Xc, y)
+        if yc is not None:
+            yc = np.array(yc)
+            yc.setflags(write=False)
+        enc = cls(Xc, yc)
         with cls._CACHE_LOCK:
-            cls._CACHE[key] = enc
+            cls._CACHE.append((Xc, yc, enc))
             while len(cls._CACHE) > cls.CACHE_SIZE:
-                cls._CACHE.popitem(last=False)
+                cls._CACHE.pop(0)
         return enc
 
     def _build_tables(self) -> None:
-        # numeric table: for column f, block rows offset_le[f] .. + k_f : {x <= u_j}; one extra empty row
-        # at index 0 for thresholds below every value. Categorical: offset_eq[f] + j : {x == u_j}.
+        # numeric sets: rows offset_le[f] .. + k_f hold {x <= u_j}; row 0 is the empty set (thresholds below
+        # every value). Categorical sets: offset_eq[f] + j holds {x == u_j}. Built by one compiled pass.
         ks = np.array([u.size for u in self.uniques], dtype=np.int64)
-        self.offset_le = 1 + np.concatenate([[0], np.cumsum(ks)[:-1]])
+        self.offset_le = 1 + np.concatenate([[0], np.cumsum(ks)[:-1]]).astype(np.int64)
         self.offset_eq = self.offset_le + ks.sum()
-        tables = np.zeros((1 + 2 * int(ks.sum()), self.W), dtype=np.uint64)
-        rows = np.arange(self.n, dtype=np.uint64)
-        for f, u in enumerate(self.uniques):
-            code = self._codes[f]  # X[:, f] == u[code]
-            if u.size * self.n <= 1 << 24:
-                eq_bits = _pack_rows(code[None, :] == np.arange(u.size)[:, None])
-            else:
-                eq_bits = np.zeros((u.size, self.W), dtype=np.uint64)
-                # distinct rows set distinct bits, so adding them is OR-ing them
-                np.add.at(
-                    eq_bits,
-                    (code, (rows >> np.uint64(6)).astype(np.intp)),
-                    np.uint64(1) << (rows & np.uint64(63)),
-                )
-            tables[self.offset_eq[f] : self.offset_eq[f] + u.size] = eq_bits
-            tables[self.offset_le[f] : self.offset_le[f] + u.size] = np.bitwise_or.accumulate(eq_bits, axis=0)
+        codes = np.empty((self.d, self.n), dtype=np.int64)
+        for f, c in enumerate(self._codes):
+            codes[f] = c
+        tables = build_split_tables(codes, ks, self.n)
         tables.setflags(write=False)
         self.tables = tables
+        self._uniq_start = np.concatenate([[0], np.cumsum(ks)]).astype(np.int64)
+        self._uniq_flat = np.concatenate(self.uniques).astype(np.float64)
 
     def test_index(self, feature: np.ndarray, value: np.ndarray, categorical: np.ndarray) -> np.ndarray:
-        """Row of :attr:`tables` holding the set of rows that go LEFT at each given split. O(s log k)."""
-        out = np.zeros(feature.shape[0], dtype=np.int64)
-        if feature.size == 0:
-            return out
-        if np.any(feature >= self.d):
+        """Row of :attr:`tables` holding the set of rows that go LEFT at each given split.
+
+        ``-1`` for a leaf (``feature < 0``). O(s log k) for s splits and k distinct values per column.
+        """
+        feature = np.asarray(feature)
+        if feature.size and int(feature.max()) >= self.d:
             raise ValueError(f"a tree tests feature {int(feature.max())} but X has {self.d} columns")
-        order = np.argsort(feature, kind="stable")
-        fs = feature[order]
-        starts = np.searchsorted(fs, np.arange(self.d + 1))
-        for f in range(self.d):
-            a, b = starts[f], starts[f + 1]
-            if a == b:
-                continue
-            sel = order[a:b]
-            u = self.uniques[f]
-            v = value[sel]
-            cat = categorical[sel]
-            le = np.searchsorted(u, v, side="right")  # number of distinct values <= v
-            res = np.where(le > 0, self.offset_le[f] + le - 1, 0)
-            if np.any(cat):
-                pos = np.searchsorted(u, v[cat])
-                pos_c = np.minimum(pos, u.size - 1)
-                hit = (pos < u.size) & (u[pos_c] == v[cat])
-                res[cat] = np.where(hit, self.offset_eq[f] + pos_c, 0)
-            out[sel] = res
-        return out
+        return split_rows(
+            feature.astype(np.int64, copy=False),
+            np.asarray(value, dtype=np.float64),
+            np.asarray(categorical, dtype=np.bool_),
+            self._uniq_flat,
+            self._uniq_start,
+            self.offset_le,
+            self.offset_eq,
+        )
+
+
+def _same_array(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same shape, dtype and bytes (bit for bit, so -0.0 and 0.0 differ). O(size) word comparisons."""
+    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(_words(a), _words(b)))

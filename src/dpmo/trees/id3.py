@@ -81,6 +81,7 @@ from ._inputs import (
     fit_labels,
 )
 from .id3_choice import clip_class_counts, split_choice_scores
+from .id3_kernels import class_counts, encode_codes, split_node
 from .id3_tree import ID3Tree
 from .proba import LeafCountScoresMixin, fitted_classes, labels_of
 from .split_sensitivity import CRITERIA
@@ -142,19 +143,10 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
 
     @staticmethod
     def _encode(X, is_cat: np.ndarray, size: np.ndarray) -> np.ndarray:
-        """Integer codes (n, d): categorical codes as they are, numeric values binned over [0, 1].
-
-        ``X`` is already checked (:mod:`dpmo.trees._inputs`): codes in their domains, numeric values in
-        [0, 1].
-        """
-        codes = np.empty(X.shape, dtype=np.int64)
-        if np.any(is_cat):
-            codes[:, is_cat] = X[:, is_cat].astype(np.int64)
-        num = ~is_cat
-        if np.any(num):
-            nb = size[num]
-            codes[:, num] = np.minimum(np.floor(X[:, num] * nb).astype(np.int64), nb - 1)
-        return codes
+        """Integer codes (n, d): categorical codes as they are, numeric values (checked: in [0, 1]) binned."""
+        return encode_codes(
+            np.ascontiguousarray(X, dtype=np.float64), is_cat.astype(bool), size.astype(np.int64)
+        )
 
     # -------------------------------------------------------------------------------------------------
     def fit(self, X, y=None, budget=None):
@@ -188,7 +180,7 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         eps, max_depth, n_bins, max_records = self._check_params()
         X, y, features = check_X_fit(self, X, y)
         y01, classes = fit_labels(self, y, X.shape[0])
-        y = y01.astype(np.int64)
+        y = y01.astype(np.int8)  # the kernels take narrow integers (less memory to sweep)
         n, d = X.shape
         # no refusal on the private size: information-gain counts are clipped at max_records // 2 below
         # (clip_class_counts: the sensitivity bound then holds for every table)
@@ -219,27 +211,28 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
 
         offsets = np.concatenate([[0], np.cumsum(size)])
         total = int(offsets[-1])
-        flat = codes + offsets[:-1][None, :]
+        narrow = np.int16 if total < 2**15 else np.int32  # value indices; codes one attribute per row
+        flat = np.ascontiguousarray(codes + offsets[:-1][None, :], dtype=narrow)
+        columns = np.ascontiguousarray(codes.T, dtype=narrow)
+        value_attribute = np.repeat(np.arange(d), size)  # the attribute of each global value index
 
-        feature = [-1]
-        first_child = [-1]
-        n_children = [0]
-        label = [0]
-        depth_of = [0]
-        noisy = [np.nan]
-        leaf_counts = [(np.nan, np.nan)]
+        feature, first_child, n_children, label = [-1], [-1], [0], [0]
+        depth_of, noisy, leaf_counts = [0], [np.nan], [(np.nan, np.nan)]
+        node_lists = (feature, first_child, n_children, label, depth_of, noisy, leaf_counts)
 
-        def make_leaf(node: int, idx: np.ndarray, eps_leaf: float, share) -> None:
-            c1 = int(y[idx].sum())
-            if bits is not None:
-                noise = sample_discrete_laplace(2, share, bits).astype(np.float64)
-            else:
-                noise = rng.laplace(0.0, 1.0 / eps_leaf, size=2)
-            counts = np.array([idx.size - c1, c1], dtype=np.float64) + noise
+        def make_leaf(node: int, rows: int, c1: int, eps_leaf: float, share, noise=None) -> None:
+            if noise is None:
+                if bits is not None:
+                    noise = sample_discrete_laplace(2, share, bits).astype(np.float64)
+                else:
+                    noise = rng.laplace(0.0, 1.0 / eps_leaf, size=2)
+            counts = np.array([rows - c1, c1], dtype=np.float64) + noise
             label[node] = int(counts[1] > counts[0])
             leaf_counts[node] = (float(counts[0]), float(counts[1]))
 
-        frontier = [(0, np.arange(n), np.arange(d))]
+        # a node: (index, its rows, remaining attributes, its class counts or None, its rows with y = 1)
+        rows = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
+        frontier = [(0, rows, np.arange(d), None, int(y.sum()))]
         sqrt2 = math.sqrt(2.0)
         for level in range(levels):
             last = level == levels - 1
@@ -254,26 +247,27 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
                     sensitivity=1.0,
                     candidates=nodes,
                 )
-            else:
-                own.spend(
-                    half_share,
-                    f"depth {level}: noisy record count of each of the {nodes} nodes (parallel over the "
-                    "depth's disjoint nodes)",
-                    mechanism="laplace",
-                    sensitivity=1.0,
-                    candidates=nodes,
-                )
-                own.spend(
-                    half_share,
-                    f"depth {level}: per node either the split attribute ({how} on {self.criterion}) or "
-                    "the leaf's noisy class counts (Laplace); parallel over the depth's disjoint nodes",
-                    mechanism="local_dampening" if self._local else self.mechanism,
-                    candidates=nodes,
-                )
-            for node, idx, remaining in frontier:
-                if last:
-                    make_leaf(node, idx, eps_level, level_share)
-                    continue
+                # float noise: one draw for the whole depth, the same numbers as one draw per leaf
+                noise = None if bits is not None else rng.laplace(0.0, 1.0 / eps_level, size=(nodes, 2))
+                for i, (node, idx, _, _, c1) in enumerate(frontier):
+                    make_leaf(node, idx.size, c1, eps_level, level_share, None if noise is None else noise[i])
+                break
+            own.spend(
+                half_share,
+                f"depth {level}: noisy record count of each of the {nodes} nodes (parallel over the "
+                "depth's disjoint nodes)",
+                mechanism="laplace",
+                sensitivity=1.0,
+                candidates=nodes,
+            )
+            own.spend(
+                half_share,
+                f"depth {level}: per node either the split attribute ({how} on {self.criterion}) or "
+                "the leaf's noisy class counts (Laplace); parallel over the depth's disjoint nodes",
+                mechanism="local_dampening" if self._local else self.mechanism,
+                candidates=nodes,
+            )
+            for node, idx, remaining, table, c1 in frontier:
                 if bits is not None:
                     n_hat = float(idx.size + int(sample_discrete_laplace(1, half_share, bits)[0]))
                 else:
@@ -281,12 +275,11 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
                 noisy[node] = n_hat
                 t_max = int(size[remaining].max())
                 if self._stopping_rule and n_hat / (t_max * 2) < sqrt2 / eps_half:
-                    make_leaf(node, idx, eps_half, half_share)
+                    make_leaf(node, idx.size, c1, eps_half, half_share)
                     continue
-                # class counts of every (remaining attribute, value) pair in one bincount
-                keys = flat[np.ix_(idx, remaining)] * 2 + y[idx, None]
-                table = np.bincount(keys.ravel(), minlength=2 * total).reshape(total, 2)
-                value_ids = np.concatenate([np.arange(offsets[a], offsets[a + 1]) for a in remaining])
+                if table is None:  # the root: class counts of every (attribute, value) pair, compiled
+                    table = class_counts(flat, y, idx, remaining, total)
+                value_ids = np.flatnonzero(np.bincount(remaining, minlength=d)[value_attribute])
                 groups = np.repeat(np.arange(remaining.size), size[remaining])
                 n0 = table[value_ids, 0].astype(np.float64)
                 n1 = table[value_ids, 1].astype(np.float64)
@@ -301,20 +294,20 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
                 feature[node] = a
                 first_child[node] = len(feature)
                 n_children[node] = k
-                vals = codes[idx, a]
-                order = np.argsort(vals, kind="stable")
-                parts = np.split(idx[order], np.cumsum(np.bincount(vals, minlength=k))[:-1])
                 child_remaining = remaining[remaining != a]
+                # children's rows (stable: each keeps idx's order), positives and, unless they are at the
+                # last depth (always leaves), class counts
+                with_tables = level + 1 < levels - 1
+                grouped, bounds, positives, tables = split_node(
+                    idx, columns, flat, y, a, k, child_remaining, offsets, table, with_tables
+                )
+                new = (-1, -1, 0, 0, level + 1, np.nan, (np.nan, np.nan))  # k children, leaves for now
+                for column, value in zip(node_lists, new, strict=True):
+                    column.extend([value] * k)
                 for v in range(k):
-                    child = len(feature)
-                    feature.append(-1)
-                    first_child.append(-1)
-                    n_children.append(0)
-                    label.append(0)
-                    depth_of.append(level + 1)
-                    noisy.append(np.nan)
-                    leaf_counts.append((np.nan, np.nan))
-                    nxt.append((child, parts[v], child_remaining))
+                    rows = grouped[bounds[v] : bounds[v + 1]]
+                    child_table = tables[v] if with_tables else None
+                    nxt.append((first_child[node] + v, rows, child_remaining, child_table, int(positives[v])))
             frontier = nxt
 
         self.tree_ = ID3Tree(feature, first_child, n_children, label, depth_of, noisy, leaf_counts)

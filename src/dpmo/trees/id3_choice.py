@@ -126,16 +126,15 @@ def split_choice_scores(
     >>> bool(scores[0] > scores[1]), sensitivity > 0
     (True, True)
     """
-    scores = split_scores(n0, n1, groups, n_groups, criterion=criterion)
     info = criterion == "info_gain"
+    # LocalDiffPID3 dampens the non-negative form: the plain criterion is not needed then
+    scores = split_scores(n0, n1, groups, n_groups, criterion=criterion, nonnegative=local and nonnegative)
     if not local:
         if info and max_records is None:
             if noisy_count is None:
                 raise ValueError("noisy_count is required for info_gain with max_records=None")
             return scores, info_gain_global_sensitivity(max(float(noisy_count), 1.0))
         return scores, criterion_global_sensitivity(criterion, max_records)
-    if nonnegative:
-        scores = split_scores(n0, n1, groups, n_groups, criterion=criterion, nonnegative=True)
     cap = (
         None
         if (info and max_records is None)

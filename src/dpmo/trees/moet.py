@@ -37,12 +37,12 @@ from ..budget import fit_budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
+from .breeding import COLUMNS, breed, node_arrays, node_matrix, random_population
 from .encoding import EncodedData
 from .evaluation import TreePopulation
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
-from .operations import crossover, feature_spec, mutate, prune, random_tree
+from .operations import feature_spec
 from .proba import VoteScoresMixin, fitted_classes, labels_of
-from .tree import Tree
 
 try:  # scikit-learn is an optional dependency; the estimator API needs it
     from sklearn.base import BaseEstimator, ClassifierMixin
@@ -333,8 +333,8 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             as ``features`` says. A Dataset supplies ``y`` and (when ``features`` is None) the metadata.
             An EncodedData built with labels (``EncodedData(X, y)``, encoded) supplies both and is used
             as it is: fitting many estimators on one table then encodes it once (otherwise
-            :meth:`EncodedData.cached` recognises the table by a digest of its contents, a few
-            milliseconds per call).
+            :meth:`EncodedData.cached` recognises the table by comparing it with its stored copy, a
+            fraction of a millisecond per call).
         y : array_like of 0/1, shape (n,)
             1 = positive class (not with an EncodedData).
         budget : dpmo.Budget, optional
@@ -358,7 +358,7 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             given = None
         enc = given if given is not None else EncodedData.cached(X, y01)
         features = features if features is not None else X.shape[1]
-        feature_spec(features)
+        is_cat, ncat = feature_spec(features)
         if eps is None:
             if budget is not None:
                 raise ValueError("epsilon=None (the non-private variant) spends no budget; pass budget=None")
@@ -368,8 +368,13 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         rng = estimator_rng(self.random_state)
         P, N = enc.positives, enc.negatives
 
-        population: list[Tree] = [random_tree(d, features, rng) for _ in range(p)]
-        tp, _, tn, _ = TreePopulation(population).counts(enc)
+        # the genetic operators (public randomness, no data) run compiled on the population's arrays, with
+        # the same draws as dpmo.trees.random_tree / crossover / mutate / prune called one by one
+        lock = rng.bit_generator.lock  # held as NumPy's own methods hold it (the kernels do not take it)
+        with lock:
+            nodes, offsets = random_population(p, d, is_cat, ncat, rng)
+        population = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
+        tp, _, tn, _ = population.counts(enc)
         # k + 1 equal rounds, exact: each round's picks spend eps_round / count from the fit's budget
         eps_round = None if own is None else own.epsilon_exact / (k + 1)
 
@@ -377,22 +382,14 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             keep = self._select(
                 tp, P, tn, N, s, eps_round, f"DP-MOET generation {rnd + 1} of {k}", rng, own, w
             )
-            population = [population[i] for i in keep]
+            population = population.take(keep)
             tp, tn = tp[keep], tn[keep]
-            children: list[Tree] = []
-            for _ in range(p // 2):
-                m = len(population) + len(children)
-                if m >= 2:
-                    a, b = rng.choice(m, size=2, replace=False)
-                else:
-                    a = b = 0
-                pool = population + children  # the algorithm draws from T, which grows with the children
-                c1, c2 = crossover(pool[int(a)], pool[int(b)], rng)
-                c1 = prune(mutate(c1, dmax, features, rng), dmax, rng)
-                c2 = prune(mutate(c2, dmax, features, rng), dmax, rng)
-                children.extend((c1, c2))
-            ctp, _, ctn, _ = TreePopulation(children).counts(enc)
-            population = population + children
+            parents = node_matrix([getattr(population, name) for name in COLUMNS])
+            with lock:
+                nodes, offsets = breed(parents, population.offsets, p // 2, dmax, is_cat, ncat, rng)
+            children = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
+            ctp, _, ctn, _ = children.counts(enc)
+            population = population.concat(children)
             tp = np.concatenate([tp, ctp])
             tn = np.concatenate([tn, ctn])
 

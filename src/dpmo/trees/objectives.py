@@ -37,6 +37,7 @@ either side of every tree, which can only over-approximate what a real tree allo
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from scipy.special import digamma
 
@@ -85,7 +86,7 @@ class _RateDelta:
     block (``delta = 1`` near ``t = s``, the pure trees) are skipped: the result is the same.
     """
 
-    __slots__ = ("h", "s", "m", "M", "pure", "one_at", "substitution", "s_common")
+    __slots__ = ("h", "s", "m", "M", "pure", "one_at", "substitution", "s_common", "s_max")
 
     def __init__(self, h: np.ndarray, s: np.ndarray, substitution: bool):
         h, s = np.broadcast_arrays(np.asarray(h, dtype=np.float64), np.asarray(s, dtype=np.float64))
@@ -98,9 +99,43 @@ class _RateDelta:
         self.one_at = np.where(h >= 1, 1.0, 0.0)
         self.substitution = substitution
         self.s_common = float(s.flat[0]) if s.size and np.all(s == s.flat[0]) else None
+        # the compiled kernels take one tree per entry (1-D counts); s_max None keeps the numpy forms
+        self.s_max = float(self.s.max(initial=0.0)) if self.h.ndim == 1 else None
+
+    def _grid(self, t: np.ndarray, idx):
+        """``(t as a 2-D array (B, 1) or (B, q), candidate indices, output shape)`` for the compiled
+        kernels, or None when the shapes call for the numpy forms. Cheap: the kernels check the values."""
+        if self.s_max is None:
+            return None
+        if idx is None:
+            ii, q = _NO_INDEX, self.h.shape[0]
+        else:
+            ii = idx if type(idx) is np.ndarray and idx.dtype == np.int64 else np.asarray(idx, dtype=np.int64)
+            q = ii.size
+            if ii.ndim != 1 or q == 0:
+                return None
+        nd = t.ndim
+        if nd == 0:
+            return t.reshape(1, 1), ii, (q,)
+        if nd == 1:
+            if t.size == q or t.size == 1:
+                return t.reshape(1, -1), ii, (q,)
+            return None
+        if nd == 2 and t.shape[0] and (t.shape[1] == 1 or t.shape[1] == q):
+            return t, ii, (t.shape[0], q)
+        return None
 
     def __call__(self, t, idx=None) -> np.ndarray:
         t = np.asarray(t, dtype=np.float64)
+        grid = self._grid(t, idx)
+        if grid is not None:  # one compiled pass, the same floats as the numpy forms below
+            t2, ii, shape = grid
+            common = self.s_common is not None
+            out, ok = _delta_kernel(
+                t2, ii, self.s, self.m, self.M, self.pure, self.one_at, self.substitution, common
+            )
+            if ok:
+                return out.reshape(shape)
         if self.s_common is not None and self.h.ndim == 1:
             return self._common(t, idx)
         if idx is None:
@@ -153,6 +188,14 @@ class _RateDelta:
         plus ``T - T'`` steps of 1. O(size) time.
         """
         T = np.asarray(T, dtype=np.float64)
+        grid = self._grid(T, idx) if self.s_max is not None and self.s_max < _MAX_TABLE else None
+        if grid is not None:  # one compiled pass with harmonic numbers from a table (the same floats)
+            T2, ii, shape = grid
+            H = _harmonic_table(int(self.s_max) + 2)
+            parts = (self.s, self.m, self.M, self.pure, self.one_at)
+            out, ok = _cumulative_kernel(T2, ii, *parts, self.substitution, H)
+            if ok:  # else: a distance that is not a whole number >= 0, or a bad index (numpy reports)
+                return out.reshape(shape)
         parts = (self.s, self.m, self.M, self.pure, self.one_at)
         s, m, M, pure, one_at = parts if idx is None else (a[idx] for a in parts)
         if self.substitution:
@@ -172,6 +215,116 @@ class _RateDelta:
 def _harmonic(k: np.ndarray) -> np.ndarray:
     """Harmonic numbers ``H(k) = sum_{i=1}^{k} 1/i`` for integer-valued ``k >= 0`` (``H(0) = 0``)."""
     return digamma(np.asarray(k, dtype=np.float64) + 1.0) + np.euler_gamma
+
+
+_H_TABLES: dict[int, np.ndarray] = {}
+#: Largest class size whose harmonic numbers are tabulated (32 MB); larger ones use scipy directly.
+_MAX_TABLE = 1 << 22
+_NO_INDEX = np.zeros(0, dtype=np.int64)
+
+
+def _harmonic_table(size: int) -> np.ndarray:
+    """``H(0) .. H(size - 1)`` by :func:`_harmonic` (scipy's digamma is computed element by element, so the
+    table holds the floats of any other call). A few tables are kept per process."""
+    size = max(1024, 1 << (int(size) - 1).bit_length())  # few distinct sizes
+    table = _H_TABLES.get(size)
+    if table is None:
+        if len(_H_TABLES) >= 8:
+            _H_TABLES.clear()
+        table = _harmonic(np.arange(size, dtype=np.float64))
+        table.setflags(write=False)
+        _H_TABLES[size] = table
+    return table
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _indices_ok(idx, n):  # pragma: no cover - compiled
+    """Every index in ``[-n, n)`` (numpy's rule; the kernels wrap negative ones)."""
+    for j in idx:
+        if j < -n or j >= n:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _delta_kernel(t, idx, s, m, M, pure, one_at, substitution, common):  # pragma: no cover - compiled
+    """``delta(t)`` of :class:`_RateDelta` for the candidates ``idx`` (all when empty): t (B, 1) or (B, q)
+    broadcast against them, result ``(values (B, q), ok)``, ``ok`` False for an index out of range or a
+    NaN distance. The operations of its numpy forms in the same order (``common``: the form for one ``s``
+    shared by every tree)."""
+    B, n, wide = t.shape[0], s.shape[0], t.shape[1] > 1
+    q = idx.shape[0] if idx.shape[0] else n
+    out = np.empty((B, q))
+    if not _indices_ok(idx, n):
+        return out, False
+    for b in range(B):
+        for jj in range(q):
+            j = (idx[jj] + n) % n if idx.shape[0] else jj
+            tt = t[b, jj] if wide else t[b, 0]
+            if tt != tt:  # NaN: left to the numpy forms
+                return out, False
+            r = s[j] - tt
+            rs = r if r >= 2.0 else 2.0
+            if substitution:
+                v = 1.0 if r <= 1.0 else 1.0 / rs
+            else:
+                if common:
+                    inv = 1.0 / rs
+                    v = M[j] * (inv / (rs - 1.0)) if tt < m[j] else inv
+                else:
+                    v = M[j] / (rs * (rs - 1.0)) if tt < m[j] else 1.0 / rs
+                if pure[j]:
+                    r1 = r + 1.0
+                    v = 1.0 / (r1 if r1 >= 2.0 else 2.0)
+                if r <= one_at[j]:
+                    v = 1.0
+            out[b, jj] = v
+    return out, True
+
+
+@numba.njit(cache=True, nogil=True)
+def _cumulative_kernel(T, idx, s, m, M, pure, one_at, substitution, H):  # pragma: no cover - compiled
+    """:meth:`_RateDelta.cumulative` for the candidates ``idx`` (all when empty), ``T`` of whole numbers
+    >= 0 broadcast as in :func:`_delta_kernel`, with the harmonic numbers read from ``H``; the operations
+    of the numpy form in the same order. ``ok`` False for a distance that is not a whole number >= 0 or an
+    index out of range."""
+    B, n, wide = T.shape[0], s.shape[0], T.shape[1] > 1
+    q = idx.shape[0] if idx.shape[0] else n
+    out = np.empty((B, q))
+    if not _indices_ok(idx, n):
+        return out, False
+    for b in range(B):
+        for c in range(T.shape[1]):
+            if not (T[b, c] >= 0.0 and T[b, c] == np.floor(T[b, c])):
+                return out, False
+    for b in range(B):
+        for jj in range(q):
+            j = (idx[jj] + n) % n if idx.shape[0] else jj
+            TT = T[b, jj] if wide else T[b, 0]
+            sj = s[j]
+            if substitution:
+                c = sj - 1.0 if sj - 1.0 >= 0.0 else 0.0
+                Tc = TT if TT <= c else c
+                v = H[np.int64(sj)] - H[np.int64(sj - Tc)]
+            else:
+                c = sj - one_at[j]
+                Tc = TT if TT <= c else c
+                if pure[j]:
+                    v = H[np.int64(sj + 1.0)] - H[np.int64(sj + 1.0 - Tc)]
+                else:
+                    mj = m[j]
+                    Tm = Tc if Tc <= mj else mj
+                    safe_s = sj if sj >= 2.0 else 2.0
+                    low = safe_s - Tm
+                    rising = M[j] * (1.0 / (low if low >= 1.0 else 1.0) - 1.0 / safe_s)
+                    flat = 0.0
+                    if Tc > mj:
+                        a = sj - mj if sj - mj >= 0.0 else 0.0
+                        z = sj - Tc if sj - Tc >= 0.0 else 0.0
+                        flat = H[np.int64(a)] - H[np.int64(z)]
+                    v = rising + flat
+            out[b, jj] = v + (TT - Tc)
+    return out, True
 
 
 def _tight_add_remove(h: np.ndarray, s: np.ndarray, t: np.ndarray) -> np.ndarray:

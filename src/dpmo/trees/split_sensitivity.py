@@ -82,6 +82,7 @@ from scipy.special import xlogy
 
 from .._validation import check_choice, check_int
 from ..sensitivity import LocalSensitivity
+from .id3_kernels import cell_curve, undominated_cells
 
 __all__ = [
     "CRITERIA",
@@ -164,6 +165,17 @@ def _d(x: np.ndarray) -> np.ndarray:
     xs = np.maximum(x, 1.0)
     val = np.log2(x + 1.0) + xs * np.log1p(1.0 / xs) / _LN2
     return np.where(x > 0, val, 0.0)
+
+
+_D_TABLE = np.zeros(0)
+
+
+def _d_table(upto: int) -> np.ndarray:
+    """``d(0) .. d(>= upto)`` by :func:`_d` (numpy's ufuncs compute each element alone: the same floats)."""
+    global _D_TABLE
+    if _D_TABLE.size <= upto:
+        _D_TABLE = _d(np.arange(max(2 * _D_TABLE.size, upto + 1, 1024), dtype=np.float64))
+    return _D_TABLE
 
 
 def _check_counts(n0, n1, groups, n_groups) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -384,41 +396,6 @@ def _group_max(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndar
     return out
 
 
-def _frontier(b: np.ndarray, o: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """Mask of the cells that no other cell of the same group dominates (``b' <= b`` and ``o' >= o``)."""
-    order = np.lexsort((-o, b, g))
-    os_, gs = o[order], g[order]
-    big = float(os_.max(initial=0.0)) + 1.0
-    key = os_ + gs * big
-    prev = np.concatenate([[-np.inf], np.maximum.accumulate(key)[:-1]])
-    keep = np.zeros(b.size, dtype=bool)
-    keep[order] = key > prev
-    return keep
-
-
-def _undominated_cells(n0, n1, groups, *, both: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The cells ``(b, o)`` of each group that no other cell of the group dominates, sorted by group.
-
-    A cell ``(b', o')`` with ``b' <= b`` and ``o' >= o`` has at least the local sensitivity at every distance
-    of the cell ``(b, o)`` (:func:`cell_local_sensitivity` decreases in ``b`` and increases in ``o``: from
-    ``(b', o')`` the path ``k' = min(k, b')`` reaches a cell with no larger own count and no smaller other
-    count), so dropping dominated cells leaves the group maximum unchanged. ``both=True`` (non-negative
-    criterion) also keeps the cells undominated in the reverse order (``b' >= b`` and ``o' <= o``): its term
-    ``c - min F`` increases in ``b`` and decreases in ``o`` (the reachable cells of ``(b', o')`` are those
-    of ``(b, o)`` shifted to more own and fewer other records, where ``F`` is smaller). O(m log m).
-    """
-    b = np.concatenate([n0, n1])
-    o = np.concatenate([n1, n0])
-    g = np.concatenate([groups, groups])
-    keep = _frontier(b, o, g)
-    if both:
-        top = float(max(b.max(initial=0.0), o.max(initial=0.0)))
-        keep |= _frontier(top - b, top - o, g)
-    b, o, g = b[keep], o[keep], g[keep]
-    order = np.argsort(g, kind="stable")
-    return b[order], o[order], g[order]
-
-
 def node_local_sensitivity(
     n0,
     n1,
@@ -442,8 +419,8 @@ def node_local_sensitivity(
     it keeps their order (with a curve per candidate it does not).
 
     Only the cells that no other cell of the same attribute dominates are kept (see
-    :func:`_undominated_cells`); the result is the same, the work much smaller (an attribute with many
-    values usually has two or three undominated cells).
+    :func:`dpmo.trees.id3_kernels.undominated_cells`); the result is the same, the work much smaller (an
+    attribute with many values usually has two or three undominated cells).
 
     Notes
     -----
@@ -454,8 +431,11 @@ def node_local_sensitivity(
     n0, n1, groups, n_groups = _check_counts(n0, n1, groups, n_groups)
     if shared:  # one curve: the maximum over all the node's cells, whatever their attribute
         groups = np.zeros_like(groups)
-    cb, co, cg = _undominated_cells(n0, n1, groups, both=nonnegative)
+    cb, co, cg = undominated_cells(n0, n1, groups, both=nonnegative)
     starts = np.searchsorted(cg, np.arange(n_groups + 1))
+    info = criterion == "info_gain"  # whole-number counts: the shared curve is compiled (id3_kernels)
+    whole = bool(np.all(cb == np.floor(cb)) and np.all(co == np.floor(co)))
+    top = float(max(cb.max(initial=0.0) + co.max(initial=0.0), 0.0))
 
     def func(t, idx=None):
         t = np.asarray(t)
@@ -467,9 +447,16 @@ def node_local_sensitivity(
             return np.ones(shape)
         tt = t.reshape(1, 1) if t.ndim == 0 else t
         if shared:
-            curve = cell_local_sensitivity(cb, co, tt, criterion=criterion, nonnegative=nonnegative)
-            curve = curve.max(axis=-1, initial=0.0)
-            return np.broadcast_to(curve[..., None], tt.shape[:-1] + (idx.size,)).reshape(shape).copy()
+            ts = tt.reshape(-1).astype(np.int64) if t.dtype.kind in "iu" and tt.shape[-1] == 1 else None
+            if whole and ts is not None and ts.min(initial=0) >= 0:  # compiled: the same floats
+                dtab = _d_table(int(top) + int(ts.max(initial=0)) + 2) if info else _D_TABLE
+                curve = cell_curve(cb, co, ts, info, nonnegative, IMPURITY_OFFSET[criterion], dtab)
+            else:
+                curve = cell_local_sensitivity(cb, co, tt, criterion=criterion, nonnegative=nonnegative)
+                curve = curve.max(axis=-1, initial=0.0).reshape(-1)
+            out = np.empty((curve.size, idx.size))
+            out[:] = curve[:, None]
+            return out.reshape(shape)
         lo, hi = starts[idx], starts[idx + 1]
         counts = hi - lo
         sel = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts) + np.arange(counts.sum())

@@ -17,8 +17,10 @@ Depth counts edges: a single leaf has depth 0 and :func:`~dpmo.trees.random_tree
 ``2**d`` leaves at depth ``d`` (the paper's node depth ``d'`` counts the root as 1, so its
 ``d_max - d' + 1`` is ``d_max - depth`` here).
 
-Evaluating trees on data (one tree or a whole population) lives in :mod:`dpmo.trees.evaluation`, the
-bitset encoding of a data set in :mod:`dpmo.trees.encoding`.
+Evaluating a whole population on data lives in :mod:`dpmo.trees.evaluation` (which builds on this
+module), the bitset encoding of a data set in :mod:`dpmo.trees.encoding`, the compiled kernels in
+:mod:`dpmo.trees.bitsets`, the rendering in :mod:`dpmo.trees.export` and the simplification of a tree in
+:mod:`dpmo.trees.simplify`; none of them imports this module back.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import check_int, check_X
+from .bitsets import leaf_index
+from .export import simplified, tree_to_dict, tree_to_text
 
 __all__ = ["Tree", "tree_from_nested"]
 
@@ -213,11 +217,14 @@ class Tree:
 
     # -- prediction ------------------------------------------------------------------------------------
     def predict(self, X) -> np.ndarray:
-        """Predicted labels (int8, shape (n,)) for the rows of ``X``. O(n * depth) time."""
-        # evaluation builds on this module (a population is made of Trees): import it when used
-        from .evaluation import TreePopulation
-
-        return TreePopulation([self]).predict(X)[0]
+        """Predicted labels (int8, shape (n,)) for the rows of ``X``. O(n * depth) time, compiled."""
+        X = check_X(X)
+        top = int(self.feature.max())
+        if top >= X.shape[1]:
+            raise ValueError(f"a tree tests feature {top} but X has {X.shape[1]} columns")
+        offsets = np.array([0, self.n_nodes], dtype=np.int64)
+        leaves = leaf_index(X, self.feature, self.value, self.categorical, self.size, offsets)[0]
+        return self.label[leaves]
 
     def to_nested(self) -> object:
         """The tree as nested tuples ``(feature, value, categorical, left, right)`` / leaf label ints."""
@@ -237,52 +244,38 @@ class Tree:
 
         return build(0)
 
-    def to_dict(self, features: Sequence | None = None, classes: Sequence | None = None) -> dict:
+    def simplify(self, features: Sequence | None = None) -> Tree:
+        """The same predictions with no unreachable branch and no repeated test (:mod:`dpmo.trees.simplify`).
+
+        ``features`` (:class:`~dpmo.datasets.Feature` objects) gives the public domains: codes
+        ``0 .. K-1`` for a categorical column, ``[0, 1]`` for a numeric one (the encoded form the
+        estimators enforce); without them only the tests on the path are used. Post-processing: reads no
+        data. O(nodes x depth) time.
+
+        Examples
+        --------
+        >>> from dpmo.trees import tree_from_nested
+        >>> tree = tree_from_nested((0, 0.5, False, (0, 0.7, False, 1, 0), 0))  # x0 <= 0.7 under x0 <= 0.5
+        >>> tree.simplify().to_nested()
+        (0, 0.5, False, 1, 0)
+        """
+        s = simplified(self, features)
+        return Tree._raw(s.feature, s.value, s.categorical, s.label, s.size, s.depth)
+
+    def to_dict(
+        self, features: Sequence | None = None, classes: Sequence | None = None, *, simplify: bool = True
+    ) -> dict:
         """The tree as JSON-ready nested dicts: :func:`dpmo.trees.tree_to_dict` (same arguments)."""
-        from .export import tree_to_dict
+        return tree_to_dict(self, features, classes, simplify=simplify)
 
-        return tree_to_dict(self, features, classes)
-
-    def to_text(self, features: Sequence | None = None) -> str:
-        """Human-readable rules (``features``: Feature objects or names, optional).
+    def to_text(self, features: Sequence | None = None, *, simplify: bool = True) -> str:
+        """Human-readable rules: :func:`dpmo.trees.export.tree_to_text` (same arguments).
 
         With :class:`~dpmo.datasets.Feature` metadata, categories are shown by name and numeric thresholds
-        in the original units (``lo + value * (hi - lo)``). O(nodes) time.
+        in the original units (``lo + value * (hi - lo)``). By default the simplified tree is shown
+        (:meth:`simplify`; ``simplify=False`` prints the tree as stored). O(nodes x depth) time.
         """
-
-        def fname(f: int) -> str:
-            if features is None:
-                return f"x[{f}]"
-            item = features[f]
-            return getattr(item, "name", str(item))
-
-        def cat(f: int, v: float) -> str:
-            if features is not None and getattr(features[f], "categories", ()):
-                return repr(features[f].categories[int(v)])
-            return f"{v:g}"
-
-        lines: list[str] = []
-
-        def walk(i: int, level: int) -> None:
-            pad = "    " * level
-            f = int(self.feature[i])
-            if f < 0:
-                lines.append(f"{pad}predict {int(self.label[i])}")
-                return
-            if self.categorical[i]:
-                lines.append(f"{pad}if {fname(f)} == {cat(f, self.value[i])}:")
-            else:
-                v = float(self.value[i])
-                bounds = getattr(features[f], "bounds", None) if features is not None else None
-                shown = f"{v:.6g}" if bounds is None else f"{bounds[0] + v * (bounds[1] - bounds[0]):.6g}"
-                lines.append(f"{pad}if {fname(f)} <= {shown}:")
-            left = i + 1
-            walk(left, level + 1)
-            lines.append(f"{pad}else:")
-            walk(left + int(self.size[left]), level + 1)
-
-        walk(0, 0)
-        return "\n".join(lines)
+        return tree_to_text(self, features, simplify=simplify)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Tree):

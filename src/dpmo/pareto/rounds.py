@@ -3,7 +3,7 @@
 :func:`round_scores` gives the scores and sensitivity one round of PrivPareto hands to
 :func:`dpmo.select` (the paper's Definitions "Global PrivPareto Mechanism" and "Local PrivPareto
 Mechanism"); :class:`ParetoRounds` recomputes them on the candidates not yet chosen, round after round, on
-a :class:`dpmo.pareto_state.ParetoState`; :class:`RoundCache` keeps them for later calls on the same
+a :class:`dpmo.pareto.state.ParetoState`; :class:`RoundCache` keeps them for later calls on the same
 data. The public entry point is :func:`dpmo.priv_pareto`, which registers these rounds as
 ``approach="pareto"`` of :func:`dpmo.selection.select_multiobjective`.
 """
@@ -15,10 +15,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .dampening import dampen
-from .pareto_state import ParetoState
-from .selection import Rounds
-from .sensitivity import Objective
+from ..dampening import dampen
+from ..selection import Rounds
+from ..sensitivity import Objective
+from .state import ParetoState
 
 __all__ = ["round_scores", "RoundCache", "ParetoRounds"]
 
@@ -83,10 +83,10 @@ class RoundCache:
             return hit
 
     def put(self, key: tuple, scores: np.ndarray, sens: float) -> None:
+        if np.asarray(scores).size * 8 > self.max_bytes:  # checked before the copy
+            return
         scores = np.array(scores, dtype=np.float64)
         scores.setflags(write=False)
-        if scores.nbytes > self.max_bytes:
-            return
         with self._lock:
             if key in self._entries:
                 return

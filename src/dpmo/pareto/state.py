@@ -1,21 +1,21 @@
 """Counting state behind PrivPareto's local sensitivity ``delta^PS`` (:class:`ParetoState`).
 
 The paper's Definition "Admissible Function for Pareto Score", ``delta^PS(x, t, r) = |dom^-_{x,t,r}| +
-|ndom^+_{x,t,r}|``, is evaluated here through two offline dominance counts (:mod:`dpmo._dominance`; the
+|ndom^+_{x,t,r}|``, is evaluated here through two offline dominance counts (:mod:`dpmo.pareto.dominance`; the
 identity is stated in :mod:`dpmo.pareto` and proved in ``docs/pareto.md``). :class:`ParetoState` keeps the
 running sums of the objectives' local functions, the candidates removed in earlier rounds and the counts
 worth keeping, so that the dampening loop and the later rounds of PrivPareto reuse them. The public
 functions built on it are :func:`dpmo.pareto_sensitivity` and :func:`dpmo.priv_pareto`; the rounds that
-drive it are in :mod:`dpmo.pareto_rounds`.
+drive it are in :mod:`dpmo.pareto.rounds`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _dominance
-from ._validation import check_t_block
-from .sensitivity import LocalSensitivity, Objective, check_local_values, check_non_decreasing
+from .._validation import check_t_block
+from ..sensitivity import LocalSensitivity, Objective, check_local_values, check_non_decreasing
+from . import dominance, sweep
 
 __all__ = ["ParetoState"]
 
@@ -26,7 +26,11 @@ _FEW_QUERIES_PER_LOG = 24
 #: n / _CACHE_FRACTION candidates (the expensive, sort-based ones), at most _CACHE_STEPS of them.
 _CACHE_FRACTION = 16
 _CACHE_STEPS = 8
-_UNKNOWN = np.iinfo(np.int64).min
+#: A step that queries at least n / _CACHE_FRACTION candidates, with m <= 2 objectives and more than this
+#: many (query, candidate) pairs, is counted for every candidate at once
+#: (:func:`dpmo.pareto.sweep.add_counts`: four radix sorts shared by the two counts, two when an objective's
+#: running sums are the same for every candidate); the Pareto score likewise (:meth:`ParetoState.scores`).
+_SWEEP_MIN_PAIRS = 1 << 22
 #: A block of distances is counted by a vectorised brute force over (distances, queries, candidates) when
 #: at most _BLOCK_BRUTE_N candidates remain and queries * remaining candidates * objectives is at most
 #: _BLOCK_BRUTE_CELLS (per distance); otherwise each distance of the block goes through the counting path
@@ -45,6 +49,11 @@ def _is_vectorized(local) -> bool:
     )
 
 
+def _unknown(n: int) -> int:
+    """Marks a count not made yet in the kept counts (never a count: those lie in [-n, n - 1])."""
+    return int(np.iinfo(sweep.index_dtype(n)).min)
+
+
 class ParetoState:
     """Pareto score and ``delta^PS`` of the candidates still in play, across the rounds of PrivPareto.
 
@@ -55,9 +64,15 @@ class ParetoState:
       path gives the same floats. A candidate's deltas do not depend on the others.
     * Counts are made against all ``n`` candidates and corrected for the removed ones (the candidates chosen
       in earlier rounds): ``#{r' : P(r') >= Q(r)}`` and ``#{r' : Q(r') > P(r)}`` each lose the removed
-      candidates that satisfy their condition. The full counts of the expensive steps (many queried
-      candidates) are kept, so a later round costs O(removed * q * m) there instead of a new sort-based count.
-      The results are the same integers as a fresh computation on the remaining candidates.
+      candidates that satisfy their condition (one compiled pass, O(q * removed * m), no sort:
+      :func:`dpmo.pareto.sweep.removed_delta_correction`). The full counts of the expensive steps (many
+      queried candidates) are kept (one int32 per candidate), so a later round costs O(q * removed * m)
+      there instead of a new count. The results are the same integers as a fresh computation on the
+      remaining candidates.
+    * A step that queries many candidates (``m <= 2``) is counted for all of them at once, with the sorts
+      shared between the two counts; the order of ``u_i`` (sorted once, for the Pareto score) serves
+      ``u_i +- S_i`` whenever ``S_i`` is the same for every candidate (an objective without local function,
+      or the degree's constant 1), since ``fl(u + c)`` is non-decreasing in ``u``.
     * Blocks of distances: small problems (``q * n_remaining * m`` cells per distance) are counted by a
       vectorised brute force over (distances, queries, remaining candidates), directly among the remaining
       candidates; larger ones run the single-``t`` counting above for each distance of the block. Either way
@@ -73,8 +88,10 @@ class ParetoState:
         self.S = np.zeros_like(self.U)
         self._other = None  # a second cursor (t, S, last deltas): see _select_cursor
         self.removed = np.empty(0, dtype=np.intp)
-        self.cache: dict[int, np.ndarray] = {}
+        self.cache: dict[int, np.ndarray] = {}  # full counts of kept steps (int32 while n fits)
+        self.complete: set[int] = set()  # the kept steps counted for every candidate
         self._ps_all = None
+        self._u_orders: list = [None] * self.m  # ascending order of each u_i, filled when first needed
         self._live = None
         self.vectorized = all(_is_vectorized(o.local) for o in objectives)
 
@@ -90,13 +107,15 @@ class ParetoState:
         new.U = self.U
         new.m, new.n = self.m, self.n
         new.t = -1
-        new.S = np.zeros_like(self.U)
+        new.S = None  # allocated at the first step (a kept template never steps)
         new._other = None
         new.removed = np.empty(0, dtype=np.intp)
         new.keep_all = self.keep_all
         # shared: an entry is filled at most once, always with the same exact count, whoever fills it
         new.cache = dict(self.cache)
+        new.complete = set(self.complete)
         new._ps_all = self._ps_all
+        new._u_orders = self._u_orders  # filled at most once per objective, always with the same order
         new._live = None
         new.vectorized = self.vectorized
         return new
@@ -114,11 +133,50 @@ class ParetoState:
     def scores(self, remaining: np.ndarray) -> np.ndarray:
         """Pareto score of the ``remaining`` candidates among themselves (int64)."""
         if self._ps_all is None:
-            self._ps_all = 1 - _dominance.count_columns(self.U)
-        ps = self._ps_all[remaining]
-        if self.removed.size:  # the removed candidates that dominated r no longer count
-            ps = ps + _dominance.count_columns(self.U[:, self.removed], self.U[:, remaining])
-        return ps
+            if self._sweeps(self.n):
+                counts = np.zeros(self.n, dtype=np.int64)
+                axes = [self._u_axis(i) for i in range(self.m)]
+                if self.m == 1:
+                    sweep.count_1d(axes[0], axes[0], False, counts)
+                else:
+                    sweep.count_2d(axes[0], axes[1], axes[0], axes[1], False, counts)
+            else:
+                counts = dominance.count_columns(self.U)
+            self._ps_all = (1 - counts).astype(sweep.index_dtype(self.n))
+        if not self.removed.size:
+            return self._ps_all[remaining].astype(np.int64)
+        # the removed candidates that dominated r no longer count
+        return sweep.scores_from_counts(self._ps_all, self.U, self.removed, remaining)
+
+    # ------------------------------------------------------------------------------------ sorted axes
+    def _sweeps(self, q: int) -> bool:
+        """Count a step for every candidate at once (sizes only: module constants)."""
+        return self.m <= 2 and q * _CACHE_FRACTION >= self.n and q * self.n > _SWEEP_MIN_PAIRS
+
+    def _u_order(self, i: int) -> np.ndarray:
+        order = self._u_orders[i]
+        if order is None:
+            order = self._u_orders[i] = sweep.sorted_axis(self.U[i]).order
+        return order
+
+    def _u_axis(self, i: int) -> sweep.SortedAxis:
+        order = self._u_order(i)
+        return sweep.SortedAxis(order, self.U[i][order])
+
+    def _shifted_axis(self, i: int, sign: int) -> sweep.SortedAxis:
+        """``u_i + S_i`` (sign 1) or ``u_i - S_i`` (sign -1) sorted. When ``S_i`` holds one value ``c`` for
+        every candidate, the order of ``u_i`` is an order of ``fl(u_i +- c)`` (rounding is monotone), and
+        ``values`` are the same floats as ``(U + S)[i]`` sorted."""
+        s = self.S[i]
+        if s[0] == s.min() == s.max():
+            order = self._u_order(i)
+            values = self.U[i][order]
+            if sign > 0:
+                values += s[0]
+            else:
+                values -= s[0]
+            return sweep.SortedAxis(order, values)
+        return sweep.sorted_axis(self.U[i], s, sign)
 
     # -------------------------------------------------------------------------------- running sums
     def _deltas(self, t0: int, rows: int, skip=None) -> list:
@@ -220,8 +278,14 @@ class ParetoState:
 
     def _advance(self, t: int) -> None:
         """Bring the running sums to distance ``t`` (from the nearest cursor behind ``t``, or from 0)."""
-        if t != self.t and t != self.t + 1:
+        if self.S is None:  # a fork's first step
+            self.S = np.zeros_like(self.U)
+        if t == self.t:  # already there (a later round asks for t = 0 again)
+            return
+        if t != self.t + 1:
             self._select_cursor(t)
+            if t == self.t:
+                return
         if t == self.t + 1:  # one step, the common case of the dampening loop
             last = getattr(self, "_last_deltas", None)
             keep = []
@@ -253,36 +317,55 @@ class ParetoState:
     def _count_all(self, idx: np.ndarray) -> np.ndarray:
         """``#{r' != r : P(r') >= Q(r)} - #{r' : Q(r') > P(r)}`` over all n candidates, for r in idx."""
         if idx.size * self.m <= _FEW_QUERIES_PER_LOG * np.log2(self.n + 1) ** max(1, self.m - 1):
-            return _dominance.pareto_delta_few(self.U, self.S, idx.astype(np.int64))
+            return dominance.pareto_delta_few(self.U, self.S, idx.astype(np.int64))
         P = self.U + self.S  # u^{+t}, (m, n)
         Q = self.U - self.S  # u^{-t}
         # r itself always satisfies u^{+t}(r) >= u^{-t}(r) (the deltas are >= 0), hence the - 1.
-        can_dominate = _dominance.count_columns(P, Q[:, idx]) - 1
-        surely_dominates = _dominance.count_columns(Q, P[:, idx], strict=True)
+        can_dominate = dominance.count_columns(P, Q[:, idx]) - 1
+        surely_dominates = dominance.count_columns(Q, P[:, idx], strict=True)
         return can_dominate - surely_dominates
+
+    def _count_every(self) -> np.ndarray:
+        """:meth:`_count_all` for every candidate at once (m <= 2), in the dtype of the kept counts."""
+        full = np.full(self.n, -1, dtype=sweep.index_dtype(self.n))  # r itself: the - 1
+        P_axes, Q_axes = [], []
+        for i in range(self.m):
+            P_axes.append(self._shifted_axis(i, 1))
+            Q_axes.append(self._shifted_axis(i, -1))
+        sweep.add_counts(P_axes, Q_axes, full)
+        return full
 
     def _delta_now(self, idx: np.ndarray) -> np.ndarray:
         """``delta^PS(self.t, r)`` for ``r`` in ``idx``, among the remaining candidates (counting path)."""
         t = self.t
+        cap = self.n - self.removed.size - 1
         cached = self.cache.get(t)
+        keep = (self.keep_all or idx.size * _CACHE_FRACTION >= self.n) and len(self.cache) < _CACHE_STEPS
+        if cached is None and self._sweeps(idx.size):
+            cached = self._count_every()
+            if keep:
+                self.cache[t] = cached
+                self.complete.add(t)
+        if cached is not None and t in self.complete:
+            # every count known: gather, correct and cap in one pass
+            return sweep.delta_from_counts(cached, self.U, self.S, self.removed, idx, cap)
         if cached is None:
-            d = self._count_all(idx)
-            if (self.keep_all or idx.size * _CACHE_FRACTION >= self.n) and len(self.cache) < _CACHE_STEPS:
-                store = np.full(self.n, _UNKNOWN, dtype=np.int64)
-                store[idx] = d
+            counts = self._count_all(idx)
+            if keep:
+                store = np.full(self.n, _unknown(self.n), dtype=sweep.index_dtype(self.n))
+                store[idx] = counts
                 self.cache[t] = store
+                if idx.size == self.n:  # distinct indices: every count is known
+                    self.complete.add(t)
+            d = counts.astype(np.float64)
         else:
-            d = cached[idx]
-            missing = d == _UNKNOWN
+            d = cached[idx].astype(np.float64)  # small integers: exact in float64
+            missing = d == _unknown(self.n)
             if missing.any():
                 d[missing] = cached[idx[missing]] = self._count_all(idx[missing])
         if self.removed.size:  # the removed candidates no longer count in either set
-            U, S, c = self.U, self.S, self.removed
-            lo = U[:, idx] - S[:, idx]  # u^{-t}(r)
-            hi = U[:, idx] + S[:, idx]  # u^{+t}(r)
-            d = d - _dominance.count_columns(U[:, c] + S[:, c], lo)
-            d = d + _dominance.count_columns(U[:, c] - S[:, c], hi, strict=True)
-        return np.minimum(d, self.n - self.removed.size - 1).astype(np.float64)
+            sweep.removed_delta_correction(self.U, self.S, self.removed, idx, d)
+        return np.minimum(d, cap, out=d)
 
     def _brute_rows(self, S_rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """``delta^PS`` for every row of running sums ``S_rows`` (rows, m, n), by direct comparison of the
@@ -317,6 +400,8 @@ class ParetoState:
         out = np.empty((B, q))
         n_live = self.n - self.removed.size
         brute = n_live <= _BLOCK_BRUTE_N and q * n_live * self.m <= _BLOCK_BRUTE_CELLS
+        if self.S is None:  # a fork's first step
+            self.S = np.zeros_like(self.U)
         if t0 <= self.t or self.t < t0 - 1:
             self._select_cursor(t0 - 1)
         if self.t < t0 - 1:

@@ -6,23 +6,22 @@ so the result never depends on which one ran.
 
 Algorithms (``P`` points, ``Q`` queries, ``m`` coordinates, ``N = P + Q``):
 
-* ``m = 1``: sort the points, one ``searchsorted`` per query. O(N log P).
-* ``m = 2``: offline sweep. Points are sorted by the first coordinate; each query gets the position
-  where its first coordinate would enter that order (``searchsorted`` on the left, so ``>=`` is exact with
-  ties) and the queries are processed by decreasing position. Sweeping positions from the top, each point
-  is added to a Fenwick tree indexed by its position in the order of the second coordinate, and each
-  query reads the suffix of that tree that starts at its own ``searchsorted`` position. When the queries
-  are the points themselves, a whole group of equal first coordinates is inserted before it is queried.
-  O(N log P) time, O(P + Q) memory; the sweep is sequential and runs in a numba kernel.
+* ``m = 1``: radix-sort the points and the queries, merge the two lists. O(N) time.
+* ``m = 2``: offline sweep (:mod:`dpmo.pareto.sweep`): both coordinates radix-sorted, the second turned
+  into ranks and thresholds by a merge, then a sweep of the first coordinate from the top in which each
+  point enters a bitmap of y-ranks (with a Fenwick tree over its words) and each query counts the entered
+  ranks at or above its threshold. Ties are exact (values are compared, never positions). O(N log P)
+  time, O(P + Q) memory, compiled.
 * ``m >= 3``: Bentley's multidimensional divide and conquer. The points and queries are split at a
   median value ``v`` of the current coordinate (ties kept together: low = ``< v``, high = ``>= v``);
   high points dominate low queries in that coordinate for sure, so that cross pair recurses on the
   remaining coordinates only, while (high, high) and (low, low) recurse on the same coordinate. A block
   whose values are all equal in the current coordinate drops it. The two-coordinate base is the sweep
   above. O(N log^(m-1) N) time, O(N m) memory.
-* Small problems (``P * Q`` up to a few million pairs, or few queries) use a brute force in O(P Q m) time
-  and O(P) memory (a numba kernel whose inner loops vectorise), which beats sorting when there are few
-  queries (the dampening loop asks about a handful of candidates against all of them).
+* Small problems (``P * Q`` up to a few million pairs, or few queries, or few points) use a brute force in
+  O(P Q m) time and O(P) memory (a numba kernel whose inner loops vectorise), which beats sorting when
+  there are few queries (the dampening loop asks about a handful of candidates against all of them) or few
+  points (the candidates removed in earlier rounds against all the others).
 
 Strict counts (``>`` in every coordinate) are reduced to weak ones exactly: for finite float64 values,
 ``p > q`` if and only if ``p >= nextafter(q, +inf)``.
@@ -33,11 +32,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from . import sweep
+
 __all__ = ["count_dominating", "count_dominating_naive", "count_columns", "pareto_delta_few"]
 
 #: Brute force when points * queries is at most this (pairs); above it, sort-based methods.
 _BRUTE_PAIRS = 1 << 22
-#: ... or when the number of queries is small compared with log(points) * this factor.
+#: ... or when the number of queries (or of points) is small compared with log(the other) * this factor.
 _BRUTE_QUERIES_PER_LOG = 4
 
 
@@ -142,16 +143,15 @@ def _count(P: np.ndarray, Q: np.ndarray, d: int, same: bool) -> np.ndarray:
 def _use_brute(n_p: int, n_q: int) -> bool:
     if n_p * n_q <= _BRUTE_PAIRS:
         return True
-    return n_q <= _BRUTE_QUERIES_PER_LOG * np.log2(n_p + 1)
+    return min(n_q, n_p) <= _BRUTE_QUERIES_PER_LOG * np.log2(max(n_p, n_q) + 1)
 
 
 def _count_1d(p: np.ndarray, q: np.ndarray, same: bool) -> np.ndarray:
-    if same:
-        order = np.argsort(p)
-        out = np.empty(p.size, dtype=np.int64)
-        out[order] = p.size - _group_starts(p[order])
-        return out
-    return p.size - _start_positions(np.sort(p), q)
+    ps = sweep.sorted_axis(p)
+    qs = ps if same else sweep.sorted_axis(q)
+    out = np.zeros(q.size, dtype=np.int64)
+    sweep.count_1d(ps, qs, False, out)
+    return out
 
 
 def _brute(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
@@ -183,101 +183,15 @@ def _brute_kernel(P, Q):  # pragma: no cover - compiled
     return out
 
 
-def _start_positions(sorted_vals: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``searchsorted(sorted_vals, q, "left")``; many queries are sorted first (cache-friendly)."""
-    if q.size * 8 < sorted_vals.size:
-        return np.searchsorted(sorted_vals, q, side="left").astype(np.int64)
-    qo = np.argsort(q)
-    out = np.empty(q.size, dtype=np.int64)
-    out[qo] = np.searchsorted(sorted_vals, q[qo], side="left")
-    return out
-
-
-def _group_starts(sorted_vals: np.ndarray) -> np.ndarray:
-    """For a sorted array, the index of the first element equal to each element. O(n)."""
-    n = sorted_vals.size
-    new = np.empty(n, dtype=bool)
-    new[:1] = True
-    np.not_equal(sorted_vals[1:], sorted_vals[:-1], out=new[1:])
-    return np.maximum.accumulate(np.where(new, np.arange(n, dtype=np.int64), 0))
-
-
 def _count_2d(
     px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray, same: bool = False
 ) -> np.ndarray:
-    """Two-coordinate count by a Fenwick sweep. ``same``: the queries are the points themselves."""
-    n = px.size
-    order_x = np.argsort(px)
-    order_y = np.argsort(py)
-    rank_y = np.empty(n, dtype=np.int64)
-    rank_y[order_y] = np.arange(n, dtype=np.int64)
-    ry_x = rank_y[order_x]  # y-position of the points, in x order
-    sx = px[order_x]
-    sy = py[order_y]
-    if same:
-        start_y = np.empty(n, dtype=np.int64)
-        start_y[order_y] = _group_starts(sy)
-        out_x = _sweep2d_self(ry_x, _group_starts(sx), start_y[order_x])
-        out = np.empty(n, dtype=np.int64)
-        out[order_x] = out_x
-        return out
-    qo = np.argsort(qx)
-    start_x = np.searchsorted(sx, qx[qo], side="left").astype(np.int64)  # non-decreasing
-    start_y = _start_positions(sy, qy)[qo]
-    out = np.empty(qx.size, dtype=np.int64)
-    out[qo] = _sweep2d(ry_x, start_x, start_y)
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _sweep2d(ry_x, start_x, start_y):  # pragma: no cover - compiled
-    """Fenwick sweep over points in x order (``ry_x``: their y-positions). Queries come sorted by
-    ``start_x`` (first x-position with ``px >= qx``); query ``j`` counts the points at x-positions
-    ``>= start_x[j]`` and y-positions ``>= start_y[j]``."""
-    n = ry_x.size
-    nq = start_x.size
-    tree = np.zeros(n + 1, dtype=np.int32)  # over reversed y-positions: prefix sums = suffixes in y
-    out = np.empty(nq, dtype=np.int64)
-    p = n
-    for j in range(nq - 1, -1, -1):
-        while p > start_x[j]:
-            p -= 1
-            i = n - ry_x[p]
-            while i <= n:
-                tree[i] += 1
-                i += i & (-i)
-        i = n - start_y[j]
-        acc = 0
-        while i > 0:
-            acc += tree[i]
-            i -= i & (-i)
-        out[j] = acc
-    return out
-
-
-@numba.njit(cache=True, nogil=True)
-def _sweep2d_self(ry_x, gstart_x, start_y_x):  # pragma: no cover - compiled
-    """Self-count: each point (in x order) is also a query; a group of equal x is added before it is
-    queried, so ties in x count (``>=``); ``start_y_x`` is the first y-position of the point's y value."""
-    n = ry_x.size
-    tree = np.zeros(n + 1, dtype=np.int32)
-    out = np.empty(n, dtype=np.int64)
-    pos = n - 1
-    while pos >= 0:
-        g = gstart_x[pos]
-        for p in range(g, pos + 1):
-            i = n - ry_x[p]
-            while i <= n:
-                tree[i] += 1
-                i += i & (-i)
-        for p in range(g, pos + 1):
-            i = n - start_y_x[p]
-            acc = 0
-            while i > 0:
-                acc += tree[i]
-                i -= i & (-i)
-            out[p] = acc
-        pos = g - 1
+    """Two-coordinate count by a sweep (:func:`dpmo.pareto.sweep.count_2d`). ``same``: the queries are the
+    points themselves (their sorts are shared)."""
+    ax, ay = sweep.sorted_axis(px), sweep.sorted_axis(py)
+    bx, by = (ax, ay) if same else (sweep.sorted_axis(qx), sweep.sorted_axis(qy))
+    out = np.zeros(qx.size, dtype=np.int64)
+    sweep.count_2d(ax, ay, bx, by, False, out)
     return out
 
 

@@ -1,45 +1,20 @@
-"""PrivPareto: private selection near the Pareto front (the paper's section "PrivPareto Mechanism").
+"""PrivPareto's public functions: ``delta^PS``, one round's scores, the mechanism and its approach.
 
-Vocabulary (the paper's section "Pareto Score"): ``m`` utilities ``u_1 .. u_m`` (larger is better) over
-``n`` candidates. Candidate ``a`` *dominates* ``b`` (the paper's ``a >=^x b``) when ``u_i(x, a) >= u_i(x, b)``
-for every ``i``: **weak** dominance, so two identical candidates dominate each other. The Pareto score
-(Definition "Pareto Score") is minus the number of *other* candidates that dominate ``r``:
-
-    PS(x, r) = -#{r' != r : u_i(x, r') >= u_i(x, r) for all i},
-
-0 on the Pareto front and at least ``-(n - 1)``, so its global sensitivity is ``n - 1``.
-
-The local sensitivity function (Definition "Admissible Function for Pareto Score") is
-``delta^PS(x, t, r) = |dom^-_{x,t,r}| + |ndom^+_{x,t,r}|`` with ``u_i^{+-t}(x, r) = u_i(x, r) +- sum_{j=0}^{t}
-delta^{u_i}(x, j, r)``. This module computes it through the identity (proved in ``docs/pareto.md`` and
-checked by brute force in the tests)
-
-    delta^PS(x, t, r) = #{r' != r : u^{+t}(r') >= u^{-t}(r) in every objective}
-                        - #{r' : u^{-t}(r') > u^{+t}(r) in every objective},
-
-i.e. two offline dominance counts (:mod:`dpmo._dominance`), instead of enumerating the sets.
-
-Neighbouring relation: whatever the objectives' sensitivities are stated for (their admissible functions
-and global sensitivities must all refer to the same relation); the Pareto score's guarantees hold for
-that relation.
-
-Layout: this module holds the public API (:func:`pareto_score`, :func:`pareto_sensitivity`,
-:func:`pareto_selection_scores`, :func:`priv_pareto` and :class:`ParetoApproach`, registered as
-``approach="pareto"``); the counting state of ``delta^PS`` is :mod:`dpmo.pareto_state`, the rounds and
-their cache (:class:`RoundCache`, re-exported here) are :mod:`dpmo.pareto_rounds`.
+:func:`pareto_sensitivity` (the paper's Definition "Admissible Function for Pareto Score"),
+:func:`pareto_selection_scores` (what one round hands to :func:`dpmo.select`), :func:`priv_pareto` (the
+paper's Definitions "Global PrivPareto Mechanism" and "Local PrivPareto Mechanism") and
+:class:`ParetoApproach`, registered as ``approach="pareto"`` of
+:func:`dpmo.selection.select_multiobjective`. The counting behind them is in :mod:`dpmo.pareto.state`,
+the rounds in :mod:`dpmo.pareto.rounds` (overview: :mod:`dpmo.pareto`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
-from . import _defaults, _dominance
-from ._validation import check_choice
-from .pareto_rounds import ParetoRounds, RoundCache, round_scores
-from .pareto_state import ParetoState
-from .selection import (
+from .. import _defaults
+from .._validation import check_choice
+from ..selection import (
     SENSITIVITIES,
     Approach,
     Rounds,
@@ -47,77 +22,21 @@ from .selection import (
     register_approach,
     select_multiobjective,
 )
-from .sensitivity import LocalSensitivity, Objective
+from ..sensitivity import LocalSensitivity
+from .rounds import ParetoRounds, RoundCache, round_scores
+from .score import pareto_score
+from .state import ParetoState
 
 __all__ = [
-    "pareto_score",
     "pareto_sensitivity",
     "pareto_selection_scores",
     "priv_pareto",
     "ParetoApproach",
-    "RoundCache",
     "SENSITIVITY_MODES",
-    "check_objectives",
 ]
 
 #: Values accepted by ``sensitivity`` in :func:`priv_pareto` and :func:`dpmo.priv_agg`.
 SENSITIVITY_MODES = SENSITIVITIES
-
-
-def _utility_matrix(U) -> np.ndarray:
-    if isinstance(U, Sequence) and len(U) and all(isinstance(o, Objective) for o in U):
-        U = np.column_stack([o.values for o in check_objectives(U)])
-    try:
-        arr = np.asarray(U)
-    except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here
-        raise TypeError("U must be an array of shape (n, m) of real numbers") from exc
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"U must be an array of shape (n, m) of real numbers, got dtype {arr.dtype}")
-    if np.iscomplexobj(arr):
-        raise TypeError("U must be real, got complex values")
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(
-            f"U must have shape (n, m) (one row per candidate, one column per objective), got {arr.shape}"
-        )
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"U must have at least one candidate and one objective, got shape {arr.shape}")
-    arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("U must be finite (no NaN or inf)")
-    return arr
-
-
-def pareto_score(U) -> np.ndarray:
-    """Pareto score of every candidate (the paper's Definition "Pareto Score").
-
-    Parameters
-    ----------
-    U : array_like, shape (n, m), or a sequence of dpmo.Objective
-        ``U[r, i] = u_i(x, r)``, larger is better in every column; a 1-D array is one objective. Finite.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n,)
-        ``PS(r) = -#{r' != r : U[r'] >= U[r] in every column}`` (weak dominance: identical candidates
-        dominate each other). 0 exactly on the Pareto front, at least ``-(n - 1)``.
-
-    Notes
-    -----
-    Time O(n log n) for m <= 2 (sort, then a Fenwick sweep for m = 2), O(n log^(m-1) n) for m >= 3
-    (Bentley's divide and conquer), and a direct O(n^2 m) count when n is small; memory O(n m).
-    See :mod:`dpmo._dominance`.
-
-    Examples
-    --------
-    The paper's Example (candidates a..e):
-
-    >>> pareto_score([[3, 5], [5, 3], [4, 2], [2, 4], [1, 1]]).tolist()
-    [0, 0, -1, -1, -4]
-    """
-    arr = _utility_matrix(U)
-    return 1 - _dominance.count_dominating(arr)
 
 
 def pareto_sensitivity(objectives) -> LocalSensitivity:
@@ -156,14 +75,18 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     ``S_t = S_{t-1} + delta(t)``, whatever the form of the calls, so every path gives the same floats and
     the same integer counts. Calling ``t = 0, 1, 2, ...`` in order (as the dampening loop does) costs, per
     distance, one evaluation of every objective's local function on all ``n`` candidates (one call per
-    chunk of distances for vectorised functions) plus two dominance counts of the ``q`` queried candidates
-    against all ``n``: O((n + q) log n) for m <= 2, O((n + q) log^(m-1) (n + q)) for m >= 3, or one fused
-    O(n q m) pass when q is small. For a block of ``B`` distances on a small problem (at most 128
+    chunk of distances for vectorised functions) plus the two counts. For m <= 2 and at least n / 16
+    queried candidates both are made for every candidate at once from four radix-sorted lists shared by
+    the two counts (two when an objective's running sums are the same for every candidate: the order of
+    its utility is reused) and two sweeps: O(n) sorts and O(n log(n / 64)) sweeps, no comparison sort
+    (:mod:`dpmo.pareto.sweep`). Otherwise two dominance counts of the ``q`` queries against all ``n``:
+    O((n + q) log n) for m <= 2, O((n + q) log^(m-1) (n + q)) for m >= 3, or one fused O(n q m) pass when
+    q is small. For a block of ``B`` distances on a small problem (at most 128
     candidates and ``q n m <= 4096``) the counts are a vectorised brute force over (distances, queries,
     candidates), O(B q n m) time, done in chunks of at most 2^16 cells (bounded memory); larger problems
     run the single-distance counts for each distance of the block. A call with a smaller ``t`` than the
     last one starts the sums again from 0. The counts of at most 8 single-distance steps that queried at
-    least n / 16 candidates are kept (n integers each), so evaluating such a step again costs O(q).
+    least n / 16 candidates are kept (n int32 each), so evaluating such a step again costs O(q).
 
     Examples
     --------
@@ -255,14 +178,16 @@ def priv_pareto(
 
     Cost: the first round is :func:`pareto_score` plus, for ``"local"``, the dampening loop with
     :func:`pareto_sensitivity` (see there) and :func:`dpmo.select`. The later rounds reuse the counts made
-    against all candidates and correct them for the ones already chosen (O(k q m) per step instead of a new
-    sort), which gives exactly the scores of a fresh computation on the remaining candidates. When at most
-    8,192 candidates remain and the objectives' functions are vectorised, the dampening loop evaluates
-    ``delta^PS`` for blocks of distances (a few calls instead of thousands when the deltas are tiny, as for
-    the rates of DP-MOET); with more candidates every distance costs a pass over all of them, and the
-    loop asks one distance at a time so as not to compute distances it does not need. The choice depends
-    on sizes only, and the scores agree to rounding (the dampening's own running sums are added in a
-    different order).
+    against all candidates and correct them for the ones already chosen, in one compiled pass with the
+    gather of the kept counts (O(q k m) per step, no sort), which gives exactly the scores of a fresh
+    computation on the remaining candidates; a round then costs O(n k m) plus the dampening and the
+    selection, O(n) each (measured: 0.8 s of CPU per round at 10^7 candidates, ``docs/pareto.md``).
+    When at most 8,192 candidates remain and the objectives' functions are vectorised, the dampening loop
+    evaluates ``delta^PS`` for blocks of distances (a few calls instead of thousands when the deltas are
+    tiny, as for the rates of DP-MOET); with more candidates every distance costs a pass over all of
+    them, and the loop asks one distance at a time so as not to compute distances it does not need. The
+    choice depends on sizes only, and the scores agree to rounding (the dampening's own running sums are
+    added in a different order).
 
     Examples
     --------
