@@ -2,7 +2,7 @@
 
 A round of ``dpmo.select`` (one pick) with the exponential mechanism, Gumbel noise, permute-and-flip or
 Laplace noise is ``argmax_r z_r`` with ``z_r = L_r + N_r``: ``L_r = epsilon (u_r - top) / (2 Delta u)``
-the log-weights (:func:`dpmo.mechanisms._common.scaled_scores`, as dpmo's float samplers form them) and
+the log-weights (:func:`dpmo.mechanisms.scaled_scores`, as dpmo's float samplers form them) and
 ``N_r`` i.i.d. standard noise (Gumbel: the exponential mechanism, Durfee and Rogers 2019; exponential:
 permute-and-flip, Ding, Kifer et al. 2021; Laplace: report-noisy-max). ``top`` is any constant at least
 every score in play (a shift changes no argmax); see :mod:`dpmo.mechanisms.noisy_max`.
@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ...mechanisms._common import scaled_scores
+from ...mechanisms import scaled_scores
 
 __all__ = [
     "NOISE",

@@ -11,7 +11,7 @@
 :func:`run_plan` turns them into the ``k`` picks with one of three plans (module :mod:`dpmo.graphs.spark`
 explains when each is used): ``"one_shot"`` (Gumbel top-k, one noise per node), ``"rounds"`` (one pass,
 one independent noise per node and round) or ``"sequential"`` (one pass per round, log-weights relative
-to the best remaining score, as :func:`dpmo.mechanisms._common.sample_rounds`).
+to the best remaining score, as the float samplers of :mod:`dpmo.mechanisms`).
 
 Randomness: every partition of every pass draws from its own generator, a PCG64 seeded from the operating
 system's entropy (``numpy.random.default_rng()``, as ``rng=None`` does in the in-memory path), or, when the

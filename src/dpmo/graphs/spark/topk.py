@@ -25,8 +25,7 @@ from ... import _defaults
 from ..._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ...budget import resolve_budget
 from ...epsilons import float_at_most
-from ...mechanisms import MECHANISMS
-from ...mechanisms._common import needs_rounds
+from ...mechanisms import MECHANISMS, needs_rounds
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
 from ..chebyshev import graph_chebyshev_approach
 from ..exact import check_weights
@@ -55,7 +54,7 @@ def plan_rounds(static: bool, mechanism: str, rounds, k: int, tops) -> Plan:
     ``(column, epsilon, sensitivity)`` of every round, ``tops`` the ``k`` best scores of every column.
 
     One pass is used when :func:`dpmo.select` would sample at once (no round's candidates have log-weights
-    below ``-2^32`` relative to the column's best, :func:`dpmo.mechanisms._common.needs_rounds`); a static
+    below ``-2^32`` relative to the column's best, :func:`dpmo.mechanisms.needs_rounds`); a static
     approach with the exponential mechanism then takes the Gumbel top-k (one noise per node), the others
     one noise per node and round (for ``k <= ROUNDS_MAX_K``). Otherwise one pass per round, relative to the
     best remaining score. ``tops`` holds at least ``j + 1`` values of round ``j``'s column.
