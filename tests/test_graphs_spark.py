@@ -33,7 +33,7 @@ import dpmo
 from dpmo import graphs
 from dpmo.epsilons import exact_epsilon, float_at_most
 
-pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'dpmo[spark]')")
+pyspark = pytest.importorskip("pyspark", reason='pyspark is not installed: pip install ".[spark]"')
 
 from dpmo.graphs import spark as dpmo_spark  # noqa: E402
 from dpmo.graphs.chebyshev import chebyshev_round_scores, graph_chebyshev_settings  # noqa: E402
@@ -132,7 +132,7 @@ def test_dpmo_imports_without_pyspark():
         [sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "refused:" in proc.stdout and "dpmo[spark]" in proc.stdout
+    assert "refused:" in proc.stdout and 'pip install ".[spark]"' in proc.stdout
     # and importing dpmo never imports pyspark
     code = "import sys, dpmo, dpmo.graphs, dpmo.trees; print('pyspark' in sys.modules)"
     proc = subprocess.run(

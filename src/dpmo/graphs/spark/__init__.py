@@ -1,6 +1,6 @@
 """DP-MOTkIN on Apache Spark: graphs beyond one machine, with the guarantees and answers of dpmo.graphs.
 
-Install with ``pip install "dpmo[spark]"`` (pyspark; Spark needs Java 17 or later). Importing ``dpmo`` or
+Install with ``pip install ".[spark]"`` (pyspark; Spark needs Java 17 or later). Importing ``dpmo`` or
 ``dpmo.graphs`` never imports pyspark; ``from dpmo.graphs import spark`` does.
 
 * :func:`node_statistics` ``(edges, nodes)``: degree, triangle count and ego density of every node of the
@@ -36,11 +36,14 @@ and, like :func:`dpmo.select`, from whether one pass is numerically safe:
 """
 
 try:
+    import pandas  # noqa: F401
+    import pyarrow  # noqa: F401
     import pyspark  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise ImportError(
-        "dpmo.graphs.spark needs pyspark (and Java 17 or later for Spark): pip install 'dpmo[spark]'"
-    ) from exc
+        f"dpmo.graphs.spark needs pyspark with pandas and pyarrow ({exc.name or exc} is missing): "
+        'pip install ".[spark]" from the dpmo clone (and Java 17 or later for Spark)'
+    ) from None
 
 from .inputs import read_edges
 from .statistics import STATISTICS_COLUMNS, node_statistics
