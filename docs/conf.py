@@ -52,6 +52,12 @@ myst_enable_extensions = ["dollarmath"]
 # and GitHub-style anchors; those are not documents of the site.
 suppress_warnings = ["myst.xref_missing", "myst.header"]
 
+# dpmo.graphs.spark imports pyspark (the optional "spark" extra): without it, document it from a mock
+try:
+    import pyspark  # noqa: F401
+except ImportError:
+    autodoc_mock_imports = ["pyspark"]
+
 html_theme = "alabaster"
 html_title = f"dpmo {release}"
 

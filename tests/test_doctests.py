@@ -36,9 +36,16 @@ PUBLIC_MODULES = (
 EXAMPLES_TODO: frozenset[str] = frozenset()
 
 
+#: Modules whose examples need a running Spark session: tests/test_graphs_spark.py runs them in its own
+#: session (and skips them, with the reason, where pyspark or Java is missing).
+SPARK_PREFIX = "dpmo.graphs.spark"
+
+
 def _modules() -> list[str]:
     names = ["dpmo"]
     for info in pkgutil.walk_packages(dpmo.__path__, prefix="dpmo."):
+        if info.name == SPARK_PREFIX or info.name.startswith(SPARK_PREFIX + "."):
+            continue
         names.append(info.name)
     return sorted(names)
 

@@ -29,6 +29,10 @@ EXACT = True
 EXACT_SELECT = False
 EXACT_TWO_STAGE = False
 EXACT_ID3 = False
+#: :func:`dpmo.graphs.spark.top_k` samples on the executors with the float samplers by default: its exact
+#: path collects every node's statistics to the driver (at most ``DRIVER_MAX_NODES``), which is what the
+#: Spark path exists to avoid (``docs/spark.md``, "Exact sampling").
+EXACT_SPARK = False
 
 # -- graphs: DP-MOTkIN -----------------------------------------------------------------------------------
 #: PrivAgg: on the real graphs the Pareto score of a low-degree node is so sensitive that

@@ -23,8 +23,9 @@ from .objectives import (
     ego_density_objective,
     ego_density_sensitivity,
     objectives,
+    statistics_objectives,
 )
-from .synthetic import random_collaboration_graph
+from .synthetic import random_collaboration_edges, random_collaboration_graph
 from .topk import APPROACHES, SENSITIVITIES, selection_scores, top_k
 from .two_stage import top_k_two_stage, two_stage_candidates
 from .utilities import FORMULAS, degree, ego_density, triangles
@@ -46,9 +47,11 @@ __all__ = [
     "objectives",
     "pareto_front",
     "pareto_scores",
+    "random_collaboration_edges",
     "random_collaboration_graph",
     "read_edge_list",
     "selection_scores",
+    "statistics_objectives",
     "top_k",
     "top_k_exact",
     "top_k_two_stage",

@@ -15,7 +15,14 @@ import numpy as np
 
 from .._validation import check_real
 
-__all__ = ["FORMULAS", "check_convention", "csr_degree", "csr_triangles", "csr_ego_density"]
+__all__ = [
+    "FORMULAS",
+    "check_convention",
+    "csr_degree",
+    "csr_triangles",
+    "csr_ego_density",
+    "ego_density_from_counts",
+]
 
 #: Accepted values of ``formula``: the paper's ``2T/(d(d-1))`` and the published code's ``T/(d(d-1))``.
 FORMULAS = ("paper", "published")
@@ -186,8 +193,25 @@ def csr_ego_density(indptr: np.ndarray, triangles: np.ndarray, low: float, formu
     ``low`` and ``formula`` as returned by :func:`check_convention`; see :func:`dpmo.graphs.ego_density`.
     O(n).
     """
-    d = np.diff(indptr).astype(np.float64)
-    tri = triangles.astype(np.float64)
+    return ego_density_from_counts(np.diff(indptr), triangles, low, formula)
+
+
+def ego_density_from_counts(degree, triangles, low: float, formula: str) -> np.ndarray:
+    """Ego density from the degrees and the counts ``T(v)`` (float64, read-only): the one formula.
+
+    ``factor * T / (d (d - 1))`` for ``d >= 2`` (``factor`` 2 for ``"paper"``, 1 for ``"published"``),
+    ``low`` below. Every path that computes ego density (the in-memory graphs and
+    :mod:`dpmo.graphs.spark`, which calls it on each partition) goes through here, so they give the same
+    floats. ``low`` and ``formula`` as returned by :func:`check_convention`. O(n).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.centrality import ego_density_from_counts
+    >>> ego_density_from_counts([0, 1, 3, 4], [0, 0, 2, 3], 0.0, "paper").tolist()  # 2 T / (d (d - 1))
+    [0.0, 0.0, 0.6666666666666666, 0.5]
+    """
+    d = np.asarray(degree).astype(np.float64)
+    tri = np.asarray(triangles).astype(np.float64)
     pairs = d * (d - 1.0)
     factor = 2.0 if formula == "paper" else 1.0
     out = np.full(d.shape, low)

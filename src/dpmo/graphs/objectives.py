@@ -41,6 +41,7 @@ __all__ = [
     "degree_objective",
     "ego_density_objective",
     "objectives",
+    "statistics_objectives",
 ]
 
 
@@ -122,6 +123,16 @@ class _EgoDensityDelta:
         return ego_density_sensitivity(d, t, formula=self.formula)
 
 
+def _degree_objective(degree: np.ndarray) -> Objective:
+    local = LocalSensitivity(_DegreeDelta(len(degree)), name="degree", vectorized_t=True)
+    return Objective(np.asarray(degree).astype(np.float64), 1.0, local, name="degree")
+
+
+def _ego_density_objective(degree: np.ndarray, ego_density: np.ndarray, formula: str) -> Objective:
+    local = LocalSensitivity(_EgoDensityDelta(degree, formula), name="ego density", vectorized_t=True)
+    return Objective(ego_density, 1.0, local, name="ego density")
+
+
 def _graph(graph) -> Graph:
     # A raw input needs its public node set (load it with load_graph(..., nodes=)); the private entry
     # points check that a Graph's node set was declared public before they use its objectives.
@@ -154,13 +165,7 @@ def degree_objective(graph) -> Objective:
     (1.0, True)
     """
     g = _graph(graph)
-
-    def build():
-        n = g.n_nodes
-        local = LocalSensitivity(_DegreeDelta(n), name="degree", vectorized_t=True)
-        return Objective(g.degree.astype(np.float64), 1.0, local, name="degree")
-
-    return g.cached(("objective", "degree"), build)
+    return g.cached(("objective", "degree"), lambda: _degree_objective(g.degree))
 
 
 def ego_density_objective(graph, *, low_degree: float = 0.0, formula: str = "paper") -> Objective:
@@ -199,8 +204,7 @@ def ego_density_objective(graph, *, low_degree: float = 0.0, formula: str = "pap
     low, formula = check_convention(low_degree, formula)
 
     def build():
-        local = LocalSensitivity(_EgoDensityDelta(g.degree, formula), name="ego density", vectorized_t=True)
-        return Objective(g.ego_density(low_degree=low, formula=formula), 1.0, local, name="ego density")
+        return _ego_density_objective(g.degree, g.ego_density(low_degree=low, formula=formula), formula)
 
     return g.cached(("objective", "ego_density", low, formula), build)
 
@@ -219,3 +223,52 @@ def objectives(graph, *, low_degree: float = 0.0, formula: str = "paper") -> lis
     """
     g = _graph(graph)
     return [degree_objective(g), ego_density_objective(g, low_degree=low_degree, formula=formula)]
+
+
+def statistics_objectives(degree, ego_density, *, formula: str = "paper") -> list[Objective]:
+    """The two objectives of :func:`objectives` built from the per-node statistics alone.
+
+    For code that has the degrees and ego densities but no :class:`Graph` (the partitions of
+    :mod:`dpmo.graphs.spark`, or the statistics collected on its driver): the same values, global
+    sensitivities and admissible local functions as :func:`objectives` gives on the graph.
+
+    Parameters
+    ----------
+    degree : array_like of int, shape (n,)
+        Degrees (non-negative integers).
+    ego_density : array_like of float, shape (n,)
+        Ego densities computed with ``formula`` (:func:`dpmo.graphs.ego_density`), in [0, 1].
+    formula : {"paper", "published"}, default "paper"
+        The ego-density formula the values were computed with (it sets the local function).
+
+    Returns
+    -------
+    list of dpmo.Objective
+        ``[degree, ego density]`` (not cached: build them once per set of statistics).
+
+    Notes
+    -----
+    O(n). Each candidate's local sensitivities depend on its own degree only, so the objectives of a
+    subset of the nodes are the subset of the objectives.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from dpmo import graphs
+    >>> g = graphs.load_graph(nx.karate_club_graph(), nodes=34)
+    >>> deg, ed = graphs.statistics_objectives(g.degree, g.ego_density())
+    >>> ref = graphs.objectives(g)
+    >>> bool((deg.values == ref[0].values).all() and (ed.sensitivity(3) == ref[1].sensitivity(3)).all())
+    True
+    """
+    _, formula = check_convention(0.0, formula)
+    d = np.asarray(degree)
+    if d.ndim != 1 or not (np.issubdtype(d.dtype, np.integer) or d.size == 0) or (d.size and d.min() < 0):
+        raise ValueError("degree must be a 1-D array of non-negative integers")
+    d = d.astype(np.int64, copy=False)
+    ed = np.asarray(ego_density, dtype=np.float64)
+    if ed.shape != d.shape:
+        raise ValueError(f"ego_density must have the shape of degree {d.shape}, got {ed.shape}")
+    if not np.all((ed >= 0.0) & (ed <= 1.0)):
+        raise ValueError("ego_density must lie in [0, 1]")
+    return [_degree_objective(d), _ego_density_objective(d, ed, formula)]

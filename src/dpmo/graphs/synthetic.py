@@ -18,7 +18,7 @@ from .._validation import check_int, check_random_state
 from .csr import csr_from_pairs, index_dtype
 from .graph import Graph
 
-__all__ = ["random_collaboration_graph"]
+__all__ = ["random_collaboration_graph", "random_collaboration_edges"]
 
 
 def random_collaboration_graph(
@@ -65,6 +65,41 @@ def random_collaboration_graph(
     >>> bool((a.indices == b.indices).all())  # the same seed, the same graph
     True
     """
+    edges = random_collaboration_edges(
+        n_nodes, n_edges, rng=rng, exponent=exponent, mean_team=mean_team, max_team=max_team
+    )
+    n = int(n_nodes)
+    indptr, indices = csr_from_pairs(edges[:, 0], edges[:, 1], n)
+    del edges
+    return Graph(indptr, indices, np.arange(n, dtype=np.int64), public=True)  # nodes 0..n_nodes-1, declared
+
+
+def random_collaboration_edges(
+    n_nodes: int = 317_080,
+    n_edges: int = 1_049_866,
+    *,
+    rng=0,
+    exponent: float = 2.5,
+    mean_team: float = 3.0,
+    max_team: int = 25,
+) -> np.ndarray:
+    """The edges of :func:`random_collaboration_graph` (same arguments, same seed, same edges), without the
+    graph: an ``(n_edges, 2)`` integer array (int32 while ``n_nodes < 2^31``, else int64), ``u < v``,
+    sorted.
+
+    For writing a large synthetic graph to disk (``benchmarks/bench_spark.py`` writes it as Parquet for
+    :mod:`dpmo.graphs.spark`) without holding its CSR structure. O(n_nodes + n_edges log n_edges) time,
+    O(n_nodes + n_edges) memory (the pair codes, decoded in place).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo import graphs
+    >>> e = graphs.random_collaboration_edges(200, 500, rng=3)
+    >>> g = graphs.random_collaboration_graph(200, 500, rng=3)
+    >>> e.shape, bool(np.array_equal(e, g.edges()))
+    ((500, 2), True)
+    """
     for name, value in (("n_nodes", n_nodes), ("n_edges", n_edges), ("max_team", max_team)):
         check_int(value, name)
     if n_nodes < 2 or n_edges > n_nodes * (n_nodes - 1) // 2:
@@ -106,11 +141,7 @@ def random_collaboration_graph(
         codes.resize(_compress(codes, chosen), refcheck=False)  # sorted codes stay sorted
         del chosen
     del cdf, table
-    edges = _decode(codes, n)  # in place when n < 2^31: the two int32 ids of a pair over its code
-    del codes
-    indptr, indices = csr_from_pairs(edges[:, 0], edges[:, 1], n)
-    del edges
-    return Graph(indptr, indices, np.arange(n, dtype=np.int64), public=True)  # nodes 0..n_nodes-1, declared
+    return _decode(codes, n)  # in place when n < 2^31: the two int32 ids of a pair over its code
 
 
 _CHUNK = 1 << 20  # uniform draws per chunk (8 MB)

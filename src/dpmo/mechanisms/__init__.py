@@ -22,6 +22,8 @@ from .._validation import (
 )
 from ..budget import resolve_budget
 from ..epsilons import exact_epsilon, float_at_most
+from ._common import needs_rounds as needs_rounds  # for dpmo.graphs.spark (not in __all__)
+from ._common import scaled_scores as scaled_scores  # for dpmo.graphs.spark (not in __all__)
 from .exact import sample_exact
 from .exponential import log_probabilities_exponential, sample_exponential
 from .noisy_max import sample_noisy_max

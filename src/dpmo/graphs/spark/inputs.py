@@ -1,0 +1,277 @@
+"""Inputs of the Spark path: the edge table, the public node set, and text edge lists read by Spark.
+
+* :func:`read_edges`: a text edge list (as :func:`dpmo.graphs.read_edge_list` reads it: one edge per line,
+  two integer ids separated by whitespace or a comma, ``#``/``%`` comments, an optional header line) read
+  by Spark into a DataFrame ``src, dst`` without passing through the driver.
+* :func:`edge_frame`: the two endpoint columns of a Spark DataFrame (integral ids as ``long``, or text
+  ids), or of a Parquet / text path.
+* :func:`node_frame`: the public node set as a one-column DataFrame ``node`` and its size ``n``, from an
+  int ``n`` (ids ``0 .. n-1``), an array of ids or a Spark DataFrame of ids. Without it the private
+  functions refuse with :data:`dpmo.graphs.nodes.NODES_REQUIRED` (``docs/public-inputs.md``).
+
+Everything here reads the public inputs (the node set, the schema of the edge table) or checks that the
+edge table is well formed; nothing reads a statistic of the edges.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from ..nodes import NODES_REQUIRED, as_node_ids
+
+__all__ = ["NodeSet", "read_edges", "edge_frame", "node_frame", "id_kind"]
+
+_INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+_INT_TOKEN = r"^[+-]?[0-9]+$"
+
+
+def _session(spark) -> SparkSession:
+    if spark is not None:
+        if not isinstance(spark, SparkSession):
+            raise TypeError(f"spark must be a pyspark.sql.SparkSession or None, got {type(spark).__name__}")
+        return spark
+    active = SparkSession.getActiveSession()
+    return active if active is not None else SparkSession.builder.getOrCreate()
+
+
+def id_kind(dtype) -> str:
+    """``"int"`` for an integral Spark type, ``"str"`` for a string type; ``TypeError`` otherwise.
+
+    Examples
+    --------
+    >>> from pyspark.sql import types as T
+    >>> from dpmo.graphs.spark.inputs import id_kind
+    >>> id_kind(T.IntegerType()), id_kind(T.StringType())
+    ('int', 'str')
+    """
+    if isinstance(dtype, _INTEGRAL):
+        return "int"
+    if isinstance(dtype, T.StringType):
+        return "str"
+    raise TypeError(f"node ids must be integers or strings, got Spark type {dtype.simpleString()}")
+
+
+def read_edges(path, *, delimiter: str | None = None, header: bool | None = None, spark=None) -> DataFrame:
+    """Read a text edge list with Spark: a DataFrame with the ``long`` columns ``src`` and ``dst``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file, a directory of files or a glob, on any file system Spark reads (``.gz`` too).
+    delimiter : str, optional
+        One character separating the two ids. Default: a comma or any run of whitespace (spaces, tabs).
+    header : bool, optional
+        Whether the first data line of every file is a header (such as ``id_1,id_2``) to skip. Never
+        guessed (as :func:`dpmo.graphs.read_edge_list`): None and False read it as data.
+    spark : SparkSession, optional
+        Default: the active session.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        Columns ``src``, ``dst`` (``long``), one row per data line, as written (no symmetrisation).
+
+    Raises
+    ------
+    ValueError
+        If a data line does not hold exactly two integer ids; the message names the file and shows the line
+        (Spark reads a file in parallel splits, so there is no line number).
+
+    Notes
+    -----
+    Lines starting with ``#`` or ``%`` are comments, text after ``#``/``%`` on a line is ignored, blank lines
+    are skipped. One Spark job checks every line (O(E) work on the executors); the rows are then read
+    again lazily by whatever uses the DataFrame.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs import spark as dpmo_spark
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "edges.csv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("# a path\\nid_1,id_2\\n1,2\\n2,3 % the second edge\\n")
+    >>> sorted(tuple(r) for r in dpmo_spark.read_edges(path, header=True).collect())
+    [(1, 2), (2, 3)]
+    >>> os.remove(path); os.rmdir(folder)
+    """
+    session = _session(spark)
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "#%"):
+        raise ValueError(f"delimiter must be a single character other than '#' and '%', got {delimiter!r}")
+    if header not in (None, True, False):
+        raise TypeError(f"header must be None, True or False, got {header!r}")
+    lines = session.read.text(os.fspath(path)).select(
+        "value",
+        F.col("_metadata.file_path").alias("file"),
+        F.col("_metadata.file_block_start").alias("block"),
+        F.monotonically_increasing_id().alias("pos"),
+    )
+    data = lines.withColumn("line", F.trim(F.regexp_replace("value", "[#%].*$", ""))).where(
+        F.col("line") != ""
+    )
+    if header:
+        # the first data line of every file: in the split that starts the file, the smallest position
+        first = data.where(F.col("block") == 0).groupBy("file").agg(F.min("pos").alias("pos"))
+        data = data.join(F.broadcast(first), ["file", "pos"], "left_anti")
+    sep = r"\s*,\s*|\s+" if delimiter is None else _delimiter_regex(delimiter)
+    parts = F.split(F.col("line"), sep)
+    parsed = data.select(
+        "file",
+        "value",
+        (F.size(parts) == 2).alias("two"),
+        F.trim(F.try_element_at(parts, F.lit(1))).alias("t0"),
+        F.trim(F.try_element_at(parts, F.lit(2))).alias("t1"),
+    ).select(
+        "file",
+        "value",
+        "two",
+        F.expr("try_cast(t0 as bigint)").alias("src"),
+        F.expr("try_cast(t1 as bigint)").alias("dst"),
+        (F.col("t0").rlike(_INT_TOKEN) & F.col("t1").rlike(_INT_TOKEN)).alias("ints"),
+    )
+    good = F.col("two") & F.col("ints") & F.col("src").isNotNull() & F.col("dst").isNotNull()
+    bad = parsed.where(~F.coalesce(good, F.lit(False))).select("file", "value").limit(1).collect()
+    if bad:
+        shown = bad[0]["value"]
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        sep_name = "a comma or whitespace" if delimiter is None else repr(delimiter)
+        raise ValueError(
+            f"{bad[0]['file']}: expected two integer node ids separated by {sep_name}, got {shown!r} "
+            "(a header? pass header=True)"
+        )
+    return parsed.select("src", "dst")
+
+
+def _delimiter_regex(c: str) -> str:
+    """A regex matching the one-character delimiter ``c`` with any whitespace around it."""
+    if c.isspace():
+        return r"\s+"
+    return r"\s*" + ("\\" + c if not c.isalnum() else c) + r"\s*"
+
+
+def edge_frame(edges, spark=None) -> DataFrame:
+    """The edge table as a DataFrame of two endpoint columns ``u``, ``v`` (``long``, or both strings).
+
+    ``edges`` is a Spark DataFrame with exactly two columns of node ids (both integral, or both strings), or
+    a path: ending in ``.parquet`` (a file or a directory) it is read as Parquet, otherwise as a text edge
+    list (:func:`read_edges` with its defaults).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.inputs import edge_frame
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> edge_frame(session.createDataFrame([(1, 2)], "src int, dst int")).dtypes
+    [('u', 'bigint'), ('v', 'bigint')]
+    """
+    if isinstance(edges, (str, os.PathLike)):
+        path = os.fspath(edges)
+        session = _session(spark)
+        if path.rstrip("/").endswith(".parquet"):
+            edges = session.read.parquet(path)
+        else:
+            edges = read_edges(path, spark=session)
+    if not isinstance(edges, DataFrame):
+        raise TypeError(
+            "edges must be a Spark DataFrame with two id columns, or a path to Parquet or to a text edge "
+            f"list; got {type(edges).__name__}"
+        )
+    fields = edges.schema.fields
+    if len(fields) != 2:
+        raise ValueError(
+            f"edges must have exactly two columns (the endpoint ids), got {[f.name for f in fields]}; select "
+            "them first, e.g. edges.select('src', 'dst')"
+        )
+    kinds = [id_kind(f.dataType) for f in fields]
+    if kinds[0] != kinds[1]:
+        raise TypeError(f"the two id columns of edges must both be integers or both strings, got {kinds}")
+    cast = "long" if kinds[0] == "int" else "string"
+    return edges.select(
+        *[F.col(f"`{f.name}`").cast(cast).alias(a) for f, a in zip(fields, "uv", strict=True)]
+    )
+
+
+class NodeSet(NamedTuple):
+    """The public node set: a DataFrame with one column ``node``, its size, and whether it is ``0 .. n-1``.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.inputs import node_frame
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> node_frame(5, session, "int", "example")[1:]  # NodeSet(frame, n, is_range)
+    (5, True)
+    """
+
+    frame: DataFrame
+    n: int
+    is_range: bool
+
+
+def node_frame(nodes, spark: SparkSession, kind: str, what: str) -> NodeSet:
+    """The public node set as a :class:`NodeSet`; refusals name ``what``.
+
+    ``nodes``: an int ``n`` (ids ``0 .. n-1``), an array_like of distinct ids, or a Spark DataFrame with
+    one column of distinct, non-null ids of the edges' kind (``kind`` is ``"int"`` or ``"str"``). None is
+    refused with :data:`dpmo.graphs.nodes.NODES_REQUIRED`. ``n`` is counted on the node set (public).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.inputs import node_frame
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> ns = node_frame([3, 7, 9], session, "int", "example")
+    >>> ns.n, ns.is_range, sorted(r.node for r in ns.frame.collect())
+    (3, False, [3, 7, 9])
+    """
+    if nodes is None or (isinstance(nodes, str) and nodes == "observed"):
+        raise ValueError(f"{what}: {NODES_REQUIRED}")
+    if isinstance(nodes, DataFrame):
+        fields = nodes.schema.fields
+        if len(fields) != 1:
+            raise ValueError(f"nodes must be a DataFrame with one column of node ids, got {nodes.columns}")
+        node_kind = id_kind(fields[0].dataType)
+        if node_kind != kind:
+            raise TypeError(
+                f"the edges hold {_kind_name(kind)} ids: nodes must list {_kind_name(kind)} ids too"
+            )
+        frame = nodes.select(
+            F.col(f"`{fields[0].name}`").cast("long" if kind == "int" else "string").alias("node")
+        )
+        counts = frame.agg(
+            F.count(F.lit(1)).alias("rows"),
+            F.count("node").alias("ids"),
+            F.count_distinct("node").alias("distinct"),
+        ).first()
+        if counts["ids"] != counts["rows"]:
+            raise ValueError("nodes must not contain null ids")
+        if counts["distinct"] != counts["rows"]:
+            raise ValueError("nodes must not contain duplicates")
+        if counts["rows"] == 0:
+            raise ValueError("nodes is empty: a graph needs at least one node")
+        return NodeSet(frame, int(counts["rows"]), False)
+    ids = as_node_ids(nodes)  # an int n or an array of distinct ids (ValueError / TypeError otherwise)
+    ids_kind = "str" if ids.dtype.kind == "U" else "int"
+    if ids_kind != kind:
+        raise TypeError(f"the edges hold {_kind_name(kind)} ids: nodes must list {_kind_name(kind)} ids too")
+    n = int(ids.size)
+    if kind == "int" and ids[0] == 0 and ids[-1] == n - 1:
+        return NodeSet(spark.range(n).select(F.col("id").alias("node")), n, True)
+    schema = T.StructType([T.StructField("node", T.LongType() if kind == "int" else T.StringType(), False)])
+    values = ids.tolist() if kind == "str" else [int(x) for x in np.asarray(ids)]
+    return NodeSet(spark.createDataFrame([(x,) for x in values], schema), n, False)
+
+
+def _kind_name(kind: str) -> str:
+    return "integer" if kind == "int" else "text"

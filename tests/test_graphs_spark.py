@@ -1,0 +1,516 @@
+"""DP-MOTkIN on Spark (``dpmo.graphs.spark``): same statistics, same distributions, same refusals.
+
+Spark runs in local mode (``local[2]``), started once for this file by the session fixture ``spark``
+(UI off, 2 shuffle partitions). The tests are skipped, with the reason, when pyspark or Java is missing;
+``.ci/run`` checks for Java first, so on CI they run. They share one xdist group, so that ``pytest -n 2``
+starts one JVM.
+
+Neighbouring relation of the privacy statements tested here: edge differential privacy (graphs on the same
+public node set that differ in one edge). The output distributions are compared with exact probabilities
+of the in-memory pipeline (:func:`dpmo.probabilities` of the scores ``dpmo.graphs`` samples from) or with
+in-memory samples, with a chi-square test at level 1e-3 and seeded randomness (deterministic).
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import os
+import pkgutil
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+import dpmo
+from dpmo import graphs
+from dpmo.epsilons import exact_epsilon, float_at_most
+
+pyspark = pytest.importorskip("pyspark", reason='pyspark is not installed: pip install ".[spark]"')
+
+from dpmo.graphs import spark as dpmo_spark  # noqa: E402
+from dpmo.graphs.chebyshev import chebyshev_round_scores, graph_chebyshev_settings  # noqa: E402
+from dpmo.graphs.spark import statistics as spark_statistics  # noqa: E402
+from dpmo.graphs.spark.sampling import Plan, SparkSelection, run_plan  # noqa: E402
+from dpmo.graphs.spark.scores import ScoreSpec, round_sensitivity  # noqa: E402
+from dpmo.graphs.spark.topk import plan_rounds  # noqa: E402
+from dpmo.selection import round_parts  # noqa: E402
+
+pytestmark = [
+    pytest.mark.xdist_group("spark"),
+    # pyspark 4.x warns about pandas 3 on every pandas conversion; nothing here depends on it
+    pytest.mark.filterwarnings("ignore::FutureWarning:pyspark"),
+    pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),
+]
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+ENRON_NODES, GITHUB_NODES = 36_692, 37_700
+
+
+def java_problem() -> str | None:
+    """Why Spark cannot start here (no Java, or one older than 17), or None."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        return "Java not found (Spark needs Java 17 or later; see the README, 'Graphs beyond one machine')"
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    found = re.search(r'version "(\d+)', out.stderr + out.stdout)
+    if found and int(found.group(1)) < 17:
+        return f"Java {found.group(1)} found; Spark needs Java 17 or later"
+    return None
+
+
+@pytest.fixture(scope="session")
+def spark():
+    reason = java_problem()
+    if reason:
+        pytest.skip(reason)
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("dpmo-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.memory", "1g")
+        .config("spark.pyspark.python", sys.executable)
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _edges_df(spark, pairs, kind="long"):
+    return spark.createDataFrame([tuple(p) for p in pairs], f"src {kind}, dst {kind}")
+
+
+def _collect_stats(df):
+    return df.orderBy("node").toPandas()
+
+
+# A small graph with every kind of node: a triangle 0-1-2, a square with a chord 3-4-5-6, a pendant path,
+# an isolated node (9), a duplicate, a reversed duplicate and a self-loop.
+SMALL = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5), (5, 6), (6, 3), (3, 5), (6, 7), (7, 8)]
+SMALL += [(1, 0), (4, 3), (8, 8)]
+SMALL_N = 10
+
+
+@pytest.fixture(scope="module")
+def small(spark):
+    edges = _edges_df(spark, SMALL)
+    g = graphs.load_graph(np.array(SMALL), nodes=SMALL_N)
+    return edges, g
+
+
+@pytest.fixture(scope="module")
+def small_stats(spark, small):
+    return dpmo_spark.node_statistics(small[0], SMALL_N)
+
+
+# ------------------------------------------------------------------------------------------ imports
+def test_dpmo_imports_without_pyspark():
+    # pyspark made unimportable: dpmo and dpmo.graphs import; the Spark module says what to install
+    code = (
+        "import sys; sys.modules['pyspark'] = None\n"
+        "import dpmo, dpmo.graphs\n"
+        "try:\n"
+        "    from dpmo.graphs import spark\n"
+        "except ImportError as exc:\n"
+        "    print('refused:', exc)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "refused:" in proc.stdout and 'pip install ".[spark]"' in proc.stdout
+    # and importing dpmo never imports pyspark
+    code = "import sys, dpmo, dpmo.graphs, dpmo.trees; print('pyspark' in sys.modules)"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    assert proc.stdout.strip() == "False", proc.stderr[-2000:]
+
+
+# ------------------------------------------------------------------------------------------ statistics
+def test_small_graph_statistics_equal_the_in_memory_ones(small, small_stats):
+    _, g = small
+    got = _collect_stats(small_stats)
+    assert list(got.columns) == list(dpmo_spark.STATISTICS_COLUMNS)
+    assert got["node"].tolist() == list(range(SMALL_N))  # the isolated node 9 is there, with degree 0
+    assert got["degree"].tolist() == g.degree.tolist()
+    assert got["triangles"].tolist() == g.triangles.tolist()
+    assert got["ego_density"].tolist() == g.ego_density().tolist()  # the same floats
+
+
+def test_text_ids_and_a_node_set_given_as_a_dataframe(spark):
+    pairs = [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d"), ("d", "c")]
+    ids = np.array(["a", "b", "c", "d", "e"])
+    g = graphs.load_graph(np.array(pairs), nodes=ids)
+    nodes = spark.createDataFrame([(x,) for x in ids], "id string")
+    got = _collect_stats(dpmo_spark.node_statistics(_edges_df(spark, pairs, "string"), nodes))
+    assert got["node"].tolist() == ids.tolist()
+    assert got["triangles"].tolist() == g.triangles.tolist()
+    assert got["ego_density"].tolist() == g.ego_density().tolist()
+
+
+@pytest.fixture(scope="module")
+def enron(spark, shared_data):
+    # read by Spark from the text file (checked line by line), kept on the executors for the tests below
+    edges = dpmo_spark.read_edges(shared_data / "Email-Enron.txt").localCheckpoint(eager=True)
+    return edges, graphs.load_graph(shared_data / "Email-Enron.txt", nodes=ENRON_NODES)
+
+
+@pytest.mark.slow
+def test_enron_statistics_equal_the_in_memory_ones_exactly(enron):
+    edges, g = enron
+    got = _collect_stats(dpmo_spark.node_statistics(edges, ENRON_NODES))
+    np.testing.assert_array_equal(got["node"].to_numpy(), g.ids)
+    np.testing.assert_array_equal(got["degree"].to_numpy(), graphs.degree(g))
+    np.testing.assert_array_equal(got["triangles"].to_numpy(), graphs.triangles(g))
+    assert got["ego_density"].tolist() == graphs.ego_density(g).tolist()  # floats identical
+
+
+@pytest.mark.slow
+def test_github_statistics_equal_the_in_memory_ones_exactly(spark, shared_data):
+    path = shared_data / "musae_git_edges.csv"
+    got = _collect_stats(dpmo_spark.node_statistics(dpmo_spark.read_edges(path, header=True), GITHUB_NODES))
+    g = graphs.load_graph(path, nodes=GITHUB_NODES, header=True)
+    np.testing.assert_array_equal(got["degree"].to_numpy(), graphs.degree(g))
+    np.testing.assert_array_equal(got["triangles"].to_numpy(), graphs.triangles(g))
+    assert got["ego_density"].tolist() == graphs.ego_density(g).tolist()
+
+
+@pytest.mark.slow
+def test_enron_top_k_at_huge_epsilon_is_the_exact_top_k(enron):
+    edges, g = enron
+    budget = dpmo.Budget(1e6)
+    picks = dpmo_spark.top_k(edges, 10, 1e6, nodes=ENRON_NODES, approach="agg", budget=budget)
+    assert picks == graphs.top_k_exact(g, 10, approach="agg").tolist()
+    assert sum(r.epsilon for r in budget.ledger) == Fraction(1e6) and len(budget.ledger) == 10
+
+
+def test_triangles_use_degree_ordered_wedges(spark):
+    # a hub joined to 300 leaves, and a path among some leaves: the naive wedge join lists C(300, 2) = 44,850
+    # wedges at the hub; oriented from lower to higher (degree, id), every leaf points to the hub
+    pairs = [(0, i) for i in range(1, 301)] + [(i, i + 1) for i in range(1, 40)]
+    n = 301
+    g = graphs.load_graph(np.array(pairs), nodes=n)
+    deg = g.degree
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((np.arange(n), deg))] = np.arange(n)
+    a, b = g.edges().T
+    src = np.where(rank[a] < rank[b], a, b)
+    out_degree = np.bincount(src, minlength=n)
+    expected_wedges = int((out_degree * (out_degree - 1) // 2).sum())
+    naive_wedges = int((deg * (deg - 1) // 2).sum())
+    from pyspark.sql import functions as F
+
+    e = _edges_df(spark, pairs)
+    pairs_df = e.select(F.least("src", "dst").alias("a"), F.greatest("src", "dst").alias("b")).distinct()
+    deg_df = spark.createDataFrame([(i, int(d)) for i, d in enumerate(deg)], "node long, degree long")
+    oriented = spark_statistics.oriented_edges(pairs_df, deg_df)
+    assert spark_statistics.wedges(oriented).count() == expected_wedges
+    assert expected_wedges < naive_wedges / 100
+    got = _collect_stats(dpmo_spark.node_statistics(_edges_df(spark, pairs), n))
+    assert got["triangles"].tolist() == g.triangles.tolist()
+
+
+# ------------------------------------------------------------------------------------------ refusals
+def test_refusals(spark, small):
+    edges, _ = small
+    for call in (
+        lambda: dpmo_spark.node_statistics(edges, None),
+        lambda: dpmo_spark.top_k(edges, 2, 1.0),
+        lambda: dpmo_spark.top_k(edges, 2, 1.0, nodes=None),
+    ):
+        with pytest.raises(ValueError, match="nodes= is required"):
+            call()
+    # an edge naming a node outside the public node set (7 and 8 are not in 0..6)
+    with pytest.raises(ValueError, match=r"an edge names node (7|8), which is not in nodes"):
+        dpmo_spark.node_statistics(edges, 7)
+    subset = spark.createDataFrame([(i,) for i in range(SMALL_N) if i != 4], "node long")
+    with pytest.raises(ValueError, match="an edge names node 4, which is not in nodes"):
+        dpmo_spark.node_statistics(edges, subset)
+    budget = dpmo.Budget(1.0)
+    with pytest.raises(ValueError, match="not in nodes"):
+        dpmo_spark.top_k(edges, 2, 1.0, nodes=8, budget=budget)
+    assert budget.spent == 0 and not budget.ledger
+    with pytest.raises(ValueError, match="null"):
+        dpmo_spark.node_statistics(spark.createDataFrame([(0, None)], "src long, dst long"), 3)
+    with pytest.raises(ValueError, match="duplicates"):
+        dpmo_spark.node_statistics(edges, spark.createDataFrame([(0,), (0,)], "node long"))
+    with pytest.raises(TypeError, match="text ids"):
+        dpmo_spark.node_statistics(_edges_df(spark, [("a", "b")], "string"), 3)
+    with pytest.raises(ValueError, match="exactly two columns"):
+        dpmo_spark.node_statistics(spark.createDataFrame([(0, 1, 2)], "a long, b long, c long"), 3)
+    with pytest.raises(ValueError, match="k must"):
+        dpmo_spark.top_k(edges, SMALL_N + 1, 1.0, nodes=SMALL_N)
+    with pytest.raises(ValueError, match="mechanism"):
+        dpmo_spark.top_k(edges, 2, 1.0, nodes=SMALL_N, mechanism="nope")
+
+
+def test_malformed_text_edge_list_is_refused(spark, tmp_path):
+    path = tmp_path / "edges.txt"
+    path.write_text("% comment\n1 2\n2 3 4\n")
+    with pytest.raises(ValueError, match=r"expected two integer node ids .* got '2 3 4'"):
+        dpmo_spark.read_edges(path)
+    path.write_text("# c\nid_1,id_2\n1,2\n")
+    with pytest.raises(ValueError, match="a header"):
+        dpmo_spark.read_edges(path)
+    assert [tuple(r) for r in dpmo_spark.read_edges(path, header=True).collect()] == [(1, 2)]
+    # a folder of files: the first data line of each is its header (after '%' and '#' comments)
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    (folder / "a.csv").write_text("% made by hand\nsrc,dst\n1,2\n2,3\n")
+    (folder / "b.csv").write_text("src,dst\n3, 4 # a comment\n")
+    got = sorted(tuple(r) for r in dpmo_spark.read_edges(folder, header=True).collect())
+    assert got == [(1, 2), (2, 3), (3, 4)]
+
+
+def test_budget_is_checked_before_any_spark_job(spark, small, monkeypatch):
+    edges, _ = small
+    tracker = spark.sparkContext.statusTracker()
+    spark.sparkContext.setJobGroup("dpmo-refusal", "nothing may run")
+    try:
+        with pytest.raises(dpmo.BudgetExceededError):
+            dpmo_spark.top_k(edges, 2, 1.0, nodes=SMALL_N, budget=dpmo.Budget(0.5))
+        # the driver paths refuse a node set above the limit from n alone (public), also before any job
+        monkeypatch.setattr(dpmo_spark.topk, "DRIVER_MAX_NODES", 5)
+        with pytest.raises(ValueError, match="DRIVER_MAX_NODES"):
+            dpmo_spark.top_k(edges, 2, 1.0, nodes=SMALL_N, approach="pareto")
+        assert tracker.getJobIdsForGroup("dpmo-refusal") == []
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+
+
+# ------------------------------------------------------------------------------------------ budget records
+@pytest.mark.parametrize("approach", ["agg", "chebyshev"])
+def test_budget_records_match_the_in_memory_ones(spark, small, approach):
+    edges, g = small
+    b_spark, b_mem = dpmo.Budget(2.0), dpmo.Budget(2.0)
+    picks = dpmo_spark.top_k(edges, 3, 1.5, nodes=SMALL_N, approach=approach, budget=b_spark, rng=3)
+    graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3)
+    assert len(set(picks)) == 3 and set(picks) <= set(range(SMALL_N))
+    got = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_spark.ledger]
+    want = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_mem.ledger]
+    assert got == want
+    assert b_spark.spent_exact == Fraction(1.5)
+
+
+def test_a_single_node_is_returned_without_looking_at_the_data(spark):
+    empty = spark.createDataFrame([], "src long, dst long")
+    for approach in ("agg", "chebyshev"):
+        budget = dpmo.Budget(1.0)
+        assert dpmo_spark.top_k(empty, 1, 1.0, nodes=[42], approach=approach, budget=budget) == [42]
+        assert budget.spent_exact == 1 and budget.ledger[0].mechanism is None
+
+
+# ------------------------------------------------------------------------------------------ distributions
+def _exact_pair_probabilities(round_scores, round_eps, sens, mechanism):
+    """P(first = a, second = b) of two rounds without replacement: round j samples from round_scores[j]."""
+    n = round_scores[0].size
+    p1 = dpmo.probabilities(round_scores[0], round_eps[0], sens[0], mechanism=mechanism)
+    out = {}
+    for a in range(n):
+        rest = np.delete(np.arange(n), a)
+        p2 = dpmo.probabilities(round_scores[1][rest], round_eps[1], sens[1], mechanism=mechanism)
+        for b, q in zip(rest, p2, strict=True):
+            out[(a, int(b))] = p1[a] * q
+    return out
+
+
+def _chi_square_p(counts: Counter, probs: dict, trials: int) -> float:
+    """Goodness of fit, cells with an expected count below 5 pooled into one."""
+    keys = sorted(probs, key=lambda c: -probs[c])
+    obs, exp, pool_o, pool_e = [], [], 0, 0.0
+    for c in keys:
+        e = probs[c] * trials
+        if e >= 5:
+            obs.append(counts.get(c, 0))
+            exp.append(e)
+        else:
+            pool_o += counts.get(c, 0)
+            pool_e += e
+    if pool_e > 0:
+        obs.append(pool_o)
+        exp.append(pool_e)
+    assert sum(obs) == trials, "a pick outside the candidates"
+    exp = np.array(exp) * trials / np.sum(exp)
+    return float(sps.chisquare(obs, exp).pvalue)
+
+
+def _round_settings(g, approach, sensitivity, k, epsilon):
+    """The in-memory scores of each round, the per-round float epsilons and the sensitivities."""
+    total = exact_epsilon(epsilon)
+    if approach == "agg":
+        scores, sens = graphs.selection_scores(g, approach="agg", sensitivity=sensitivity)
+        eps = float_at_most(total / k)
+        return [scores] * k, [eps] * k, [sens] * k
+    objs = graphs.objectives(g)
+    _, _, shares = graph_chebyshev_settings(g.n_nodes, k)
+    parts = round_parts(total, k, shares / shares.sum())
+    rounds = [chebyshev_round_scores(objs, g.n_nodes, k, j, sensitivity) for j in range(k)]
+    return [r[0] for r in rounds], [float_at_most(p) for p in parts], [r[1] for r in rounds]
+
+
+def _spark_trials(stats, g, approach, sensitivity, mechanism, k, epsilon, trials, seed, mode=None):
+    if approach == "agg":
+        spec = ScoreSpec("agg", sensitivity, (1.0, 100.0))
+    else:
+        W, A, _ = graph_chebyshev_settings(SMALL_N, k)
+        spec = ScoreSpec("chebyshev", sensitivity, None, W, A)
+    _, eps, _ = _round_settings(g, approach, sensitivity, k, epsilon)
+    sens = round_sensitivity(spec)
+    rounds = [(0 if approach == "agg" else j, eps[j], sens[0 if approach == "agg" else j]) for j in range(k)]
+    sel = SparkSelection(stats, spec, entropy=[seed, 1, 2, 3])
+    try:
+        tops = sel.top_values(k)
+        plan = plan_rounds(approach == "agg", mechanism, rounds, k, tops)
+        if mode is not None:
+            plan = Plan(mode, plan.rounds, mechanism)
+        return plan, run_plan(sel, plan, k, tops, trials=trials)
+    finally:
+        sel.close()
+
+
+DISTRIBUTION_CASES = [
+    ("agg", "local", "exponential", "one_shot"),
+    ("agg", "global", "exponential", "one_shot"),
+    ("agg", "local", "permute_and_flip", "rounds"),
+    ("chebyshev", "local", "exponential", "rounds"),
+    ("chebyshev", "global", "permute_and_flip", "rounds"),
+    ("agg", "local", "exponential", "sequential"),
+]
+
+
+@pytest.mark.parametrize("approach, sensitivity, mechanism, mode", DISTRIBUTION_CASES)
+def test_output_distribution_equals_the_exact_in_memory_one(
+    small, small_stats, approach, sensitivity, mechanism, mode
+):
+    _, g = small
+    k, epsilon, trials = 2, 3.0, 4000
+    plan, picks = _spark_trials(
+        small_stats, g, approach, sensitivity, mechanism, k, epsilon, trials, 11, mode
+    )
+    assert plan.mode == mode
+    counts = Counter(tuple(p) for p in picks)
+    scores, eps, sens = _round_settings(g, approach, sensitivity, k, epsilon)
+    probs = _exact_pair_probabilities(scores, eps, sens, mechanism)
+    assert _chi_square_p(counts, probs, trials) > 1e-3
+    if mode == "one_shot" and sensitivity == "local":  # the test has power: a doubled epsilon is rejected
+        wrong = _exact_pair_probabilities(scores, [2 * e for e in eps], sens, mechanism)
+        assert _chi_square_p(counts, wrong, trials) < 1e-6
+
+
+def test_laplace_distribution_equals_in_memory_samples(small, small_stats):
+    _, g = small
+    k, epsilon, trials = 2, 3.0, 3000
+    _, picks = _spark_trials(small_stats, g, "chebyshev", "local", "laplace", k, epsilon, trials, 5)
+    rng = np.random.default_rng(5)
+    settings = {"approach": "chebyshev", "mechanism": "laplace", "exact": False}
+    memory = [tuple(graphs.top_k(g, k, epsilon, rng=rng, **settings).tolist()) for _ in range(trials)]
+    cells = sorted(set(memory) | {tuple(p) for p in picks})
+    a, b = Counter(tuple(p) for p in picks), Counter(memory)
+    table = np.array([[a.get(c, 0) for c in cells], [b.get(c, 0) for c in cells]])
+    table = table[:, table.sum(axis=0) >= 10]  # sparse cells dropped
+    assert sps.chi2_contingency(table).pvalue > 1e-3
+
+
+def test_executor_scores_equal_the_in_memory_scores(small, small_stats):
+    _, g = small
+    for sensitivity in ("local", "global"):
+        sel = SparkSelection(small_stats, ScoreSpec("agg", sensitivity, (1.0, 100.0)))
+        try:
+            got = sel.scores.orderBy("node").toPandas()["s0"].to_numpy()
+        finally:
+            sel.close()
+        want, _ = graphs.selection_scores(g, approach="agg", sensitivity=sensitivity)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("sensitivity", ["local", "global"])
+def test_pareto_on_the_driver_gives_the_in_memory_answers(spark, small, sensitivity):
+    # the driver path is the in-memory pipeline on the collected statistics: the same seed, the same picks
+    # (the float sampler, the Spark default, on both sides)
+    edges, g = small
+    for seed in (0, 1):
+        got = dpmo_spark.top_k(
+            edges, 2, 1.0, nodes=SMALL_N, approach="pareto", sensitivity=sensitivity, rng=seed
+        )
+        want = graphs.top_k(g, 2, 1.0, approach="pareto", sensitivity=sensitivity, rng=seed, exact=False)
+        assert got == want.tolist()
+
+
+def test_exact_sampling_on_the_driver_gives_the_in_memory_answers(spark, small):
+    edges, g = small
+    got = dpmo_spark.top_k(edges, 3, 1.0, nodes=SMALL_N, approach="chebyshev", exact=True, rng=4)
+    assert got == graphs.top_k(g, 3, 1.0, approach="chebyshev", exact=True, rng=4).tolist()
+
+
+def test_the_spark_path_keeps_the_float_sampler_by_default():
+    import inspect
+
+    from dpmo import _defaults
+
+    default = inspect.signature(dpmo_spark.top_k).parameters["exact"].default
+    assert default is _defaults.EXACT_SPARK is False
+    for page in ("core.md", "spark.md"):  # documented where the defaults are
+        assert "EXACT_SPARK" in (DOCS / page).read_text()
+
+
+def test_a_seed_reproduces_the_picks(spark, small):
+    edges, _ = small
+    a = dpmo_spark.top_k(edges, 3, 2.0, nodes=SMALL_N, mechanism="permute_and_flip", rng=7)
+    b = dpmo_spark.top_k(edges, 3, 2.0, nodes=SMALL_N, mechanism="permute_and_flip", rng=7)
+    assert a == b
+
+
+# ------------------------------------------------------------------------------------------ docs
+def _spark_modules() -> list[str]:
+    return sorted(
+        ["dpmo.graphs.spark"]
+        + [m.name for m in pkgutil.walk_packages(dpmo_spark.__path__, prefix="dpmo.graphs.spark.")]
+    )
+
+
+def test_doctests_of_the_spark_modules(spark):
+    # run here, in the Spark session (tests/test_doctests.py leaves these modules out)
+    failures = []
+    for name in _spark_modules():
+        module = importlib.import_module(name)
+        for test in doctest.DocTestFinder(exclude_empty=True).find(module, name):
+            runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+            out: list[str] = []
+            runner.run(test, out=out.append)
+            if runner.failures:
+                failures.append("".join(out))
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.slow
+def test_the_docs_page_example_runs(spark, shared_data, tmp_path):
+    text = (DOCS / "spark.md").read_text()
+    block = re.search(r"```python\n(# example: parquet.*?)```", text, re.S)
+    assert block, "docs/spark.md lost its example"
+    # Spark resolves relative paths against the JVM's directory, fixed when it started: write to tmp_path
+    out = tmp_path / "enron-edges.parquet"
+    code = (
+        block.group(1)
+        .replace("../shared/data", str(shared_data))
+        .replace('"enron-edges.parquet"', repr(str(out)))
+    )
+    namespace: dict = {}
+    exec(compile(code, "docs/spark.md", "exec"), namespace)
+    picks, budget = namespace["picks"], namespace["budget"]
+    assert len(picks) == 5 and len(set(picks)) == 5 and all(0 <= v < ENRON_NODES for v in picks)
+    assert budget.spent_exact == Fraction(1) and out.exists()
