@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -209,7 +210,7 @@ def _release(args, clf, data, evaluation, classes, header: str, *, weights) -> N
 
 def trees_command(args) -> int:
     """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
-    try:
+    with _table_errors():
         data, evaluation, classes = _training_tables(args)
         from ..trees import DPMOETClassifier
 
@@ -247,16 +248,12 @@ def trees_command(args) -> int:
             f"{spent}{sampler}",
             weights=tuple(args.weights),
         )
-    except LabelError as exc:
-        raise CLIError(_label_hint(exc)) from None
-    except (ValueError, TypeError, KeyError) as exc:
-        raise CLIError(str(exc)) from None
     return 0
 
 
 def id3_command(args) -> int:
     """``dpmo id3``: one private ID3 tree (DiffP-ID3 or LocalDiffPID3) on a table; prints the tree."""
-    try:
+    with _table_errors():
         exact = exact_sampling(args)
         data, evaluation, classes = _training_tables(args)
         from ..trees import DiffPID3Classifier, LocalDiffPID3Classifier
@@ -287,11 +284,18 @@ def id3_command(args) -> int:
             f"epsilon={args.epsilon:g} ({_spent(budget)}); {'exact' if exact else 'float'} sampler",
             weights=_defaults.TREE_WEIGHTS,
         )
+    return 0
+
+
+@contextmanager
+def _table_errors():
+    """A bad table or label set as the command line's one-line error (:class:`CLIError`)."""
+    try:
+        yield
     except LabelError as exc:
         raise CLIError(_label_hint(exc)) from None
     except (ValueError, TypeError, KeyError) as exc:
         raise CLIError(str(exc)) from None
-    return 0
 
 
 def _label_hint(exc) -> str:
