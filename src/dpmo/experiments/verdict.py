@@ -194,11 +194,14 @@ VERDICTS: dict[str, str] = {
     "(one child per public value: the full tree has ~10^9 nodes)",
     "motkin-agg-local": "the paper used the published code's weighted sensitivity (the degree's function "
     "added twice): private, only looser",
-    "nodp-moet-agg-nltcs": "agrees (0.025 is within the run-to-run spread of the non-private search)",
-    "nodp-moet-agg-adult": "agrees within noise; no data-preparation reading moves it by more than 0.05",
-    "nodp-moet-agg-acs": "not explained by the data: the published code's label column reproduces "
-    "LocalDiffPID3's plateau (4.69 vs the paper's 4.69-4.70), so the data are the paper's; several other "
-    "label columns land near 4.24 by chance (one number cannot identify a column)",
+    "nodp-moet-agg-nltcs": "agrees: 0.046, half the run-to-run standard deviation of the non-private "
+    "search (0.099)",
+    "nodp-moet-agg-adult": "agrees: 0.031, one run-to-run standard deviation (0.031); no data-preparation "
+    "reading moves it by more than 0.04",
+    "nodp-moet-agg-acs": "probably the other class taken as positive in the paper's non-private search: "
+    "the flipped class lands within 0.005 (standard error 0.015), while with the class as stated the "
+    "published code's label column reproduces LocalDiffPID3's plateau (4.69 vs the paper's 4.69-4.70); one "
+    "number cannot prove it (label columns 6 and 7 land within 0.07)",
     "motkin-agg-global": "the paper's global method used exp(eps u / Delta) without the factor 1/2 (each "
     "pick 2 eps-DP): the curves coincide",
     "motkin-pareto-local-github": "not explained: the published ego-density convention halves the gap; the "
