@@ -286,3 +286,18 @@ def test_readings_run_the_chebyshev_method_they_name():
         objs = _graph_objectives(g, "printed", {})
         idx = priv_chebyshev(objs, 2.0, k=3, directions=W, aspirations=A, shares=S, rng=seed, exact=False)
         np.testing.assert_array_equal(picks, g.ids[idx])
+
+
+@pytest.mark.parametrize("reading", ["tpr-printed", "reference-pareto-dominance"])
+def test_tree_readings_spend_decimal_epsilons_without_refusal(reading, tmp_path, capsys):
+    # Regression: the readings' fit took the stated epsilon as the float's binary value (0.01 is a hair
+    # above 1/100) while the budget records the decimal 0.01, so the last round's share exceeded what was
+    # left and every cell at epsilon 0.01 was refused. The shares must add up to the decimal budget.
+    out = tmp_path / "r"
+    argv = ["reproduce", "tree-pareto", "--datasets", "breast-cancer", "--epsilons", "0.01", "0.1", "0.3",
+            "--runs", "1", "--jobs", "1", "--reading", reading, "--out", str(out), "--no-report",
+            "--progress", "off"]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    with open(out / "tree-pareto.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {float(r["epsilon"]) for r in rows} == {0.01, 0.1, 0.3}

@@ -55,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dpmo: error: {exc}", file=sys.stderr)
         return 2
     except BudgetExceededError as exc:  # a BaseException: not caught by the handlers below
+        if os.environ.get("DPMO_DEBUG"):
+            raise
         print(f"dpmo: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import LocalSensitivity, Objective, priv_agg
+from ..epsilons import exact_epsilon
 from ..selection import select_multiobjective
 from ..trees import DPMOETClassifier, LocalDiffPID3Classifier, tnr_objective, tpr_objective
 
@@ -151,7 +152,9 @@ class ReadingMOET(DPMOETClassifier):
 
     def fit(self, X, y=None, budget=None):
         stated = self.epsilon
-        self._stated = None if stated is None else Fraction(float(stated))
+        # the decimal the budget records (dpmo.epsilons.exact_epsilon), not the float's binary value: the
+        # rounds' exact shares then add up to what the budget holds
+        self._stated = None if stated is None else exact_epsilon(stated)
         factor = self._factor_total()
         if stated is None or factor == 1.0:
             return super().fit(X, y, budget)
