@@ -194,3 +194,58 @@ def test_graph_constructor_refuses_indices_outside_the_nodes():
         graphs.Graph(np.array([0, 1, 2]), np.array([1.0, 0.0]), np.arange(2))
     g = graphs.Graph(np.array([0, 1, 2]), np.array([1, 0], dtype=np.int64), np.arange(2))
     assert g.indices.dtype == np.int32 and g.triangles.tolist() == [0, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 400), min_size=1, max_size=60),
+    st.lists(st.integers(0, 300), min_size=1, max_size=4),
+    st.sampled_from(["paper", "published"]),
+    st.sampled_from([np.int64, np.int32, np.uint16, np.float64]),
+    st.booleans(),
+)
+def test_compiled_ego_density_sensitivity_is_the_numpy_formula(degrees, ts, formula, dtype, column):
+    # the compiled pass gives the floats of the plain formula (1 if d - t <= 2 else c / (d - t)), for a
+    # scalar t and for a column of distances
+    d = np.array(degrees, dtype=dtype)
+    t = np.array(ts, dtype=np.int64)[:, None] if column else np.int64(ts[0])
+    rest = d.astype(np.float64) - t
+    c = 2.0 if formula == "paper" else 1.0
+    with np.errstate(divide="ignore"):
+        want = np.where(rest <= 2.0, 1.0, c / np.maximum(rest, 1.0))
+    got = graphs.ego_density_sensitivity(d, t, formula=formula)
+    assert got.shape == want.shape
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 10**6)), min_size=1, max_size=60),
+    st.sampled_from(["paper", "published"]),
+    st.sampled_from([0.0, 1.0, 0.25]),
+    st.sampled_from([np.int64, np.int32]),
+)
+def test_compiled_ego_density_is_the_numpy_formula(pairs, formula, low, dtype):
+    d = np.array([p[0] for p in pairs], dtype=dtype)
+    tri = np.array([p[1] for p in pairs], dtype=dtype)
+    df, tf = d.astype(np.float64), tri.astype(np.float64)
+    factor = 2.0 if formula == "paper" else 1.0
+    want = np.full(d.shape, low)
+    ok = d >= 2
+    want[ok] = factor * tf[ok] / (df * (df - 1.0))[ok]
+    got = centrality.ego_density_from_counts(d, tri, low, formula)
+    assert np.array_equal(got.view(np.uint64), want.view(np.uint64))
+    # lists and floats take the numpy path: the same floats
+    assert np.array_equal(centrality.ego_density_from_counts(df, tf, low, formula), want)
+
+
+def test_prefetch_hint_changes_nothing():
+    # the hint compiles here (else the kernels fall back to a no-op: slower, never different)
+    from dpmo import _prefetch
+
+    assert isinstance(_prefetch.PREFETCH_COMPILED, bool)
+    a = np.arange(10, dtype=np.int32)
+    if _prefetch.PREFETCH_COMPILED:
+        _prefetch._with_hint(a, 3)
+    _prefetch._no_hint(a, 3)
+    np.testing.assert_array_equal(a, np.arange(10))

@@ -219,6 +219,32 @@ def test_sweep_large_input_against_dominance_reference():
     np.testing.assert_array_equal(got, expected)
 
 
+def test_sorted_axis_with_reused_scratch_and_sorted_order():
+    # one scratch reused by several sorts gives what fresh work arrays give, bit for bit; sorted_order is a
+    # stable argsort; a scratch of another size is refused
+    rng = np.random.default_rng(11)
+    n = 3000
+    u = rng.normal(size=n) * 10.0 ** rng.integers(-4, 4, n)
+    u[::5] = 0.5
+    u[1::9] = -0.0
+    s_ = np.abs(rng.normal(size=n))
+    work = sweep_mod.sort_scratch(n)
+    for sign in (0, 1, -1, 1):
+        fresh, reused = sweep_mod.sorted_axis(u, s_, sign), sweep_mod.sorted_axis(u, s_, sign, scratch=work)
+        np.testing.assert_array_equal(fresh.order, reused.order)
+        assert np.array_equal(fresh.values.view(np.uint64), reused.values.view(np.uint64))
+    order = sweep_mod.sorted_order(u, scratch=work)
+    # numpy's stable sort puts -0.0 and 0.0 together in input order too
+    np.testing.assert_array_equal(order, np.argsort(u, kind="stable"))
+    with pytest.raises(ValueError, match="scratch holds"):
+        sweep_mod.sorted_axis(u[:-1], scratch=work)
+
+
+def test_radix_digits_cover_the_key():
+    # the 8-bit digits of the radix sort span the 64 bits of the keys exactly
+    assert sweep_mod._DIGIT * sweep_mod._PASSES == 64
+
+
 def test_removal_corrections_equal_direct_comparison():
     rng = np.random.default_rng(5)
     for m in (1, 2, 3):

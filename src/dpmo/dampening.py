@@ -156,7 +156,8 @@ def dampen(
         raise TypeError("local must be callable as local(t), a dpmo.LocalSensitivity, or None")
     with np.errstate(over="ignore"):  # saturates instead (module notes): no warning depends on the data
         D = u / G if local is None else _dampened(u, local, G, floor, max_steps, name)
-    return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT)
+    # D is a fresh array: clipped in place (at 10^7 candidates a new array costs its page faults)
+    return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT, out=D)
 
 
 def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) -> np.ndarray:
@@ -251,7 +252,8 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
                 prev = prev[keep]
                 probe_at = 2 * t
             active = active[keep]
-    return np.sign(u) * D
+    D *= np.sign(u)  # the same floats as sign(u) * D, without a second array of n floats
+    return D
 
 
 _MAX_FLOAT = float(np.finfo(np.float64).max)

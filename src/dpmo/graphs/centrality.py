@@ -13,6 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._prefetch import prefetch
 from .._validation import check_real
 
 __all__ = [
@@ -63,6 +64,11 @@ def _degree_ranks(indptr, top, rank):  # pragma: no cover - compiled
         first[d] += 1
 
 
+# Software prefetch (dpmo._prefetch; hints, no effect on any value): the forward count asks for the records
+# of the next _AHEAD nodes' out-neighbours (10^7 nodes: 4.9 -> 2.7 s; 10^6: 0.24 -> 0.13 s), the two passes
+# that build the records for the neighbour _DISTANCE edges ahead (10^7: 1.8 -> 1.0 s; 10^6: unchanged).
+_AHEAD = 2
+_DISTANCE = 32
 _CAP = 255  # degrees are compared as uint8 below this (n bytes, which stay in cache)
 
 
@@ -71,6 +77,7 @@ def _record_ends(indptr, indices, rank, size):  # pragma: no cover - compiled
     """``size[r + 1]``: the end of the record of the node of rank ``r`` (see :func:`_fill_records`), from
     the out-degrees of the edges oriented to the higher rank (``size`` of n + 1 zeros)."""
     n = indptr.shape[0] - 1
+    m2 = indices.shape[0]
     capped = np.empty(n, np.uint8)  # min(degree, _CAP): decides most comparisons from n bytes
     for u in range(n):
         capped[u] = min(indptr[u + 1] - indptr[u], _CAP)
@@ -79,6 +86,8 @@ def _record_ends(indptr, indices, rank, size):  # pragma: no cover - compiled
         du = indptr[u + 1] - indptr[u]
         c = 0
         for j in range(indptr[u], indptr[u + 1]):
+            if j + _DISTANCE < m2:  # the neighbour read _DISTANCE edges later (a hint only)
+                prefetch(capped, indices[j + _DISTANCE])
             w = indices[j]
             cw = capped[w]
             if cw == _CAP and cu == _CAP:  # two large degrees (rare): compare them exactly
@@ -99,13 +108,16 @@ def _fill_records(indptr, indices, rank, size, at, rec):  # pragma: no cover - c
     count reaches it in one memory access; and ``at`` grows with the rank, so it orients the edges too.
     ``rec`` has ``size[n] + 1`` slots (one spare at the end)."""
     n = at.shape[0]
+    m2 = indices.shape[0]
     for u in range(n):
         at[u] = size[rank[u]]
     for u in range(n):
         au = at[u]
         k = au + 2
         for j in range(indptr[u], indptr[u + 1]):  # branch-free: a write past the record lands on the
-            aw = at[indices[j]]  # next record's first slot (or the spare one), reset below
+            if j + _DISTANCE < m2:  # next record's first slot (or the spare one), reset below
+                prefetch(at, indices[j + _DISTANCE])  # the offset read _DISTANCE edges later (a hint)
+            aw = at[indices[j]]
             rec[k] = aw
             k += aw > au
         rec[au + 1] = k - au - 2
@@ -122,10 +134,20 @@ def _triangles_forward(at, rec, mark, tri):  # pragma: no cover - compiled
     record offsets), counted into the records' first slots and read back in node order."""
     n = at.shape[0]
     one = np.uint64(1)
+    last = rec.shape[0] - 1
     p = 0
-    while p < rec.shape[0] - 1:  # the records in rank order (and the spare slot)
+    while p < last:  # the records in rank order (and the spare slot)
         a = p + 2
         b = a + rec[p + 1]
+        # the records this loop reads are one random access each: ask for those of the next two nodes'
+        # out-neighbours now, so that their cache misses overlap with this node's work (a hint only)
+        r = b
+        for _ in range(_AHEAD):
+            if r >= last:
+                break
+            for j in range(r + 2, r + 2 + rec[r + 1]):
+                prefetch(rec, rec[j])
+            r += 2 + rec[r + 1]
         for j in range(a, b):
             w = rec[j]
             mark[w >> 6] |= one << np.uint64(w & 63)
@@ -210,12 +232,29 @@ def ego_density_from_counts(degree, triangles, low: float, formula: str) -> np.n
     >>> ego_density_from_counts([0, 1, 3, 4], [0, 0, 2, 3], 0.0, "paper").tolist()  # 2 T / (d (d - 1))
     [0.0, 0.0, 0.6666666666666666, 0.5]
     """
-    d = np.asarray(degree).astype(np.float64)
-    tri = np.asarray(triangles).astype(np.float64)
-    pairs = d * (d - 1.0)
+    d = np.asarray(degree)
+    tri = np.asarray(triangles)
     factor = 2.0 if formula == "paper" else 1.0
-    out = np.full(d.shape, low)
-    ok = d >= 2
-    out[ok] = factor * tri[ok] / pairs[ok]
+    if d.ndim == 1 and d.shape == tri.shape and d.dtype.kind in "iu" and tri.dtype.kind in "iu":
+        out = np.empty(d.size)  # one compiled pass, no temporaries of n floats (the same floats as below)
+        _ego_density_kernel(d, tri, float(low), factor, out)
+    else:
+        d = d.astype(np.float64)
+        tri = tri.astype(np.float64)
+        pairs = d * (d - 1.0)
+        out = np.full(d.shape, low)
+        ok = d >= 2
+        out[ok] = factor * tri[ok] / pairs[ok]
     out.setflags(write=False)
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _ego_density_kernel(degree, triangles, low, factor, out):  # pragma: no cover - compiled
+    """``out[v] = factor * T(v) / (d (d - 1))`` for ``d >= 2``, else ``low``, in float64 as numpy does it."""
+    for v in range(degree.size):
+        d = np.float64(degree[v])
+        if d >= 2.0:
+            out[v] = factor * np.float64(triangles[v]) / (d * (d - 1.0))
+        else:
+            out[v] = low

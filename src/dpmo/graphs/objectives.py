@@ -28,6 +28,7 @@ nodes of degree < 2 does not matter, as long as it lies in [0, 1], since those n
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..sensitivity import LocalSensitivity, Objective
@@ -90,14 +91,35 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
     [0.5]
     """
     _, formula = check_convention(0.0, formula)
-    d = np.asarray(degree, dtype=np.float64)
+    d = np.asarray(degree)
     t = np.asarray(t)
     if np.any(t < 0):
         raise ValueError("t must be non-negative")
-    rest = d - t
     c = 2.0 if formula == "paper" else 1.0
+    if d.ndim == 1 and t.ndim <= 2 and (t.ndim == 0 or t.shape[-1] == 1) and _numeric(d) and _numeric(t):
+        # the shapes of the selection pipeline (t a scalar or a column of distances): one compiled pass
+        # writing the result only (no temporaries of the result's size); the same floats as below
+        ts = t.reshape(-1)
+        out = np.empty((ts.size, d.size))
+        _ego_delta_kernel(d, ts, c, out)
+        return out[0] if t.ndim == 0 else out
+    rest = d.astype(np.float64) - t
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(rest <= 2.0, 1.0, c / np.maximum(rest, 1.0))
+
+
+def _numeric(a: np.ndarray) -> bool:
+    return a.dtype.kind in "iuf" and a.dtype.itemsize <= 8
+
+
+@numba.njit(cache=True, nogil=True)
+def _ego_delta_kernel(d, ts, c, out):  # pragma: no cover - compiled
+    """``out[b, v] = 1 if d_v - t_b <= 2 else c / max(d_v - t_b, 1)`` in float64 (as numpy computes it)."""
+    for b in range(ts.size):
+        tb = np.float64(ts[b])
+        for v in range(d.size):
+            rest = np.float64(d[v]) - tb
+            out[b, v] = 1.0 if rest <= 2.0 else c / max(rest, 1.0)
 
 
 class _DegreeDelta:

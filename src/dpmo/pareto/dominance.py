@@ -147,8 +147,10 @@ def _use_brute(n_p: int, n_q: int) -> bool:
 
 
 def _count_1d(p: np.ndarray, q: np.ndarray, same: bool) -> np.ndarray:
-    ps = sweep.sorted_axis(p)
-    qs = ps if same else sweep.sorted_axis(q)
+    work = sweep.sort_scratch(p.size)
+    ps = sweep.sorted_axis(p, scratch=work)
+    qs = ps if same else sweep.sorted_axis(q, scratch=work if q.size == p.size else None)
+    del work
     out = np.zeros(q.size, dtype=np.int64)
     sweep.count_1d(ps, qs, False, out)
     return out
@@ -188,8 +190,14 @@ def _count_2d(
 ) -> np.ndarray:
     """Two-coordinate count by a sweep (:func:`dpmo.pareto.sweep.count_2d`). ``same``: the queries are the
     points themselves (their sorts are shared)."""
-    ax, ay = sweep.sorted_axis(px), sweep.sorted_axis(py)
-    bx, by = (ax, ay) if same else (sweep.sorted_axis(qx), sweep.sorted_axis(qy))
+    work = sweep.sort_scratch(px.size)  # one set of work arrays for the sorts of the points' size
+    ax, ay = sweep.sorted_axis(px, scratch=work), sweep.sorted_axis(py, scratch=work)
+    qwork = work if qx.size == px.size else sweep.sort_scratch(qx.size)
+    if same:
+        bx, by = ax, ay
+    else:
+        bx, by = sweep.sorted_axis(qx, scratch=qwork), sweep.sorted_axis(qy, scratch=qwork)
+    del work, qwork
     out = np.zeros(qx.size, dtype=np.int64)
     sweep.count_2d(ax, ay, bx, by, False, out)
     return out

@@ -135,7 +135,9 @@ class ParetoState:
         if self._ps_all is None:
             if self._sweeps(self.n):
                 counts = np.zeros(self.n, dtype=np.int64)
-                axes = [self._u_axis(i) for i in range(self.m)]
+                scratch = sweep.sort_scratch(self.n)  # one set of work arrays for the sorts
+                axes = [self._u_axis(i, scratch) for i in range(self.m)]
+                del scratch
                 if self.m == 1:
                     sweep.count_1d(axes[0], axes[0], False, counts)
                 else:
@@ -153,30 +155,30 @@ class ParetoState:
         """Count a step for every candidate at once (sizes only: module constants)."""
         return self.m <= 2 and q * _CACHE_FRACTION >= self.n and q * self.n > _SWEEP_MIN_PAIRS
 
-    def _u_order(self, i: int) -> np.ndarray:
+    def _u_order(self, i: int, scratch=None) -> np.ndarray:
         order = self._u_orders[i]
         if order is None:
-            order = self._u_orders[i] = sweep.sorted_axis(self.U[i]).order
+            order = self._u_orders[i] = sweep.sorted_order(self.U[i], scratch=scratch)
         return order
 
-    def _u_axis(self, i: int) -> sweep.SortedAxis:
-        order = self._u_order(i)
+    def _u_axis(self, i: int, scratch=None) -> sweep.SortedAxis:
+        order = self._u_order(i, scratch)
         return sweep.SortedAxis(order, self.U[i][order])
 
-    def _shifted_axis(self, i: int, sign: int) -> sweep.SortedAxis:
+    def _shifted_axis(self, i: int, sign: int, scratch=None) -> sweep.SortedAxis:
         """``u_i + S_i`` (sign 1) or ``u_i - S_i`` (sign -1) sorted. When ``S_i`` holds one value ``c`` for
         every candidate, the order of ``u_i`` is an order of ``fl(u_i +- c)`` (rounding is monotone), and
         ``values`` are the same floats as ``(U + S)[i]`` sorted."""
         s = self.S[i]
         if s[0] == s.min() == s.max():
-            order = self._u_order(i)
+            order = self._u_order(i, scratch)
             values = self.U[i][order]
             if sign > 0:
                 values += s[0]
             else:
                 values -= s[0]
             return sweep.SortedAxis(order, values)
-        return sweep.sorted_axis(self.U[i], s, sign)
+        return sweep.sorted_axis(self.U[i], s, sign, scratch=scratch)
 
     # -------------------------------------------------------------------------------- running sums
     def _deltas(self, t0: int, rows: int, skip=None) -> list:
@@ -329,9 +331,11 @@ class ParetoState:
         """:meth:`_count_all` for every candidate at once (m <= 2), in the dtype of the kept counts."""
         full = np.full(self.n, -1, dtype=sweep.index_dtype(self.n))  # r itself: the - 1
         P_axes, Q_axes = [], []
+        scratch = sweep.sort_scratch(self.n)  # one set of work arrays for the (up to 2 m) sorts
         for i in range(self.m):
-            P_axes.append(self._shifted_axis(i, 1))
-            Q_axes.append(self._shifted_axis(i, -1))
+            P_axes.append(self._shifted_axis(i, 1, scratch))
+            Q_axes.append(self._shifted_axis(i, -1, scratch))
+        del scratch
         sweep.add_counts(P_axes, Q_axes, full)
         return full
 
