@@ -165,20 +165,20 @@ class ParetoState:
         order = self._u_order(i, scratch)
         return sweep.SortedAxis(order, self.U[i][order])
 
-    def _shifted_axis(self, i: int, sign: int, scratch=None) -> sweep.SortedAxis:
-        """``u_i + S_i`` (sign 1) or ``u_i - S_i`` (sign -1) sorted. When ``S_i`` holds one value ``c`` for
-        every candidate, the order of ``u_i`` is an order of ``fl(u_i +- c)`` (rounding is monotone), and
-        ``values`` are the same floats as ``(U + S)[i]`` sorted."""
+    def _shifted_axes(self, i: int, scratch=None) -> tuple[sweep.SortedAxis, sweep.SortedAxis]:
+        """``u_i + S_i`` and ``u_i - S_i`` sorted. When ``S_i`` holds one value ``c`` for every candidate, the
+        order of ``u_i`` is an order of ``fl(u_i +- c)`` (rounding is monotone): ``u_i`` is gathered in that
+        order once and shifted both ways, the same floats as ``(U +- S)[i]`` sorted."""
         s = self.S[i]
-        if s[0] == s.min() == s.max():
+        c = s[0]
+        if s.min() == c == s.max():
             order = self._u_order(i, scratch)
-            values = self.U[i][order]
-            if sign > 0:
-                values += s[0]
-            else:
-                values -= s[0]
-            return sweep.SortedAxis(order, values)
-        return sweep.sorted_axis(self.U[i], s, sign, scratch=scratch)
+            low = self.U[i][order]
+            high = low + c
+            low -= c
+            return sweep.SortedAxis(order, high), sweep.SortedAxis(order, low)
+        u = self.U[i]
+        return sweep.sorted_axis(u, s, 1, scratch=scratch), sweep.sorted_axis(u, s, -1, scratch=scratch)
 
     # -------------------------------------------------------------------------------- running sums
     def _deltas(self, t0: int, rows: int, skip=None) -> list:
@@ -333,8 +333,9 @@ class ParetoState:
         P_axes, Q_axes = [], []
         scratch = sweep.sort_scratch(self.n)  # one set of work arrays for the (up to 2 m) sorts
         for i in range(self.m):
-            P_axes.append(self._shifted_axis(i, 1, scratch))
-            Q_axes.append(self._shifted_axis(i, -1, scratch))
+            P, Q = self._shifted_axes(i, scratch)
+            P_axes.append(P)
+            Q_axes.append(Q)
         del scratch
         sweep.add_counts(P_axes, Q_axes, full)
         return full
