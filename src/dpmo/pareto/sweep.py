@@ -62,8 +62,8 @@ class SortScratch(NamedTuple):
     """Work arrays of :func:`sorted_axis` for ``n`` values, reusable from one sort to the next.
 
     Above the allocator's reuse threshold every fresh array of 10^7 values costs the kernel's page faults
-    and zeroing (measured: about half the time of a sort), so a caller that sorts several axes of the
-    same size passes one of these to each (see :func:`sort_scratch`)."""
+    and zeroing (measured at 10^7: a sort into fresh arrays takes up to twice as long), so a caller that
+    sorts several axes of the same size passes one of these to each (see :func:`sort_scratch`)."""
 
     keys: np.ndarray  # uint64, the radix sort's second key buffer
     order: np.ndarray  # its second position buffer (index_dtype(n))
