@@ -1,8 +1,9 @@
 """A software prefetch hint for compiled kernels whose memory accesses are random and known ahead.
 
 ``prefetch(a, i)`` asks the CPU to bring the cache line of ``a[i]`` closer (LLVM's ``llvm.prefetch``:
-a read, high temporal locality, data cache). It is only a hint: it never faults (an address outside the
-array is allowed and ignored by the hardware), changes no value and no result, only when memory is read.
+a read, high temporal locality, data cache). It is only a hint: LLVM's language reference states that
+prefetches have no effect on the behaviour of the program, only on its performance, so it changes no value
+and no result, only when memory is read. (The kernels here only ask for elements inside their arrays.)
 Kernels that walk a large array in an order decided by another array (the forward triangle count, the
 graph's records) issue it a few steps ahead, so that several cache misses overlap instead of following
 each other (at 10^7 nodes the arrays are ten times the last-level cache).
@@ -31,7 +32,7 @@ def _prefetch_hint(typingctx, array, index):
     def codegen(context, builder, signature, args):
         aryty, _ = signature.args
         ary = context.make_array(aryty)(context, builder, args[0])
-        # the address only: no bounds check, no load (a prefetch of any address is harmless)
+        # the address only: no bounds check, no load
         ptr = builder.gep(ary.data, [args[1]])
         byte_ptr = ir.IntType(8).as_pointer()
         fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, ir.IntType(32), ir.IntType(32), ir.IntType(32)])
