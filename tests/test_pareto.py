@@ -240,11 +240,6 @@ def test_sorted_axis_with_reused_scratch_and_sorted_order():
         sweep_mod.sorted_axis(u[:-1], scratch=work)
 
 
-def test_radix_digits_cover_the_key():
-    # the 8-bit digits of the radix sort span the 64 bits of the keys exactly
-    assert sweep_mod._DIGIT * sweep_mod._PASSES == 64
-
-
 def test_removal_corrections_equal_direct_comparison():
     rng = np.random.default_rng(5)
     for m in (1, 2, 3):

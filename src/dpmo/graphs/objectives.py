@@ -96,7 +96,8 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
     if np.any(t < 0):
         raise ValueError("t must be non-negative")
     c = 2.0 if formula == "paper" else 1.0
-    if d.ndim == 1 and t.ndim <= 2 and (t.ndim == 0 or t.shape[-1] == 1) and _numeric(d) and _numeric(t):
+    column = t.ndim == 2 and t.shape[1] == 1  # (B, 1): one row per distance
+    if d.ndim == 1 and (t.ndim == 0 or column) and _numeric(d) and _numeric(t):
         # the shapes of the selection pipeline (t a scalar or a column of distances): one compiled pass
         # writing the result only (no temporaries of the result's size); the same floats as below
         ts = t.reshape(-1)

@@ -152,7 +152,7 @@ def add_counts(P_axes, Q_axes, out: np.ndarray) -> None:
 # TLB and the first-level cache, where 2,048 buckets (11 bits, 6 passes) thrash both once the arrays pass
 # the last-level cache (10^7 values: about 1.6x faster; 10^6: no slower).
 _DIGIT = 8
-_PASSES = 64 // _DIGIT
+_PASSES = -(-64 // _DIGIT)  # enough digits for the 64 bits of a key
 
 
 @numba.njit(cache=True, nogil=True)
