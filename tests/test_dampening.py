@@ -444,10 +444,29 @@ def test_loop_step_kernel_gives_the_floats_of_the_vectorised_form(B, G):
         d = np.minimum(d, G)
     b = rng.choice([0.0, 0.1, 0.3, 0.6], q)
     floor = 1e-9
+    u = a * rng.choice([-1.0, 1.0], n)  # the kernel brackets |u|
     D1, D2 = np.full(n, np.nan), np.full(n, np.nan)
-    keep1, b1 = bracket(d, b, a, active, 7, G, floor, D1)
+    left, b1, last = bracket(d, b, u, active, 7, G, floor, D1)
     keep2, b2 = _bracket_reference(d, b, a, active, 7, G, floor, D2)
-    assert np.array_equal(keep1, keep2) and keep1.sum() < q
-    assert keep1.any() or (G is not None and B == 40)  # at the cap every candidate stops
-    assert np.array_equal(b1[keep1], b2[keep2])
+    assert np.array_equal(left, active[keep2]) and left.size < q
+    assert left.size or (G is not None and B == 40)  # at the cap every candidate stops
+    assert np.array_equal(b1, b2[keep2])
+    assert np.array_equal(last, d[-1][keep2])
+    assert np.array_equal(D1, D2, equal_nan=True)
+
+
+@pytest.mark.parametrize("B", [1, 3])
+def test_loop_first_step_without_indices_or_breakpoints(B):
+    # the first step passes active=None (every candidate, in order) and b=None (all 0): the same results
+    # as the explicit arrays
+    rng = np.random.default_rng(B + 10)
+    n = 400
+    u = rng.choice([0.0, 0.05, 0.3, 1.0, 2.7, -0.3, -10.0], n) + rng.integers(0, 3, n) * 0.1
+    d = np.maximum.accumulate(rng.choice([0.0, 1e-12, 0.1, 0.2, 0.7, 1.5], (B, n)), axis=0)
+    D1, D2 = np.full(n, np.nan), np.full(n, np.nan)
+    got = bracket(d, None, u, None, 0, None, 1e-9, D1)
+    want = bracket(d, np.zeros(n), u, np.arange(n), 0, None, 1e-9, D2)
+    assert 0 < got[0].size < n
+    for x, y in zip(got, want):
+        assert np.array_equal(x, y)
     assert np.array_equal(D1, D2, equal_nan=True)

@@ -427,3 +427,40 @@ def test_exact_all_candidates_in_k_rounds(mechanism):
         assert sorted(out.tolist()) == list(range(7))
     # with a huge epsilon the order is the order of the scores
     assert ex.sample_exact(s, 1e6, 1.0, 7, 1, mechanism).tolist() == np.argsort(-s).tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.integers(1, 80),
+    eps=st.sampled_from([1e-12, 1e-3, 0.1, 1.0, 7.0, 1e6]),
+    sens=st.sampled_from([1.0, 0.25, 3.0, 1e-9]),
+    scale=st.sampled_from([1.0, 1e-300, 1e300, 1.7e308]),
+    seed=st.integers(0, 2**31),
+)
+def test_envelope_weights_compiled_equal_the_vectorised_form(n, eps, sens, scale, seed):
+    # the exact exponential mechanism's envelope: the one-pass kernel (every ordinary budget) against the
+    # numpy operations it replaces, bit for bit: removed candidates (-inf), differences that overflow,
+    # exponents at the cap 32 and at 0, ties
+    from dpmo.mechanisms.exact import selection as sel
+
+    rng = np.random.default_rng(seed)
+    s = rng.choice([-1.0, -0.5, 0.0, 0.3, 1.0], n) * scale + rng.integers(0, 3, n)
+    s[rng.random(n) < 0.2] = -np.inf
+    s[rng.integers(n)] = scale
+    top = float(s.max())
+    assert enc._ordinary_ratio(eps, sens) is not None
+    with np.errstate(over="ignore"):
+        want = sel._envelope_vectorised(s, top, eps, sens)
+    got = sel.envelope_weights(s, top, eps, sens)
+    assert got.dtype == np.uint64
+    np.testing.assert_array_equal(got, want)
+    assert got[-1] >= 1  # the top candidate's weight, 2^32 at x = 0
+
+
+def test_exact_sampling_leaves_the_scores_untouched():
+    # k rounds mark the picks in a copy: the caller's scores are never written (k = 1 makes no copy)
+    s = np.array([0.0, 3.0, 1.0, 2.0])
+    keep = s.copy()
+    for k in (1, 3):
+        ex.sample_exact(s, 1.0, 1.0, k, 0, "exponential")
+        np.testing.assert_array_equal(s, keep)

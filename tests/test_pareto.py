@@ -204,6 +204,62 @@ def test_sweep_counts_equal_direct_comparison(n_p, n_q, scale, seed):
         assert np.array_equal(np.sort(ax.order), np.arange(n_p))
 
 
+@settings(max_examples=120, deadline=None)
+@given(
+    n=st.integers(1, 60),
+    c=st.sampled_from([0.0, 1.0, 0.1, 1e-300, 2.5e300, 3.0]),
+    scale=st.sampled_from([1.0, 0.3, 1e-300, 1e300]),
+    seed=st.integers(0, 2**31),
+)
+def test_count_2d_with_shifted_axes_and_scratch_equals_materialised_arrays(n, c, scale, seed):
+    # an axis given as u sorted with a shift (+c or -c, as PrivPareto's state does for a constant running
+    # sum) counts exactly as the arrays u + c and u - c sorted; and the counts are the same whether the
+    # work arrays come from a SortScratch (int32 positions in its keys and order) or are fresh
+    rng = np.random.default_rng(seed)
+    U = rng.integers(-3, 4, size=(n, 2)) * scale
+    U[rng.random((n, 2)) < 0.2] = -0.0
+    bump = rng.random((n, 2)) < 0.2
+    U[bump] = np.nextafter(U[bump], np.inf)
+    s1 = np.abs(rng.normal(size=n)) * scale
+    axis = sweep_mod.sorted_axis
+    u0 = axis(U[:, 0])
+    shifted = (u0._replace(shift=c), u0._replace(shift=-c))
+    arrays = (axis(U[:, 0] + c), axis(U[:, 0] - c))  # u + c and u - c as numpy forms them, sorted
+    ys = (axis(U[:, 1], s1, 1), axis(U[:, 1], s1, -1))
+    x_of = (U[:, 0] + c, U[:, 0] - c)
+    y_of = (U[:, 1] + s1, U[:, 1] - s1)
+    for strict in (False, True):
+        cmp = np.greater if strict else np.greater_equal
+        for p_, q_ in ((0, 1), (1, 0)):
+            direct = np.array(
+                [np.sum(cmp(x_of[p_], x_of[q_][r]) & cmp(y_of[p_], y_of[q_][r])) for r in range(n)]
+            )
+            want = np.zeros(n, dtype=np.int64)
+            sweep_mod.count_2d(arrays[p_], ys[p_], arrays[q_], ys[q_], strict, want)
+            np.testing.assert_array_equal(want, direct)
+            for scratch in (None, sweep_mod.sort_scratch(n)):
+                got = np.zeros(n, dtype=np.int32)
+                sweep_mod.count_2d(shifted[p_], ys[p_], shifted[q_], ys[q_], strict, got, scratch=scratch)
+                np.testing.assert_array_equal(got, want)
+
+
+def test_scores_from_counts_as_float64_are_the_int64_scores():
+    # the Pareto scores of a round, asked as float64 (the dampening's input) or int64: the same integers,
+    # with and without removed candidates
+    rng = np.random.default_rng(3)
+    n = 400
+    U = np.ascontiguousarray(rng.integers(0, 6, size=(2, n)).astype(np.float64))
+    ps_all = (1 - dominance_mod.count_columns(U)).astype(np.int32)
+    idx = np.sort(rng.choice(n, 300, replace=False))
+    for removed in (np.empty(0, np.intp), rng.choice(n, 7, replace=False).astype(np.intp)):
+        a = sweep_mod.scores_from_counts(ps_all, U, removed, idx)
+        b = sweep_mod.scores_from_counts(ps_all, U, removed, idx, np.float64)
+        assert a.dtype == np.int64 and b.dtype == np.float64
+        np.testing.assert_array_equal(a.astype(np.float64), b)
+    with pytest.raises(ValueError, match="dtype"):
+        sweep_mod.scores_from_counts(ps_all, U, removed, idx, np.float32)
+
+
 def test_sweep_large_input_against_dominance_reference():
     # large enough for many words of the bitmap and several radix passes (values over many exponents)
     rng = np.random.default_rng(3)
@@ -949,3 +1005,56 @@ def test_a_long_jump_of_the_running_sums_gives_the_sequential_floats():
     for _ in range(301):
         c += 0.7
     assert np.all(jump.S[2] == c) and c != 0.7 * 301  # sequential additions, not a product
+
+
+@pytest.mark.parametrize("drop_at", [1, 2])
+def test_state_refuses_a_decrease_of_a_local_function_that_reuses_its_array(drop_at):
+    # the running sums keep the deltas of the last distance for the next distance's check: the row of
+    # the sums after t = 0, a copy after (a local function may hand back the same array every call); a
+    # decrease at t = 1 or t = 2 is refused even when the function overwrites its one array
+    rng = np.random.default_rng(drop_at)
+    n = 40
+    buf = np.empty(n)
+    level = rng.uniform(0.2, 0.5, n)
+
+    def reusing(t):
+        buf[:] = level * (0.5 if t >= drop_at else 1.0 + 0.01 * t)
+        return buf
+
+    def fresh(t):
+        return level * (1.0 + 0.01 * t)
+
+    values = rng.integers(0, 5, size=(2, n)).astype(np.float64)
+    idx = np.arange(n)
+    bad = state_mod.ParetoState([dpmo.Objective(values[0], 1.0, reusing), dpmo.Objective(values[1], 1.0)])
+    for t in range(drop_at):
+        bad.delta(t, idx)
+    with pytest.raises(ValueError, match="decreases in t"):
+        bad.delta(drop_at, idx)
+    # without the drop, a reusing function gives the deltas of a fresh one at every distance
+    same = state_mod.ParetoState(
+        [dpmo.Objective(values[0], 1.0, fresh), dpmo.Objective(values[1], 1.0, fresh)]
+    )
+    level_buf = np.empty(n)
+
+    def reusing_ok(t):
+        level_buf[:] = level * (1.0 + 0.01 * t)
+        return level_buf
+
+    other = state_mod.ParetoState(
+        [dpmo.Objective(values[0], 1.0, reusing_ok), dpmo.Objective(values[1], 1.0, reusing_ok)]
+    )
+    for t in range(4):
+        np.testing.assert_array_equal(same.delta(t, idx), other.delta(t, idx))
+
+
+def test_capped_view_gives_the_capped_sensitivity():
+    # Objective.capped_view (read-once) equals Objective.sensitivity, capped or not, with or without a
+    # local function; it copies only to cap
+    base = np.array([0.5, 2.0, 0.0, 1.0])
+    o = dpmo.Objective(np.arange(4.0), 1.0, lambda t: base * (t + 1))
+    for t in range(3):
+        np.testing.assert_array_equal(o.capped_view(t), o.sensitivity(t))
+    np.testing.assert_array_equal(dpmo.Objective(np.arange(4.0), 1.5).capped_view(2), np.full(4, 1.5))
+    below = np.array([0.5, 0.25, 0.0, 1.0])
+    assert dpmo.Objective(np.arange(4.0), 1.0, lambda t: below).capped_view(0) is below

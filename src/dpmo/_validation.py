@@ -158,7 +158,8 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     arr = arr.astype(np.float64, copy=False)
-    if not np.all(np.isfinite(arr)):
+    # all finite <=> min > -inf and max < inf (NaN fails both): two reductions, no array of n booleans
+    if not (np.minimum.reduce(arr) > -np.inf and np.maximum.reduce(arr) < np.inf):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return arr
 

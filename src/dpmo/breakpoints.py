@@ -19,42 +19,70 @@ import numpy as np
 __all__ = ["bracket", "first_true"]
 
 
-def bracket(d, b, a, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np.ndarray]:
+def bracket(d, b, u, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One step (or block of ``B`` steps) of :func:`dpmo.dampen`'s loop on the candidates ``active``.
 
-    ``d`` (B, q): their deltas at ``t .. t + B - 1`` (capped); ``b``: their breakpoints ``b_t``. Writes
-    ``D`` of the candidates bracketed in the block and returns (not bracketed, ``b_{t+B}``). One compiled
-    pass over the candidates with the floating-point operations of the vectorised form, so the same
-    floats: ``ends = b + cumsum(max(d, floor))`` along the block, ``D = (t + j) + (|u| - (ends_j - d_j)) /
-    d_j`` at the first ``j`` where ``|u| < ends_j`` or ``d_j >= Delta u``. O(B q) time, no temporaries of
-    size q besides the two results.
+    ``d`` (B, q): their deltas at ``t .. t + B - 1`` (capped); ``b``: their breakpoints ``b_t`` (None: all
+    0, the loop's first step); ``u``: the utilities of all n candidates (the loop brackets ``|u|``);
+    ``active``: the candidates' indices (None: all n, in order). Writes ``D`` (unsigned) of the candidates
+    bracketed in the block and returns, for the others in order: their indices, ``b_{t+B}`` and their
+    deltas at ``t + B - 1``. One compiled pass over the candidates with the floating-point operations of
+    the vectorised form, so the same floats: ``ends = b + cumsum(max(d, floor))`` along the block,
+    ``D = (t + j) + (|u| - (ends_j - d_j)) / d_j`` at the first ``j`` where ``|u| < ends_j`` or
+    ``d_j >= Delta u``. O(B q) time. The three results are written only as far as candidates are left, so
+    the pages of a step that brackets every candidate are never touched (at 10^7 candidates each fresh
+    array of n values costs the kernel's zeroing of its pages).
 
     Examples
     --------
     >>> import numpy as np
     >>> D = np.zeros(2)
     >>> # |u| = 0.5 lies in the first segment [0, 2): D = 0 + 0.5 / 2; |u| = 5 is past b_1 = 2
-    >>> d, b0, u = np.array([[2.0, 2.0]]), np.zeros(2), np.array([0.5, 5.0])
-    >>> keep, b1 = bracket(d, b0, u, np.arange(2), 0, None, 1e-9, D)
-    >>> keep.tolist(), float(b1[1]), D.tolist()
-    ([False, True], 2.0, [0.25, 0.0])
+    >>> d, u = np.array([[2.0, 2.0]]), np.array([0.5, -5.0])
+    >>> left, b1, last = bracket(d, None, u, None, 0, None, 1e-9, D)
+    >>> left.tolist(), b1.tolist(), last.tolist(), D.tolist()
+    ([1], [2.0], [2.0], [0.25, 0.0])
     """
-    keep = np.empty(d.shape[1], dtype=np.bool_)
-    b_next = np.empty(d.shape[1])
+    q = d.shape[1]
+    left = np.empty(q, dtype=np.intp)
+    b_next = np.empty(q)
+    last = np.empty(q)
     has_cap = G is not None
-    _bracket_kernel(d, b, a, active, t, float(G) if has_cap else 0.0, has_cap, floor, D, keep, b_next)
-    return keep, b_next
+    first = b is None
+    identity = active is None
+    kept = _bracket_kernel(
+        d,
+        np.empty(0) if first else b,
+        u,
+        np.empty(0, dtype=np.intp) if identity else active,
+        first,
+        identity,
+        t,
+        float(G) if has_cap else 0.0,
+        has_cap,
+        floor,
+        D,
+        left,
+        b_next,
+        last,
+    )
+    if kept * 2 < q:  # drop the unused tails (no copy of a large array: most are gone by then)
+        return left[:kept].copy(), b_next[:kept].copy(), last[:kept].copy()
+    return left[:kept], b_next[:kept], last[:kept]
 
 
 @numba.njit(cache=True, nogil=True)
-def _bracket_kernel(d, b, a, active, t, G, has_cap, floor, D, keep, b_next):  # pragma: no cover - compiled
+def _bracket_kernel(
+    d, b, u, active, first, identity, t, G, has_cap, floor, D, left, b_next, last
+):  # pragma: no cover - compiled
     B, q = d.shape
+    kept = 0
     for c in range(q):
-        r = active[c]
-        ac = a[r]
-        bc = b[c]
+        r = c if identity else active[c]
+        ac = abs(u[r])
+        bc = 0.0 if first else b[c]
         s = 0.0
-        keep[c] = True
+        done = False
         for j in range(B):
             dj = d[j, c]
             if not dj >= floor:  # np.maximum(d, floor) (d is finite)
@@ -64,9 +92,14 @@ def _bracket_kernel(d, b, a, active, t, G, has_cap, floor, D, keep, b_next):  # 
             e = bc + s
             if ac < e or (has_cap and dj >= G):  # from d >= G on, the closed form with Delta u holds
                 D[r] = np.float64(t + j) + (ac - (e - dj)) / dj
-                keep[c] = False
+                done = True
                 break
-        b_next[c] = bc + s
+        if not done:
+            left[kept] = r
+            b_next[kept] = bc + s
+            last[kept] = d[B - 1, c]
+            kept += 1
+    return kept
 
 
 #: Distances probed per candidate and round by :func:`first_true` (rounds: log base 32 of the range).

@@ -164,13 +164,15 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
     """The dampened scores of :func:`dpmo.dampen` (arguments checked), possibly +-inf where beyond the
     float range."""
     n = u.size
-    a = np.abs(u)
     vectorized = bool(getattr(local, "vectorized_t", False)) and getattr(local, "supports_index", False)
     if vectorized and getattr(local, "cumulative", None) is not None and n:
-        return np.sign(u) * _dampen_closed(a, local, G, floor, max_steps, name)
+        return np.sign(u) * _dampen_closed(np.abs(u), local, G, floor, max_steps, name)
+    # Until the first step is done every candidate is active with breakpoint 0: ``active`` and ``b`` are
+    # None then (:func:`dpmo.breakpoints.bracket`), and ``|u|`` is taken where it is read, so that no array
+    # of n values is made for them (at 10^7 candidates each costs the kernel's zeroing of its pages).
     D = np.zeros(n)
-    active = np.arange(n)
-    b = np.zeros(n)
+    active = None
+    b = None
     prev = None
     t = 0
     # first block: about 512 cells (cheap even when one step would do), then doubling;
@@ -182,37 +184,38 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
     min_calls = _STEPWISE_PROBE_AFTER_CALLS if stepwise else _PROBE_AFTER_CALLS
     calls = 0  # evaluations of the local function by the loop (a block counts once)
 
-    def delta_at(T: int, idx: np.ndarray) -> np.ndarray:
-        """Deltas of the candidates ``idx`` at the single distance ``T`` (validated)."""
+    def delta_at(T: int, idx: np.ndarray | None) -> np.ndarray:
+        """Deltas of the candidates ``idx`` (None: all) at the single distance ``T`` (validated)."""
+        if idx is None:
+            idx = np.arange(n)
         if vectorized:
             return check_local_values(local(np.array([[T]]), idx), (1, idx.size), T, name)[0]
         sub = None if idx.size == n else idx
         return check_local_values(evaluate_local(local, T, sub), (idx.size,), T, name)
 
-    while active.size:
+    while active is None or active.size:
         if t >= max_steps:
+            if active is None:
+                active, b = np.arange(n), np.zeros(n)
             if G is None:
-                D[active] = t + _rising_floor(a[active] - b, t, active, delta_at, floor)
+                D[active] = t + _rising_floor(np.abs(u[active]) - b, t, active, delta_at, floor)
             else:
-                D[active] = t + (a[active] - b) / G
+                D[active] = t + (np.abs(u[active]) - b) / G
             break
-        q = active.size
+        q = n if active is None else active.size
         idx = None if q == n else active
         if vectorized:
             B = max(1, min(block, max_steps - t, _MAX_BLOCK, _MAX_BLOCK_CELLS // q))
             ts = np.arange(t, t + B)[:, None]
-            d = check_local_values(local(ts, active), (B, q), t, name)
+            d = check_local_values(local(ts, np.arange(n) if active is None else active), (B, q), t, name)
         else:
             B = 1
             d = check_local_values(evaluate_local(local, t, idx), (q,), t, name)[None, :]
-        if G is not None:
+        # capped at Delta u; a function already below it (delta^PS is capped at n - 1 itself) is not copied
+        if G is not None and _MAX(d, axis=None) > G:
             d = np.minimum(d, G)
         check_non_decreasing(d, t, name, prev)
-        last = d[-1]
-        keep, b = bracket(d, b, a, active, t, G, floor, D)  # one compiled pass
-        active = active[keep]
-        b = b[keep]
-        prev = last[keep]
+        active, b, prev = bracket(d, b, u, active, t, G, floor, D)  # one compiled pass
         t += B
         block *= 2
         calls += 1
@@ -225,7 +228,7 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
             # closed form over a run of constant deltas (module notes)
             w = np.maximum(prev, floor)
             with np.errstate(over="ignore"):  # inf: more segments than any probe looks at
-                s_need = (a[active] - b) / w  # segments of width w still needed
+                s_need = (np.abs(u[active]) - b) / w  # segments of width w still needed
             span = min(max(_FIRST_PROBE, 2 * t), max_steps - t)
             t_p = t + span - 1
             d_p = delta_at(t_p, active)
@@ -252,8 +255,14 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
                 prev = prev[keep]
                 probe_at = 2 * t
             active = active[keep]
-    D *= np.sign(u)  # the same floats as sign(u) * D, without a second array of n floats
+    # the same floats as sign(u) * D, without a second array of n floats
+    for lo in range(0, n, _SIGN_CHUNK):
+        D[lo : lo + _SIGN_CHUNK] *= np.sign(u[lo : lo + _SIGN_CHUNK])
     return D
+
+
+_SIGN_CHUNK = 1 << 16
+_MAX = np.maximum.reduce
 
 
 _MAX_FLOAT = float(np.finfo(np.float64).max)

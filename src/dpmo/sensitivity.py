@@ -312,6 +312,20 @@ class Objective:
         out = check_local_values(evaluate_local(self._local, t, idx), (size,), t, f"objective {self._name!r}")
         return np.minimum(out, self._global)
 
+    def capped_view(self, t: int) -> np.ndarray:
+        """:meth:`sensitivity` at ``t`` for every candidate, to read once and let go (internal).
+
+        The same values, but the local function's own array when it is already capped (no copy of n
+        values): a caller must neither write into it nor keep it (the function may reuse its array at the
+        next call). O(cost of the local function).
+        """
+        t = check_t(t)
+        if self._local is None:
+            return np.full(self.n, self._global)
+        name = f"objective {self._name!r}"
+        out = check_local_values(evaluate_local(self._local, t, None), (self.n,), t, name)
+        return np.minimum(out, self._global) if _MAX(out, axis=None) > self._global else out
+
     def take(self, idx) -> Objective:
         """The same objective restricted to the candidates ``idx`` (in that order).
 

@@ -32,9 +32,9 @@ _DAMPEN_BLOCKS_MAX_N = 1 << 13
 
 def round_scores(state: ParetoState, remaining: np.ndarray, sensitivity: str) -> tuple[np.ndarray, float]:
     n_r = remaining.size
-    ps = state.scores(remaining)
+    ps = state.scores(remaining, np.float64)  # integers, exact in float64
     if sensitivity == "global":
-        return ps.astype(np.float64), float(n_r - 1)
+        return ps, float(n_r - 1)
     # Blocks of distances pay when a step is cheap (few candidates): they save the per-step overhead of
     # the dampening loop. With many candidates every distance costs a pass over all of them, and the
     # loop's doubling blocks would compute up to twice the distances it needs (sizes only, never values).

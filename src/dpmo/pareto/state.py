@@ -54,6 +54,20 @@ def _unknown(n: int) -> int:
     return int(np.iinfo(sweep.index_dtype(n)).min)
 
 
+#: Kept for an objective's deltas at ``t = 0``: the running sums' row holds the very same values.
+_ROW_OF_S = object()
+
+
+def _kept(d: np.ndarray):
+    """What the running sums keep of the deltas ``d`` of the last distance, for the next distance's check
+    that they do not decrease: a copy of ``d`` (the local function may reuse its array), or its one value
+    when every candidate has the same (a constant local function, as degree's ``delta = 1``: no array of
+    n values is kept for it)."""
+    if d.size and d[0] == d[-1] and np.minimum.reduce(d) == np.maximum.reduce(d):
+        return np.float64(d[0])
+    return np.array(d)
+
+
 class ParetoState:
     """Pareto score and ``delta^PS`` of the candidates still in play, across the rounds of PrivPareto.
 
@@ -85,13 +99,15 @@ class ParetoState:
         self.U = np.ascontiguousarray(np.vstack([o.values for o in objectives]))  # (m, n) columns
         self.m, self.n = self.U.shape
         self.t = -1
-        self.S = np.zeros_like(self.U)
+        self.S = np.zeros(self.U.shape)
         self._other = None  # a second cursor (t, S, last deltas): see _select_cursor
         self.removed = np.empty(0, dtype=np.intp)
         self.cache: dict[int, np.ndarray] = {}  # full counts of kept steps (int32 while n fits)
         self.complete: set[int] = set()  # the kept steps counted for every candidate
         self._ps_all = None
         self._u_orders: list = [None] * self.m  # ascending order of each u_i, filled when first needed
+        self._u_sorted: list = [None] * self.m  # u_i in that order (kept by the sort that made the order)
+        self._work = None  # work arrays of the sorts and counts (_scratch)
         self._live = None
         self.vectorized = all(_is_vectorized(o.local) for o in objectives)
 
@@ -116,6 +132,8 @@ class ParetoState:
         new.complete = set(self.complete)
         new._ps_all = self._ps_all
         new._u_orders = self._u_orders  # filled at most once per objective, always with the same order
+        new._u_sorted = self._u_sorted  # read-only, filled (or let go) as the orders are
+        new._work = None
         new._live = None
         new.vectorized = self.vectorized
         return new
@@ -130,53 +148,57 @@ class ParetoState:
             self._live = np.delete(np.arange(self.n, dtype=np.intp), self.removed)
         return self._live
 
-    def scores(self, remaining: np.ndarray) -> np.ndarray:
-        """Pareto score of the ``remaining`` candidates among themselves (int64)."""
+    def scores(self, remaining: np.ndarray, dtype=np.int64) -> np.ndarray:
+        """Pareto score of the ``remaining`` candidates among themselves (``dtype``: int64, or float64,
+        the same integers, exact below 2^53, made in the same pass: no conversion of n values after)."""
         if self._ps_all is None:
             if self._sweeps(self.n):
-                counts = np.zeros(self.n, dtype=np.int64)
-                scratch = sweep.sort_scratch(self.n)  # one set of work arrays for the sorts
+                counts = np.zeros(self.n, dtype=sweep.index_dtype(self.n))
+                scratch = self._scratch()  # one set of work arrays for the sorts and the count
                 axes = [self._u_axis(i, scratch) for i in range(self.m)]
-                del scratch
                 if self.m == 1:
                     sweep.count_1d(axes[0], axes[0], False, counts)
                 else:
-                    sweep.count_2d(axes[0], axes[1], axes[0], axes[1], False, counts)
+                    sweep.count_2d(axes[0], axes[1], axes[0], axes[1], False, counts, scratch=scratch)
+                self._ps_all = np.subtract(1, counts, out=counts)
             else:
-                counts = dominance.count_columns(self.U)
-            self._ps_all = (1 - counts).astype(sweep.index_dtype(self.n))
-        if not self.removed.size:
-            return self._ps_all[remaining].astype(np.int64)
-        # the removed candidates that dominated r no longer count
-        return sweep.scores_from_counts(self._ps_all, self.U, self.removed, remaining)
+                self._ps_all = (1 - dominance.count_columns(self.U)).astype(sweep.index_dtype(self.n))
+        # (with nothing removed, a gather; else the removed candidates that dominated r no longer count)
+        return sweep.scores_from_counts(self._ps_all, self.U, self.removed, remaining, dtype)
 
     # ------------------------------------------------------------------------------------ sorted axes
     def _sweeps(self, q: int) -> bool:
         """Count a step for every candidate at once (sizes only: module constants)."""
         return self.m <= 2 and q * _CACHE_FRACTION >= self.n and q * self.n > _SWEEP_MIN_PAIRS
 
-    def _u_order(self, i: int, scratch=None) -> np.ndarray:
-        order = self._u_orders[i]
-        if order is None:
-            order = self._u_orders[i] = sweep.sorted_order(self.U[i], scratch=scratch)
-        return order
-
     def _u_axis(self, i: int, scratch=None) -> sweep.SortedAxis:
-        order = self._u_order(i, scratch)
-        return sweep.SortedAxis(order, self.U[i][order])
+        """``u_i`` sorted. The first sort writes the sorted values as it goes (no gather ``u_i[order]``, a
+        random access per candidate); order and values are kept while ``S_i`` is constant (see
+        :meth:`_shifted_axes`)."""
+        order, values = self._u_orders[i], self._u_sorted[i]  # read once: forks share the lists
+        if order is None:
+            order, values, _ = sweep.sorted_axis(self.U[i], scratch=scratch)
+            values.setflags(write=False)
+            self._u_orders[i], self._u_sorted[i] = order, values
+        elif values is None:
+            values = self.U[i][order]
+            values.setflags(write=False)
+            self._u_sorted[i] = values
+        return sweep.SortedAxis(order, values)
 
     def _shifted_axes(self, i: int, scratch=None) -> tuple[sweep.SortedAxis, sweep.SortedAxis]:
         """``u_i + S_i`` and ``u_i - S_i`` sorted. When ``S_i`` holds one value ``c`` for every candidate, the
-        order of ``u_i`` is an order of ``fl(u_i +- c)`` (rounding is monotone): ``u_i`` is gathered in that
-        order once and shifted both ways, the same floats as ``(U +- S)[i]`` sorted."""
+        order of ``u_i`` is an order of ``fl(u_i +- c)`` (rounding is monotone): both are ``u_i`` sorted,
+        with the shifts ``+c`` and ``-c`` that the counting kernels add where they compare (the same floats
+        as ``(U +- S)[i]`` sorted; no array of n values). Otherwise two sorts, and the sorted ``u_i`` and
+        its order are let go (memory back before the sorts run; sorted again, to the same stable order, if
+        ever needed)."""
         s = self.S[i]
         c = s[0]
         if s.min() == c == s.max():
-            order = self._u_order(i, scratch)
-            low = self.U[i][order]
-            high = low + c
-            low -= c
-            return sweep.SortedAxis(order, high), sweep.SortedAxis(order, low)
+            axis = self._u_axis(i, scratch)
+            return axis._replace(shift=float(c)), axis._replace(shift=-float(c))
+        self._u_orders[i] = self._u_sorted[i] = None
         u = self.U[i]
         return sweep.sorted_axis(u, s, 1, scratch=scratch), sweep.sorted_axis(u, s, -1, scratch=scratch)
 
@@ -207,12 +229,18 @@ class ParetoState:
                 # validated and capped at the global sensitivity by Objective.sensitivity
                 d = np.vstack([o.sensitivity(t0 + b) for b in range(rows)])
             # non-decreasing in t, within the block and from the previous block (dpmo.sensitivity's check)
-            prev = last[1][i] if last is not None and last[0] == t0 else None
+            prev = self._previous(last, i) if last is not None and last[0] == t0 else None
             check_non_decreasing(d, t0, f"objective {o.name!r}", prev)
             out.append(d)
-            keep.append(d[-1])
+            keep.append(_kept(d[-1]))
         self._last_deltas = (t0 + rows, keep)
         return out
+
+    def _previous(self, last: tuple, i: int):
+        """The deltas of objective ``i`` at the distance before, as kept in ``last`` (the running sums'
+        row itself after the step to ``t = 0``: they are read before the sums move on)."""
+        prev = last[1][i]
+        return self.S[i] if prev is _ROW_OF_S else prev
 
     def _add_row(self, D: list, b: int) -> None:
         """``S += delta(t)`` for the row ``b`` of a chunk from :meth:`_deltas` (one addition per entry, the
@@ -274,14 +302,14 @@ class ParetoState:
                 other = (best[0], best[1].copy(), best[2])  # keep the loop's place before a jump
         else:
             other = max(cands, key=lambda c: c[0])
-            best = (-1, np.zeros_like(self.U), None)
+            best = (-1, np.zeros(self.U.shape), None)
         self.t, self.S, self._last_deltas = best
         self._other = other
 
     def _advance(self, t: int) -> None:
         """Bring the running sums to distance ``t`` (from the nearest cursor behind ``t``, or from 0)."""
         if self.S is None:  # a fork's first step
-            self.S = np.zeros_like(self.U)
+            self.S = np.zeros(self.U.shape)
         if t == self.t:  # already there (a later round asks for t = 0 again)
             return
         if t != self.t + 1:
@@ -292,10 +320,11 @@ class ParetoState:
             last = getattr(self, "_last_deltas", None)
             keep = []
             for i, o in enumerate(self.objectives):
-                d = o.sensitivity(t)  # validated, capped at the objective's global sensitivity
+                d = o.capped_view(t)  # validated and capped; read here, kept only as a copy (_kept)
                 if o.local is not None and last is not None and last[0] == t and last[1][i] is not None:
-                    check_non_decreasing(d, t, f"objective {o.name!r}", last[1][i])
-                keep.append(None if o.local is None else d)
+                    check_non_decreasing(d, t, f"objective {o.name!r}", self._previous(last, i))
+                # at t = 0 the sums are 0 + delta(0) = delta(0): their row serves (no second array of n)
+                keep.append(None if o.local is None else _ROW_OF_S if t == 0 else _kept(d))
                 self.S[i] += d
             self._last_deltas = (t + 1, keep)
             self.t = t
@@ -331,14 +360,21 @@ class ParetoState:
         """:meth:`_count_all` for every candidate at once (m <= 2), in the dtype of the kept counts."""
         full = np.full(self.n, -1, dtype=sweep.index_dtype(self.n))  # r itself: the - 1
         P_axes, Q_axes = [], []
-        scratch = sweep.sort_scratch(self.n)  # one set of work arrays for the (up to 2 m) sorts
+        scratch = self._scratch()  # one set of work arrays for the (up to 2 m) sorts and the counts
         for i in range(self.m):
             P, Q = self._shifted_axes(i, scratch)
             P_axes.append(P)
             Q_axes.append(Q)
-        del scratch
-        sweep.add_counts(P_axes, Q_axes, full)
+        sweep.add_counts(P_axes, Q_axes, full, scratch=scratch)
         return full
+
+    def _scratch(self) -> sweep.SortScratch:
+        """The work arrays of this state's sorts and counts (:class:`dpmo.pareto.sweep.SortScratch`), made
+        once: the Pareto scores and the counts of ``delta^PS`` reuse them (at 10^7 candidates every fresh
+        array of n values costs the kernel's zeroing of its pages; these are 200 MB)."""
+        if self._work is None:
+            self._work = sweep.sort_scratch(self.n)
+        return self._work
 
     def _delta_now(self, idx: np.ndarray) -> np.ndarray:
         """``delta^PS(self.t, r)`` for ``r`` in ``idx``, among the remaining candidates (counting path)."""
@@ -406,7 +442,7 @@ class ParetoState:
         n_live = self.n - self.removed.size
         brute = n_live <= _BLOCK_BRUTE_N and q * n_live * self.m <= _BLOCK_BRUTE_CELLS
         if self.S is None:  # a fork's first step
-            self.S = np.zeros_like(self.U)
+            self.S = np.zeros(self.U.shape)
         if t0 <= self.t or self.t < t0 - 1:
             self._select_cursor(t0 - 1)
         if self.t < t0 - 1:

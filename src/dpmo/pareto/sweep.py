@@ -47,10 +47,18 @@ __all__ = [
 
 
 class SortedAxis(NamedTuple):
-    """One coordinate in ascending order: ``values[j] = v[order[j]]``."""
+    """One coordinate in ascending order: ``values[j] + shift = v[order[j]]``.
+
+    ``shift`` (default 0) lets two axes share one array: ``u`` sorted serves as ``u + c`` and ``u - c`` for
+    a constant ``c`` (rounding is monotone, so the order is the same). The counting kernels form
+    ``values[j] + shift`` where they compare it: one IEEE addition, the same float as the array
+    ``u + c`` (``u - c`` is ``u + (-c)`` in IEEE arithmetic); a shift of 0 turns -0.0 into +0.0 only,
+    which compares equal.
+    """
 
     order: np.ndarray
     values: np.ndarray
+    shift: float = 0.0
 
 
 def index_dtype(n: int):
@@ -114,37 +122,47 @@ def sorted_order(u: np.ndarray, *, scratch: SortScratch | None = None) -> np.nda
 def count_1d(p: SortedAxis, q: SortedAxis, strict: bool, out: np.ndarray, sign: int = 1) -> None:
     """``out[j] += sign * #{points p_i >= q_j}`` (``> q_j`` when ``strict``); ``p``, ``q`` sorted."""
     thr = np.empty(q.values.size, dtype=index_dtype(p.values.size))
-    _count_1d_kernel(p.values, q.order, q.values, strict, np.int64(sign), thr, out)
+    _count_1d_kernel(p.values, p.shift, q.order, q.values, q.shift, strict, np.int64(sign), thr, out)
 
 
-def count_2d(px, py, qx, qy, strict: bool, out: np.ndarray, sign: int = 1) -> None:
+def count_2d(px, py, qx, qy, strict: bool, out: np.ndarray, sign: int = 1, *, scratch=None) -> None:
     """``out[j] += sign * #{points i : px_i >= qx_j and py_i >= qy_j}`` (``>`` in both when ``strict``).
 
     Points and queries are given as their sorted coordinates (:func:`sorted_axis`); the same objects may
-    serve as points and queries (the self-count of the Pareto score). O((P + Q) log P) time, O(P + Q)
-    memory (see the module notes).
+    serve as points and queries (the self-count of the Pareto score). Three work arrays of positions: one
+    holds in turn the y-ranks, the thresholds and the results, two the ranks and thresholds in x order;
+    ``scratch`` (:class:`SortScratch` of the points' size, its sorts done) provides them when points and
+    queries are as many and positions are int32 (its ``values`` are not touched). O((P + Q) log P) time,
+    O(P + Q) memory (see the module notes).
     """
-    n_p = px.values.size
-    rank = np.empty(n_p, dtype=index_dtype(n_p))
-    thr = np.empty(qx.values.size, dtype=index_dtype(n_p))
-    _ranks_and_thresholds(py.order, py.values, qy.order, qy.values, strict, rank, thr)
-    ry, tq = np.empty_like(rank), np.empty_like(thr)
-    res = np.zeros(thr.size, dtype=np.int64)
-    _sweep(px.order, px.values, rank, qx.order, qx.values, thr, strict, np.int64(sign), out, ry, tq, res)
+    n_p, n_q = px.values.size, qx.values.size
+    dt = index_dtype(n_p)
+    if scratch is not None and n_p == n_q == scratch.keys.size and dt == np.int32:
+        turns, halves = scratch.order, scratch.keys.view(np.int32)  # the keys: two int32 arrays
+        ry, tq = halves[:n_p], halves[n_p:]
+    else:
+        turns = np.empty(max(n_p, n_q), dtype=dt)
+        ry, tq = np.empty(n_p, dtype=dt), np.empty(n_q, dtype=dt)
+    _count_2d_kernel(
+        px.order, px.values, px.shift, py.order, py.values, py.shift,
+        qx.order, qx.values, qx.shift, qy.order, qy.values, qy.shift,
+        strict, np.int64(sign), out, turns, ry, tq,
+    )  # fmt: skip
 
 
-def add_counts(P_axes, Q_axes, out: np.ndarray) -> None:
+def add_counts(P_axes, Q_axes, out: np.ndarray, *, scratch=None) -> None:
     """``out[r] += #{r' : P(r') >= Q(r)} - #{r' : Q(r') > P(r)}`` for every candidate ``r`` (m = 1, 2).
 
     ``P_axes[i]``, ``Q_axes[i]`` are ``u_i + S_i`` and ``u_i - S_i`` sorted (:func:`sorted_axis`). The two
-    counts of ``delta^PS`` share these four sorts. O(n log n) time, O(n) memory.
+    counts of ``delta^PS`` share these four sorts (and ``scratch``, see :func:`count_2d`). O(n log n) time,
+    O(n) memory.
     """
     if len(P_axes) == 1:
         count_1d(P_axes[0], Q_axes[0], False, out, 1)
         count_1d(Q_axes[0], P_axes[0], True, out, -1)
     else:
-        count_2d(P_axes[0], P_axes[1], Q_axes[0], Q_axes[1], False, out, 1)
-        count_2d(Q_axes[0], Q_axes[1], P_axes[0], P_axes[1], True, out, -1)
+        count_2d(P_axes[0], P_axes[1], Q_axes[0], Q_axes[1], False, out, 1, scratch=scratch)
+        count_2d(Q_axes[0], Q_axes[1], P_axes[0], P_axes[1], True, out, -1, scratch=scratch)
 
 
 # ----------------------------------------------------------------------------------------------- kernels
@@ -224,34 +242,30 @@ def _sorted_shifted(u, s, sign, order, values, keys2, order2):  # pragma: no cov
 
 
 @numba.njit(cache=True, nogil=True)
-def _thresholds(p_values, q_order, q_values, strict, thr):  # pragma: no cover - compiled
-    """``thr[q] = #{points < value of q}`` (``<=`` when strict), by merging the two sorted lists."""
+def _thresholds(p_values, p_shift, q_order, q_values, q_shift, strict, thr):  # pragma: no cover - compiled
+    """``thr[q] = #{points < value of q}`` (``<=`` when strict), by merging the two sorted lists (values
+    plus their axes' shifts, :class:`SortedAxis`)."""
     n_p = p_values.size
     j = 0
     for i in range(q_values.size):
-        v = q_values[i]
+        v = q_values[i] + q_shift
         if strict:
-            while j < n_p and p_values[j] <= v:
+            while j < n_p and p_values[j] + p_shift <= v:
                 j += 1
         else:
-            while j < n_p and p_values[j] < v:
+            while j < n_p and p_values[j] + p_shift < v:
                 j += 1
         thr[q_order[i]] = j
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_1d_kernel(p_values, q_order, q_values, strict, sign, thr, out):  # pragma: no cover - compiled
-    _thresholds(p_values, q_order, q_values, strict, thr)
+def _count_1d_kernel(
+    p_values, p_shift, q_order, q_values, q_shift, strict, sign, thr, out
+):  # pragma: no cover - compiled
+    _thresholds(p_values, p_shift, q_order, q_values, q_shift, strict, thr)
     n_p = p_values.size
     for j in range(q_values.size):
         out[j] += sign * (n_p - thr[j])
-
-
-@numba.njit(cache=True, nogil=True)
-def _ranks_and_thresholds(py_order, py_values, qy_order, qy_values, strict, rank, thr):  # pragma: no cover
-    for j in range(py_order.size):
-        rank[py_order[j]] = j
-    _thresholds(py_values, qy_order, qy_values, strict, thr)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -263,27 +277,34 @@ def _popcount(x):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _sweep(
-    px_order, px_values, rank, qx_order, qx_values, thr, strict, sign, out, ry, tq, res
-):  # pragma: no cover
-    """``out[q] += sign * #{points with x >= (>) x_q and y-rank >= thr[q]}`` (module notes, step 3).
+def _count_2d_kernel(
+    px_order, px_values, px_shift, py_order, py_values, py_shift,
+    qx_order, qx_values, qx_shift, qy_order, qy_values, qy_shift,
+    strict, sign, out, turns, ry, tq,
+):  # pragma: no cover - compiled  # fmt: skip
+    """``out[q] += sign * #{points with x >= (>) x_q and y >= (>) y_q}`` (module notes, steps 2 and 3).
 
-    ``ry``, ``tq``, ``res`` (zeros): scratch of the sizes of the points, queries, queries."""
+    ``turns`` (at least as many as the points and the queries) holds the points' y-ranks, then the
+    queries' thresholds, then the counts in x order; ``ry``, ``tq``: the ranks and thresholds in x order.
+    The random accesses run in loops of their own (independent loads overlap), the sweep on contiguous
+    data."""
     n_p = px_values.size
     n_q = qx_values.size
-    # the random accesses in loops of their own (independent loads overlap), the sweep on contiguous data
     for j in range(n_p):
-        ry[j] = rank[px_order[j]]  # y-rank of the points, in x order
+        turns[py_order[j]] = j  # y-rank of every point
+    for j in range(n_p):
+        ry[j] = turns[px_order[j]]  # in x order
+    _thresholds(py_values, py_shift, qy_order, qy_values, qy_shift, strict, turns)
     for i in range(n_q):
-        tq[i] = thr[qx_order[i]]  # thresholds of the queries, in x order
+        tq[i] = turns[qx_order[i]]  # thresholds of the queries, in x order
     words = (n_p + 63) >> 6
     bits = np.zeros(words + 1, dtype=np.uint64)
     fen = np.zeros(words + 1, dtype=np.int32)  # over reversed word indices: prefix sums = suffixes
     one = np.uint64(1)
     j = n_p - 1
     for i in range(n_q - 1, -1, -1):
-        v = qx_values[i]
-        while j >= 0 and (px_values[j] > v or (not strict and px_values[j] == v)):
+        v = qx_values[i] + qx_shift
+        while j >= 0 and (px_values[j] + px_shift > v or (not strict and px_values[j] + px_shift == v)):
             r = np.int64(ry[j])
             w = r >> 6
             bits[w] |= one << np.uint64(r & 63)
@@ -292,18 +313,18 @@ def _sweep(
                 fen[k] += 1
                 k += k & (-k)
             j -= 1
+        c = 0
         t = np.int64(tq[i])
-        if t >= n_p:
-            continue
-        w0 = t >> 6
-        c = _popcount(bits[w0] >> np.uint64(t & 63))
-        k = words - w0 - 1  # the words after w0
-        while k > 0:
-            c += fen[k]
-            k -= k & (-k)
-        res[i] = c
+        if t < n_p:
+            w0 = t >> 6
+            c = _popcount(bits[w0] >> np.uint64(t & 63))
+            k = words - w0 - 1  # the words after w0
+            while k > 0:
+                c += fen[k]
+                k -= k & (-k)
+        turns[i] = c
     for i in range(n_q):
-        out[qx_order[i]] += sign * res[i]
+        out[qx_order[i]] += sign * np.int64(turns[i])
 
 
 #: Queries per block of the correction kernels: the block's values stay in cache while every removed
@@ -389,10 +410,13 @@ def delta_from_counts(counts, U, S, removed, idx, cap: int) -> np.ndarray:
     return out
 
 
-def scores_from_counts(ps_all, U, removed, idx) -> np.ndarray:
-    """``ps_all[r] + #{c in removed : U(c) >= U(r) in every row}`` (int64) for ``r`` in ``idx``: the
-    Pareto score among the candidates left. O(q |removed| m)."""
-    out = np.empty(idx.size, dtype=np.int64)
+def scores_from_counts(ps_all, U, removed, idx, dtype=np.int64) -> np.ndarray:
+    """``ps_all[r] + #{c in removed : U(c) >= U(r) in every row}`` for ``r`` in ``idx``: the Pareto score
+    among the candidates left, as ``dtype`` (int64, or float64: the same integers, exact below 2^53).
+    O(q (|removed| + 1) m)."""
+    if dtype not in (np.int64, np.float64):
+        raise ValueError(f"dtype must be int64 or float64, got {dtype}")
+    out = np.empty(idx.size, dtype=dtype)
     _scores_from_counts(ps_all, U, removed, idx, out)
     return out
 
@@ -415,7 +439,8 @@ def _delta_from_counts(counts, U, S, removed, idx, cap, out):  # pragma: no cove
 def _scores_from_counts(ps_all, U, removed, idx, out):  # pragma: no cover - compiled
     for j in range(idx.size):
         out[j] = ps_all[idx[j]]
-    removed_dominating(U, removed, idx, out)
+    if removed.size:
+        removed_dominating(U, removed, idx, out)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -36,11 +36,12 @@ import functools
 import math
 from fractions import Fraction
 
+import numba
 import numpy as np
 
 from .bits import RandomBits, first_true
 from .coins import bernoulli_exp
-from .enclosures import LOG2E_LOW, float_x
+from .enclosures import LOG2E_LOW, _ordinary_ratio, float_x
 
 __all__ = ["EXACT_MECHANISMS", "sample_exact", "trials", "rank"]
 
@@ -106,28 +107,87 @@ def _round_exponential(scores: np.ndarray, epsilon, sensitivity: float, source: 
     """One exact exponential-mechanism pick: ``trials(n)`` rejection trials from the dyadic envelope."""
     n = scores.size
     top = float(scores.max())
-    x_float = float_x(scores, top, epsilon, sensitivity)
-    # the weight exponent 32 - L_r, L_r = floor(min(x_float / ln 2 from below, 32)): when t >= 1, x >= 0.68
-    # and x_float <= x (1 + 2^-49.9), inside the margin 2^-40 of LOG2E_LOW; when t < 1, L_r = 0
-    shift = x_float * LOG2E_LOW
-    np.minimum(shift, _SCALE, out=shift)
-    np.floor(shift, out=shift)
-    np.subtract(_SCALE, shift, out=shift)
-    cum = shift.astype(np.uint64)
-    np.left_shift(np.uint64(1), cum, out=cum)  # integer weights 2^(32 - L_r)
-    np.copyto(cum, np.uint64(0), where=scores == -np.inf)  # removed candidates: weight 0
-    np.cumsum(cum, out=cum)  # <= n 2^32 < 2^63
+    cum = envelope_weights(scores, top, epsilon, sensitivity)  # running sums of the integer weights
     total = int(cum[-1])
     keep_below = np.uint64((2**64 // total) * total - 1)  # words <= this: w mod total is uniform
     count = trials(n)
     while True:
         w = source.words(count)
         r = rank(cum, w % np.uint64(total))
-        levels = (_SCALE - shift[r]).astype(np.int64)
-        coins = bernoulli_exp(scores[r], top, epsilon, sensitivity, source, x_float[r], levels)
+        proposed = scores[r]
+        x_r = float_x(proposed, top, epsilon, sensitivity)
+        levels = (_SCALE - _shift(x_r.copy())).astype(np.int64)
+        coins = bernoulli_exp(proposed, top, epsilon, sensitivity, source, x_r, levels)
         i = first_true((w <= keep_below) & coins)
         if i < count:  # all trials fail with probability <= 2^-64
             return int(r[i])
+
+
+_CHUNK = 1 << 16
+
+
+def envelope_weights(scores: np.ndarray, top: float, epsilon, sensitivity: float) -> np.ndarray:
+    """Running sums (uint64) of the integer weights ``w_r = 2^(32 - L_r)`` of the exact exponential
+    mechanism's envelope (module notes), 0 for a removed candidate (score ``-inf``).
+
+    ``L_r`` comes from ``x_float`` (:func:`dpmo.mechanisms.exact.enclosures.float_x`) as in
+    :func:`_shift`. For every ordinary budget (``epsilon / (2 sensitivity)`` in ``[2^-1000, 2^1000]``) one
+    compiled pass with the same floating-point operations in the same order as the vectorised form
+    (``tests/test_exact.py`` compares them bit for bit) writes the sums only; otherwise the vectorised
+    form, in one array. Either way the same work whatever the scores. O(n).
+    """
+    c = _ordinary_ratio(epsilon, sensitivity)
+    if c is not None:
+        cum = np.empty(scores.size, dtype=np.uint64)
+        _envelope_kernel(scores, float(top), c, cum)
+        return cum
+    return _envelope_vectorised(scores, top, epsilon, sensitivity)
+
+
+def _envelope_vectorised(scores: np.ndarray, top: float, epsilon, sensitivity: float) -> np.ndarray:
+    """:func:`envelope_weights` as numpy operations: x, then the exponent, then the integer weights, in
+    place in one array of n values."""
+    n = scores.size
+    work = _shift(float_x(scores, top, epsilon, sensitivity))
+    cum = work.view(np.uint64)
+    for lo in range(0, n, _CHUNK):  # exponents (small integers) to uint64, over the same memory
+        cum[lo : lo + _CHUNK] = work[lo : lo + _CHUNK].astype(np.uint64)
+    np.left_shift(np.uint64(1), cum, out=cum)  # integer weights 2^(32 - L_r)
+    np.copyto(cum, np.uint64(0), where=scores == -np.inf)  # removed candidates: weight 0
+    return np.cumsum(cum, out=cum)  # <= n 2^32 < 2^63
+
+
+_SCALE_F = float(_SCALE)
+_LOG2E_LOW = LOG2E_LOW
+
+
+@numba.njit(cache=True, nogil=True)
+def _envelope_kernel(scores, top, c, cum):  # pragma: no cover - compiled
+    """One pass of :func:`_envelope_vectorised` for an ordinary ratio ``c``: ``x = (top - u) c`` (as
+    :func:`float_x`), ``32 - floor(min(x LOG2E_LOW, 32))`` (as :func:`_shift`), ``1 << that``, times 0 or
+    1 (removed or not, no branch), summed."""
+    one = np.uint64(1)
+    acc = np.uint64(0)
+    for i in range(scores.size):
+        s = scores[i]
+        x = (top - s) * c
+        e = x * _LOG2E_LOW
+        if not e <= _SCALE_F:  # np.minimum(e, 32) (e is never NaN: top is finite, c > 0)
+            e = _SCALE_F
+        e = _SCALE_F - np.floor(e)
+        acc += (one << np.uint64(e)) * np.uint64(s != -np.inf)
+        cum[i] = acc
+
+
+def _shift(x: np.ndarray) -> np.ndarray:
+    """The weight exponents ``32 - L_r`` of :func:`_round_exponential`, in place over ``x`` (x_float).
+
+    ``L_r = floor(min(x_float / ln 2 from below, 32))``: when ``t >= 1``, ``x >= 0.68`` and ``x_float <= x
+    (1 + 2^-49.9)``, inside the margin ``2^-40`` of ``LOG2E_LOW``; when ``t < 1``, ``L_r = 0``."""
+    np.multiply(x, LOG2E_LOW, out=x)
+    np.minimum(x, _SCALE, out=x)
+    np.floor(x, out=x)
+    return np.subtract(_SCALE, x, out=x)
 
 
 _ROUNDS = {"exponential": _round_exponential, "permute_and_flip": _round_permute_and_flip}
@@ -161,9 +221,12 @@ def sample_exact(
         raise ValueError(f"exact sampling takes fewer than 2^31 candidates, got {scores.size}")
     one_round = _ROUNDS[EXACT_MECHANISMS[mechanism]]
     source = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    work = np.array(scores, dtype=np.float64)  # a pick becomes -inf: probability 0 in later rounds
+    work = np.asarray(scores, dtype=np.float64)
     out = np.empty(k, dtype=np.intp)
     for i in range(k):
         out[i] = one_round(work, epsilon, sensitivity, source)
-        work[out[i]] = -np.inf
+        if i + 1 < k:  # a pick becomes -inf: probability 0 in later rounds (in a copy, made once)
+            if i == 0:
+                work = np.array(work)
+            work[out[i]] = -np.inf
     return out
