@@ -849,19 +849,19 @@ def test_dampening_blocks_are_chosen_by_size_only(monkeypatch, limit):
         U, np.stack([np.full((40, 2), 0.05), np.full((40, 2), 0.1)]), [1.0, 2.0], True
     )
     flags = []
-    real = rounds_mod.dampen
+    real = rounds_mod.dampen_over
 
     def spy(values, local, **kw):
         flags.append(local.vectorized_t)
         return real(values, local, **kw)
 
     monkeypatch.setattr(rounds_mod, "_DAMPEN_BLOCKS_MAX_N", limit)
-    monkeypatch.setattr(rounds_mod, "dampen", spy)
+    monkeypatch.setattr(rounds_mod, "dampen_over", spy)
     D, _ = pareto_mod.pareto_selection_scores(vec, "local")
     assert flags == [limit > 0]
     ref = dpmo.pareto_sensitivity(vec)
     single = dpmo.LocalSensitivity(lambda t, idx=None: ref(t, idx))  # one distance per call
-    want = real(dpmo.pareto_score(vec).astype(float), single, global_sensitivity=39.0)
+    want = dpmo.dampen(dpmo.pareto_score(vec).astype(float), single, global_sensitivity=39.0)
     np.testing.assert_allclose(D, want, rtol=1e-12, atol=1e-12)
     assert np.any(np.abs(D) > 2)  # the loop went through several segments
 

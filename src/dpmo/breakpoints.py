@@ -24,14 +24,15 @@ def bracket(d, b, u, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np
 
     ``d`` (B, q): their deltas at ``t .. t + B - 1`` (capped); ``b``: their breakpoints ``b_t`` (None: all
     0, the loop's first step); ``u``: the utilities of all n candidates (the loop brackets ``|u|``);
-    ``active``: the candidates' indices (None: all n, in order). Writes ``D`` (unsigned) of the candidates
-    bracketed in the block and returns, for the others in order: their indices, ``b_{t+B}`` and their
-    deltas at ``t + B - 1``. One compiled pass over the candidates with the floating-point operations of
-    the vectorised form, so the same floats: ``ends = b + cumsum(max(d, floor))`` along the block,
-    ``D = (t + j) + (|u| - (ends_j - d_j)) / d_j`` at the first ``j`` where ``|u| < ends_j`` or
-    ``d_j >= Delta u``. O(B q) time. The three results are written only as far as candidates are left, so
-    the pages of a step that brackets every candidate are never touched (at 10^7 candidates each fresh
-    array of n values costs the kernel's zeroing of its pages).
+    ``active``: the candidates' indices (None: all n, in order). Writes ``D`` of the candidates bracketed
+    in the block (``D`` may be ``u`` itself: a candidate's ``u`` is read before its ``D`` is written) and
+    returns, for the others in order: their indices, ``b_{t+B}`` and their deltas at ``t + B - 1``. One
+    compiled pass over the candidates with the floating-point operations of the vectorised form, so the
+    same floats: ``ends = b + cumsum(max(d, floor))`` along the block, ``D = ((t + j) + (|u| - (ends_j -
+    d_j)) / d_j) * sign(u)`` at the first ``j`` where ``|u| < ends_j`` or ``d_j >= Delta u``. O(B q) time.
+    The three results are written only as far as candidates are left, so the pages of a step that
+    brackets every candidate are never touched (at 10^7 candidates each fresh array of n values costs the
+    kernel's zeroing of its pages).
 
     Examples
     --------
@@ -42,6 +43,9 @@ def bracket(d, b, u, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np
     >>> left, b1, last = bracket(d, None, u, None, 0, None, 1e-9, D)
     >>> left.tolist(), b1.tolist(), last.tolist(), D.tolist()
     ([1], [2.0], [2.0], [0.25, 0.0])
+    >>> _ = bracket(d, None, -u, None, 0, None, 1e-9, D)  # the sign of u is the sign of D
+    >>> D.tolist()
+    [-0.25, 0.0]
     """
     q = d.shape[1]
     left = np.empty(q, dtype=np.intp)
@@ -79,7 +83,9 @@ def _bracket_kernel(
     kept = 0
     for c in range(q):
         r = c if identity else active[c]
-        ac = abs(u[r])
+        ur = u[r]  # read before D[r] is written (D may be u)
+        ac = abs(ur)
+        sg = 1.0 if ur > 0 else (-1.0 if ur < 0 else 0.0)  # np.sign(ur) (u is finite)
         bc = 0.0 if first else b[c]
         s = 0.0
         done = False
@@ -91,7 +97,7 @@ def _bracket_kernel(
             s = dj if j == 0 else s + dj
             e = bc + s
             if ac < e or (has_cap and dj >= G):  # from d >= G on, the closed form with Delta u holds
-                D[r] = np.float64(t + j) + (ac - (e - dj)) / dj
+                D[r] = (np.float64(t + j) + (ac - (e - dj)) / dj) * sg
                 done = True
                 break
         if not done:

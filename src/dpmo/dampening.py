@@ -155,22 +155,43 @@ def dampen(
     if local is not None and not callable(local):
         raise TypeError("local must be callable as local(t), a dpmo.LocalSensitivity, or None")
     with np.errstate(over="ignore"):  # saturates instead (module notes): no warning depends on the data
-        D = u / G if local is None else _dampened(u, local, G, floor, max_steps, name)
+        D = u / G if local is None else _dampened(u, local, G, floor, max_steps, name, np.empty(u.size))
     # D is a fresh array: clipped in place (at 10^7 candidates a new array costs its page faults)
     return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT, out=D)
 
 
-def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) -> np.ndarray:
+def dampen_over(values: np.ndarray, local, *, global_sensitivity: float, name: str = "utility") -> np.ndarray:
+    """:func:`dampen` with a local function, the default floor and ``max_steps``, written over ``values``
+    (internal: a float64 array of finite utilities that the caller made and gives up).
+
+    The same floats as :func:`dampen`; each candidate's utility is read before its dampened score takes
+    its place, so no second array of n values is made (PrivPareto's rounds, :mod:`dpmo.pareto.rounds`).
+    """
+    if not (isinstance(values, np.ndarray) and values.dtype == np.float64 and values.ndim == 1):
+        raise TypeError("values must be a 1-D float64 array the caller owns")
+    if not values.flags.writeable or not values.size:
+        raise ValueError("values must be a non-empty writeable array")
+    if local is None or not callable(local):
+        raise TypeError("local must be callable as local(t) or a dpmo.LocalSensitivity")
+    G = check_sensitivity(global_sensitivity, "global_sensitivity")
+    with np.errstate(over="ignore"):
+        D = _dampened(values, local, G, DEFAULT_FLOOR * G, 100_000, name, values)
+    return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT, out=D)
+
+
+def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str, D: np.ndarray) -> np.ndarray:
     """The dampened scores of :func:`dpmo.dampen` (arguments checked), possibly +-inf where beyond the
-    float range."""
+    float range, written into ``D`` (n values; it may be ``u`` itself: every candidate's ``u`` is read
+    before its score is written, and each score is written once, with its sign)."""
     n = u.size
     vectorized = bool(getattr(local, "vectorized_t", False)) and getattr(local, "supports_index", False)
     if vectorized and getattr(local, "cumulative", None) is not None and n:
-        return np.sign(u) * _dampen_closed(np.abs(u), local, G, floor, max_steps, name)
+        D[:] = np.sign(u) * _dampen_closed(np.abs(u), local, G, floor, max_steps, name)
+        return D
     # Until the first step is done every candidate is active with breakpoint 0: ``active`` and ``b`` are
     # None then (:func:`dpmo.breakpoints.bracket`), and ``|u|`` is taken where it is read, so that no array
-    # of n values is made for them (at 10^7 candidates each costs the kernel's zeroing of its pages).
-    D = np.zeros(n)
+    # of n values is made for them (at 10^7 candidates each costs the kernel's zeroing of its pages). A
+    # score is written once, times ``sign(u)`` (the same product as ``sign(u) * D`` after the loop).
     active = None
     b = None
     prev = None
@@ -197,10 +218,11 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
         if t >= max_steps:
             if active is None:
                 active, b = np.arange(n), np.zeros(n)
+            ua = u[active]
             if G is None:
-                D[active] = t + _rising_floor(np.abs(u[active]) - b, t, active, delta_at, floor)
+                D[active] = (t + _rising_floor(np.abs(ua) - b, t, active, delta_at, floor)) * np.sign(ua)
             else:
-                D[active] = t + (np.abs(u[active]) - b) / G
+                D[active] = (t + (np.abs(ua) - b) / G) * np.sign(ua)
             break
         q = n if active is None else active.size
         idx = None if q == n else active
@@ -243,7 +265,8 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
             if G is not None:
                 same &= d_p < G
             done = same & (s_need < span)
-            D[active[done]] = t + s_need[done]
+            hit = active[done]
+            D[hit] = (t + s_need[done]) * np.sign(u[hit])
             keep = ~done
             if np.all(same):  # every remaining candidate: segments of its width w up to t_p
                 b = b[keep] + span * w[keep]
@@ -255,13 +278,9 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str) 
                 prev = prev[keep]
                 probe_at = 2 * t
             active = active[keep]
-    # the same floats as sign(u) * D, without a second array of n floats
-    for lo in range(0, n, _SIGN_CHUNK):
-        D[lo : lo + _SIGN_CHUNK] *= np.sign(u[lo : lo + _SIGN_CHUNK])
     return D
 
 
-_SIGN_CHUNK = 1 << 16
 _MAX = np.maximum.reduce
 
 

@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..dampening import dampen
+from ..dampening import dampen_over
 from ..selection import Rounds
 from ..sensitivity import Objective
 from .small import RunningSums, small_path_applies, small_round_scores
@@ -39,7 +39,9 @@ def round_scores(state: ParetoState, remaining: np.ndarray, sensitivity: str) ->
     # the dampening loop. With many candidates every distance costs a pass over all of them, and the
     # loop's doubling blocks would compute up to twice the distances it needs (sizes only, never values).
     blocks = n_r <= _DAMPEN_BLOCKS_MAX_N
-    D = dampen(ps, state.local(remaining, blocks), global_sensitivity=float(n_r - 1), name="pareto score")
+    # ps is this round's own array: dampened in place (no second array of n values)
+    local = state.local(remaining, blocks)
+    D = dampen_over(ps, local, global_sensitivity=float(n_r - 1), name="pareto score")
     return D, 1.0
 
 
