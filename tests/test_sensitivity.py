@@ -109,3 +109,46 @@ def test_objective_pickles():
     back = pickle.loads(pickle.dumps(obj))
     np.testing.assert_array_equal(back.values, obj.values)
     assert back.global_sensitivity == 1.5 and back.name == "u" and back.local is None
+
+
+def test_objectives_on_rows_share_one_array_that_the_counting_state_takes():
+    # the graph objectives' values are the rows of one read-only array: the same objectives as built one
+    # by one, and PrivPareto's state takes the (m, n) matrix without a copy (a copy for any other list)
+    from dpmo.sensitivity import objectives_on_rows, stacked_values
+
+    rng = np.random.default_rng(0)
+    V = rng.normal(size=(2, 30))
+    loc = lambda t: np.full(30, 0.5)  # noqa: E731
+    objs = objectives_on_rows(V, [(1.0, loc, "a"), (2.0, None, "b")])
+    single = [dpmo.Objective(V[0], 1.0, loc, name="a"), dpmo.Objective(V[1], 2.0, name="b")]
+    for o, ref in zip(objs, single, strict=True):
+        assert np.array_equal(o.values, ref.values) and not o.values.flags.writeable
+        assert o.global_sensitivity == ref.global_sensitivity and o.name == ref.name
+        assert np.array_equal(o.sensitivity(2), ref.sensitivity(2))
+    V[0, 0] = 99.0  # the input was copied
+    assert objs[0].values[0] != 99.0
+    U = stacked_values(objs)
+    assert U.shape == (2, 30) and np.shares_memory(U, objs[0].values) and np.shares_memory(U, objs[1].values)
+    for others in (single, objs[::-1], objs[:1]):
+        W = stacked_values(others)
+        assert not np.shares_memory(W, objs[0].values)
+        np.testing.assert_array_equal(W, np.vstack([o.values for o in others]))
+    with pytest.raises(ValueError, match="finite"):
+        objectives_on_rows([[1.0, np.nan]], [(1.0, None, "c")])
+    with pytest.raises(ValueError, match="one spec per row"):
+        objectives_on_rows(V, [(1.0, None, "a")])
+
+
+def test_graph_objectives_equal_the_single_objectives():
+    import networkx as nx
+
+    from dpmo import graphs
+
+    g = graphs.load_graph(nx.karate_club_graph(), nodes=34)
+    pair = graphs.objectives(g)
+    for o, ref in zip(pair, (graphs.degree_objective(g), graphs.ego_density_objective(g)), strict=True):
+        np.testing.assert_array_equal(o.values, ref.values)
+        for t in (0, 1, 5):
+            np.testing.assert_array_equal(o.sensitivity(t), ref.sensitivity(t))
+        assert (o.name, o.global_sensitivity) == (ref.name, ref.global_sensitivity)
+    assert graphs.objectives(g)[0] is pair[0]  # cached as a pair

@@ -14,7 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_t_block
-from ..sensitivity import LocalSensitivity, Objective, check_local_values, check_non_decreasing
+from ..sensitivity import (
+    LocalSensitivity,
+    Objective,
+    check_local_values,
+    check_non_decreasing,
+    stacked_values,
+)
 from . import dominance, sweep
 
 __all__ = ["ParetoState"]
@@ -96,7 +102,7 @@ class ParetoState:
     def __init__(self, objectives: list[Objective], keep_all: bool = False):
         self.objectives = objectives
         self.keep_all = keep_all  # keep the counts of every step (not only the expensive ones)
-        self.U = np.ascontiguousarray(np.vstack([o.values for o in objectives]))  # (m, n) columns
+        self.U = stacked_values(objectives)  # (m, n) columns (no copy for objectives_on_rows' objectives)
         self.m, self.n = self.U.shape
         self.t = -1
         self.S = np.zeros(self.U.shape)
