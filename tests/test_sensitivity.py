@@ -152,3 +152,25 @@ def test_graph_objectives_equal_the_single_objectives():
             np.testing.assert_array_equal(o.sensitivity(t), ref.sensitivity(t))
         assert (o.name, o.global_sensitivity) == (ref.name, ref.global_sensitivity)
     assert graphs.objectives(g)[0] is pair[0]  # cached as a pair
+
+
+def test_graph_objectives_share_the_graphs_ego_density():
+    # built before the graph's ego density, the pair computes it into its own row and the graph keeps
+    # that row; built after, the graph's array is copied. The same floats either way.
+    import networkx as nx
+
+    from dpmo import graphs
+
+    G = nx.gnm_random_graph(60, 200, seed=3)
+    first = graphs.load_graph(G, nodes=60)
+    pair = graphs.objectives(first)
+    ego = first.ego_density()
+    assert np.shares_memory(ego, pair[1].values) and not ego.flags.writeable
+    second = graphs.load_graph(G, nodes=60)
+    ego2 = second.ego_density()
+    pair2 = graphs.objectives(second)
+    assert not np.shares_memory(ego2, pair2[1].values)
+    np.testing.assert_array_equal(pair2[1].values, pair[1].values)
+    np.testing.assert_array_equal(ego2, ego)
+    with pytest.raises(ValueError, match="out must be"):
+        graphs.centrality.ego_density_from_counts([2, 3], [1, 1], 0.0, "paper", np.empty(3))

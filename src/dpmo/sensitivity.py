@@ -362,7 +362,7 @@ class Objective:
         return Objective(self._values[idx], self._global, new_local, name=self._name)
 
 
-def objectives_on_rows(values, specs) -> list[Objective]:
+def objectives_on_rows(values, specs, *, copy: bool = True) -> list[Objective]:
     """Objectives whose values are the rows of one read-only (m, n) float64 array (internal).
 
     ``values`` (m, n) is copied once into a C-ordered array; ``specs`` gives each row's
@@ -370,9 +370,15 @@ def objectives_on_rows(values, specs) -> list[Objective]:
     those ``Objective(values[i], *specs[i])`` would make (read-only values, the same floats), except that
     their values share one array: a computation that needs the (m, n) matrix of all the values (the
     counting state of PrivPareto, :func:`stacked_values`) takes it without a copy (at 10^7 candidates
-    160 MB for two objectives). O(m n).
+    160 MB for two objectives). ``copy=False``: ``values`` (a C-ordered float64 array that the caller
+    made and gives up) is made read-only and used as it is. O(m n).
     """
-    V = np.array(values, dtype=np.float64, order="C")
+    if copy:
+        V = np.array(values, dtype=np.float64, order="C")
+    else:
+        V = values
+        if not (isinstance(V, np.ndarray) and V.dtype == np.float64 and V.flags.c_contiguous):
+            raise TypeError("values must be a C-ordered float64 array when copy is False")
     if V.ndim != 2 or len(specs) != V.shape[0]:
         raise ValueError(f"values must be (m, n) with one spec per row, got {V.shape} and {len(specs)}")
     V.setflags(write=False)

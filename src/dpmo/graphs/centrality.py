@@ -221,13 +221,14 @@ def csr_ego_density(indptr: np.ndarray, triangles: np.ndarray, low: float, formu
     return ego_density_from_counts(np.diff(indptr), triangles, low, formula)
 
 
-def ego_density_from_counts(degree, triangles, low: float, formula: str) -> np.ndarray:
+def ego_density_from_counts(degree, triangles, low: float, formula: str, out=None) -> np.ndarray:
     """Ego density from the degrees and the counts ``T(v)`` (float64, read-only): the one formula.
 
     ``factor * T / (d (d - 1))`` for ``d >= 2`` (``factor`` 2 for ``"paper"``, 1 for ``"published"``),
-    ``low`` below. Every path that computes ego density (the in-memory graphs and
-    :mod:`dpmo.graphs.spark`, which calls it on each partition) goes through here, so they give the same
-    floats. ``low`` and ``formula`` as returned by :func:`check_convention`. O(n).
+    ``low`` below; written into ``out`` (float64, the degrees' shape) when given. Every path that computes
+    ego density (the in-memory graphs and :mod:`dpmo.graphs.spark`, which calls it on each partition) goes
+    through here, so they give the same floats. ``low`` and ``formula`` as returned by
+    :func:`check_convention`. O(n).
 
     Examples
     --------
@@ -238,16 +239,23 @@ def ego_density_from_counts(degree, triangles, low: float, formula: str) -> np.n
     d = np.asarray(degree)
     tri = np.asarray(triangles)
     factor = 2.0 if formula == "paper" else 1.0
+    if out is not None and (out.shape != d.shape or out.dtype != np.float64):
+        raise ValueError(f"out must be float64 of shape {d.shape}")
     if d.ndim == 1 and d.shape == tri.shape and d.dtype.kind in "iu" and tri.dtype.kind in "iu":
-        out = np.empty(d.size)  # one compiled pass, no temporaries of n floats (the same floats as below)
+        if out is None:
+            out = np.empty(d.size)  # one compiled pass, no temporaries of n floats (the same floats as below)
         _ego_density_kernel(d, tri, float(low), factor, out)
     else:
         d = d.astype(np.float64)
         tri = tri.astype(np.float64)
         pairs = d * (d - 1.0)
-        out = np.full(d.shape, low)
+        res = np.full(d.shape, low)
         ok = d >= 2
-        out[ok] = factor * tri[ok] / pairs[ok]
+        res[ok] = factor * tri[ok] / pairs[ok]
+        if out is None:
+            out = res
+        else:
+            out[...] = res
     out.setflags(write=False)
     return out
 

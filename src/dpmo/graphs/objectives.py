@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 from ..sensitivity import LocalSensitivity, Objective, objectives_on_rows
-from .centrality import check_convention
+from .centrality import check_convention, ego_density_from_counts
 from .graph import Graph
 from .io import public_graph
 
@@ -167,12 +167,23 @@ def _ego_density_objective(degree: np.ndarray, ego_density: np.ndarray, formula:
     return Objective(ego_density, G, local, name=name)
 
 
-def _objective_pair(degree: np.ndarray, ego_density: np.ndarray, formula: str) -> list[Objective]:
+def _objective_pair(degree: np.ndarray, ego_density, formula: str) -> list[Objective]:
     """Degree and ego density as :func:`dpmo.sensitivity.objectives_on_rows`: the objectives of
     :func:`_degree_objective` and :func:`_ego_density_objective`, their values the rows of one array (the
-    counting state of PrivPareto takes the (2, n) matrix without a copy: 160 MB at 10^7 nodes)."""
+    counting state of PrivPareto takes the (2, n) matrix without a copy: 160 MB at 10^7 nodes).
+
+    ``ego_density``: the values, or a function that writes them into the float64 array it is given
+    and returns what it wrote (or the values, when they were already known elsewhere)."""
+    V = np.empty((2, len(degree)))
+    V[0] = degree
+    if callable(ego_density):
+        got = ego_density(V[1])
+        if got.base is not V:
+            V[1] = got
+    else:
+        V[1] = ego_density
     specs = [_degree_spec(degree), _ego_density_spec(degree, formula)]
-    return objectives_on_rows(np.stack([np.asarray(degree, dtype=np.float64), ego_density]), specs)
+    return objectives_on_rows(V, specs, copy=False)
 
 
 def _graph(graph) -> Graph:
@@ -270,7 +281,13 @@ def objectives(graph, *, low_degree: float = 0.0, formula: str = "paper") -> lis
     low, formula = check_convention(low_degree, formula)
 
     def build():  # the values of both in one array (_objective_pair), cached as a pair
-        return _objective_pair(g.degree, g.ego_density(low_degree=low, formula=formula), formula)
+        def ego_into(row):
+            # computed into the pair's row, which the graph then keeps as its ego density (no second
+            # array of n floats); when the graph has it already, that one is copied
+            key = ("ego_density", low, formula)
+            return g.cached(key, lambda: ego_density_from_counts(g.degree, g.triangles, low, formula, row))
+
+        return _objective_pair(g.degree, ego_into, formula)
 
     return list(g.cached(("objectives", low, formula), build))
 
