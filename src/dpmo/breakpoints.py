@@ -1,4 +1,4 @@
-"""One step of local dampening's bracketing loop, compiled (:func:`bracket`).
+"""Local dampening's breakpoints: one step of the bracketing loop (:func:`bracket`), the closed form.
 
 :func:`dpmo.dampen` brackets each candidate's ``|u|`` between consecutive breakpoints
 ``b_t = sum_{j < t} max(delta(j), c)`` (module notes of :mod:`dpmo.dampening`). One step (or block of
@@ -7,8 +7,10 @@ floating-point operations of the vectorised numpy form in the same order (``test
 compares them bit for bit), so the dampened scores are the same floats; on 10^7 candidates the numpy form
 took about fifteen passes and as many temporaries of the candidates' size.
 
-:func:`first_true` is the search of the closed form (:func:`dpmo.dampen` with breakpoints known in closed
-form): the first distance at which a monotone per-candidate test holds, 31 distances per candidate and call.
+:func:`closed_form_scores` is :func:`dpmo.dampen` for a function whose breakpoints are known in closed
+form, by search (:func:`first_true`: the first distance at which a monotone per-candidate test holds, 31
+distances per candidate and call); :func:`rising_floor` closes the loop at ``max_steps`` without a global
+sensitivity (both paths of :func:`dpmo.dampen` use it).
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["bracket", "first_true"]
+from .sensitivity import check_local_values, check_non_decreasing
+
+__all__ = ["bracket", "first_true", "closed_form_scores", "rising_floor"]
 
 
 def bracket(d, b, u, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -179,3 +183,118 @@ def _narrow(hit, pts, lo, hi, act, K):  # pragma: no cover - compiled
             act[kept] = a
             kept += 1
     return kept
+
+
+#: Largest width of the rising floor (keeps every breakpoint finite).
+_MAX_WIDTH = 2.0**1020
+
+
+def rising_floor(rem: np.ndarray, T: int, cand: np.ndarray, delta_at, floor: float) -> np.ndarray:
+    """``|D| - T`` for candidates unbracketed at distance ``T = max_steps`` without a global sensitivity.
+
+    ``rem = |u| - b_T``. From ``T`` on the deltas are ``max(delta(t), c_t)`` with the public, non-decreasing
+    floor ``c_t = min(floor * 2^(t - T + 1), 2^1020)`` (admissible, module notes). ``delta_at(t, idx)``
+    gives the deltas of the candidates ``idx`` at distance ``t``; ``cand`` are the candidates of ``rem``.
+    Tracks ``|u| - b_t``, which only decreases, so nothing overflows. At most about 1,100 steps for any
+    finite ``|u|``.
+    """
+    rem = np.array(rem, dtype=np.float64)
+    out = np.empty(rem.size)
+    act = np.arange(rem.size)
+    k = 0
+    c_t = floor
+    while act.size:
+        c_t = min(2.0 * c_t, _MAX_WIDTH)
+        width = np.maximum(delta_at(T + k, cand[act]), c_t)
+        stop = rem[act] < width
+        hit = act[stop]
+        out[hit] = k + rem[hit] / width[stop]
+        go = act[~stop]
+        rem[go] -= width[~stop]
+        act = go
+        k += 1
+    return out
+
+
+def closed_form_scores(a, local, G, floor, max_steps: int, name: str) -> np.ndarray:
+    """``|D|`` from closed-form breakpoints ``b(T) = local.cumulative(T)``, by search.
+
+    The loop stops a candidate at the first step ``j`` with ``|u| < b'(j + 1)`` or ``delta(j) >= Delta u``
+    (or at ``max_steps``), where ``b'`` sums the floored deltas ``max(delta, c)``. Here, per candidate, with
+    ``delta`` non-decreasing: ``t_c`` (first distance with ``delta >= c``: the floor acts only before it),
+    ``t_G`` (first distance with ``delta >= Delta u``, else ``max_steps``; ``t_c <= t_G``),
+    ``b'(T) = c min(T, t_c) + b(T) - b(min(T, t_c))`` and ``T = max{t <= t_G : b'(t) <= |u|}``, all found by
+    :func:`dpmo.breakpoints.first_true` (31 distances per candidate and call: ``ceil(log_32 max_steps)``
+    calls per search, 4 at the default 100,000, where a bisection makes 17; the same answers). That is the
+    loop's segment: ``D = T + (|u| - b'(T)) / max(delta(T), c)`` when ``T < t_G``, else
+    ``t_G + (|u| - b'(t_G)) / Delta u``. O(n log max_steps) evaluations of ``local`` and
+    ``local.cumulative`` in O(log_32 max_steps) calls; which path :func:`dampen` takes depends only on the
+    function having a closed form.
+    """
+    n = a.size
+    everyone = np.arange(n)
+    where = "(one distance per candidate)"
+
+    def delta(T, idx):
+        return check_local_values(local(T, idx), (idx.size,), where, name)
+
+    def cum(T, idx):
+        return check_local_values(local.cumulative(T, idx), (idx.size,), where, f"{name} (cumulative)")
+
+    def first_at_least(threshold) -> np.ndarray:
+        """First distance in [0, max_steps) where delta >= threshold, max_steps when there is none."""
+        out = np.full(n, max_steps, dtype=np.int64)
+        at_zero = delta0 >= threshold
+        out[at_zero] = 0
+        later = np.flatnonzero(~at_zero)
+        if not later.size:
+            return out
+        last = np.full(later.size, max_steps - 1, dtype=np.int64)
+        reach = later[delta(last, later) >= threshold]
+        # delta(0) < threshold <= delta(max_steps - 1): the first distance in (0, max_steps - 1]
+        ones, ends = np.ones(reach.size, np.int64), last[: reach.size]
+        out[reach] = first_true(lambda T, idx: delta(T, idx) >= threshold, reach, ones, ends)
+        return out
+
+    delta0 = delta(np.zeros(n, dtype=np.int64), everyone)
+    # the searches see a few distances only: check monotonicity between t = 0 and the last distance
+    check_non_decreasing(
+        delta(np.full(n, max_steps - 1, dtype=np.int64), everyone), f"0..{max_steps - 1}", name, delta0
+    )
+    t_c = first_at_least(floor)
+    floored = np.flatnonzero(t_c > 0)
+    top = first_at_least(G) if G is not None else np.full(n, max_steps, dtype=np.int64)
+
+    def cum_floored(T, idx):
+        out = cum(T, idx)
+        if floored.size:
+            Tc = np.minimum(T, t_c[idx])
+            low = Tc > 0
+            if np.any(low):
+                out[low] = out[low] - cum(Tc[low], idx[low]) + floor * Tc[low]
+        return out
+
+    # T = max{t <= top : b'(t) <= |u|} (b'(0) = 0 <= |u|): one before the first t in (0, top + 1] with
+    # b'(t) > |u| (top + 1 stands for "none", never evaluated)
+    T = first_true(lambda T, idx: cum_floored(T, idx) > a[idx], everyone, np.ones(n, np.int64), top + 1) - 1
+    bT = cum_floored(T, everyone)
+    D = np.empty(n)
+    inside = np.flatnonzero(T < top)
+    if inside.size:
+        dT = delta(T[inside], inside)
+        check_non_decreasing(dT, "(one distance per candidate)", name, delta0[inside])
+        step = np.maximum(dT, floor)
+        D[inside] = T[inside] + (a[inside] - bT[inside]) / step
+    capped = np.flatnonzero(T >= top)
+    if capped.size:
+        if G is None:  # top == max_steps here: the public rising floor (module notes)
+            D[capped] = max_steps + rising_floor(
+                a[capped] - bT[capped],
+                max_steps,
+                capped,
+                lambda t, idx: delta(np.full(idx.size, t, dtype=np.int64), idx),
+                floor,
+            )
+        else:
+            D[capped] = top[capped] + (a[capped] - bT[capped]) / G
+    return D

@@ -159,6 +159,16 @@ _MIN = np.minimum.reduce
 _MAX = np.maximum.reduce
 
 
+def kept_for_check(d: np.ndarray):
+    """What a caller keeps of the deltas ``d`` of one distance for the next distance's
+    :func:`check_non_decreasing`: a copy of ``d`` (a local function may hand back the same array at every
+    call), or its one value when every candidate has the same (a constant function, as degree's
+    ``delta = 1``: no array of n values is kept). O(n)."""
+    if d.size and d[0] == d[-1] and _MIN(d) == _MAX(d):
+        return np.float64(d[0])
+    return np.array(d)
+
+
 def check_local_values(
     values, shape: tuple, t, name: str, *, previous=None, along_t: bool = False
 ) -> np.ndarray:

@@ -19,6 +19,7 @@ from ..sensitivity import (
     Objective,
     check_local_values,
     check_non_decreasing,
+    kept_for_check,
     stacked_values,
 )
 from . import dominance, sweep
@@ -62,16 +63,6 @@ def _unknown(n: int) -> int:
 
 #: Kept for an objective's deltas at ``t = 0``: the running sums' row holds the very same values.
 _ROW_OF_S = object()
-
-
-def _kept(d: np.ndarray):
-    """What the running sums keep of the deltas ``d`` of the last distance, for the next distance's check
-    that they do not decrease: a copy of ``d`` (the local function may reuse its array), or its one value
-    when every candidate has the same (a constant local function, as degree's ``delta = 1``: no array of
-    n values is kept for it)."""
-    if d.size and d[0] == d[-1] and np.minimum.reduce(d) == np.maximum.reduce(d):
-        return np.float64(d[0])
-    return np.array(d)
 
 
 class ParetoState:
@@ -238,7 +229,7 @@ class ParetoState:
             prev = self._previous(last, i) if last is not None and last[0] == t0 else None
             check_non_decreasing(d, t0, f"objective {o.name!r}", prev)
             out.append(d)
-            keep.append(_kept(d[-1]))
+            keep.append(kept_for_check(d[-1]))
         self._last_deltas = (t0 + rows, keep)
         return out
 
@@ -326,11 +317,11 @@ class ParetoState:
             last = getattr(self, "_last_deltas", None)
             keep = []
             for i, o in enumerate(self.objectives):
-                d = o.capped_view(t)  # validated and capped; read here, kept only as a copy (_kept)
+                d = o.capped_view(t)  # validated and capped; read here, kept only as a copy (kept_for_check)
                 if o.local is not None and last is not None and last[0] == t and last[1][i] is not None:
                     check_non_decreasing(d, t, f"objective {o.name!r}", self._previous(last, i))
                 # at t = 0 the sums are 0 + delta(0) = delta(0): their row serves (no second array of n)
-                keep.append(None if o.local is None else _ROW_OF_S if t == 0 else _kept(d))
+                keep.append(None if o.local is None else _ROW_OF_S if t == 0 else kept_for_check(d))
                 self.S[i] += d
             self._last_deltas = (t + 1, keep)
             self.t = t

@@ -70,7 +70,7 @@ def frexp_value(value) -> tuple[float, int]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _ordinary_ratio(epsilon, sensitivity) -> float | None:
+def ordinary_ratio(epsilon, sensitivity) -> float | None:
     """``epsilon / (2 sensitivity)`` correctly rounded when it is in ``[2^-1000, 2^1000]``, else None."""
     ratio = Fraction(epsilon) / (2 * Fraction(sensitivity))
     if abs(ratio.numerator.bit_length() - ratio.denominator.bit_length()) < 1000:
@@ -105,7 +105,7 @@ def float_x(scores: np.ndarray, top: float, epsilon, sensitivity: float) -> np.n
     >>> float_x(np.array([3.0, 1.0, -1e308]), 3.0, 2.0, 1.0).tolist()
     [0.0, 2.0, 1e+308]
     """
-    c = _ordinary_ratio(epsilon, sensitivity)
+    c = ordinary_ratio(epsilon, sensitivity)
     if c is not None:
         with np.errstate(over="ignore"):  # an overflowing difference is inf, as stated above
             x = np.subtract(top, scores)

@@ -41,7 +41,7 @@ import numpy as np
 
 from .bits import RandomBits, first_true
 from .coins import bernoulli_exp
-from .enclosures import LOG2E_LOW, _ordinary_ratio, float_x
+from .enclosures import LOG2E_LOW, float_x, ordinary_ratio
 
 __all__ = ["EXACT_MECHANISMS", "sample_exact", "trials", "rank"]
 
@@ -136,7 +136,7 @@ def envelope_weights(scores: np.ndarray, top: float, epsilon, sensitivity: float
     (``tests/test_exact.py`` compares them bit for bit) writes the sums only; otherwise the vectorised
     form, in one array. Either way the same work whatever the scores. O(n).
     """
-    c = _ordinary_ratio(epsilon, sensitivity)
+    c = ordinary_ratio(epsilon, sensitivity)
     if c is not None:
         cum = np.empty(scores.size, dtype=np.uint64)
         _envelope_kernel(scores, float(top), c, cum)
