@@ -239,10 +239,13 @@ class Objective:
         *,
         name: str = "objective",
     ):
-        if not isinstance(name, str):
-            raise TypeError(f"name must be a str, got {type(name).__name__}")
-        vals = check_scores(values, name=f"values of objective {name!r}").copy()
+        vals = check_scores(values, name=f"values of objective {_checked_name(name)!r}").copy()
         vals.setflags(write=False)
+        self._fill(vals, global_sensitivity, local, name)
+
+    def _fill(self, vals: np.ndarray, global_sensitivity, local, name: str) -> None:
+        """Set the fields from checked, read-only values (the other arguments checked here)."""
+        _checked_name(name)
         if local is not None and not callable(local):
             raise TypeError(f"local of objective {name!r} must be callable as local(t) or None")
         object.__setattr__(self, "_values", vals)
@@ -315,12 +318,8 @@ class Objective:
         O(cost of the local function) time. Capping at the global sensitivity keeps an admissible
         function admissible.
         """
-        t = check_t(t)
-        size = self.n if idx is None else len(idx)
-        if self._local is None:
-            return np.full(size, self._global)
-        out = check_local_values(evaluate_local(self._local, t, idx), (size,), t, f"objective {self._name!r}")
-        return np.minimum(out, self._global)
+        size, out = self._local_values(t, idx)
+        return np.full(size, self._global) if out is None else np.minimum(out, self._global)
 
     def capped_view(self, t: int) -> np.ndarray:
         """:meth:`sensitivity` at ``t`` for every candidate, to read once and let go (internal).
@@ -329,12 +328,20 @@ class Objective:
         values): a caller must neither write into it nor keep it (the function may reuse its array at the
         next call). O(cost of the local function).
         """
-        t = check_t(t)
-        if self._local is None:
-            return np.full(self.n, self._global)
-        name = f"objective {self._name!r}"
-        out = check_local_values(evaluate_local(self._local, t, None), (self.n,), t, name)
+        size, out = self._local_values(t, None)
+        if out is None:
+            return np.full(size, self._global)
         return np.minimum(out, self._global) if _MAX(out, axis=None) > self._global else out
+
+    def _local_values(self, t, idx) -> tuple[int, np.ndarray | None]:
+        """``(number of candidates, the local function's validated output at t)`` for ``idx`` (all when
+        None); the output is None without a local function."""
+        t = check_t(t)
+        size = self.n if idx is None else len(idx)
+        if self._local is None:
+            return size, None
+        name = f"objective {self._name!r}"
+        return size, check_local_values(evaluate_local(self._local, t, idx), (size,), t, name)
 
     def take(self, idx) -> Objective:
         """The same objective restricted to the candidates ``idx`` (in that order).
@@ -394,9 +401,9 @@ def objectives_on_rows(values, specs, *, copy: bool = True) -> list[Objective]:
     V.setflags(write=False)
     out = []
     for i, (global_sensitivity, local, name) in enumerate(specs):
-        obj = Objective(V[i, :1], global_sensitivity, local, name=name)  # the checks, on one value
-        check_scores(V[i], name=f"values of objective {name!r}")
-        object.__setattr__(obj, "_values", V[i])
+        check_scores(V[i], name=f"values of objective {_checked_name(name)!r}")
+        obj = object.__new__(Objective)
+        obj._fill(V[i], global_sensitivity, local, name)  # a read-only view of the shared array
         out.append(obj)
     return out
 
@@ -421,6 +428,12 @@ def stacked_values(objectives) -> np.ndarray:
     ):
         return base
     return np.ascontiguousarray(np.vstack(rows))
+
+
+def _checked_name(name) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    return name
 
 
 def _make_objective(values, global_sensitivity, local, name):
