@@ -401,16 +401,23 @@ class Budget:
         composition. The one place a tighter accountant would change."""
         return epsilon
 
-    def check(self, epsilon) -> Fraction:
-        """Raise :class:`BudgetExceededError` unless ``epsilon`` fits in what remains; record nothing.
+    def check(self, epsilon, delta=0.0) -> Fraction:
+        """Raise :class:`BudgetExceededError` unless ``epsilon`` (and ``delta``) fit in what remains; record
+        nothing.
 
         Returns the exact Fraction of ``epsilon``. Entry points call it up front, before computing
-        anything private, for the whole epsilon of the call.
+        anything private, for the whole epsilon (and delta) of the call.
         """
         eps = exact_epsilon(epsilon)
         with self._lock:
             if self._cost(eps, None) > self._remaining_epsilon():
                 raise BudgetExceededError(self._refusal(eps, None, "nothing was computed"))
+            if delta and _exact_delta(delta) > self._delta - self._committed_delta:
+                raise BudgetExceededError(
+                    f"delta {delta!r} exceeds the remaining delta "
+                    f"{exact_text(self._delta - self._committed_delta)} of this budget (of "
+                    f"{exact_text(self._delta)}); nothing was computed. See {DOCS}, 'Approximate DP'"
+                )
         return eps
 
     def _refusal(self, eps: Fraction, what, tail: str) -> str:
@@ -478,6 +485,15 @@ class Budget:
         return float_at_most(eps)
 
     # ------------------------------------------------------------------------------------ calls (delta > 0)
+    def planned(self, k: int) -> list[Fraction] | None:
+        """The exact epsilons of the next ``k`` slots of a call's budget (:func:`call_budget`), or None
+        (another budget, or fewer than ``k`` slots left). A selection run inside a planned call runs its
+        rounds at them."""
+        with self._lock:
+            if self._plan is None or len(self._plan) - self._used < k:
+                return None
+            return [e for e, _ in self._plan[self._used : self._used + k]]
+
     def _take_slots(self, share: Fraction, k: int, mechanism, what) -> bool:
         """A call's budget: check that ``k`` records of ``share`` with ``mechanism`` take the next ``k`` slots
         (each at most its slot's epsilon, of its kind), and take them; raise, recording nothing, otherwise.
@@ -636,10 +652,10 @@ class Budget:
         return child
 
 
-def resolve_budget(epsilon, budget, name: str = "epsilon") -> tuple[Budget, Fraction]:
+def resolve_budget(epsilon, budget, name: str = "epsilon", *, delta=0.0) -> tuple[Budget, Fraction]:
     """The budget an entry point spends from and the exact epsilon of the call, checked up front.
 
-    * ``budget`` None: a new ``Budget(epsilon)`` (``epsilon`` required).
+    * ``budget`` None: a new ``Budget(epsilon, delta)`` (``epsilon`` required).
     * ``budget`` given, ``epsilon`` None: the whole of ``budget.remaining``.
     * both: ``epsilon`` out of ``budget``.
 
@@ -650,7 +666,7 @@ def resolve_budget(epsilon, budget, name: str = "epsilon") -> tuple[Budget, Frac
     if budget is None:
         if epsilon is None:
             raise ValueError(f"{name} is required when no budget is given")
-        budget = Budget(epsilon)
+        budget = Budget(epsilon, delta)
         return budget, budget.epsilon_exact
     if epsilon is None:
         eps = budget.remaining_exact
@@ -658,8 +674,9 @@ def resolve_budget(epsilon, budget, name: str = "epsilon") -> tuple[Budget, Frac
             raise BudgetExceededError(
                 f"the budget is used up (epsilon {exact_text(budget.epsilon_exact)}, all spent or reserved)"
             )
+        budget.check(eps, delta)
         return budget, eps
-    return budget, budget.check(exact_epsilon(epsilon, name))
+    return budget, budget.check(exact_epsilon(epsilon, name), delta)
 
 
 def call_budget(epsilon, budget, delta, shares, mechanisms, what: str) -> tuple[Budget, list[Fraction]]:

@@ -349,7 +349,11 @@ def select_multiobjective(
     relative = k if shares is None else [float(x) for x in shares]
     budget, total, parts = resolve_call(epsilon, budget, check_delta(delta), relative, mechanism, label)
     if parts is None:
-        parts = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
+        planned = budget.planned(k)  # inside a planned call (a DP-MOET fit with delta > 0): its epsilons
+        if planned is not None and sum(planned, Fraction(0)) == total:
+            parts = planned
+        else:
+            parts = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
     rounds = appr.rounds(objs, w, sensitivity, cache)
     if rounds.static:
         if shares is not None:
