@@ -1,4 +1,4 @@
-"""Approximate-DP accounting of one call's mechanism calls: :func:`per_pick_epsilon` and :func:`scaled_epsilons`.
+"""Approximate-DP accounting of one call's mechanisms: :func:`per_pick_epsilon` and :func:`scaled_epsilons`.
 
 A call of ``dpmo`` (a selection of ``k`` picks, a DP-MOET fit, an ID3 fit) runs a sequence of mechanisms whose
 epsilons are fixed before any data are read, each chosen adaptively in *what* it selects (its utility depends
@@ -169,8 +169,9 @@ def zcdp_max_rho(epsilon: float, delta: float) -> float:
     def rho_at(a: float) -> float:
         return (epsilon + (log_d - a * math.log1p(-1.0 / a) + math.log(a - 1.0)) / (a - 1.0)) / a
 
-    res = minimize_scalar(lambda a: -rho_at(a), bounds=(1.0 + 1e-9, 1e7), method="bounded",
-                          options={"xatol": 1e-10})
+    res = minimize_scalar(
+        lambda a: -rho_at(a), bounds=(1.0 + 1e-9, 1e7), method="bounded", options={"xatol": 1e-10}
+    )
     rho = max(0.0, rho_at(float(res.x))) * (1.0 - _MARGIN)
     while rho > 0 and zcdp_delta(rho, epsilon) > delta:  # never: a safety net for float rounding
         rho *= 1.0 - 1e-6
@@ -188,7 +189,8 @@ def _grid_step(eps: np.ndarray, kinds: Sequence[str]) -> float:
     for m in (64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1):
         h = smallest / m
         width = 2.0 * total / h + 2.0
-        work = sum(width * (math.ceil(e / h) if kd == "bounded_range" else 1) for e, kd in zip(eps, kinds, strict=True))
+        cells = [math.ceil(e / h) if kd == "bounded_range" else 1 for e, kd in zip(eps, kinds, strict=True)]
+        work = width * sum(cells)
         if work <= _WORK:
             return h
     return float(eps.max())
@@ -340,7 +342,7 @@ def _scaled(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> tuple[
 
 
 def scaled_epsilons(epsilon, shares, *, delta=0.0, kinds="bounded_range") -> tuple[float, ...]:
-    """The epsilons of mechanisms run in proportion to ``shares`` whose composition is ``(epsilon, delta)``-DP.
+    """Epsilons in proportion to ``shares`` whose mechanisms compose to ``(epsilon, delta)``-DP.
 
     Parameters
     ----------

@@ -35,24 +35,8 @@ ledger, detached from any parent: it can spend nothing, so the copy bypasses not
 estimators pickle).
 
 Composition is **basic sequential composition** (the sum of the epsilons, Dwork and Roth 2014, Theorem
-3.16), which is what the paper uses, for every pure spend. The cost of a spend is computed in one place,
-:meth:`Budget._cost`.
-
-Approximate DP
---------------
-``Budget(epsilon, delta)`` with ``delta > 0`` also takes calls made with ``delta > 0``. Such a call is
-planned before anything is computed: :func:`call_budget` asks the accountant (:mod:`dpmo.accounting`) for
-the epsilons of its mechanism calls (all of them counted together: the picks of a selection, every pick of
-a DP-MOET fit), reserves the call's ``(epsilon, delta)`` in the budget (refused, nothing computed, when
-either does not fit) and returns a budget *of the call* whose slots are those epsilons: each record of the
-call must take the next slot, at most its epsilon and of its kind (a bounded-range slot takes only a
-bounded-range mechanism), so the mechanisms that run are the ones the accountant certified. Records keep
-each pick's epsilon; the call is charged ``(epsilon, delta)`` as a whole when its first record is made.
-Between calls the budget composes ``(epsilon_c, delta_c)`` by basic composition (the epsilons and the
-deltas add up; pure spends count ``delta_c = 0``), which holds even when each call's parameters are chosen
-after the earlier calls' outputs (a privacy filter, Rogers, Roth, Ullman and Vadhan 2016); the tighter
-bounds of the accountant hold for a sequence whose epsilons are fixed in advance, which is what one call
-is. ``docs/privacy-accounting.md``, "Approximate DP".
+3.16), as in the paper; the cost of a spend is :meth:`Budget._cost`. In ``Budget(epsilon, delta)``, calls
+with ``delta > 0`` are planned by the accountant (:mod:`dpmo.budget_calls`).
 
 Parallel composition (disjoint parts of the data, as the nodes of one depth of an ID3 tree) is recorded by
 the caller as *one* spend whose ``what`` says so.
@@ -67,19 +51,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .accounting import check_delta, mechanism_kind, scaled_epsilons
+from .budget_calls import ApproximateDP, Charge
 from .epsilons import decimal_float_at_most, exact_epsilon, exact_text, float_at_most
 
-__all__ = [
-    "Budget",
-    "BudgetExceededError",
-    "Charge",
-    "Spend",
-    "call_budget",
-    "fit_budget",
-    "resolve_budget",
-    "resolve_call",
-]
+__all__ = ["Budget", "BudgetExceededError", "Charge", "Spend", "fit_budget", "resolve_budget"]
 
 #: Where the accounting rules are explained (named in the refusal messages).
 DOCS = "docs/privacy-accounting.md"
@@ -130,42 +105,16 @@ class Spend(NamedTuple):
     candidates: int | None
 
 
-class Charge(NamedTuple):
-    """What one call (or one direct spend, or one part of a split) cost a :class:`Budget`, in both units.
-
-    Attributes
-    ----------
-    what : str
-        The call, e.g. ``"agg"`` or ``"split: part 1 of 2"``.
-    epsilon : fractions.Fraction
-        Its epsilon (for a call with ``delta > 0``: the call's composed epsilon, not a pick's).
-    delta : fractions.Fraction
-        Its delta (0 for a pure spend).
-    """
-
-    what: str
-    epsilon: Fraction
-    delta: Fraction
-
-
-def _restore(total: Fraction, spent: Fraction, records: list, delta=Fraction(0), spent_delta=Fraction(0),
-             charges=()) -> Budget:
+def _restore(total: Fraction, spent: Fraction, records: list, delta=Fraction(0), spent_delta=0, charges=()):
     """Unpickle a budget with nothing left (see :meth:`Budget.__reduce_ex__`): a detached record."""
     b = Budget.__new__(Budget)
     Budget.__init__(b, total)
     b._committed, b._spent, b._records = total, spent, list(records)
-    b._delta = b._committed_delta = delta
-    b._spent_delta, b._charges = spent_delta, list(charges)
+    b._delta, b._committed_delta, b._spent_delta, b._charges = delta, delta, spent_delta, list(charges)
     return b
 
 
-def _exact_delta(delta) -> Fraction:
-    """``delta`` (checked in ``[0, 1)``) as an exact Fraction, a float as the decimal it prints as."""
-    check_delta(delta)
-    return exact_epsilon(delta, "delta", allow_zero=True)
-
-
-class Budget:
+class Budget(ApproximateDP):
     """A privacy budget of ``(epsilon, delta)`` (pure epsilon-DP by default, basic sequential composition).
 
     Parameters
@@ -174,16 +123,15 @@ class Budget:
         Total budget, > 0 and finite. Kept exactly: a float as the decimal it prints as (``0.3`` is 3/10,
         :func:`dpmo.epsilons.exact_epsilon`).
     delta : float, int or fractions.Fraction, default 0
-        Total delta, in ``[0, 1)``, kept exactly as ``epsilon``. 0 (the default): pure DP, and calls made
-        with ``delta > 0`` are refused. ``delta > 0``: such calls are planned by the accountant (module
-        notes, "Approximate DP"; :func:`dpmo.per_pick_epsilon`).
+        Total delta in ``[0, 1)``, kept exactly as ``epsilon``. 0: pure DP (calls with ``delta > 0`` are
+        refused). ``> 0``: such calls are planned by the accountant (:mod:`dpmo.budget_calls`).
 
     Attributes
     ----------
     epsilon : float
         The total budget.
     spent : float
-        The sum of the ledger's epsilons (including the spends of the sub-budgets of :meth:`split`).
+        The sum of the ledger's epsilons (the sub-budgets' too; a call with ``delta > 0``: its epsilon).
     remaining : float
         What can still be spent directly: the total minus the direct spends and minus the whole of every
         sub-budget made by :meth:`split` (reserved when it is made, whether or not it is spent yet). The
@@ -191,10 +139,6 @@ class Budget:
         (:attr:`remaining_exact` is the exact value).
     ledger : tuple of Spend
         Every spend, in the order made (the sub-budgets' spends appear in their parents' ledgers too).
-
-    See Also
-    --------
-    dpmo.select, dpmo.priv_pareto, dpmo.priv_agg : entry points that take ``budget=``.
 
     Notes
     -----
@@ -238,16 +182,11 @@ class Budget:
 
     #: Name of the composition rule between calls (basic sequential composition, of epsilons and deltas).
     composition = "basic"
+    _exceeded = BudgetExceededError  # raised by the approximate-DP part (dpmo.budget_calls)
 
     def __init__(self, epsilon, delta=0.0):
         self._total = exact_epsilon(epsilon)
-        self._delta = Fraction(0) if delta is None or delta == 0 else _exact_delta(delta)
-        self._committed_delta = Fraction(0)  # deltas of the calls made or reserved
-        self._spent_delta = Fraction(0)
-        self._charges: list[Charge] = []
-        # a call's budget (call_budget): the slots (exact epsilon, kind) its records take, in order
-        self._plan: list[tuple[Fraction, str]] | None = None
-        self._used = 0
+        self._init_delta(delta)
         self._committed = Fraction(0)  # direct spends + reservations of the sub-budgets
         self._spent = Fraction(0)  # every record, own or of a sub-budget
         # Spend records, or (what, mechanism, epsilon, k, sensitivity, candidates) for k equal rounds of
@@ -260,48 +199,6 @@ class Budget:
     @property
     def epsilon(self) -> float:
         return float(self._total)
-
-    @property
-    def delta(self) -> float:
-        """The total delta (0: pure DP)."""
-        return float(self._delta)
-
-    @property
-    def delta_exact(self) -> Fraction:
-        """The total delta as an exact Fraction."""
-        return self._delta
-
-    @property
-    def spent_delta(self) -> float:
-        """The deltas of the calls charged so far (basic composition: their sum)."""
-        return float(self._spent_delta)
-
-    @property
-    def remaining_delta(self) -> float:
-        """The delta still free to spend or reserve (the largest float not above the exact rest)."""
-        return float_at_most(self._delta - self._committed_delta)
-
-    @property
-    def remaining_delta_exact(self) -> Fraction:
-        return self._delta - self._committed_delta
-
-    @property
-    def charges(self) -> tuple[Charge, ...]:
-        """What each call cost in both units, in order: one :class:`Charge` per direct spend, per group of
-        rounds, per part of a split and per call with ``delta > 0`` (whose records keep each pick's epsilon)."""
-        with self._lock:
-            return tuple(self._charges)
-
-    def report(self) -> str:
-        """One line: spent and remaining, in epsilon and delta (exact), as the CLI prints it."""
-        with self._lock:
-            eps_left = self._remaining_epsilon()
-            return (
-                f"spent epsilon {exact_text(self._spent)} and delta {exact_text(self._spent_delta)} of "
-                f"({exact_text(self._total)}, {exact_text(self._delta)}); remaining epsilon "
-                f"{exact_text(eps_left)} and delta {exact_text(self._delta - self._committed_delta)} "
-                f"({len(self._charges)} charge(s), {len(self.ledger)} mechanism call(s))"
-            )
 
     @property
     def epsilon_exact(self) -> Fraction:
@@ -326,11 +223,6 @@ class Budget:
         """What can still be spent or split, exact (a call's budget: the sum of its unused slots)."""
         return self._remaining_epsilon()
 
-    def _remaining_epsilon(self) -> Fraction:
-        if self._plan is not None:
-            return sum((e for e, _ in self._plan[self._used :]), Fraction(0))
-        return self._total - self._committed
-
     @property
     def ledger(self) -> tuple[Spend, ...]:
         with self._lock:
@@ -353,13 +245,9 @@ class Budget:
         return self._parent
 
     def __repr__(self) -> str:
-        if not self._delta:
-            return f"Budget(epsilon={self.epsilon!r}, spent={self.spent!r}, remaining={self.remaining!r})"
-        return (
-            f"Budget(epsilon={self.epsilon!r}, delta={self.delta!r}, spent=({self.spent!r}, "
-            f"{self.spent_delta!r}), remaining=({float(self._total - self._committed)!r}, "
-            f"{self.remaining_delta!r}))"
-        )
+        if self._delta:
+            return self._repr_delta()
+        return f"Budget(epsilon={self.epsilon!r}, spent={self.spent!r}, remaining={self.remaining!r})"
 
     # ------------------------------------------------------------------------------------ copies
     def _refuse_copy(self, how: str):
@@ -378,22 +266,19 @@ class Budget:
         with self._lock:
             if self._remaining_epsilon() > 0:
                 self._refuse_copy("pickled or sent to another process")
-            return _restore, (self._total, self._spent, list(self._records), self._delta, self._spent_delta,
-                              list(self._charges))
+            return _restore, (self._total, self._spent, list(self._records), *self._delta_state())
 
     def __copy__(self):
         with self._lock:
             if self._remaining_epsilon() > 0:
                 self._refuse_copy("copied (copy.copy)")
-            return _restore(self._total, self._spent, self._records, self._delta, self._spent_delta,
-                            self._charges)
+            return _restore(self._total, self._spent, self._records, *self._delta_state())
 
     def __deepcopy__(self, memo):
         with self._lock:
             if self._remaining_epsilon() > 0:
                 self._refuse_copy("deep-copied (copy.deepcopy)")
-            return _restore(self._total, self._spent, self._records, self._delta, self._spent_delta,
-                            self._charges)
+            return _restore(self._total, self._spent, self._records, *self._delta_state())
 
     # ------------------------------------------------------------------------------------ spending
     def _cost(self, epsilon: Fraction, mechanism: str | None) -> Fraction:
@@ -402,8 +287,7 @@ class Budget:
         return epsilon
 
     def check(self, epsilon, delta=0.0) -> Fraction:
-        """Raise :class:`BudgetExceededError` unless ``epsilon`` (and ``delta``) fit in what remains; record
-        nothing.
+        """Raise :class:`BudgetExceededError` unless ``epsilon`` (and ``delta``) fit in what remains.
 
         Returns the exact Fraction of ``epsilon``. Entry points call it up front, before computing
         anything private, for the whole epsilon (and delta) of the call.
@@ -412,12 +296,7 @@ class Budget:
         with self._lock:
             if self._cost(eps, None) > self._remaining_epsilon():
                 raise BudgetExceededError(self._refusal(eps, None, "nothing was computed"))
-            if delta and _exact_delta(delta) > self._delta - self._committed_delta:
-                raise BudgetExceededError(
-                    f"delta {delta!r} exceeds the remaining delta "
-                    f"{exact_text(self._delta - self._committed_delta)} of this budget (of "
-                    f"{exact_text(self._delta)}); nothing was computed. See {DOCS}, 'Approximate DP'"
-                )
+            self._check_delta(delta)
         return eps
 
     def _refusal(self, eps: Fraction, what, tail: str) -> str:
@@ -450,14 +329,12 @@ class Budget:
         -------
         float
             The epsilon the mechanism is to run at: :func:`dpmo.epsilons.float_at_most` of the recorded
-            ``epsilon`` (never above it; for ``0.25`` it is ``0.25``, for ``0.1`` the float just below
-            ``0.1``).
+            ``epsilon`` (never above it: ``0.25`` for ``0.25``, the float just below ``0.1`` for ``0.1``).
 
         Raises
         ------
         BudgetExceededError
-            ``epsilon`` exceeds :attr:`remaining`; nothing is recorded. Call this *before* computing
-            anything private.
+            ``epsilon`` exceeds :attr:`remaining`; nothing is recorded. Call it *before* computing.
         """
         eps = exact_epsilon(epsilon)
         if not isinstance(what, str):
@@ -470,63 +347,17 @@ class Budget:
             None if candidates is None else int(candidates),
         )
         with self._lock:
-            if self._plan is not None:
-                self._record_call([record], self._take_slots(eps, 1, record.mechanism, what))
-                return float_at_most(eps)
+            if self._plan is not None:  # a call with delta > 0: its next slot (dpmo.budget_calls)
+                return self._spend_planned(eps, 1, record, record.mechanism, what)
             if self._cost(eps, record.mechanism) > self.remaining_exact:
                 raise BudgetExceededError(self._refusal(eps, what, "nothing was recorded"))
             self._committed += self._cost(eps, record.mechanism)
-            self._charges.append(Charge(what, eps, Fraction(0)))
             node: Budget | None = self
             while node is not None:  # the parents reserved this share when they split: only record it
                 node._spent += eps
                 node._records.append(record)
                 node = node._parent
         return float_at_most(eps)
-
-    # ------------------------------------------------------------------------------------ calls (delta > 0)
-    def planned(self, k: int) -> list[Fraction] | None:
-        """The exact epsilons of the next ``k`` slots of a call's budget (:func:`call_budget`), or None
-        (another budget, or fewer than ``k`` slots left). A selection run inside a planned call runs its
-        rounds at them."""
-        with self._lock:
-            if self._plan is None or len(self._plan) - self._used < k:
-                return None
-            return [e for e, _ in self._plan[self._used : self._used + k]]
-
-    def _take_slots(self, share: Fraction, k: int, mechanism, what) -> bool:
-        """A call's budget: check that ``k`` records of ``share`` with ``mechanism`` take the next ``k`` slots
-        (each at most its slot's epsilon, of its kind), and take them; raise, recording nothing, otherwise.
-        Returns whether they are the call's first records."""
-        try:  # a mechanism the accountant does not know is credited as pure epsilon-DP only
-            kind = None if mechanism is None else mechanism_kind(mechanism)
-        except ValueError:
-            kind = "pure"
-        slots = self._plan[self._used : self._used + k]
-        ok = len(slots) == k and all(
-            share <= e and (kind != "pure" or slot_kind == "pure") for e, slot_kind in slots
-        )
-        if not ok:
-            planned = ", ".join(f"{exact_text(e)} ({kd})" for e, kd in self._plan[self._used :]) or "none"
-            raise BudgetExceededError(
-                f"{k} record(s) of epsilon {exact_text(share)} with mechanism {mechanism!r} on {what!r} do "
-                f"not take the next slot(s) of this call's plan (remaining: {planned}); nothing was "
-                f"recorded. A call with delta > 0 runs only the mechanisms its plan certified; see {DOCS}, "
-                "'Approximate DP'"
-            )
-        self._used += k
-        return self._used == k
-
-    def _record_call(self, records, first: bool) -> None:
-        """Record ``records`` of a call's budget in it and its parents; the call's ``(epsilon, delta)`` is
-        charged (as spent) with its first records."""
-        node: Budget | None = self
-        while node is not None:
-            if first:
-                node._spent += self._total
-                node._spent_delta += self._delta
-            node._records.extend(records)
-            node = node._parent
 
     def spend_rounds(self, epsilon, k: int, what: str, *, mechanism=None, sensitivity=None, candidates=None):
         """Record ``k`` spends of ``epsilon / k`` (exact), one per round of a selection without replacement.
@@ -545,19 +376,15 @@ class Budget:
         mech = None if mechanism is None else str(mechanism)
         sens = None if sensitivity is None else float(sensitivity)
         with self._lock:
-            if self._plan is not None:
-                first = self._take_slots(eps / k, k, mech, what)
-                cand = None if candidates is None else int(candidates)
-                self._record_call([(what, mech, eps, k, sens, cand)], first)
-                return float_at_most(eps / k)
+            entry = (what, mech, eps, k, sens, None if candidates is None else int(candidates))
+            if self._plan is not None:  # a call with delta > 0: its next k slots (dpmo.budget_calls)
+                return self._spend_planned(eps / k, k, entry, mech, what)
             # basic composition: the k shares cost eps exactly (a tighter accountant costs each round)
             basic = type(self)._cost is Budget._cost
             cost = eps if basic else self._cost(eps / k, mech) * k
             if cost > (self._total - self._committed if self._committed else self._total):
                 raise BudgetExceededError(self._refusal(eps, what, "nothing was recorded"))
-            entry = (what, mech, eps, k, sens, None if candidates is None else int(candidates))
             self._committed = cost if not self._committed else self._committed + cost
-            self._charges.append(Charge(what, eps, Fraction(0)))
             node: Budget | None = self
             while node is not None:  # k records of share = eps / k each: together exactly eps
                 node._spent = eps if not node._spent else node._spent + eps
@@ -621,35 +448,7 @@ class Budget:
                 child._lock = self._lock  # one lock per tree of budgets
                 children.append(child)
             self._committed += sum(shares, Fraction(0))
-            self._charges.extend(
-                Charge(f"split: part {i + 1} of {len(shares)}", sh, Fraction(0)) for i, sh in enumerate(shares)
-            )
         return children
-
-    def _call(self, epsilon: Fraction, delta: Fraction, plan, what: str) -> Budget:
-        """Reserve ``(epsilon, delta)`` for one call with ``plan`` (its slots) and return the call's budget."""
-        with self._lock:
-            if self._plan is not None:
-                raise ValueError("a call's budget (delta > 0) cannot make another call with delta > 0")
-            if epsilon > self._total - self._committed or delta > self._delta - self._committed_delta:
-                raise BudgetExceededError(
-                    f"the call {what!r} of (epsilon {exact_text(epsilon)}, delta {exact_text(delta)}) exceeds "
-                    f"the remaining budget (epsilon {exact_text(self._total - self._committed)}, delta "
-                    f"{exact_text(self._delta - self._committed_delta)}) exactly; nothing was computed. "
-                    f"Calls compose by basic composition of their (epsilon, delta): see {DOCS}, 'Approximate DP'"
-                )
-            child = Budget.__new__(Budget)
-            Budget.__init__(child, epsilon)
-            child._delta = delta
-            child._committed, child._committed_delta = epsilon, delta
-            child._plan = list(plan)
-            child._charges.append(Charge(what, epsilon, delta))
-            child._parent = self
-            child._lock = self._lock
-            self._committed += epsilon
-            self._committed_delta += delta
-            self._charges.append(Charge(what, epsilon, delta))
-        return child
 
 
 def resolve_budget(epsilon, budget, name: str = "epsilon", *, delta=0.0) -> tuple[Budget, Fraction]:
@@ -674,79 +473,8 @@ def resolve_budget(epsilon, budget, name: str = "epsilon", *, delta=0.0) -> tupl
             raise BudgetExceededError(
                 f"the budget is used up (epsilon {exact_text(budget.epsilon_exact)}, all spent or reserved)"
             )
-        budget.check(eps, delta)
-        return budget, eps
+        return budget, budget.check(eps, delta)
     return budget, budget.check(exact_epsilon(epsilon, name), delta)
-
-
-def call_budget(epsilon, budget, delta, shares, mechanisms, what: str) -> tuple[Budget, list[Fraction]]:
-    """The budget of one call with ``delta > 0`` and the exact epsilons its mechanism calls run at.
-
-    Parameters
-    ----------
-    epsilon : float, Fraction or None
-        The call's epsilon (None with ``budget``: all that ``budget`` has left).
-    budget : Budget or None
-        Charged ``(epsilon, delta)`` now (None: a new ``Budget(epsilon, delta)``).
-    delta : float
-        The call's delta, in ``(0, 1)``.
-    shares : sequence of float
-        Relative shares of the call's mechanism calls, in the order they run.
-    mechanisms : str or sequence of str
-        Their mechanism names or kinds (:func:`dpmo.accounting.mechanism_kind`).
-    what : str
-        The call's label in the budget's charges.
-
-    Returns
-    -------
-    (Budget, list of Fraction)
-        The call's budget, whose slots are the returned epsilons (each the exact value of the float that
-        :func:`dpmo.accounting.scaled_epsilons` gives for the call's ``(epsilon, delta)``, read as the
-        largest floats not above the exact ones); every record the call makes takes the next slot.
-
-    Raises
-    ------
-    BudgetExceededError
-        ``(epsilon, delta)`` exceeds what ``budget`` has left; before anything is computed.
-    """
-    d = _exact_delta(delta)
-    if d == 0:
-        raise ValueError("call_budget is for calls with delta > 0")
-    if budget is not None and not isinstance(budget, Budget):
-        raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
-    if budget is None:
-        if epsilon is None:
-            raise ValueError("epsilon is required when no budget is given")
-        budget = Budget(epsilon, d)
-    eps = budget.remaining_exact if epsilon is None else exact_epsilon(epsilon)
-    if eps <= 0:
-        raise BudgetExceededError(f"the budget is used up (epsilon {exact_text(budget.epsilon_exact)})")
-    kinds = [mechanisms] * len(shares) if isinstance(mechanisms, str) else list(mechanisms)
-    kinds = [mechanism_kind(m) for m in kinds]
-    # the accountant certifies the floats at most the exact (epsilon, delta): a stronger statement
-    floats = scaled_epsilons(float_at_most(eps), list(shares), delta=float_at_most(d), kinds=kinds)
-    parts = [Fraction(f) for f in floats]
-    if d > budget.remaining_delta_exact or eps > budget._total - budget._committed:
-        budget._call(eps, d, [], what)  # raises the refusal with its message
-    return budget._call(eps, d, zip(parts, kinds, strict=True), what), parts
-
-
-def resolve_call(epsilon, budget, delta, shares, mechanisms, what: str, name: str = "epsilon"):
-    """:func:`resolve_budget` for ``delta == 0`` (exactly as before: returns ``(budget, total, None)``), or
-    :func:`call_budget` for ``delta > 0`` (returns ``(call's budget, sum of the parts, parts)``).
-
-    ``shares`` is a sequence of relative shares, or an int ``k`` for ``k`` equal ones. Raises before
-    anything is computed when the call does not fit.
-    """
-    if check_delta(delta) == 0:
-        budget, total = resolve_budget(epsilon, budget, name)
-        return budget, total, None
-    if epsilon is not None:
-        exact_epsilon(epsilon, name)
-    if isinstance(shares, (numbers.Integral, np.integer)):
-        shares = [1.0] * int(shares)
-    call, parts = call_budget(epsilon, budget, delta, shares, mechanisms, what)
-    return call, sum(parts, Fraction(0)), parts
 
 
 def fit_budget(epsilon, budget) -> Budget:

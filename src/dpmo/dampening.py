@@ -59,9 +59,9 @@ from ._validation import (
     check_scores,
     check_sensitivity,
 )
-from .breakpoints import bracket, closed_form_scores, rising_floor
 from .accounting import check_delta
-from .budget import resolve_call
+from .breakpoints import bracket, closed_form_scores, rising_floor
+from .calls import resolve_call
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
 

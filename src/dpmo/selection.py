@@ -35,7 +35,7 @@ import numpy as np
 from . import _defaults
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .accounting import check_delta
-from .budget import resolve_call
+from .calls import resolve_call
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective
 
@@ -48,6 +48,7 @@ __all__ = [
     "check_objectives",
     "get_approach",
     "register_approach",
+    "plan_selections",
     "round_parts",
     "argmax_multiobjective",
     "select_multiobjective",
@@ -390,6 +391,28 @@ def select_multiobjective(
         rounds.chosen(c)
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)
+
+
+def plan_selections(epsilon, budget, delta, approach, sizes, mechanism, what: str):
+    """Plan a call made of several selections with ``delta > 0`` (a DP-MOET fit: its generations and its
+    output): ``(the call's budget, the exact epsilon of each selection)``.
+
+    Each of the ``len(sizes)`` selections keeps its relative share ``1 / len(sizes)``, split over its
+    ``sizes[i]`` picks as ``approach`` splits a selection (:meth:`Approach.round_shares`; equal by
+    default); the accountant scales all the picks together (:func:`dpmo.accounting.scaled_epsilons`) and
+    the call's ``(epsilon, delta)`` is reserved in ``budget`` before anything is computed. Each selection
+    then runs :func:`select_multiobjective` with its epsilon and the call's budget (its rounds take the
+    plan's epsilons, :meth:`dpmo.Budget.planned`).
+    """
+    appr = get_approach(approach)
+    relative: list[float] = []
+    for count in sizes:
+        shares = appr.round_shares(count, 2)
+        each = [1.0 / count] * count if shares is None else [float(x) for x in shares]
+        relative.extend(x / len(sizes) for x in each)
+    call, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, what)
+    ends = np.cumsum(sizes).tolist()
+    return call, [sum(parts[e - c : e], Fraction(0)) for e, c in zip(ends, sizes, strict=True)]
 
 
 def round_parts(total: Fraction, k: int, shares=None) -> list[Fraction]:

@@ -22,7 +22,7 @@ from .._validation import (
     check_k,
     check_random_state,
 )
-from ..budget import resolve_call
+from ..calls import resolve_call
 from ..mechanisms import MECHANISMS
 from ..mechanisms.exact import radix_argsort, random_permutation, sample_discrete_laplace
 from ..selection import select_multiobjective

@@ -21,7 +21,8 @@ from .._validation import (
     check_sensitivity,
 )
 from ..accounting import check_delta
-from ..budget import resolve_budget, resolve_call
+from ..budget import resolve_budget
+from ..calls import resolve_call
 from ..epsilons import exact_epsilon, float_at_most
 from ._common import needs_rounds as needs_rounds  # for dpmo.graphs.spark (not in __all__)
 from ._common import scaled_scores as scaled_scores  # for dpmo.graphs.spark (not in __all__)

@@ -28,15 +28,13 @@ Privacy (see ``docs/trees.md``)
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 from .. import _defaults
 from .. import selection as _selection
 from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..accounting import check_delta
-from ..budget import call_budget, fit_budget
+from ..budget import fit_budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
@@ -311,17 +309,6 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         return enc.X, enc.y.astype(np.int8)
 
     # ------------------------------------------------------------------------------------------------
-    def _plan(self, s: int, o: int, k: int) -> list[float]:
-        """Relative shares of the fit's picks in order (``delta > 0``): each of the ``k + 1`` rounds gets
-        ``1 / (k + 1)``, split over its picks as the approach splits a selection (equal by default)."""
-        appr = get_approach(self.approach)
-        out: list[float] = []
-        for count in [s] * k + [o]:
-            shares = appr.round_shares(count, 2)
-            out.extend([1.0 / ((k + 1) * count)] * count if shares is None else
-                       [float(x) / (k + 1) for x in shares])
-        return out
-
     def _select(self, tp, p, tn, n, count, eps_round, what, rng, budget, w, objectives=None):
         """Indices of ``count`` trees chosen among the current ones by the multi-objective pipeline
         (NOT private when ``eps_round`` is None: the argmax, ties broken at random). ``objectives``
@@ -390,11 +377,9 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         elif not self.delta:
             own = fit_budget(self.epsilon, budget)  # raises before anything private is computed
         else:  # every pick of the fit counted together by the accountant; raises before anything private
-            plan = self._plan(s, o, k)
-            own, parts = call_budget(self.epsilon, budget, self.delta, plan, self.mechanism, "DPMOETClassifier.fit")
-            sizes = [s] * k + [o]
-            ends = np.cumsum(sizes).tolist()
-            round_eps = [sum(parts[e - c : e], Fraction(0)) for e, c in zip(ends, sizes, strict=True)]
+            own, round_eps = _selection.plan_selections(
+                self.epsilon, budget, self.delta, self.approach, [s] * k + [o], self.mechanism, "DP-MOET fit"
+            )
         rng = estimator_rng(self.random_state)
         P, N = enc.positives, enc.negatives
 
@@ -405,11 +390,8 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             nodes, offsets = random_population(p, d, is_cat, ncat, rng)
         population = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
         tp, _, tn, _ = population.counts(enc)
-        # k + 1 equal rounds, exact: each round's picks spend eps_round / count from the fit's budget
-        # (delta > 0: the accountant's epsilons of each round's picks)
-        eps_round = None if own is None else own.epsilon_exact / (k + 1)
-        if own is None or not self.delta:
-            round_eps = [eps_round] * (k + 1)
+        if own is None or not self.delta:  # k + 1 equal rounds, exact: each pick spends its round's / count
+            round_eps = [None if own is None else own.epsilon_exact / (k + 1)] * (k + 1)
 
         for rnd in range(k):
             keep = self._select(

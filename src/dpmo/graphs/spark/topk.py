@@ -24,7 +24,8 @@ import numpy as np
 from ... import _defaults
 from ..._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ...accounting import check_delta
-from ...budget import resolve_budget, resolve_call
+from ...budget import resolve_budget
+from ...calls import resolve_call
 from ...epsilons import float_at_most
 from ...mechanisms import MECHANISMS, needs_rounds
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
