@@ -115,7 +115,8 @@ def test_issue_numbers_of_the_simple_conversion():
 
 
 def test_bounds_are_combined_by_taking_the_best():
-    assert acc.per_pick_bounds(1.0, 3, delta=DELTA)["basic"] > acc.per_pick_bounds(1.0, 3, delta=DELTA)["zcdp"]
+    three = acc.per_pick_bounds(1.0, 3, delta=DELTA)
+    assert three["basic"] > three["zcdp"]
     for k in (3, 10, 41):
         bounds = acc.per_pick_bounds(1.0, k, delta=DELTA)
         assert dpmo.per_pick_epsilon(1.0, k, delta=DELTA) == pytest.approx(max(bounds.values()), rel=1e-12)
@@ -142,7 +143,7 @@ def test_non_adaptive_optimum_of_the_issue_is_above_every_adaptive_claim():
     """Dong, Durfee and Rogers' non-adaptive optimum (the issue's 0.074 at k = 41 and 0.155 at k = 10),
     recomputed by bisection on the exact binomial; the adaptive claims can only be lower."""
     for k, printed in [(41, 0.074), (10, 0.155)]:
-        e0 = brentq(lambda e: worst_grr(1.0, e, k) - DELTA, 1.0 / k, 6.0 / k, xtol=1e-6)
+        e0 = brentq(lambda e, k=k: worst_grr(1.0, e, k) - DELTA, 1.0 / k, 6.0 / k, xtol=1e-6)
         assert round(e0, 3) == printed
         assert dpmo.per_pick_epsilon(1.0, k, delta=DELTA) < e0
 
@@ -157,7 +158,8 @@ def _adaptive_brute_force(eps: float, e0: float, k: int, grid: int = 41) -> floa
         if left == 0:
             return max(0.0, -math.expm1(eps - loss))
         return max(
-            p * value(loss + t, left - 1) + (1 - p) * value(loss + t - e0, left - 1) for t, p in zip(ts, ps)
+            p * value(loss + t, left - 1) + (1 - p) * value(loss + t - e0, left - 1)
+            for t, p in zip(ts, ps, strict=True)
         )
 
     return value(0.0, k)
@@ -166,14 +168,17 @@ def _adaptive_brute_force(eps: float, e0: float, k: int, grid: int = 41) -> floa
 @pytest.mark.parametrize("k,eps", [(2, 0.6), (3, 1.0)])
 def test_adaptive_recursion_is_above_the_brute_force_adversary(k, eps):
     for e0 in (0.9 * eps / k * 1.3, eps / k * 1.25):
-        assert acc.adaptive_delta(eps, [e0] * k, ["bounded_range"] * k) >= _adaptive_brute_force(eps, e0, k, 21)
+        ours = acc.adaptive_delta(eps, [e0] * k, ["bounded_range"] * k)
+        assert ours >= _adaptive_brute_force(eps, e0, k, 21)
 
 
 # ------------------------------------------------------------------------------------------ properties
 @settings(max_examples=12, deadline=None)
 @given(
     st.lists(st.floats(0.05, 1.0), min_size=1, max_size=5),
-    st.lists(st.sampled_from(["exponential", "permute_and_flip", "laplace", "gumbel"]), min_size=5, max_size=5),
+    st.lists(
+        st.sampled_from(["exponential", "permute_and_flip", "laplace", "gumbel"]), min_size=5, max_size=5
+    ),
     st.sampled_from([1e-8, 1e-6, 1e-3]),
     st.floats(0.2, 3.0),
 )

@@ -88,8 +88,10 @@ def test_threads_never_overspend_a_delta_budget():
 def test_a_call_runs_only_its_plan_and_is_not_copied_while_it_can_spend():
     b = dpmo.Budget(1.0, delta=1e-6)
     call, parts = call_budget(1.0, b, 1e-6, [1.0, 1.0], ["laplace", "exponential"], "two steps")
-    assert parts == [Fraction(e) for e in accounting.scaled_epsilons(1.0, [1, 1], delta=1e-6,
-                                                                        kinds=["pure", "bounded_range"])]
+    assert parts == [
+        Fraction(e)
+        for e in accounting.scaled_epsilons(1.0, [1, 1], delta=1e-6, kinds=["pure", "bounded_range"])
+    ]
     with pytest.raises(TypeError, match="cannot be pickled"):
         pickle.dumps(call)
     with pytest.raises(dpmo.BudgetExceededError, match="plan"):
@@ -136,7 +138,8 @@ def test_graph_entry_points():
             assert float(b.ledger[1].epsilon) / float(b.ledger[0].epsilon) == pytest.approx(3.0)
     b = dpmo.Budget(1.0, delta=DELTA)
     graphs.top_k_two_stage(g, 3, 1.0, candidates=10, nodes=34, rng=0, delta=DELTA, budget=b)
-    expected = accounting.scaled_epsilons(1.0, [0.1] + [0.3] * 3, delta=DELTA, kinds=["laplace"] + ["exponential"] * 3)
+    kinds = ["laplace"] + ["exponential"] * 3
+    expected = accounting.scaled_epsilons(1.0, [0.1] + [0.3] * 3, delta=DELTA, kinds=kinds)
     assert [r.mechanism for r in b.ledger] == ["laplace"] + ["exponential"] * 3
     assert [float(r.epsilon) for r in b.ledger] == pytest.approx(list(expected), rel=1e-15)
 
@@ -150,7 +153,8 @@ def test_estimators_take_delta():
                            population_size=10, selection_size=4, n_iterations=1)  # fmt: skip
     est.fit(data.X, data.y)
     rel = [1 / 8] * 4 + [1 / 2]  # two rounds of 1/2: four picks, then the output pick
-    assert [float(r.epsilon) for r in est.budget_.ledger] == list(accounting.scaled_epsilons(1.0, rel, delta=DELTA))
+    expected = accounting.scaled_epsilons(1.0, rel, delta=DELTA)
+    assert [float(r.epsilon) for r in est.budget_.ledger] == list(expected)
     assert est.get_params()["delta"] == DELTA and est.budget_.spent_delta == DELTA
     assert pickle.loads(pickle.dumps(est)).budget_.delta == DELTA
     id3 = DiffPID3Classifier(1.0, max_depth=2, delta=DELTA, features=data.features, random_state=0)
