@@ -209,6 +209,21 @@ def test_bounded_range_gets_more_than_pure():
     )
 
 
+def test_permute_and_flip_is_not_bounded_range():
+    """Why permute-and-flip gets pure credit only: on neighbours (3, 2) and (2, 3) (sensitivity 1) its
+    privacy loss spans more than epsilon; the exponential mechanism's spans exactly epsilon."""
+    u, v = np.array([3.0, 2.0]), np.array([2.0, 3.0])
+    for eps in (0.1, 1.0, 4.0):
+        pf = dpmo.probabilities(u, eps, 1.0, mechanism="permute_and_flip", log=True)
+        pf_ = dpmo.probabilities(v, eps, 1.0, mechanism="permute_and_flip", log=True)
+        loss = pf - pf_
+        assert loss.max() - loss.min() > eps * 1.1
+        assert loss.max() == pytest.approx(math.log((2 - math.exp(-eps / 2)) / math.exp(-eps / 2)))
+        em = dpmo.probabilities(u, eps, 1.0, mechanism="exponential", log=True)
+        em_ = dpmo.probabilities(v, eps, 1.0, mechanism="exponential", log=True)
+        assert (em - em_).max() - (em - em_).min() == pytest.approx(eps)
+
+
 def test_float_is_recorded_exactly():
     e0 = dpmo.per_pick_epsilon(1.0, 10, delta=DELTA)
     assert Fraction(e0) == Fraction(e0.as_integer_ratio()[0], e0.as_integer_ratio()[1])
