@@ -184,17 +184,18 @@ def _rho_weight(kind: str) -> float:
 
 
 # ------------------------------------------------------------------------------------------ adaptive
-def _grid_step(eps: np.ndarray, kinds: Sequence[str]) -> float:
-    """The loss grid of :func:`adaptive_delta`: fine (1/64 of the smallest epsilon) where the work allows."""
+def _grid_step(eps: np.ndarray, kinds: Sequence[str]) -> float | None:
+    """The loss grid of :func:`adaptive_delta`: fine (1/64 of the smallest epsilon) where the work allows;
+    None when even the coarsest grid exceeds it (very long calls: the recursion is not tried)."""
     total, smallest = float(eps.sum()), float(eps.min())
+    bounded = np.asarray([kd == "bounded_range" for kd in kinds])
     for m in (64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1):
         h = smallest / m
         width = 2.0 * total / h + 2.0
-        cells = [math.ceil(e / h) if kd == "bounded_range" else 1 for e, kd in zip(eps, kinds, strict=True)]
-        work = width * sum(cells)
+        work = width * float(np.where(bounded, np.ceil(eps / h), 1.0).sum())
         if work <= _WORK:
             return h
-    return float(eps.max())
+    return None
 
 
 def adaptive_delta(epsilon: float, epsilons, kinds, *, step: float | None = None) -> float:
@@ -233,7 +234,7 @@ def adaptive_delta(epsilon: float, epsilons, kinds, *, step: float | None = None
         raise ValueError("epsilons and kinds must have the same length")
     if eps.size == 0:
         return 0.0
-    h = _grid_step(eps, kinds) if step is None else float(step)
+    h = (_grid_step(eps, kinds) or float(eps.max())) if step is None else float(step)
     tol = 1e-12  # e / h within this of an integer is taken as that integer; the slack below covers it
     moves = []  # per mechanism: (probabilities of the high loss, high offsets, low offsets), in grid units
     for e, kd in zip(eps, kinds, strict=True):
@@ -296,9 +297,14 @@ def composed_delta(epsilon: float, epsilons, kinds="bounded_range") -> float:
     epsilon = _check_positive(epsilon, "epsilon")
     eps = [_check_positive(e, "epsilons[i]") for e in epsilons]
     kinds = _as_kinds(kinds, len(eps))
-    if sum(map(Fraction, eps)) <= Fraction(epsilon):  # basic composition, compared exactly
-        return 0.0
+    approx = math.fsum(eps)  # correctly rounded; compared exactly only when it is this close
+    if approx <= epsilon * (1.0 - 1e-12) or (
+        approx <= epsilon * (1.0 + 1e-12) and sum(map(Fraction, eps)) <= Fraction(epsilon)
+    ):
+        return 0.0  # basic composition
     rho = math.fsum(_rho_weight(kd) * e * e for e, kd in zip(eps, kinds, strict=True))
+    if _grid_step(np.asarray(eps), kinds) is None:  # too long for the recursion
+        return min(1.0, zcdp_delta(rho, epsilon))
     return min(1.0, zcdp_delta(rho, epsilon), adaptive_delta(epsilon, eps, kinds))
 
 
@@ -318,7 +324,7 @@ def _scale_bounds(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> 
 
     # the recursion is tried only where it can beat the other two (small k); its grid costs it a little
     lo = max(out["basic"], out["zcdp"]) * 1.002
-    if not fits(lo):
+    if _grid_step(s, kinds) is None or not fits(lo):
         return out
     hi = lo * 1.25
     while fits(hi):
