@@ -9,7 +9,7 @@ on the earlier outputs). With ``delta = 0`` they compose by basic composition (t
 
 * **basic**: ``sum_i e_i <= epsilon`` gives ``delta = 0`` (Dwork and Roth 2014, Theorem 3.16);
 * **zCDP**: an ``e``-bounded-range mechanism (the exponential mechanism, Gumbel report-noisy-max, local
-  dampening over the exponential mechanism) is ``e^2 / 8``-zCDP (Cesar and Rogers 2021, Lemma 3.2), a
+  dampening over the exponential mechanism) is ``e^2 / 8``-zCDP (Cesar and Rogers 2021), a
   pure ``e``-DP one (permute-and-flip, Laplace report-noisy-max, the Laplace mechanism) ``e^2 / 2``-zCDP
   (Bun and Steinke 2016, Proposition 3.3); zCDP adds up under adaptive composition, and ``rho``-zCDP is
   ``(epsilon, delta)``-DP with ``delta = inf_{a > 1} exp((a - 1)(a rho - epsilon)) (1 - 1/a)^a / (a - 1)``
