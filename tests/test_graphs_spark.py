@@ -294,12 +294,15 @@ def test_budget_is_checked_before_any_spark_job(spark, small, monkeypatch):
 
 
 # ------------------------------------------------------------------------------------------ budget records
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
 @pytest.mark.parametrize("approach", ["agg", "chebyshev"])
-def test_budget_records_match_the_in_memory_ones(spark, small, approach):
+def test_budget_records_match_the_in_memory_ones(spark, small, approach, delta):
     edges, g = small
-    b_spark, b_mem = dpmo.Budget(2.0), dpmo.Budget(2.0)
-    picks = dpmo_spark.top_k(edges, 3, 1.5, nodes=SMALL_N, approach=approach, budget=b_spark, rng=3)
-    graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3)
+    b_spark, b_mem = dpmo.Budget(2.0, delta=delta), dpmo.Budget(2.0, delta=delta)
+    picks = dpmo_spark.top_k(
+        edges, 3, 1.5, nodes=SMALL_N, approach=approach, budget=b_spark, rng=3, delta=delta
+    )
+    graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3, delta=delta)
     assert len(set(picks)) == 3 and set(picks) <= set(range(SMALL_N))
     got = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_spark.ledger]
     want = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_mem.ledger]

@@ -17,7 +17,7 @@ from dpmo.trees.id3 import ID3Tree, split_choice_scores
 
 ESTIMATORS = [DiffPID3Classifier, LocalDiffPID3Classifier]
 PARAMS = {"epsilon", "max_depth", "criterion", "random_state", "features", "n_bins", "max_records"}
-PARAMS |= {"mechanism", "classes", "exact"}
+PARAMS |= {"mechanism", "classes", "exact", "delta"}
 
 
 def synthetic(n: int = 400, seed: int = 0) -> Dataset:

@@ -2,7 +2,8 @@
 
 Privacy accounting:
     :class:`Budget` (spent, never recomputed; exact) and :class:`BudgetExceededError`; every private entry
-    point takes ``budget=`` (see ``docs/privacy-accounting.md``).
+    point takes ``budget=`` and ``delta=`` (see ``docs/privacy-accounting.md``); :func:`per_pick_epsilon`
+    (the approximate-DP accountant, :mod:`dpmo.accounting`).
 Core (single objective):
     :func:`select`, :func:`probabilities` (exponential mechanism, permute-and-flip, report-noisy-max),
     :class:`Objective` (a utility with its global and local sensitivity), :func:`dampen` and
@@ -21,6 +22,7 @@ from __future__ import annotations
 import importlib
 
 from ._validation import check_random_state
+from .accounting import per_pick_epsilon
 from .aggregate import aggregate, priv_agg
 from .budget import Budget, BudgetExceededError
 from .chebyshev import priv_chebyshev
@@ -44,6 +46,7 @@ __all__ = [
     "local_dampening",
     "pareto_score",
     "pareto_sensitivity",
+    "per_pick_epsilon",
     "priv_agg",
     "priv_chebyshev",
     "priv_pareto",
@@ -52,7 +55,7 @@ __all__ = [
     "select_multiobjective",
 ]
 
-_SUBMODULES = {"audit", "datasets", "experiments", "graphs", "metrics", "trees", "cli"}
+_SUBMODULES = {"accounting", "audit", "datasets", "experiments", "graphs", "metrics", "trees", "cli"}
 
 
 def __getattr__(name: str):

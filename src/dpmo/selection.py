@@ -34,7 +34,8 @@ import numpy as np
 
 from . import _defaults
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
-from .budget import resolve_budget
+from .accounting import check_delta
+from .calls import resolve_call
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective
 
@@ -47,6 +48,7 @@ __all__ = [
     "check_objectives",
     "get_approach",
     "register_approach",
+    "plan_selections",
     "round_parts",
     "argmax_multiobjective",
     "select_multiobjective",
@@ -254,6 +256,7 @@ def select_multiobjective(
     cache: SelectionCache | None = None,
     what: str | None = None,
     exact: bool = _defaults.EXACT,
+    delta: float = 0.0,
 ) -> np.ndarray:
     """Pick ``k`` candidates good in several objectives under epsilon-differential privacy.
 
@@ -295,6 +298,12 @@ def select_multiobjective(
         Sample every round exactly (the default; ``False`` opts in to the floating-point sampler):
         :func:`dpmo.select` with ``exact=True``, given the exact share ``epsilon / k`` that is
         recorded; rng None then reads the OS's secure source.
+    delta : float, default 0
+        ``0``: pure epsilon-DP (basic composition of the rounds). ``> 0``: the k rounds are together
+        ``(epsilon, delta)``-DP; the accountant (:func:`dpmo.accounting.scaled_epsilons`) scales the
+        rounds' shares (equal, or the approach's :meth:`Approach.round_shares`) as far as the composition
+        allows, for ``mechanism``'s kind; each round records and runs at its scaled epsilon, and
+        ``budget`` is charged ``(epsilon, delta)`` before anything is computed.
 
     Returns
     -------
@@ -334,11 +343,18 @@ def select_multiobjective(
     exact = check_exact(exact, mechanism)
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     cache = _check_cache(cache, objs)
-    budget, total = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
     label = what if what is not None else appr.name
     if not isinstance(label, str):
         raise TypeError(f"what must be a str, got {type(label).__name__}")
-    parts = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
+    # up front: raises before anything is computed; delta > 0: the accountant's epsilons of the k rounds
+    relative = k if shares is None else [float(x) for x in shares]
+    budget, total, parts = resolve_call(epsilon, budget, check_delta(delta), relative, mechanism, label)
+    if parts is None:
+        planned = budget.planned(k)  # inside a planned call (a DP-MOET fit with delta > 0): its epsilons
+        if planned is not None and sum(planned, Fraction(0)) == total:
+            parts = planned
+        else:
+            parts = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
     rounds = appr.rounds(objs, w, sensitivity, cache)
     if rounds.static:
         if shares is not None:
@@ -375,6 +391,28 @@ def select_multiobjective(
         rounds.chosen(c)
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)
+
+
+def plan_selections(epsilon, budget, delta, approach, sizes, mechanism, what: str):
+    """Plan a call made of several selections with ``delta > 0`` (a DP-MOET fit: its generations and its
+    output): ``(the call's budget, the exact epsilon of each selection)``.
+
+    Each of the ``len(sizes)`` selections keeps its relative share ``1 / len(sizes)``, split over its
+    ``sizes[i]`` picks as ``approach`` splits a selection (:meth:`Approach.round_shares`; equal by
+    default); the accountant scales all the picks together (:func:`dpmo.accounting.scaled_epsilons`) and
+    the call's ``(epsilon, delta)`` is reserved in ``budget`` before anything is computed. Each selection
+    then runs :func:`select_multiobjective` with its epsilon and the call's budget (its rounds take the
+    plan's epsilons, :meth:`dpmo.Budget.planned`).
+    """
+    appr = get_approach(approach)
+    relative: list[float] = []
+    for count in sizes:
+        shares = appr.round_shares(count, 2)
+        each = [1.0 / count] * count if shares is None else [float(x) for x in shares]
+        relative.extend(x / len(sizes) for x in each)
+    call, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, what)
+    ends = np.cumsum(sizes).tolist()
+    return call, [sum(parts[e - c : e], Fraction(0)) for e, c in zip(ends, sizes, strict=True)]
 
 
 def round_parts(total: Fraction, k: int, shares=None) -> list[Fraction]:

@@ -66,8 +66,19 @@ def _uses_weights(approach: str) -> bool:
 
 
 def _spent(budget) -> str:
-    """What the run spent, for the header line (public: it depends on the parameters only)."""
+    """What the run spent, for the header line (public: it depends on the parameters only); with a delta,
+    in both units."""
+    if budget.delta:
+        return (
+            f"spent epsilon {budget.spent:g} and delta {budget.spent_delta:g} in {len(budget.ledger)} "
+            "recorded mechanism calls at the accountant's epsilons, see docs/privacy-accounting.md"
+        )
     return f"spent in {len(budget.ledger)} recorded mechanism calls, see docs/privacy-accounting.md"
+
+
+def _budget_text(args) -> str:
+    """``epsilon=E`` and, with ``--delta``, ``delta=D``."""
+    return f"epsilon={args.epsilon:g}" + (f", delta={args.delta:g}" if args.delta else "")
 
 
 def topk_command(args) -> int:
@@ -97,7 +108,7 @@ def topk_command(args) -> int:
             ids="str" if args.string_ids else "int",
             delimiter=args.delimiter,
         )
-        budget = Budget(args.epsilon)
+        budget = Budget(args.epsilon, delta=args.delta)
         picks = graphs.top_k(
             graph,
             args.k,
@@ -109,10 +120,11 @@ def topk_command(args) -> int:
             rng=args.seed,
             budget=budget,
             exact=exact_sampling(args),
+            delta=args.delta,
         )
         print(
             f"# {args.k} nodes by DP-MOTkIN-{args.approach.capitalize()}-{args.sensitivity}, "
-            f"epsilon={args.epsilon:g} (edge DP on the public node set; {_spent(budget)})"
+            f"{_budget_text(args)} (edge DP on the public node set; {_spent(budget)})"
         )
         print("node")
         for v in picks:
@@ -215,6 +227,8 @@ def trees_command(args) -> int:
         from ..trees import DPMOETClassifier
 
         kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
+        if args.non_private and args.delta:
+            raise CLIError("--delta applies to a private fit, not with --non-private")
         clf = DPMOETClassifier(
             epsilon=None if args.non_private else args.epsilon,
             approach=args.approach,
@@ -230,13 +244,12 @@ def trees_command(args) -> int:
             random_state=args.seed,
             classes=[0, 1],
             exact=False if args.non_private else exact_sampling(args),
+            delta=args.delta,
             **kw,
         )
-        budget = None if args.non_private else Budget(args.epsilon)
+        budget = None if args.non_private else Budget(args.epsilon, delta=args.delta)
         clf.fit(data.X, data.y, budget=budget)
-        spent = (
-            "NON-PRIVATE (no budget)" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
-        )
+        spent = "NON-PRIVATE (no budget)" if budget is None else f"{_budget_text(args)} ({_spent(budget)})"
         sampler = "" if args.non_private else ("; float sampler" if args.float_sampler else "; exact sampler")
         _release(
             args,
@@ -271,8 +284,9 @@ def id3_command(args) -> int:
             mechanism=args.mechanism,
             classes=[0, 1],
             exact=exact,
+            delta=args.delta,
         )
-        budget = Budget(args.epsilon)
+        budget = Budget(args.epsilon, delta=args.delta)
         clf.fit(data.X, data.y, budget=budget)
         _release(
             args,
@@ -281,7 +295,7 @@ def id3_command(args) -> int:
             evaluation,
             classes,
             f"# 1 tree by {'LocalDiffPID3' if local else 'DiffP-ID3'} ({args.criterion}), "
-            f"epsilon={args.epsilon:g} ({_spent(budget)}); {'exact' if exact else 'float'} sampler",
+            f"{_budget_text(args)} ({_spent(budget)}); {'exact' if exact else 'float'} sampler",
             weights=_defaults.TREE_WEIGHTS,
         )
     return 0

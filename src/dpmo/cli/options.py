@@ -8,10 +8,12 @@ from .. import _defaults
 from ..mechanisms import MECHANISMS
 from ..selection import approaches
 from .args import delimiter, epsilon, seed
+from .args import delta as delta_type
 
 __all__ = [
     "DROPPED_ROWS",
     "add_table_options",
+    "add_delta",
     "add_seed",
     "add_selection_options",
     "add_float_sampler",
@@ -83,7 +85,20 @@ def add_table_options(sub: argparse.ArgumentParser) -> None:
         help="CSV: the one character between fields",
     )
     sub.add_argument("--epsilon", type=epsilon, default=_defaults.EPSILON, help="total privacy budget")
+    add_delta(sub)
     add_seed(sub)
+
+
+def add_delta(sub: argparse.ArgumentParser, help_text: str | None = None) -> None:
+    """Add ``--delta`` (0: pure epsilon-DP; > 0: (epsilon, delta)-DP, docs/privacy-accounting.md)."""
+    sub.add_argument(
+        "--delta",
+        type=delta_type,
+        default=0.0,
+        help=help_text
+        or "approximate DP: the release is (epsilon, delta)-DP and its mechanism calls run at the "
+        "accountant's epsilons (dpmo.per_pick_epsilon; 0: pure epsilon-DP, the paper's accounting)",
+    )
 
 
 def add_seed(sub: argparse.ArgumentParser) -> None:

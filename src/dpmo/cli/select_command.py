@@ -139,6 +139,7 @@ def select_command(args) -> int:
         k=args.k,
         rng=args.seed,
         exact=exact,
+        delta=args.delta,
     )
     for i in picks:
         print(ids[int(i)])
