@@ -54,6 +54,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _fork
 from .epsilons import decimal_float_at_most, exact_epsilon, exact_text, float_at_most
 
 __all__ = ["Budget", "BudgetExceededError", "Spend", "fit_budget", "resolve_budget"]
@@ -146,7 +147,8 @@ class Budget:
     -----
     Thread-safe: a spend is checked and recorded under one lock per tree of budgets (joblib's ``threading``
     backend shares the object). Not copyable while it can still spend: ``pickle``, ``copy.copy``,
-    ``copy.deepcopy`` and sending it to another process raise :class:`TypeError` (module notes, "Copies").
+    ``copy.deepcopy`` and sending it to another process raise :class:`TypeError` (module notes, "Copies");
+    in a process forked after it was made, it refuses to spend (:class:`RuntimeError`, :mod:`dpmo._fork`).
     ``spend`` is O(depth of the tree of sub-budgets); ``ledger`` copies the records, O(records).
 
     Examples
@@ -194,6 +196,7 @@ class Budget:
         self._records: list = []
         self._parent: Budget | None = None
         self._lock = threading.RLock()
+        self._born = _fork.generation  # spends only in this process, not in a forked child (dpmo._fork)
 
     # ------------------------------------------------------------------------------------ reading
     @property
@@ -290,6 +293,8 @@ class Budget:
         Returns the exact Fraction of ``epsilon``. Entry points call it up front, before computing
         anything private, for the whole epsilon of the call.
         """
+        if self._born != _fork.generation:
+            _fork.refuse(DOCS)
         eps = exact_epsilon(epsilon)
         with self._lock:
             if self._cost(eps, None) > self.remaining_exact:
@@ -335,6 +340,8 @@ class Budget:
             ``epsilon`` exceeds :attr:`remaining`; nothing is recorded. Call this *before* computing
             anything private.
         """
+        if self._born != _fork.generation:
+            _fork.refuse(DOCS)
         eps = exact_epsilon(epsilon)
         if not isinstance(what, str):
             raise TypeError(f"what must be a str, got {type(what).__name__}")
@@ -364,6 +371,8 @@ class Budget:
         :func:`dpmo.epsilons.float_at_most` of the exact share ``epsilon / k``. Used by callers that sample
         the ``k`` rounds at once (the Gumbel top-k trick): all ``k`` records are made before the sampling.
         """
+        if self._born != _fork.generation:
+            _fork.refuse(DOCS)
         k = int(k)
         if k < 1:
             raise ValueError(f"k must be a positive int, got {k}")
@@ -408,6 +417,8 @@ class Budget:
         BudgetExceededError
             The parts exceed :attr:`remaining` (nothing is reserved).
         """
+        if self._born != _fork.generation:
+            _fork.refuse(DOCS)
         with self._lock:
             if isinstance(parts, (numbers.Integral, np.integer)) and not isinstance(parts, (bool, np.bool_)):
                 m = int(parts)
