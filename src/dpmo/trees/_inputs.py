@@ -20,11 +20,15 @@ The units of a table are read off its type, never guessed from its values (:mod:
   saying what to pass.
 
 Numeric values outside the public range are clipped to it: the bounds are a public contract, the data are
-made to fit it, and nothing about the data's own range is used. ``fit`` clips **silently**: a warning only
-when some training record lies outside its bounds would tell a table from its neighbour with one more such
-record (``docs/public-inputs.md``). ``predict`` warns when the rows it is given are clipped (the caller's
-own rows, not the private training table). A categorical value outside its public domain is an error
-naming the column (a domain error: such a table is outside the declared schema).
+made to fit it, and nothing about the data's own range is used. ``fit`` never says whether it clipped: a
+warning only when some training record lies outside its bounds would tell a table from its neighbour with
+one more such record (``docs/public-inputs.md``). What ``fit`` does say, with the same words whatever the
+table holds, is when nobody declared the bounds: a raw table (an array or a DataFrame) fitted without
+``features`` gets a :class:`DefaultBoundsWarning` on every fit (every column read as numeric on the default
+range ``[0, 1]``), as diffprivlib warns on every fit without bounds. ``predict`` warns when the rows it is
+given are clipped (the caller's own rows, not the private training table). A categorical value outside its
+public domain is an error naming the column, never the value (a domain error: such a table is outside the
+declared schema).
 
 Labels (``y``)
 --------------
@@ -44,9 +48,11 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d, validate_data
 
-from .units import array_columns, encode_categories, is_frame, read_as
+from .units import RAW, array_columns, encode_categories, is_frame, read_as
 
 __all__ = [
+    "DefaultBoundsWarning",
+    "DEFAULT_BOUNDS_MESSAGE",
     "estimator_rng",
     "check_X_fit",
     "check_X_predict",
@@ -76,6 +82,28 @@ TAG_REASONS: dict[str, str] = {
         "paper's Application 1); the estimators are binary by design"
     ),
 }
+
+
+class DefaultBoundsWarning(UserWarning):
+    """A tree estimator was fitted on a raw table without ``features``: the default bounds ``[0, 1]``.
+
+    Raised by ``fit`` of :class:`~dpmo.trees.DPMOETClassifier`, :class:`~dpmo.trees.DiffPID3Classifier` and
+    :class:`~dpmo.trees.LocalDiffPID3Classifier` on every such fit, with the same words
+    (:data:`DEFAULT_BOUNDS_MESSAGE`) whatever the table holds, so that the warning itself says nothing about
+    the records. Silence it by declaring the bounds (``features=``, or a :class:`~dpmo.datasets.Dataset`);
+    for a table already scaled to ``[0, 1]`` with public bounds, ``features=[Feature(name, "numeric",
+    bounds=(0, 1)), ...]`` declares exactly what the default assumes.
+    """
+
+
+#: The one text of :class:`DefaultBoundsWarning` (it never depends on the data).
+DEFAULT_BOUNDS_MESSAGE = (
+    "no public bounds were declared (features=None): every column of X is read as numeric on the default "
+    "range [0, 1], and values outside it are clipped to it. Whether any value was clipped is not said (it "
+    "depends on the private records), and clipping can make the model useless on unscaled data. Declare "
+    "each column's public bounds or categories with features=[dpmo.datasets.Feature(...), ...], or fit a "
+    "dpmo.datasets.Dataset; this warning is the same for every table (docs/public-inputs.md)"
+)
 
 
 def estimator_rng(random_state) -> np.random.Generator:
@@ -267,6 +295,8 @@ def check_X_fit(est, X, y=None, *, encoded: bool = False):
             "(or pass a dpmo.datasets.Dataset as X)"
         )
     form, features, path = read_as(est, X, features, fitting=True, encoded=encoded)
+    if features is None and form == RAW:  # public: the call's arguments, never the values
+        warnings.warn(DEFAULT_BOUNDS_MESSAGE, DefaultBoundsWarning, stacklevel=3)
     X = _table(est, X, features, path, reset=True)
     est.units_in_ = form
     check_consistent_length(X, y)
