@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..centrality import ego_density_from_counts
+from ..nodes import OUTSIDE
 from .inputs import NodeSet, edge_frame, id_kind, node_frame
 
 __all__ = [
@@ -190,13 +191,9 @@ def _check_endpoints(deg: DataFrame, ns: NodeSet) -> None:
     bad = outside.select("node").limit(1).collect()
     if not bad:
         return
-    value = bad[0]["node"]
-    if value is None:
+    if bad[0]["node"] is None:
         raise ValueError("an edge has a missing (null) endpoint; every edge needs two node ids")
-    raise ValueError(
-        f"an edge names node {value!r}, which is not in nodes (the declared public node set of {ns.n} "
-        "nodes); fix the node set or remove the edges outside it"
-    )
+    raise ValueError(OUTSIDE.format(size=f" of {ns.n} nodes"))
 
 
 def oriented_edges(edges: DataFrame, deg: DataFrame) -> DataFrame:
