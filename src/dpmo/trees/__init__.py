@@ -37,7 +37,7 @@ _EXPORTS = {
     # scikit-learn conformance
     "expected_failed_checks": "_inputs",
     # the warning of a fit without declared bounds
-    "DefaultBoundsWarning": "_inputs",
+    "DefaultBoundsWarning": "_messages",
 }
 
 __all__ = sorted(_EXPORTS)

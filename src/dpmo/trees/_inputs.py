@@ -48,7 +48,13 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d, validate_data
 
-from ._redact import redacted
+from ._messages import (
+    DEFAULT_BOUNDS_MESSAGE,
+    NOT_SHOWN_LABEL,
+    ONE_LABEL_PER_ROW,
+    DefaultBoundsWarning,
+    redacted,
+)
 from .units import RAW, array_columns, encode_categories, is_frame, read_as
 
 __all__ = [
@@ -83,28 +89,6 @@ TAG_REASONS: dict[str, str] = {
         "paper's Application 1); the estimators are binary by design"
     ),
 }
-
-
-class DefaultBoundsWarning(UserWarning):
-    """A tree estimator was fitted on a raw table without ``features``: the default bounds ``[0, 1]``.
-
-    Raised by ``fit`` of :class:`~dpmo.trees.DPMOETClassifier`, :class:`~dpmo.trees.DiffPID3Classifier` and
-    :class:`~dpmo.trees.LocalDiffPID3Classifier` on every such fit, with the same words
-    (:data:`DEFAULT_BOUNDS_MESSAGE`) whatever the table holds, so that the warning itself says nothing about
-    the records. Silence it by declaring the bounds (``features=``, or a :class:`~dpmo.datasets.Dataset`);
-    for a table already scaled to ``[0, 1]`` with public bounds, ``features=[Feature(name, "numeric",
-    bounds=(0, 1)), ...]`` declares exactly what the default assumes.
-    """
-
-
-#: The one text of :class:`DefaultBoundsWarning` (it never depends on the data).
-DEFAULT_BOUNDS_MESSAGE = (
-    "no public bounds were declared (features=None): every column of X is read as numeric on the default "
-    "range [0, 1], and values outside it are clipped to it. Whether any value was clipped is not said (it "
-    "depends on the private records), and clipping can make the model useless on unscaled data. Declare "
-    "each column's public bounds or categories with features=[dpmo.datasets.Feature(...), ...], or fit a "
-    "dpmo.datasets.Dataset; this warning is the same for every table (docs/public-inputs.md)"
-)
 
 
 def estimator_rng(random_state) -> np.random.Generator:
@@ -350,13 +334,6 @@ def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
 # labels
 
 
-#: The refusals of labels: the rule, never the label or a count (the records are private).
-_ONE_LABEL_PER_ROW = (
-    "y must hold one label per row of X (the numbers are not shown: the record count is private)"
-)
-_NOT_SHOWN_LABEL = "which row and label are not shown: the records are private"
-
-
 def _declared_classes(classes):
     if classes is None:
         return None
@@ -378,7 +355,7 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
     with redacted():
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
-        raise ValueError(_ONE_LABEL_PER_ROW)
+        raise ValueError(ONE_LABEL_PER_ROW)
     declared = _declared_classes(getattr(est, "classes", None))
     if declared is None:
         if y.dtype.kind not in "biu":  # integer and boolean labels are never continuous: skip the scan
@@ -400,7 +377,7 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
             check_classification_targets(y)
         classes = declared
         if not np.isin(y, classes).all():
-            raise ValueError(f"y holds a label that is not in classes={list(classes)!r} ({_NOT_SHOWN_LABEL})")
+            raise ValueError(f"y holds a label that is not in classes={list(classes)!r} ({NOT_SHOWN_LABEL})")
     return (y == classes[1]).astype(np.int8), classes
 
 
@@ -409,10 +386,10 @@ def labels_as_01(est, y, n: int) -> np.ndarray:
     with redacted():
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
-        raise ValueError(_ONE_LABEL_PER_ROW)
+        raise ValueError(ONE_LABEL_PER_ROW)
     if not np.isin(y, est.classes_).all():
         raise ValueError(
-            f"y holds a label that is not in classes_={list(est.classes_)!r} ({_NOT_SHOWN_LABEL})"
+            f"y holds a label that is not in classes_={list(est.classes_)!r} ({NOT_SHOWN_LABEL})"
         )
     return (y == est.positive_class_).astype(np.int8)
 

@@ -1,4 +1,8 @@
-"""scikit-learn's and numpy's validation errors without the records they quote.
+"""What the tree estimators say: warnings and refusals whose words never quote the records.
+
+* :class:`DefaultBoundsWarning`: the one warning of a fit without declared bounds, the same for every table;
+* the refusals of labels (the rule broken, never a label or a count);
+* :func:`redacted`: scikit-learn's and numpy's validation errors without the records they quote.
 
 :func:`sklearn.utils.validation.check_array` prints the whole array it refuses (``Expected 2D array, got 1D
 array instead: array=[17.99 ...]``), numpy names the cell it cannot convert (``could not convert string to
@@ -18,7 +22,55 @@ from contextlib import contextmanager
 
 from ..datasets.types import NOT_SHOWN
 
-__all__ = ["redacted", "redact"]
+__all__ = [
+    "DefaultBoundsWarning",
+    "DEFAULT_BOUNDS_MESSAGE",
+    "NOT_SHOWN_LABEL",
+    "ONE_LABEL_PER_ROW",
+    "redacted",
+    "redact",
+]
+
+
+class DefaultBoundsWarning(UserWarning):
+    """A tree estimator was fitted on a raw table without ``features``: the default bounds ``[0, 1]``.
+
+    Raised by ``fit`` of :class:`~dpmo.trees.DPMOETClassifier`, :class:`~dpmo.trees.DiffPID3Classifier` and
+    :class:`~dpmo.trees.LocalDiffPID3Classifier` on every such fit, with the same words
+    (:data:`DEFAULT_BOUNDS_MESSAGE`) whatever the table holds, so that the warning itself says nothing about
+    the records. Silence it by declaring the bounds (``features=``, or a :class:`~dpmo.datasets.Dataset`);
+    for a table already scaled to ``[0, 1]`` with public bounds, ``features=[Feature(name, "numeric",
+    bounds=(0, 1)), ...]`` declares exactly what the default assumes.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from dpmo.trees import DefaultBoundsWarning, DiffPID3Classifier
+    >>> X, y = np.array([[0.2], [0.9], [0.4], [0.7]]), np.array([0, 1, 0, 1])
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     _ = DiffPID3Classifier(1.0, random_state=0).fit(X, y)
+    >>> [w.category is DefaultBoundsWarning for w in seen]
+    [True]
+    """
+
+
+#: The one text of :class:`DefaultBoundsWarning` (it never depends on the data).
+DEFAULT_BOUNDS_MESSAGE = (
+    "no public bounds were declared (features=None): every column of X is read as numeric on the default "
+    "range [0, 1], and values outside it are clipped to it. Whether any value was clipped is not said (it "
+    "depends on the private records), and clipping can make the model useless on unscaled data. Declare "
+    "each column's public bounds or categories with features=[dpmo.datasets.Feature(...), ...], or fit a "
+    "dpmo.datasets.Dataset; this warning is the same for every table (docs/public-inputs.md)"
+)
+
+
+#: The refusals of labels: the rule, never the label or a count (the records are private).
+ONE_LABEL_PER_ROW = (
+    "y must hold one label per row of X (the numbers are not shown: the record count is private)"
+)
+NOT_SHOWN_LABEL = "which row and label are not shown: the records are private"
 
 #: (pattern, replacement) applied in order; a message none of them matches is left as it is.
 _RULES = [
