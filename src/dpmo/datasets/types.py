@@ -36,7 +36,8 @@ KINDS = ("categorical", "numeric")
 
 
 class LabelError(ValueError):
-    """A label outside the declared label set ``{negative, positive}`` (a domain error, naming the line)."""
+    """A label outside the declared label set ``{negative, positive}`` (a domain error, naming the column,
+    never the row or the label)."""
 
 
 @dataclass(frozen=True)

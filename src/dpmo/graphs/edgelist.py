@@ -1,7 +1,8 @@
 """Parsing of edge-list files: one edge ``u v`` (or ``u,v``) per line, integer or text node ids.
 
 :func:`read_edge_list` turns a (possibly gzipped) text file into an ``(E, 2)`` array of endpoints, with
-comments (``#``, ``%``), an optional header line and malformed lines reported by line number. It returns
+comments (``#``, ``%``) and an optional header line; a malformed line is refused without its number or
+content (a line is a private edge: the message names the file and the rule broken). It returns
 the edges only: the public node set and the :class:`dpmo.graphs.Graph` are built by
 :func:`dpmo.graphs.load_graph`.
 """
@@ -56,7 +57,7 @@ def read_edge_list(
         tabs).
     header : bool, optional
         Whether the first data line is a header (such as ``id_1,id_2``) to skip. Never guessed: None and
-        False read it as data, so a first line that is not two ids is an error naming its line.
+        False read it as data, so a first line that is not two ids is an error (whose hint names header=True).
     ids : {"int", "str"}, default "int"
         Node ids are integers, or any text without the delimiter (then every token is an id, as written).
 
@@ -70,7 +71,8 @@ def read_edge_list(
     FileNotFoundError
         If the file does not exist.
     ValueError
-        If a data line does not hold exactly two integers; the message gives the 1-based line number.
+        If a data line does not hold exactly two integers; the message names the file and the rule, never
+        the line or its content (an edge is a private record).
 
     Notes
     -----

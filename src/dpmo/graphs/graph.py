@@ -99,7 +99,7 @@ class Graph:
             Endpoints (original ids). Self-loops are dropped; duplicates and reverse edges are merged.
         nodes : array_like of int, int, or "observed", optional
             The public node set: the ids, or an int ``n`` for the ids ``0 .. n-1``. It must contain every
-            endpoint (an endpoint outside it raises ``ValueError`` naming it); nodes without edges are
+            endpoint (an endpoint outside it raises ``ValueError``, never naming it); nodes without edges are
             isolated nodes. ``None`` or ``"observed"``: the endpoints that appear in ``edges``, which is not
             a public node set (:attr:`public_nodes` is then False and the private functions refuse the
             graph).
@@ -203,7 +203,7 @@ class Graph:
     def on_nodes(self, nodes) -> Graph:
         """This graph on the public node set ``nodes`` (ids, or an int ``n`` for the ids ``0 .. n-1``).
 
-        Every node of the graph must be in ``nodes`` (``ValueError`` naming the first one that is not);
+        Every node of the graph must be in ``nodes`` (``ValueError`` otherwise, never naming the node);
         declared nodes that the graph lacks become isolated nodes. The result has :attr:`public_nodes`
         True; when ``nodes`` is exactly the graph's node set it shares this graph's arrays and cache.
         O(n) when the sets agree, else O(n + E log E).

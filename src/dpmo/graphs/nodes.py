@@ -93,7 +93,8 @@ def not_in(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def endpoint_positions(ids: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Indices of the endpoints in the sorted public ids; ``ValueError`` naming an endpoint outside them."""
+    """Indices of the endpoints in the sorted public ids; ``ValueError`` (:data:`OUTSIDE`) for an endpoint
+    outside them, never naming it."""
     if edges.size == 0:
         return np.empty((0, 2), dtype=np.int64)
     if (ids.dtype.kind == "U") != (edges.dtype.kind == "U"):
