@@ -269,9 +269,9 @@ def test_load_csv_errors(tmp_path):
     # colour, and a positive value no record holds gives a one-class table
     assert load_csv(p, "colour", positive="red", bounds={"age": (0, 80)}).y.tolist() == [1, 0, 0, 1]
     assert load_csv(p, "label", positive="maybe", bounds={"age": (0, 80)}).y.tolist() == [0, 0, 0, 0]
-    with pytest.raises(LabelError, match="label column 'colour' holds a label that is not in the declared") as err:
+    with pytest.raises(LabelError, match="'colour' holds a label that is not in the declared") as e:
         load_csv(p, "colour", positive="red", negative="blue", bounds={"age": (0, 80)})
-    assert "green" not in str(err.value) and "line" not in str(err.value)  # neither the label nor its line
+    assert "green" not in str(e.value) and "line" not in str(e.value)  # neither the label nor its line
     with pytest.raises(ValueError, match="two different labels"):
         load_csv(p, "label", positive="1", negative="1.0", bounds={"age": (0, 80)})
     with pytest.raises(ValueError, match="public domain"):
