@@ -377,7 +377,9 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
             check_classification_targets(y)
         classes = declared
         if not np.isin(y, classes).all():
-            raise ValueError(f"y holds a label that is not in classes={list(classes)!r} ({NOT_SHOWN_LABEL})")
+            raise ValueError(
+                f"y holds a label that is not in classes={classes.tolist()!r} ({NOT_SHOWN_LABEL})"
+            )
     return (y == classes[1]).astype(np.int8), classes
 
 
@@ -389,7 +391,8 @@ def labels_as_01(est, y, n: int) -> np.ndarray:
         raise ValueError(ONE_LABEL_PER_ROW)
     if not np.isin(y, est.classes_).all():
         raise ValueError(
-            f"y holds a label that is not in classes_={list(est.classes_)!r} ({NOT_SHOWN_LABEL})"
+            f"y holds a label that is not in classes_={np.asarray(est.classes_).tolist()!r} "
+            f"({NOT_SHOWN_LABEL})"
         )
     return (y == est.positive_class_).astype(np.int8)
 
