@@ -144,3 +144,20 @@ def test_a_grandchild_cannot_spend_its_parents_budget_and_the_parent_still_can()
     b.spend(0.5, "after the forks")
     with pytest.raises(BudgetExceededError):
         b.spend(0.1, "too much")
+
+
+def _delta_call_in_worker(_):
+    import dpmo
+
+    return _outcome(lambda: dpmo.select(np.arange(5.0), 0.5, 1.0, k=2, delta=1e-7, budget=SHARED, rng=0))
+
+
+def test_a_call_with_delta_is_refused_in_a_forked_child():
+    # a call with delta > 0 reserves its (epsilon, delta) and spends from a budget of its own, made in the
+    # child: the reservation itself must be refused there, or that budget would spend freely
+    global SHARED
+    SHARED = Budget(1.0, delta=1e-6)
+    with _pool(1) as pool:
+        (result,) = pool.map(_delta_call_in_worker, [0])
+    assert result[0] == "refused" and MESSAGE in result[1], result
+    assert SHARED.spent == 0.0 and SHARED.remaining_delta == 1e-6

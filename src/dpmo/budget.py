@@ -167,14 +167,7 @@ class Budget(ApproximateDP):
     >>> sum(r.epsilon for r in b.ledger) == 1      # exact, no rounding
     True
 
-    Floats count as the decimals they print as: ten spends of ``0.1`` fit in ``Budget(1.0)``, and each
-    mechanism runs at the largest float not above the 1/10 recorded (:func:`dpmo.epsilons.float_at_most`).
-
-    >>> tenths = Budget(1.0)
-    >>> [tenths.spend(0.1, "a tenth") for _ in range(10)][-1]
-    0.09999999999999999
-    >>> tenths.spent_exact, tenths.remaining
-    (Fraction(1, 1), 0.0)
+    Floats count as the decimals they print as (ten spends of ``0.1`` fit in ``Budget(1.0)``; module notes).
     """
 
     #: Name of the composition rule between calls (basic sequential composition, of epsilons and deltas).
