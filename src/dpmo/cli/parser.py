@@ -5,15 +5,23 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__, _defaults
-from ..mechanisms import MECHANISMS
+from .._choices import MECHANISMS
 from .args import Parser, delimiter, epsilon, jobs, objective, positive_int, seed
-from .options import DROPPED_ROWS, add_float_sampler, add_seed, add_selection_options, add_table_options
+from .options import (
+    DROPPED_ROWS,
+    add_explain,
+    add_float_sampler,
+    add_seed,
+    add_selection_options,
+    add_table_options,
+)
 
 __all__ = ["build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``dpmo`` (exposed for the docs and tests)."""
+    """The argument parser of ``dpmo`` (exposed for the docs and tests); imports no numpy (module notes of
+    :mod:`dpmo.cli`)."""
     from ..experiments.config import DATASETS, EXPERIMENT_NAMES
 
     parser = Parser(
@@ -132,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_seed(top)
     add_float_sampler(top)
+    add_explain(top, "the size of the public node set; the graph file is not opened")
     top.add_argument(
         "--show-exact-statistics",
         action="store_true",
@@ -282,4 +291,5 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_seed(sel)
     add_float_sampler(sel, exact=_defaults.EXACT)
+    add_explain(sel, "the number of rows of CANDIDATES; no objective value is read")
     return parser

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _defaults
+from .._choices import MECHANISMS
 from .._validation import (
     check_choice,
     check_epsilon,
@@ -30,9 +31,6 @@ from .noisy_max import sample_noisy_max
 from .permute_and_flip import log_probabilities_permute_and_flip
 
 __all__ = ["MECHANISMS", "select", "probabilities"]
-
-#: Names accepted by ``mechanism``.
-MECHANISMS = ("exponential", "permute_and_flip", "laplace", "gumbel")
 
 _EXACT = ("exponential", "gumbel", "permute_and_flip")
 
