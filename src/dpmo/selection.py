@@ -176,9 +176,10 @@ def _load_builtins() -> None:
 
 def approaches() -> tuple[str, ...]:
     """Names of the registered approaches (``"pareto"``, ``"agg"``, ``"chebyshev"``, and any registered
-    later)."""
+    later), the built-ins first, in a fixed order whatever order their modules were imported in."""
     _load_builtins()
-    return tuple(_APPROACHES)
+    builtins = [a for a in _choices.APPROACHES if a in _APPROACHES]
+    return tuple(builtins + [a for a in _APPROACHES if a not in _choices.BUILTIN_APPROACHES])
 
 
 def get_approach(name) -> Approach:
@@ -187,7 +188,7 @@ def get_approach(name) -> Approach:
         return name
     if name not in _APPROACHES:  # a built-in not loaded yet, or an unknown name (then the message below)
         _load_builtins()
-    return _APPROACHES[check_choice(name, tuple(_APPROACHES), "approach")]
+    return _APPROACHES[check_choice(name, approaches(), "approach")]
 
 
 # ------------------------------------------------------------------------------------------ the cache

@@ -175,7 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_selection_options(
         tr,
         approach=_defaults.TREE_APPROACH,
-        approach_help="agg = weighted sum, pareto = Pareto score",
+        approach_help="agg = weighted sum; pareto = Pareto score, CAUTION: close to random at epsilon 1, its "
+        "tree can be worse than a constant (breast cancer, epsilon 1, 10 seeds: accuracy 0.25-0.79, 7 fits "
+        "below the constant classifier's 0.63; agg: 0.59-0.91; docs/trees.md, 'Which approach'); "
+        "chebyshev = PrivChebyshev",
         weights=_defaults.TREE_WEIGHTS,
         weight_names=("W_TPR", "W_TNR"),
     )
