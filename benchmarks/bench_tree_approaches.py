@@ -30,8 +30,10 @@ def main() -> None:
     args = parser.parse_args()
     data = load_breast_cancer()
     majority = float(max(data.y.mean(), 1 - data.y.mean()))
-    print(f"breast cancer, {len(data.y)} rows, epsilon {args.epsilon:g}, seeds 0-{args.seeds - 1}; "
-          f"constant classifier (majority class): {majority:.3f}")
+    print(
+        f"breast cancer, {len(data.y)} rows, epsilon {args.epsilon:g}, seeds 0-{args.seeds - 1}; "
+        f"constant classifier (majority class): {majority:.3f}"
+    )
     print("| approach | sensitivity | accuracy min | median | max | fits below the constant |")
     print("|---|---|---|---|---|---|")
     for approach in ("agg", "pareto", "chebyshev"):
@@ -46,8 +48,10 @@ def main() -> None:
                     ).fit(data.X, data.y)  # fmt: skip
                 acc.append(float(np.mean(clf.predict(data.X) == data.y)))
             a = np.array(acc)
-            print(f"| {approach} | {sensitivity} | {a.min():.2f} | {np.median(a):.2f} | {a.max():.2f} | "
-                  f"{int((a < majority).sum())} of {a.size} |")
+            print(
+                f"| {approach} | {sensitivity} | {a.min():.2f} | {np.median(a):.2f} | {a.max():.2f} | "
+                f"{int((a < majority).sum())} of {a.size} |"
+            )
 
 
 if __name__ == "__main__":

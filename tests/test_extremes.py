@@ -117,7 +117,7 @@ def test_tied_losers_in_later_rounds_are_shuffled():
     [
         ([0.0, -1.0, 1.0], 1.7e308, 1.0),  # epsilon / (2 sensitivity) beyond 2^1000: the vectorised envelope
         ([1.5e308, 0.0], 2.0, 1.0),  # an ordinary ratio, x = 1.5e308 for the proposal 0.0
-        ([0.0, -1e-300, -2e-300], 1e300, 1e-300),
+        ([0.5, -1.5, -1.5, 0.0], 1.5e308, 1.0),  # x = 1.5e308 for the two -1.5: x log2(e) overflowed
     ],
 )
 @pytest.mark.parametrize("k", [1, 2])
@@ -130,5 +130,5 @@ def test_exact_exponential_mechanism_warns_for_no_scores(scores, epsilon, sensit
         for mechanism in ("exponential", "gumbel", "permute_and_flip"):
             out = dpmo.select(scores, epsilon, sensitivity, mechanism=mechanism, k=k, exact=True, rng=5)
             assert len(set(out.tolist())) == k
-        dpmo.priv_agg([dpmo.Objective(scores, sensitivity)], [1.0], epsilon=epsilon, k=k, sensitivity="global",
-                      rng=5)  # fmt: skip
+        objective = dpmo.Objective(scores, sensitivity)
+        dpmo.priv_agg([objective], [1.0], epsilon=epsilon, k=k, sensitivity="global", rng=5)

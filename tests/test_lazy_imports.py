@@ -103,7 +103,9 @@ def test_type_checking_imports_match_the_table():
             import dpmo.experiments as table_module
 
             table = table_module._EXPORTS
-        block = next(n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING")
+        block = next(
+            n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"
+        )
         seen = {}
         for node in block.body:
             for alias in node.names:

@@ -45,7 +45,9 @@ def test_exponential_one_pick_is_the_softmax(n, lead, eps):
         assert dpmo.pick_probability(lead, n, eps, mechanism=mech) == pytest.approx(want, rel=1e-13)
     # the closed form of the lead: (2 / eps) ln(q (n - 1) / (1 - q))
     for q in (0.5, 0.9):
-        assert dpmo.lead_needed(n, eps, q) == pytest.approx(2 / eps * math.log(q * (n - 1) / (1 - q)), rel=1e-12)
+        assert dpmo.lead_needed(n, eps, q) == pytest.approx(
+            2 / eps * math.log(q * (n - 1) / (1 - q)), rel=1e-12
+        )
 
 
 @pytest.mark.parametrize("n", [2, 3, 5, 8])
@@ -101,11 +103,13 @@ def test_lead_needed_inverts_pick_probability(mechanism, n, k):
         if q <= k / n:
             assert lead == 0.0
             continue
-        assert dpmo.pick_probability(lead, n, 1.0, k=k, mechanism=mechanism, sensitivity=3.0) == pytest.approx(
-            q, abs=1e-9
-        )
+        assert dpmo.pick_probability(
+            lead, n, 1.0, k=k, mechanism=mechanism, sensitivity=3.0
+        ) == pytest.approx(q, abs=1e-9)
         # the lead scales with the sensitivity and with 1 / epsilon per pick
-        assert dpmo.lead_needed(n, 2.0, q, k=k, mechanism=mechanism) == pytest.approx(lead / 3.0 / 2.0, rel=1e-9)
+        assert dpmo.lead_needed(n, 2.0, q, k=k, mechanism=mechanism) == pytest.approx(
+            lead / 3.0 / 2.0, rel=1e-9
+        )
     assert dpmo.pick_probability(0.0, n, 1.0, k=k, mechanism=mechanism) == pytest.approx(k / n, abs=1e-12)
     assert dpmo.pick_probability(math.inf, n, 1.0, k=k, mechanism=mechanism) == 1.0
 
@@ -190,7 +194,17 @@ def test_select_explain_global_pareto_says_noise_whatever_the_data(tmp_path, cap
     path = tmp_path / "c.csv"
     path.write_text("a,b\n" + "".join(f"{i},{-i}\n" for i in range(100)))
     out = _explain(
-        ["select", str(path), "--objective", "a=1", "--objective", "b=1", "--sensitivity", "global", "--explain"],
+        [
+            "select",
+            str(path),
+            "--objective",
+            "a=1",
+            "--objective",
+            "b=1",
+            "--sensitivity",
+            "global",
+            "--explain",
+        ],
         capsys,
     )
     bound = dpmo.pick_probability(1.0, 100, 1.0)
@@ -209,7 +223,9 @@ def test_topk_explain_never_opens_the_graph(capsys):
     )
     assert "no data can give a lead above 1.32 units" in out
     # PrivChebyshev: one column per round, with the graph's public shares of epsilon
-    out = _explain(["topk", "g.csv", "--n-nodes", "34", "-k", "3", "--approach", "chebyshev", "--explain"], capsys)
+    out = _explain(
+        ["topk", "g.csv", "--n-nodes", "34", "-k", "3", "--approach", "chebyshev", "--explain"], capsys
+    )
     assert _table(out)["epsilon_per_pick"] == ["0.1", "0.45", "0.45"]
 
 
@@ -254,7 +270,7 @@ def test_trees_pareto_caution_is_said_and_holds():
     table = (Path(__file__).resolve().parents[1] / "docs" / "trees.md").read_text()
     row = next(line for line in table.splitlines() if line.startswith("| pareto | local |"))
     low, median, high = (c.strip() for c in row.strip("|").split("|")[2:5])
-    assert f"pareto\"`` {low}-{high}, median {median}" in doc.replace("``approach=", "``")
+    assert f'pareto"`` {low}-{high}, median {median}' in doc.replace("``approach=", "``")
     assert "CAUTION" in helptext and f"accuracy {low}-{high}" in helptext
     data = load_breast_cancer()
     majority = max(data.y.mean(), 1 - data.y.mean())

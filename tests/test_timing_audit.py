@@ -389,5 +389,5 @@ def test_timing_scope_the_sampler_is_constant_work_the_scores_are_not():
         a, b = groups
         rows += timing_report(groups, what, pairs=[(a, b)])
         print(f"{what}: median {np.median(groups[a]) / 1e6:.2f} ms vs {np.median(groups[b]) / 1e6:.2f} ms")
-    for w, a, b, n_a, n_b, d, c in rows:  # figures only: a difference here is what the docs state
+    for w, _, _, n_a, n_b, d, c in rows:  # figures only: a difference here is what the docs state
         print(f"{w}: KS {d:.3f}, critical {c:.3f} (n = {n_a}, {n_b})")

@@ -63,16 +63,25 @@ _SUBMODULES = {"audit", "datasets", "experiments", "graphs", "metrics", "trees",
 __all__ = list(_EXPORTS)
 
 if TYPE_CHECKING:  # for static analysers and IDEs only: at run time the names load on first use
-    from ._validation import check_random_state
-    from .aggregate import aggregate, priv_agg
-    from .budget import Budget, BudgetExceededError
-    from .chebyshev import priv_chebyshev
-    from .dampening import dampen, local_dampening
-    from .mechanisms import MECHANISMS, probabilities, select
-    from .pareto import pareto_score, pareto_sensitivity, priv_pareto
-    from .preview import lead_needed, pick_probability
-    from .selection import select_multiobjective
-    from .sensitivity import LocalSensitivity, Objective
+    from ._validation import check_random_state as check_random_state
+    from .aggregate import aggregate as aggregate
+    from .aggregate import priv_agg as priv_agg
+    from .budget import Budget as Budget
+    from .budget import BudgetExceededError as BudgetExceededError
+    from .chebyshev import priv_chebyshev as priv_chebyshev
+    from .dampening import dampen as dampen
+    from .dampening import local_dampening as local_dampening
+    from .mechanisms import MECHANISMS as MECHANISMS
+    from .mechanisms import probabilities as probabilities
+    from .mechanisms import select as select
+    from .pareto import pareto_score as pareto_score
+    from .pareto import pareto_sensitivity as pareto_sensitivity
+    from .pareto import priv_pareto as priv_pareto
+    from .preview import lead_needed as lead_needed
+    from .preview import pick_probability as pick_probability
+    from .selection import select_multiobjective as select_multiobjective
+    from .sensitivity import LocalSensitivity as LocalSensitivity
+    from .sensitivity import Objective as Objective
 
 
 def __getattr__(name: str):

@@ -7,7 +7,14 @@ here and answers ``--help`` and argument errors without loading numpy or the com
 
 from __future__ import annotations
 
-__all__ = ["MECHANISMS", "EXACT_CAPABLE", "BUILTIN_APPROACHES", "APPROACHES", "WEIGHTED_APPROACHES", "SENSITIVITIES"]
+__all__ = [
+    "MECHANISMS",
+    "EXACT_CAPABLE",
+    "BUILTIN_APPROACHES",
+    "APPROACHES",
+    "WEIGHTED_APPROACHES",
+    "SENSITIVITIES",
+]
 
 #: Names accepted by ``mechanism`` (:func:`dpmo.select`).
 MECHANISMS = ("exponential", "permute_and_flip", "laplace", "gumbel")

@@ -89,8 +89,9 @@ def _check_mechanism(mechanism) -> str:
     return mechanism
 
 
-def per_pick_epsilon_of(epsilon, k: int, *, delta: float = 0.0, mechanism: str = "exponential",
-                        epsilon_per_pick=None) -> float:
+def per_pick_epsilon_of(
+    epsilon, k: int, *, delta: float = 0.0, mechanism: str = "exponential", epsilon_per_pick=None
+) -> float:
     """The epsilon of each of ``k`` picks: ``epsilon / k`` (pure DP, basic composition), or the given
     ``epsilon_per_pick``, or, with ``delta > 0``, what ``dpmo.per_pick_epsilon`` (approximate-DP
     accounting, issue 30) gives when this version of dpmo has it.
@@ -119,8 +120,9 @@ def per_pick_epsilon_of(epsilon, k: int, *, delta: float = 0.0, mechanism: str =
             "delta > 0 needs approximate-DP accounting (dpmo.per_pick_epsilon), which this version of dpmo "
             "does not have; pass epsilon_per_pick= (the epsilon of each pick) instead"
         )
-    return _check_positive(float(accountant(total, k, delta=float(delta), mechanism=mechanism)),
-                           "the per-pick epsilon")
+    return _check_positive(
+        float(accountant(total, k, delta=float(delta), mechanism=mechanism)), "the per-pick epsilon"
+    )
 
 
 # ------------------------------------------------------------------------------ one pick among n

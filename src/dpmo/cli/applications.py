@@ -214,9 +214,8 @@ def trees_command(args) -> int:
     """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
     with _table_errors():
         data, evaluation, classes = _training_tables(args)
-        from ..trees import DPMOETClassifier
-
         from ..budget import Budget
+        from ..trees import DPMOETClassifier
 
         kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
         clf = DPMOETClassifier(

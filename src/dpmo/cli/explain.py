@@ -23,7 +23,7 @@ LEADS = (1, 2, 5, 10, 20, 50, 100)
 _MODEL = (
     "# model: the best candidate leads each of the other n - 1, which are tied, by LEAD (the least "
     "favourable case for that lead); P = the probability that it is among the picks (docs/core.md, "
-    "\"Know before you spend\")"
+    '"Know before you spend")'
 )
 
 
@@ -58,7 +58,9 @@ def explain_lines(
         ["P_at_lead=0", *(f"{k / n:.3f}" for n, k, _ in rounds)],
     ]
     for q in PROBABILITIES:
-        leads = [lead_needed(n, None, q, k=k, mechanism=mechanism, epsilon_per_pick=eps) for n, k, eps in rounds]
+        leads = [
+            lead_needed(n, None, q, k=k, mechanism=mechanism, epsilon_per_pick=eps) for n, k, eps in rounds
+        ]
         rows.append([f"lead_for_P={q:g}", *(_g(v) for v in leads)])
         if scale is not None:
             rows.append([f"lead_for_P={q:g}_in_score_units", *(_g(v * scale) for v in leads)])
@@ -83,12 +85,23 @@ def explain_lines(
 def _approach_unit(approach: str, sensitivity: str, global_sens: float | None, what: str) -> tuple:
     """``(unit, scale)`` of the scores the approach selects on (see :func:`explain_lines`)."""
     if sensitivity == "local":
-        name = {"pareto": "dampened Pareto score", "agg": "dampened weighted sum", "chebyshev": "scalarised dampened objectives"}[approach]
+        name = {
+            "pareto": "dampened Pareto score",
+            "agg": "dampened weighted sum",
+            "chebyshev": "scalarised dampened objectives",
+        }[approach]
         return f"1 of the {name} (local dampening: sensitivity 1)", None
     if approach == "pareto":
-        return "n_round - 1 of the Pareto score (its global sensitivity; the score ranges over 0 .. n_round - 1)", None
+        return (
+            "n_round - 1 of the Pareto score (its global sensitivity; the score ranges over 0 .. "
+            "n_round - 1)",
+            None,
+        )
     if approach == "agg":
-        return f"{_g(global_sens)} of the weighted sum (sum of |w_i| times the global sensitivity of {what})", global_sens
+        return (
+            f"{_g(global_sens)} of the weighted sum (sum of |w_i| times the global sensitivity of {what})",
+            global_sens,
+        )
     return "1 of the scalarised objectives (each divided by its global sensitivity)", None
 
 
@@ -117,7 +130,9 @@ def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
                 raise CLIError(f"{path}: empty file (a header line naming the columns is needed)")
             absent = [c for c in columns if c not in header]
             if absent:
-                raise CLIError(f"{path}: no column {absent[0]!r}; the header has {header} (--delimiter {delimiter!r})")
+                raise CLIError(
+                    f"{path}: no column {absent[0]!r}; the header has {header} (--delimiter {delimiter!r})"
+                )
             rows = 0
             for lineno, row in enumerate(reader, start=2):
                 if not row or all(not f.strip() for f in row):
@@ -126,7 +141,9 @@ def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
                     raise CLIError(f"{path}, line {lineno}: expected {len(header)} fields, found {len(row)}")
                 rows += 1
     except UnicodeDecodeError:
-        raise CLIError(f"{path}: not a UTF-8 text file (give a CSV file with a header line, or a .parquet file)") from None
+        raise CLIError(
+            f"{path}: not a UTF-8 text file (give a CSV file with a header line, or a .parquet file)"
+        ) from None
     return rows
 
 
@@ -177,7 +194,9 @@ def explain_topk(args, n: int) -> int:
         shares = graph_chebyshev_settings(n, args.k)[2]
     weights = tuple(args.weights)
     global_sens = abs(weights[0]) * 1.0 + abs(weights[1]) * 1.0  # degree and ego density: sensitivity 1
-    unit, scale = _approach_unit(args.approach, args.sensitivity, global_sens, "degree and ego density, 1 each")
+    unit, scale = _approach_unit(
+        args.approach, args.sensitivity, global_sens, "degree and ego density, 1 each"
+    )
     max_lead = None
     if args.sensitivity == "global" and args.approach == "pareto":
         max_lead = 1.0
@@ -186,8 +205,8 @@ def explain_topk(args, n: int) -> int:
         max_lead = (abs(weights[0]) * (n - 1) + abs(weights[1])) / global_sens
     print(
         f"# dpmo topk --explain: public figures only (the graph file was not opened, nothing was spent): "
-        f"{n} nodes (the public node set), k = {args.k}, epsilon = {args.epsilon:g}, approach {args.approach}, "
-        f"sensitivity {args.sensitivity}, mechanism {args.mechanism}"
+        f"{n} nodes (the public node set), k = {args.k}, epsilon = {args.epsilon:g}, "
+        f"approach {args.approach}, sensitivity {args.sensitivity}, mechanism {args.mechanism}"
     )
     _print(
         explain_lines(

@@ -48,15 +48,24 @@ _EXPORTS = {
 __all__ = list(_EXPORTS)
 
 if TYPE_CHECKING:  # for static analysers only
-    from .config import DATASETS, EXPERIMENT_NAMES, EXPERIMENTS, DatasetSpec, ExperimentConfig, toy_experiment
-    from .figures import plot_experiment
-    from .paper import paper_results
-    from .report import write_report
-    from .results_csv import read_rows
-    from .runner import run_experiment
-    from .seeding import cell_seed, reference_seed
-    from .stats import mean_ci, summarize
-    from .tasks import Task, plan_tasks, run_task
+    from .config import DATASETS as DATASETS
+    from .config import EXPERIMENT_NAMES as EXPERIMENT_NAMES
+    from .config import EXPERIMENTS as EXPERIMENTS
+    from .config import DatasetSpec as DatasetSpec
+    from .config import ExperimentConfig as ExperimentConfig
+    from .config import toy_experiment as toy_experiment
+    from .figures import plot_experiment as plot_experiment
+    from .paper import paper_results as paper_results
+    from .report import write_report as write_report
+    from .results_csv import read_rows as read_rows
+    from .runner import run_experiment as run_experiment
+    from .seeding import cell_seed as cell_seed
+    from .seeding import reference_seed as reference_seed
+    from .stats import mean_ci as mean_ci
+    from .stats import summarize as summarize
+    from .tasks import Task as Task
+    from .tasks import plan_tasks as plan_tasks
+    from .tasks import run_task as run_task
 
 
 def __getattr__(name: str):
