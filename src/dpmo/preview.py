@@ -59,7 +59,7 @@ import numbers
 
 from ._choices import MECHANISMS
 
-__all__ = ["lead_needed", "pick_probability", "per_pick_epsilon_of"]
+__all__ = ["lead_needed", "pick_probability"]
 
 _LN2 = math.log(2.0)
 
@@ -89,7 +89,7 @@ def _check_mechanism(mechanism) -> str:
     return mechanism
 
 
-def per_pick_epsilon_of(
+def _per_pick_epsilon(
     epsilon, k: int, *, delta: float = 0.0, mechanism: str = "exponential", epsilon_per_pick=None
 ) -> float:
     """The epsilon of each of ``k`` picks: ``epsilon / k`` (pure DP, basic composition), or the given
@@ -98,9 +98,9 @@ def per_pick_epsilon_of(
 
     Examples
     --------
-    >>> per_pick_epsilon_of(1.0, 4)
+    >>> _per_pick_epsilon(1.0, 4)
     0.25
-    >>> per_pick_epsilon_of(None, 4, epsilon_per_pick=0.5)
+    >>> _per_pick_epsilon(None, 4, epsilon_per_pick=0.5)
     0.5
     """
     k = _check_int(k, "k", 1)
@@ -218,7 +218,7 @@ def pick_probability(
         scores, as the local approaches select on, have sensitivity 1).
     delta : float, default 0.0
         Approximate DP: the per-pick epsilon comes from ``dpmo.per_pick_epsilon`` (issue 30) when this
-        version has it (:func:`per_pick_epsilon_of`).
+        version has it.
     epsilon_per_pick : float, optional
         The epsilon of each pick, given directly (then ``epsilon`` must be None).
 
@@ -249,7 +249,7 @@ def pick_probability(
     k = _check_int(k, "k", 1, n)
     mechanism = _check_mechanism(mechanism)
     sensitivity = _check_positive(sensitivity, "sensitivity")
-    eps = per_pick_epsilon_of(epsilon, k, delta=delta, mechanism=mechanism, epsilon_per_pick=epsilon_per_pick)
+    eps = _per_pick_epsilon(epsilon, k, delta=delta, mechanism=mechanism, epsilon_per_pick=epsilon_per_pick)
     a = math.inf if math.isinf(float(lead)) else eps * (float(lead) / sensitivity) / 2.0
     return _k_picks(a, n, k, mechanism)
 
@@ -317,7 +317,7 @@ def lead_needed(
     if isinstance(probability, bool) or not isinstance(probability, numbers.Real) or not 0 < probability < 1:
         raise ValueError(f"probability must be a number in (0, 1), got {probability!r}")
     q = float(probability)
-    eps = per_pick_epsilon_of(epsilon, k, delta=delta, mechanism=mechanism, epsilon_per_pick=epsilon_per_pick)
+    eps = _per_pick_epsilon(epsilon, k, delta=delta, mechanism=mechanism, epsilon_per_pick=epsilon_per_pick)
     if q <= k / n:  # reached with no lead: k picks among n tied candidates
         return 0.0
     if mechanism in ("exponential", "gumbel") and k == 1:

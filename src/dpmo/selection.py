@@ -186,8 +186,7 @@ def get_approach(name) -> Approach:
     """The registered approach called ``name`` (``ValueError`` naming the allowed ones otherwise)."""
     if isinstance(name, Approach):
         return name
-    if name not in _APPROACHES:  # a built-in not loaded yet, or an unknown name (then the message below)
-        _load_builtins()
+    _load_builtins()  # once: the built-ins are registered by their modules
     return _APPROACHES[check_choice(name, approaches(), "approach")]
 
 

@@ -119,11 +119,11 @@ def select_command(args) -> int:
         weights = tuple(args.weights)
     elif args.weights is not None:
         raise CLIError(f"--weights is used by --approach agg only, not by --approach {args.approach}")
-    exact = exact_sampling(args)
     if getattr(args, "explain", False):  # public figures only: no objective cell is read, nothing spent
         from .explain import explain_select
 
         return explain_select(args, path, weights)
+    exact = exact_sampling(args)
     from ..selection import select_multiobjective
     from ..sensitivity import Objective
 
