@@ -8,7 +8,7 @@ Prints, each in a fresh interpreter (medians over ``--repeats`` runs; wall secon
 the child, user + system, with the load average before and after):
 
 * ``python -c pass`` (the interpreter alone), ``python -m dpmo.cli --version``, ``--help``,
-  ``select --help`` and an argument error: the issue's target is 0.3 s on an idle core;
+  ``select --help``, an argument error and ``topk --explain``: the issue's target is 0.3 s on an idle core;
 * ``import dpmo``; ``import dpmo`` and one ``dpmo.select`` (numpy, no compiled kernel);
   ``import dpmo.trees`` and a first DP-MOET fit (numba and the cached kernels);
 * ``cross_val_score(DPMOETClassifier(...), breast cancer, n_jobs=N)`` for N = 1, N = 2 (joblib's process
@@ -34,6 +34,7 @@ CASES = {
     "dpmo --help": ["-m", "dpmo.cli", "--help"],
     "dpmo select --help": ["-m", "dpmo.cli", "select", "--help"],
     "dpmo topk (argument error)": ["-m", "dpmo.cli", "topk", "g.csv", "--epsilon", "-1"],
+    "dpmo topk --explain": ["-m", "dpmo.cli", "topk", "g.csv", "--n-nodes", "37700", "-k", "5", "--explain"],
     "import dpmo": ["-c", "import dpmo"],
     "import dpmo; dpmo.select(...)": ["-c", "import dpmo; dpmo.select([0.0, 1.0, 2.0], 1.0, 1.0, rng=0)"],
     "import dpmo.trees; first DP-MOET fit": [

@@ -215,3 +215,26 @@ def test_lower_layers_never_import_higher_ones():
             if (higher or siblings) and (module, ".".join(target.split(".")[:2])) not in ALLOWED:
                 bad.append(f"{module} imports {target}")
     assert not bad, "\n".join(bad)
+
+
+def test_every_compiled_kernel_is_cached():
+    """A process-pool worker loads the kernels from numba's cache instead of compiling them again
+    (``docs/trees.md``, "Process pools"): every ``numba.njit`` / ``numba.jit`` has ``cache=True``."""
+    missing, seen = [], 0
+    for path in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for deco in node.decorator_list:
+                call = deco if isinstance(deco, ast.Call) else None
+                func = call.func if call else deco
+                name = ast.unparse(func)
+                if name.split(".")[-1] not in ("njit", "jit", "vectorize", "guvectorize", "cfunc"):
+                    continue
+                seen += 1
+                cached = call is not None and any(
+                    k.arg == "cache" and getattr(k.value, "value", None) is True for k in call.keywords
+                )
+                if not cached:
+                    missing.append(f"{path.relative_to(SRC)}:{node.lineno} {node.name}")
+    assert seen > 50 and not missing, missing
