@@ -332,12 +332,12 @@ def test_a_budget_that_runs_out_is_one_line_not_a_traceback(monkeypatch, capsys)
     # BudgetExceededError is a BaseException (so scikit-learn loops stop on it): the command line must
     # still turn it into its one-line error and exit status 2.
     import dpmo
-    import dpmo.cli as cli
+    import dpmo.cli.select_command as command
 
     def exhausted(args):
         dpmo.Budget(0.5).spend(1.0, "more than the budget")
 
-    monkeypatch.setattr(cli, "select_command", exhausted)
+    monkeypatch.setattr(command, "select_command", exhausted)  # main imports the command when it runs
     status = main(["select", "x.csv", "-k", "1", "--epsilon", "1", "--objective", "a=1"])
     err = capsys.readouterr().err
     assert status == 2

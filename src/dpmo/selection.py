@@ -16,8 +16,12 @@ experiments and the CLI). It owns, in one place:
   shares, :meth:`Approach.round_shares`, as PrivChebyshev's) is recorded right before the round's
   sampling.
 
-Layering: this module sits below :mod:`dpmo.pareto` and :mod:`dpmo.aggregate`, which register their
-approaches in it when they are imported (``import dpmo`` imports both); it imports only the core.
+Layering: this module sits below :mod:`dpmo.pareto`, :mod:`dpmo.aggregate` and :mod:`dpmo.chebyshev`,
+which register their approaches in it when they are imported; it imports only the core. It knows the
+built-in approaches' names and modules as data (:data:`dpmo._choices.BUILTIN_APPROACHES`) and imports
+those modules by name the first time a built-in name is asked for (:func:`approaches`,
+:func:`get_approach`), so that ``from dpmo.selection import select_multiobjective`` alone can select by
+``"pareto"`` (``import dpmo`` loads nothing eagerly).
 
 Caches that exist for speed (PrivPareto's round scores, the aggregate's dampened scores) live in a
 :class:`SelectionCache`, which is bound to the very objectives it was made for: the pipeline refuses a
@@ -26,13 +30,14 @@ cache made for other objectives, so a second set of objectives can never get the
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
 
-from . import _defaults
+from . import _choices, _defaults
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .accounting import check_delta
 from .calls import resolve_call
@@ -56,7 +61,7 @@ __all__ = [
 ]
 
 #: Values of ``sensitivity``.
-SENSITIVITIES = ("local", "global")
+SENSITIVITIES = _choices.SENSITIVITIES
 
 
 def check_objectives(objectives, name: str = "objectives") -> list[Objective]:
@@ -159,16 +164,32 @@ def register_approach(approach: Approach, *, replace: bool = False) -> Approach:
     return approach
 
 
+_BUILTINS_LOADED = False
+
+
+def _load_builtins() -> None:
+    """Import the modules of the built-in approaches (each registers its approach when imported)."""
+    global _BUILTINS_LOADED
+    if not _BUILTINS_LOADED:
+        for module in _choices.BUILTIN_APPROACHES.values():
+            importlib.import_module(module)
+        _BUILTINS_LOADED = True
+
+
 def approaches() -> tuple[str, ...]:
-    """Names of the registered approaches (``"pareto"``, ``"agg"``, and any registered later)."""
-    return tuple(_APPROACHES)
+    """Names of the registered approaches (``"pareto"``, ``"agg"``, ``"chebyshev"``, and any registered
+    later), the built-ins first, in a fixed order whatever order their modules were imported in."""
+    _load_builtins()
+    builtins = [a for a in _choices.APPROACHES if a in _APPROACHES]
+    return tuple(builtins + [a for a in _APPROACHES if a not in _choices.BUILTIN_APPROACHES])
 
 
 def get_approach(name) -> Approach:
     """The registered approach called ``name`` (``ValueError`` naming the allowed ones otherwise)."""
     if isinstance(name, Approach):
         return name
-    return _APPROACHES[check_choice(name, tuple(_APPROACHES), "approach")]
+    _load_builtins()  # once: the built-ins are registered by their modules
+    return _APPROACHES[check_choice(name, approaches(), "approach")]
 
 
 # ------------------------------------------------------------------------------------------ the cache

@@ -7,12 +7,7 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
-
-from .. import _defaults
-from ..budget import Budget
-from ..datasets.types import LabelError
-from ..selection import get_approach
+from .. import _choices, _defaults
 from .args import CLIError, exact_sampling
 
 __all__ = ["topk_command", "trees_command", "id3_command"]
@@ -38,6 +33,7 @@ def _tokens(line: str, delimiter: str | None) -> list[str]:
 
 def _read_node_ids(path: Path, text: bool = False, delimiter: str | None = None):
     """The public node ids listed in ``path`` (one or more per line, see :func:`_tokens`; '#' comments)."""
+    import numpy as np
 
     ids: list = []
     with open(path, encoding="utf-8-sig") as fh:
@@ -62,7 +58,7 @@ _NOT_PRIVATE = "# NOT PRIVATE: exact statistics of the private graph, for checki
 
 
 def _uses_weights(approach: str) -> bool:
-    return get_approach(approach).uses_weights
+    return approach in _choices.WEIGHTED_APPROACHES
 
 
 def _spent(budget) -> str:
@@ -83,10 +79,7 @@ def _budget_text(args) -> str:
 
 def topk_command(args) -> int:
     """``dpmo topk``: private top-k influential nodes of a graph file."""
-    from .. import graphs
-    from ..graphs.nodes import NODES_REQUIRED
-
-    path = _check_file(Path(args.graph_file))
+    path = None if args.explain else _check_file(Path(args.graph_file))  # --explain never opens it
     if args.nodes is not None:
         nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids, delimiter=args.delimiter)
     elif args.n_nodes is not None:
@@ -94,12 +87,21 @@ def topk_command(args) -> int:
             raise CLIError("--n-nodes N means the integer ids 0..N-1; with --string-ids pass --nodes FILE")
         nodes = args.n_nodes
     else:
+        from ..graphs.nodes import NODES_REQUIRED
+
         raise CLIError(
             NODES_REQUIRED.replace("nodes= is required", "--nodes FILE or --n-nodes N is required")
         )
     n_public = int(nodes) if isinstance(nodes, int) else len(nodes)
     if args.k > n_public:  # the declared node set is public: so is this check
         raise CLIError(f"-k {args.k} is larger than the number of nodes of the public node set ({n_public})")
+    if args.explain:  # public figures only: the graph file is not opened, nothing is spent
+        from .explain import explain_topk
+
+        return explain_topk(args, n_public)
+    from .. import graphs
+    from ..budget import Budget
+
     try:
         graph = graphs.load_graph(
             path,
@@ -224,6 +226,7 @@ def trees_command(args) -> int:
     """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
     with _table_errors():
         data, evaluation, classes = _training_tables(args)
+        from ..budget import Budget
         from ..trees import DPMOETClassifier
 
         kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
@@ -269,6 +272,7 @@ def id3_command(args) -> int:
     with _table_errors():
         exact = exact_sampling(args)
         data, evaluation, classes = _training_tables(args)
+        from ..budget import Budget
         from ..trees import DiffPID3Classifier, LocalDiffPID3Classifier
 
         local = args.sensitivity == "local"
@@ -304,6 +308,8 @@ def id3_command(args) -> int:
 @contextmanager
 def _table_errors():
     """A bad table or label set as the command line's one-line error (:class:`CLIError`)."""
+    from ..datasets.types import LabelError
+
     try:
         yield
     except LabelError as exc:

@@ -10,7 +10,7 @@ import math
 import os
 from collections.abc import Sequence
 
-from .._validation import EXACT_CAPABLE
+from .._choices import EXACT_CAPABLE
 
 __all__ = [
     "CLIError",

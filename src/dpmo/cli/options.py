@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .. import _defaults
-from ..mechanisms import MECHANISMS
-from ..selection import approaches
+from .._choices import APPROACHES, MECHANISMS
 from .args import delimiter, epsilon, seed
 from .args import delta as delta_type
 
@@ -17,6 +16,7 @@ __all__ = [
     "add_seed",
     "add_selection_options",
     "add_float_sampler",
+    "add_explain",
 ]
 
 #: What ``--help`` of the table commands says about rows with missing values (never their number).
@@ -136,7 +136,7 @@ def add_selection_options(
     ('agg', 'global', [3.0, 4.0])
     """
     sub.add_argument(
-        "--approach", choices=approaches(), default=approach, help=f"selection approach: {approach_help}"
+        "--approach", choices=APPROACHES, default=approach, help=f"selection approach: {approach_help}"
     )
     sub.add_argument(
         "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
@@ -187,3 +187,15 @@ def add_float_sampler(sub: argparse.ArgumentParser, exact: bool = True) -> None:
         ),
     )
     sub.set_defaults(exact_default=exact)
+
+
+def add_explain(sub: argparse.ArgumentParser, what: str) -> None:
+    """Add ``--explain``: the public preview of :mod:`dpmo.cli.explain` instead of the release."""
+    sub.add_argument(
+        "--explain",
+        action="store_true",
+        help="print what this selection can deliver instead of running it: the lead the best candidate "
+        "needs over the others to be picked with probability 1/2 and 9/10, and the probability at given "
+        f"leads, from public quantities only ({what}, -k, --epsilon, the sensitivity, the mechanism); "
+        "reads no private data and spends nothing (docs/core.md, 'Know before you spend')",
+    )

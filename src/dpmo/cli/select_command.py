@@ -12,11 +12,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import numpy as np
-
+from .. import _choices
 from .._extras import require
-from ..selection import get_approach, select_multiobjective
-from ..sensitivity import Objective
 from .args import CLIError, exact_sampling
 
 __all__ = ["select_command", "read_candidates"]
@@ -68,6 +65,8 @@ def read_candidates(path, objectives, id_column: str | None, delimiter: str = ",
     A cell of an objective that is not a finite number stops the command without naming its row or value
     (they are private); the layout (columns, field counts, ids) is public and is named.
     """
+    import numpy as np
+
     path = Path(path)
     columns = [c for c, _, _ in objectives]
     wanted = columns + ([id_column] if id_column is not None else [])
@@ -113,9 +112,8 @@ def select_command(args) -> int:
     names = [c for c, _, _ in args.objective]
     if len(set(names)) != len(names):
         raise CLIError("--objective: each column may be named once")
-    approach = get_approach(args.approach)
     weights = None
-    if approach.uses_weights:
+    if args.approach in _choices.WEIGHTED_APPROACHES:
         if args.weights is None:
             raise CLIError(f"--approach {args.approach} needs --weights, one per --objective ({len(names)})")
         if len(args.weights) != len(names):
@@ -125,7 +123,14 @@ def select_command(args) -> int:
         weights = tuple(args.weights)
     elif args.weights is not None:
         raise CLIError(f"--weights is used by --approach agg only, not by --approach {args.approach}")
+    if getattr(args, "explain", False):  # public figures only: no objective cell is read, nothing spent
+        from .explain import explain_select
+
+        return explain_select(args, path, weights)
     exact = exact_sampling(args)
+    from ..selection import select_multiobjective
+    from ..sensitivity import Objective
+
     ids, values = read_candidates(path, args.objective, args.id_column, args.delimiter)
     if args.k > len(ids):  # the candidate set is public: so is this check
         raise CLIError(f"-k {args.k} is larger than the number of candidates ({len(ids)})")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _defaults
+from .._choices import MECHANISMS
 from .._validation import (
     check_choice,
     check_epsilon,
@@ -26,15 +27,11 @@ from ..calls import resolve_call
 from ..epsilons import exact_epsilon, float_at_most
 from ._common import needs_rounds as needs_rounds  # for dpmo.graphs.spark (not in __all__)
 from ._common import scaled_scores as scaled_scores  # for dpmo.graphs.spark (not in __all__)
-from .exact import sample_exact
 from .exponential import log_probabilities_exponential, sample_exponential
 from .noisy_max import sample_noisy_max
 from .permute_and_flip import log_probabilities_permute_and_flip
 
 __all__ = ["MECHANISMS", "select", "probabilities"]
-
-#: Names accepted by ``mechanism``.
-MECHANISMS = ("exponential", "permute_and_flip", "laplace", "gumbel")
 
 _EXACT = ("exponential", "gumbel", "permute_and_flip")
 
@@ -151,6 +148,8 @@ def select(
         exact_round = exact_epsilon(epsilon) if k == 1 else exact_epsilon(epsilon) / k
         eps_round = float_at_most(exact_round)
     if exact:
+        from .exact import sample_exact  # its compiled kernel loads on first use, not with dpmo.select
+
         source = None if rng is None else generator  # None: the OS's secure source
         return sample_exact(scores, exact_round, sensitivity, k, source, mechanism)
     rng = generator

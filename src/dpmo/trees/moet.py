@@ -137,6 +137,14 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         ``docs/defaults.md``): DP-MOET-Agg with the paper's aggregation settings. The Pareto table's
         settings are ``approach="pareto", population_size=30, selection_size=3, n_iterations=3,
         initial_depth=4, max_depth=10, n_output=3`` (what ``dpmo reproduce tree-pareto`` uses).
+
+        **Caution on** ``"pareto"``: the Pareto score of a tree is very sensitive and its picks are close
+        to uniform among the population at the usual budgets, so the tree ``predict`` uses can be worse
+        than a constant. Measured on breast cancer at epsilon 1 (training accuracy over seeds 0-9,
+        ``benchmarks/bench_tree_approaches.py``): ``approach="pareto"`` 0.25-0.79, median 0.56, 7 of 10
+        fits below the constant classifier's 0.63 (global sensitivity: 0.13-0.74, median 0.37); the default
+        ``"agg"`` 0.59-0.91, median 0.83. Use ``"pareto"`` for a set of trade-off trees (``trees_``), not
+        for ``predict`` (``docs/trees.md``, "Which approach").
     sensitivity : {"local", "global"}, default "local"
         Local dampening with the admissible local functions, or the global sensitivity.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
