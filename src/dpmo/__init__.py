@@ -29,6 +29,7 @@ from .mechanisms import MECHANISMS, probabilities, select
 from .pareto import pareto_score, pareto_sensitivity, priv_pareto
 from .selection import select_multiobjective
 from .sensitivity import LocalSensitivity, Objective
+from .staircase import StaircaseApproach  # noqa: F401 - registers approach="staircase"
 
 __version__ = "0.1.0"
 

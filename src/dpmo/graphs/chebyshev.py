@@ -9,13 +9,23 @@ public directions, aspirations and shares that depend on the public node count `
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, priv_chebyshev
+from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, dampened_excess, priv_chebyshev
+from ..staircase import StaircaseApproach, StaircaseRounds
+from ..steps import Step
+from .objectives import ego_density_sensitivity
 
 __all__ = [
     "graph_chebyshev_settings",
     "graph_chebyshev_approach",
+    "graph_staircase_approach",
+    "GraphStaircaseApproach",
+    "degree_ranks",
+    "ego_from_dampened",
+    "discrete_laplace_sd",
     "top_k_chebyshev",
     "chebyshev_round_scores",
 ]
@@ -101,3 +111,162 @@ def chebyshev_round_scores(objs, n: int, k: int, round_: int = 0, sensitivity: s
     """``(scores, 1.0)`` of round ``round_`` of the graph default (every node still in play; for audits)."""
     W, A, _ = graph_chebyshev_settings(n, k)
     return chebyshev_selection_scores(objs, W[round_], A[round_], sensitivity)
+
+
+# --------------------------------------------------------------------------- the data-adaptive default
+#: Share of epsilon of the release of the degree order statistics (before round 1).
+QUANTILE_SHARE = 0.04
+#: Share of epsilon of each release of a pick's degree and dampened ego density (before rounds 2..k).
+PICK_SHARE = 0.08
+#: Relative share of round 1 among the rounds (the others share the rest equally).
+FIRST_ROUND = 0.2
+#: Window of round ``j`` at epsilon -> 0: the ``WINDOW_FIRST * WINDOW_STEP^(2 j / (k - 1))`` highest degrees.
+WINDOW_FIRST, WINDOW_STEP = 3.0, 10.0
+#: The window widens as ``exp(epsilon_j * WINDOW_GAP / 2)``: the number of candidates among which the
+#: exponential mechanism still finds one ``WINDOW_GAP`` units better than the rest.
+WINDOW_GAP = 6.0
+#: A later pick must have ``DEGREE_MARGIN`` times the degree of the released pick at its corner.
+DEGREE_MARGIN = 1.5
+#: Standard deviations of the noise taken off (ego density) or added (degree, windows) to released values.
+PICK_CONFIDENCE, RANK_CONFIDENCE = 0.5, 1.0
+
+
+def degree_ranks(n: int) -> np.ndarray:
+    """The public ranks ``1, 2, 4, ..., 2^floor(log2 n), n`` whose degrees the staircase default releases."""
+    r = [1 << i for i in range(int(n).bit_length()) if (1 << i) <= n]
+    return np.array(sorted(set(r + [int(n)])), dtype=np.int64)
+
+
+class _GraphStaircaseRounds(StaircaseRounds):
+    """Staircase rounds on (degree, ego density) with the releases and windows of
+    :class:`GraphStaircaseApproach`."""
+
+    def __init__(self, objectives, sensitivity, keep, appr):
+        super().__init__(objectives, sensitivity, np.zeros(2), appr.confidence, keep)
+        self.appr, self.round = appr, 0
+        self.ranks = degree_ranks(objectives[0].n)
+        self.degrees_at_ranks = None  # released degrees of the ranks (upper confidence bounds)
+
+    def begin(self, r, epsilon):
+        self.round, self.epsilon = r, epsilon
+
+    def release_spec(self, r, chosen):
+        if r == 0:
+            return f"degrees of ranks {self.ranks.tolist()} (sorted degree sequence)", 2.0, self.ranks.size
+        return f"degree and floor(dampened ego density) of pick {len(chosen)}", 2.0, 2
+
+    def statistic(self, r, chosen):
+        deg = self.objectives[0].values
+        if r == 0:  # one edge moves the sorted degree sequence by at most 2 in L1 (Hay et al. 2009)
+            return np.sort(np.asarray(deg, dtype=np.int64))[::-1][self.ranks - 1]
+        p = chosen[-1]  # its degree and floor(dampened ego density): each moves by at most 1
+        D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
+        return np.array([int(deg[p]), math.floor(float(D[p]))], dtype=np.int64)
+
+    def receive(self, r, chosen, noisy, x):
+        sd = discrete_laplace_sd(x)
+        v = np.asarray(noisy, dtype=np.float64)
+        if r == 0:  # post-processing: non-increasing in the rank, >= 0, then an upper confidence bound
+            self.degrees_at_ranks = np.maximum(np.minimum.accumulate(v), 0.0) + self.appr.rank_confidence * sd
+            return
+        d_high = max(v[0] + self.confidence * sd, 1.0)
+        D_low = v[1] - self.confidence * sd
+        if self.sensitivity == "local":
+            ego_low = ego_from_dampened(D_low, d_high, self.appr.formula)
+        else:  # the dampened excess is the ego density itself (global sensitivity 1)
+            ego_low = D_low
+        self.points.append(np.array([self.appr.degree_margin * d_high, min(max(ego_low, 0.0), 1.0)]))
+
+    def margin(self, scores):
+        W = self._window()
+        return scores if W is None else np.minimum(scores, self.objectives[0].values - W)
+
+    def _window(self) -> float | None:
+        """Lower degree edge of this round's window (public: the released degrees and the round's
+        epsilon), or None when the window holds every node."""
+        if self.degrees_at_ranks is None or self.epsilon is None:
+            return None
+        a, n, k = self.appr, self.objectives[0].n, self.appr.k
+        start = a.window_first * a.window_step ** (2.0 * self.round / max(k - 1, 1))
+        log_size = math.log(start) + self.epsilon * a.window_gap / 2.0
+        if log_size >= math.log(n):
+            return None
+        return float(np.interp(log_size, np.log(self.ranks.astype(np.float64)), self.degrees_at_ranks))
+
+
+def discrete_laplace_sd(x: float) -> float:
+    """Standard deviation ``sqrt(2 q) / (1 - q)``, ``q = e^-x``, of the discrete Laplace law
+    ``P(z) ~ exp(-x |z|)``."""
+    q = math.exp(-x)
+    return math.sqrt(2.0 * q) / (1.0 - q) if q > 0.0 else 0.0
+
+
+def ego_from_dampened(D: float, degree: float, formula: str = "paper") -> float:
+    """The ego density whose dampened score is ``D`` at ``degree`` (0 for ``D <= 0``; at most 1): the inverse
+    of local dampening with the public :func:`ego_density_sensitivity` at that degree. Applied to released
+    values only (post-processing). O(min(D, degree)).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.chebyshev import ego_from_dampened
+    >>> ego_from_dampened(2.0, 100.0)  # two steps of 2 / 100 and 2 / 99
+    0.0402020202020202
+    """
+    if not D > 0.0:
+        return 0.0
+    t = int(min(math.floor(D), degree + 3))  # the ego density reaches 1 within degree + 3 steps
+    delta = ego_density_sensitivity(np.array([degree]), np.arange(t + 1)[:, None], formula=formula)[:, 0]
+    return float(min(delta[:t].sum() + (min(D, t + 1.0) - t) * delta[t], 1.0))
+
+
+class GraphStaircaseApproach(StaircaseApproach):
+    """The data-adaptive PrivChebyshev of ``graphs.top_k(approach="chebyshev")``, for ``k`` picks.
+
+    Its plan (:meth:`steps`): a release of the degrees at the ranks :func:`degree_ranks` (share
+    :data:`QUANTILE_SHARE`), round 1, then for each later pick a release of the previous pick's degree and
+    dampened ego density (:data:`PICK_SHARE`) and a round. Round ``j`` is the staircase round
+    (:mod:`dpmo.staircase`) on (degree, ego density), its corners from the released picks (degree: the
+    upper confidence bound times :data:`DEGREE_MARGIN`; ego density: the lower confidence bound), bounded by
+    a window on degree, ``min(s_j, degree - W_j)``, with ``W_j`` the released degree at rank
+    ``WINDOW_FIRST WINDOW_STEP^(2 j / (k - 1)) exp(epsilon_j WINDOW_GAP / 2)`` (no bound once that rank
+    reaches ``n``). Every setting is a public constant or a function of ``n``, ``k``, the epsilon of the
+    step and released values.
+    """
+
+    name = "staircase"
+
+    def __init__(self, k: int, formula: str = "paper"):
+        super().__init__(release_share=PICK_SHARE, confidence=PICK_CONFIDENCE)
+        self.k, self.formula = int(k), formula
+        self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
+        self.window_first, self.window_step, self.window_gap = WINDOW_FIRST, WINDOW_STEP, WINDOW_GAP
+        self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
+
+    def steps(self, k: int, m: int):
+        if m != 2 or k != self.k:
+            raise ValueError(f"this approach was made for k = {self.k} picks over the 2 graph objectives")
+        left = 1.0 - self.quantile_share - (k - 1) * self.release_share
+        w = np.full(k, (1.0 - self.first_round) / max(k - 1, 1))
+        w[0] = self.first_round if k > 1 else 1.0
+        plan = [
+            Step("release", 0, self.quantile_share, "laplace"),
+            Step("round", 0, float(w[0] * left), None),
+        ]
+        for j in range(1, k):
+            plan.append(Step("release", j, self.release_share, "laplace"))
+            plan.append(Step("round", j, float(w[j] * left), None))
+        return tuple(plan)
+
+    def round_shares(self, k: int, m: int):
+        self.steps(k, m)  # checks k and m
+        return None
+
+    def rounds(self, objectives, weights, sensitivity, cache):
+        keep = {} if cache is None else cache.slot(("staircase", sensitivity), dict)
+        return _GraphStaircaseRounds(objectives, sensitivity, keep, self)
+
+
+def graph_staircase_approach(n: int, k: int, formula: str = "paper") -> GraphStaircaseApproach:
+    """The data-adaptive default of ``graphs.top_k(approach="chebyshev")`` for ``k`` picks on ``n`` public
+    nodes (:class:`GraphStaircaseApproach`)."""
+    return GraphStaircaseApproach(k, formula)

@@ -35,7 +35,7 @@ from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from .centrality import check_convention
-from .chebyshev import graph_chebyshev_approach
+from .chebyshev import graph_chebyshev_approach, graph_staircase_approach
 from .exact import PAPER_WEIGHTS, check_weights
 from .graph import Graph
 from .io import public_graph
@@ -229,7 +229,9 @@ def top_k(
     k = check_k(k, n)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    if approach == "chebyshev":  # PrivChebyshev with the graph's public defaults for unset settings
+    if approach == "staircase":  # PrivChebyshev with private, data-adaptive aspirations
+        appr = graph_staircase_approach(n, k, check_convention(low_degree, formula)[1])
+    elif approach == "chebyshev":  # PrivChebyshev with the graph's public defaults for unset settings
         appr = graph_chebyshev_approach(n, k, directions, aspirations, shares)
     else:
         appr = get_approach(check_choice(approach, approaches(), "approach"))
