@@ -186,9 +186,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
         epsilon), or None when the window holds every node."""
         if self.degrees_at_ranks is None or self.epsilon is None:
             return None
-        a, n, k = self.appr, self.objectives[0].n, self.appr.k
-        start = a.window_first * a.window_step ** (2.0 * self.round / max(k - 1, 1))
-        log_size = math.log(start) + self.epsilon * a.window_gap / 2.0
+        a, n = self.appr, self.objectives[0].n
+        log_size = math.log(a.window_starts()[self.round]) + self.epsilon * a.window_gap / 2.0
         if log_size >= math.log(n):
             return None
         return float(np.interp(log_size, np.log(self.ranks.astype(np.float64)), self.degrees_at_ranks))
@@ -242,12 +241,24 @@ class GraphStaircaseApproach(StaircaseApproach):
         self.window_first, self.window_step, self.window_gap = WINDOW_FIRST, WINDOW_STEP, WINDOW_GAP
         self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
 
+    def window_starts(self) -> np.ndarray:
+        """Size of each round's window at epsilon -> 0: ``WINDOW_FIRST WINDOW_STEP^(2 j / (k - 1))``."""
+        k = self.k
+        return self.window_first * self.window_step ** (2.0 * np.arange(k) / max(k - 1, 1))
+
+    def round_weights(self) -> np.ndarray:
+        """Relative shares of the rounds: :data:`FIRST_ROUND` for round 1, equal parts of the rest."""
+        k = self.k
+        w = np.full(k, (1.0 - self.first_round) / max(k - 1, 1))
+        w[0] = self.first_round if k > 1 else 1.0
+        return w
+
     def steps(self, k: int, m: int):
         if m != 2 or k != self.k:
             raise ValueError(f"this approach was made for k = {self.k} picks over the 2 graph objectives")
         left = 1.0 - self.quantile_share - (k - 1) * self.release_share
-        w = np.full(k, (1.0 - self.first_round) / max(k - 1, 1))
-        w[0] = self.first_round if k > 1 else 1.0
+        w = self.round_weights()
+        w = w / w.sum()
         plan = [
             Step("release", 0, self.quantile_share, "laplace"),
             Step("round", 0, float(w[0] * left), None),
