@@ -5,22 +5,27 @@ its picks cannot follow the front: on some data more budget only makes them land
 poor, points. Here the aspirations of round ``j`` come from the data, through a private release:
 
 1. Round 1 is PrivChebyshev with the public aspiration ``floor`` (default 0) and equal weights:
-   ``s_1(r) = min_i D_i(r, floor_i)``, where ``D_i(r, a) = dampen(u_i(r) - a)`` has sensitivity 1
+   ``s_1(r) = min_i D_i(r)``, where ``D_i(r) = dampen(u_i(r) - floor_i)`` has sensitivity 1
    (:func:`dpmo.chebyshev.dampened_excess`).
-2. Before each later round the objective values of the previous pick are released with the discrete
-   Laplace mechanism (:meth:`StaircaseRounds.release`); their lower confidence bounds -- never the exact
-   values -- are the points of a *staircase* ``S``.
-3. Round ``j`` scores ``s_j(r) = max_{l in L(S)} min_i D_i(r, l_i)``. ``L(S)`` are the local lower bounds of
-   the region that ``S`` does not dominate (:func:`local_lower_bounds`; for two objectives the inner corners
-   of the staircase and its two outer corners): ``s_j(r) > 0`` exactly when ``r`` is better than every
-   released point in some objective, and it grows with the margin by which ``r`` fills the gap at its
+2. Before each later round the previous pick's dampened values ``floor(D_i(p))`` are released with the
+   discrete Laplace mechanism (:meth:`StaircaseRounds.release`); their lower confidence bounds -- never the
+   exact values -- are the points of a *staircase* ``S`` (in dampened units).
+3. Round ``j`` scores ``s_j(r) = max_{l in L(S)} min_i (D_i(r) - l_i)``. ``L(S)`` are the local lower bounds
+   of the region that ``S`` does not dominate (:func:`local_lower_bounds`; for two objectives the inner
+   corners of the staircase and its two outer corners): ``s_j(r) > 0`` exactly when ``r`` is better than
+   every released point in some objective, and it grows with the margin by which ``r`` fills the gap at its
    corner -- a private step of the greedy hypervolume algorithm.
 
-Privacy (proof in ``docs/pareto.md``): for any fixed public corner ``l`` each ``D_i(r, l_i)`` moves by at most
-1 between neighbours, and so do their minimum and the maximum over corners; the corners are computed from
+Dominance in dampened units is dominance in the objectives' own units when dampening maps every candidate's
+values through the same increasing function (the global sensitivity; rates of one data set, as DP-MOET's
+TPR and TNR). Where it does not (a graph node's ego density is dampened by its own degree),
+the application releases values in the objectives' units and sets corners there
+(:func:`staircase_scores`; ``dpmo.graphs.chebyshev``).
+
+Privacy (proof in ``docs/pareto.md``): for any fixed public corner ``l`` each term moves by at most 1
+between neighbours, and so do their minimum and the maximum over corners; corners are computed from
 released values only; every release and every round is recorded in the budget when it is made
 (:func:`dpmo.select_multiobjective`), and adaptive sequential composition adds their shares to epsilon.
-Applications refine the releases and add public-or-released margins (``dpmo.graphs.chebyshev``).
 """
 
 from __future__ import annotations
@@ -36,7 +41,14 @@ from .mechanisms.exact import sample_discrete_laplace
 from .selection import Approach, Rounds, register_approach
 from .steps import Step
 
-__all__ = ["local_lower_bounds", "staircase_scores", "StaircaseApproach", "StaircaseRounds", "RELEASE_SHARE"]
+__all__ = [
+    "local_lower_bounds",
+    "staircase_scores",
+    "discrete_laplace_sd",
+    "StaircaseApproach",
+    "StaircaseRounds",
+    "RELEASE_SHARE",
+]
 
 #: Default share of epsilon of each release (one per round after the first).
 RELEASE_SHARE = 0.04
@@ -112,20 +124,14 @@ def staircase_scores(objectives, corners, sensitivity: str = "local", cache=None
     return best
 
 
-def _discrete_laplace_sd(x: float) -> float:
-    """Standard deviation of the discrete Laplace law ``P(z) ~ exp(-x |z|)``: ``sqrt(2 q) / (1 - q)``."""
-    q = math.exp(-x)
-    return math.sqrt(2.0 * q) / (1.0 - q) if q > 0.0 else 0.0
-
-
 class StaircaseRounds(Rounds):
     """The rounds of one staircase selection: the released points and the scores of every round.
 
-    Generic release (:meth:`release`): the integers ``floor(u_i(p) / Delta_i)`` of the previous pick ``p``
-    (each moves by at most 1 between neighbours: L1 sensitivity ``m``), with discrete Laplace noise of
-    parameter ``epsilon / m``; the point is ``(v_i + 1/2) Delta_i`` minus ``confidence`` standard deviations
-    of the noise. Subclasses refine :meth:`release_spec`, :meth:`release` and :meth:`margin` (applications
-    whose objectives have better releases than their global sensitivity allows).
+    Generic release (:meth:`release`): the integers ``floor(D_i(p))`` of the previous pick ``p`` (each
+    moves by at most 1 between neighbours: L1 sensitivity ``m``) with discrete Laplace noise of parameter
+    ``epsilon / m``; the point is the noisy values lowered by ``confidence`` standard deviations of the
+    noise (dampened units). Subclasses refine :meth:`release_spec`, :meth:`statistic`, :meth:`receive`,
+    :meth:`scores` and :meth:`margin`.
     """
 
     def __init__(self, objectives, sensitivity: str, floor, confidence: float, keep: dict):
@@ -139,12 +145,22 @@ class StaircaseRounds(Rounds):
         self.epsilon = None  # of the current round (told by the pipeline)
         self.score_name = "staircase Chebyshev scalarisation of the dampened objectives"
 
+    def dampened(self) -> np.ndarray:
+        """``(m, n)``: ``D_i = dampened_excess(u_i, floor_i)`` of every candidate (kept across calls)."""
+        rows = []
+        for i, o in enumerate(self.objectives):
+            key = (i, float(self.floor[i]), self.sensitivity)
+            if key not in self._keep:
+                self._keep[key] = dampened_excess(o, self.floor[i], self.sensitivity)
+            rows.append(self._keep[key])
+        return np.stack(rows)
+
     def begin(self, r: int, epsilon: float) -> None:
         self.epsilon = epsilon
 
     def release_spec(self, r: int, chosen: list[int]) -> tuple[str, float, int]:
         m = len(self.objectives)
-        return f"objective values of pick {len(chosen)} (floor(u / Delta))", float(m), m
+        return f"floor of the dampened objectives of pick {len(chosen)}", float(m), m
 
     def release(self, r: int, chosen: list[int], epsilon: Fraction, rng) -> None:
         """The release before round ``r``: :meth:`statistic` plus discrete Laplace noise of parameter
@@ -156,34 +172,38 @@ class StaircaseRounds(Rounds):
 
     def statistic(self, r: int, chosen: list[int]) -> np.ndarray:
         """The private integers released before round ``r`` (L1 sensitivity: :meth:`release_spec`): here
-        ``floor(u_i(p) / Delta_i)`` of the previous pick ``p``."""
-        p = chosen[-1]
-        return np.array(
-            [math.floor(float(o.values[p]) / o.global_sensitivity) for o in self.objectives], dtype=np.int64
-        )
+        ``floor(D_i(p))`` of the previous pick ``p``."""
+        D = self.dampened()[:, chosen[-1]]
+        return np.array([math.floor(float(v)) for v in np.clip(D, -(2.0**62), 2.0**62)], dtype=np.int64)
 
     def receive(self, r: int, chosen: list[int], noisy: np.ndarray, x: float) -> None:
-        """Post-processing of a release (public: the noisy integers and the noise parameter ``x`` only):
-        the point ``(v_i + 1/2) Delta_i`` lowered by ``confidence`` standard deviations of the noise."""
-        sd = _discrete_laplace_sd(x)
-        G = np.array([o.global_sensitivity for o in self.objectives])
-        self.points.append((np.asarray(noisy, dtype=np.float64) + 0.5 - self.confidence * sd) * G)
+        """Post-processing of a release (public: the noisy integers and the noise parameter ``x`` only): the
+        point of the staircase, ``confidence`` standard deviations of the noise below the noisy values."""
+        sd = discrete_laplace_sd(x)
+        self.points.append(np.asarray(noisy, dtype=np.float64) - self.confidence * sd)
 
     def corners(self) -> np.ndarray:
         """The local lower bounds of the released staircase (public: computed from released values)."""
-        return local_lower_bounds(self.points, self.floor)
+        return local_lower_bounds(self.points, np.zeros(len(self.objectives)))
 
-    def margin(self, scores: np.ndarray) -> np.ndarray:
-        """Hook: a sensitivity-1 bound applied to the scores (identity here)."""
+    def margin(self, scores: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+        """Hook: a sensitivity-1 bound on the scores of the ``remaining`` candidates (none here)."""
         return scores
 
     def scores(self, chosen, remaining):
-        s = staircase_scores(self.objectives, self.corners(), self.sensitivity, self._cache)
-        for i, f in enumerate(self.floor):
-            key = (i, float(f), self.sensitivity)
-            if key in self._cache:
-                self._keep.setdefault(key, self._cache[key])
-        return self.margin(s)[remaining], 1.0
+        D = self.dampened()[:, remaining]
+        s = None
+        for corner in self.corners():
+            t = np.min(D - corner[:, None], axis=0)
+            s = t if s is None else np.maximum(s, t)
+        return self.margin(s, remaining), 1.0
+
+
+def discrete_laplace_sd(x: float) -> float:
+    """Standard deviation ``sqrt(2 q) / (1 - q)``, ``q = e^-x``, of the discrete Laplace law
+    ``P(z) ~ exp(-x |z|)`` (public: a function of the noise parameter only)."""
+    q = math.exp(-x)
+    return math.sqrt(2.0 * q) / (1.0 - q) if q > 0.0 else 0.0
 
 
 class StaircaseApproach(Approach):

@@ -14,7 +14,13 @@ import math
 import numpy as np
 
 from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, dampened_excess, priv_chebyshev
-from ..staircase import StaircaseApproach, StaircaseRounds
+from ..staircase import (
+    StaircaseApproach,
+    StaircaseRounds,
+    discrete_laplace_sd,
+    local_lower_bounds,
+    staircase_scores,
+)
 from ..steps import Step
 from .objectives import ego_density_sensitivity
 
@@ -25,7 +31,6 @@ __all__ = [
     "GraphStaircaseApproach",
     "degree_ranks",
     "ego_from_dampened",
-    "discrete_laplace_sd",
     "top_k_chebyshev",
     "chebyshev_round_scores",
 ]
@@ -114,21 +119,25 @@ def chebyshev_round_scores(objs, n: int, k: int, round_: int = 0, sensitivity: s
 
 
 # --------------------------------------------------------------------------- the data-adaptive default
-#: Share of epsilon of the release of the degree order statistics (before round 1).
-QUANTILE_SHARE = 0.04
+#: Share of epsilon of the release of the degrees at the ranks :func:`degree_ranks` (before round 1).
+QUANTILE_SHARE = 0.03
 #: Share of epsilon of each release of a pick's degree and dampened ego density (before rounds 2..k).
-PICK_SHARE = 0.08
-#: Relative share of round 1 among the rounds (the others share the rest equally).
-FIRST_ROUND = 0.2
-#: Window of round ``j`` at epsilon -> 0: the ``WINDOW_FIRST * WINDOW_STEP^(2 j / (k - 1))`` highest degrees.
-WINDOW_FIRST, WINDOW_STEP = 3.0, 10.0
-#: The window widens as ``exp(epsilon_j * WINDOW_GAP / 2)``: the number of candidates among which the
-#: exponential mechanism still finds one ``WINDOW_GAP`` units better than the rest.
-WINDOW_GAP = 6.0
-#: A later pick must have ``DEGREE_MARGIN`` times the degree of the released pick at its corner.
+PICK_SHARE = 0.06
+#: Relative share of round 1 among the rounds; round ``j >= 2`` gets a part of the rest proportional to
+#: ``j - 1`` (k = 3: 0.15, 0.283, 0.567): the later rounds aim at the denser, costlier end of the front.
+FIRST_ROUND = 0.15
+#: Windows at epsilon -> 0: round ``j`` (from 0) sees the ``WINDOW_FIRST (WINDOW_LAST / WINDOW_FIRST)^(j /
+#: (k - 1))`` highest degrees (k = 3: 3, 77, 2000).
+WINDOW_FIRST, WINDOW_LAST = 3.0, 2000.0
+#: A window holds ``exp(epsilon_j WINDOW_GAP / 2)`` times as many nodes: about as many as the exponential
+#: mechanism can search at the round's epsilon for a node ``WINDOW_GAP`` units better than the rest.
+WINDOW_GAP = 4.0
+#: A later pick must have ``DEGREE_MARGIN`` times the (upper bound of the) degree of a released pick to fill
+#: the gap at a corner.
 DEGREE_MARGIN = 1.5
-#: Standard deviations of the noise taken off (ego density) or added (degree, windows) to released values.
-PICK_CONFIDENCE, RANK_CONFIDENCE = 0.5, 1.0
+#: Standard deviations of the release noise: a pick's degree is raised and its ego density lowered by
+#: ``PICK_CONFIDENCE``, the degrees of the ranks raised by ``RANK_CONFIDENCE``.
+PICK_CONFIDENCE, RANK_CONFIDENCE = 1.0, 0.5
 
 
 def degree_ranks(n: int) -> np.ndarray:
@@ -177,9 +186,22 @@ class _GraphStaircaseRounds(StaircaseRounds):
             ego_low = D_low
         self.points.append(np.array([self.appr.degree_margin * d_high, min(max(ego_low, 0.0), 1.0)]))
 
-    def margin(self, scores):
+    def corners(self):
+        return local_lower_bounds(self.points, self.floor)
+
+    def scores(self, chosen, remaining):
+        """``min(max_l min_i D_i(r, l_i), degree(r) - W)``: corners in the objectives' units (the dampened
+        excesses are recomputed for each released corner; those over 0 are kept across calls)."""
+        s = staircase_scores(self.objectives, self.corners(), self.sensitivity, self._cache)
+        for i in range(2):
+            key = (i, 0.0, self.sensitivity)
+            if key in self._cache:
+                self._keep.setdefault(key, self._cache[key])
+        return self.margin(s[remaining], remaining), 1.0
+
+    def margin(self, scores, remaining):
         W = self._window()
-        return scores if W is None else np.minimum(scores, self.objectives[0].values - W)
+        return scores if W is None else np.minimum(scores, self.objectives[0].values[remaining] - W)
 
     def _window(self) -> float | None:
         """Lower degree edge of this round's window (public: the released degrees and the round's
@@ -191,13 +213,6 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if log_size >= math.log(n):
             return None
         return float(np.interp(log_size, np.log(self.ranks.astype(np.float64)), self.degrees_at_ranks))
-
-
-def discrete_laplace_sd(x: float) -> float:
-    """Standard deviation ``sqrt(2 q) / (1 - q)``, ``q = e^-x``, of the discrete Laplace law
-    ``P(z) ~ exp(-x |z|)``."""
-    q = math.exp(-x)
-    return math.sqrt(2.0 * q) / (1.0 - q) if q > 0.0 else 0.0
 
 
 def ego_from_dampened(D: float, degree: float, formula: str = "paper") -> float:
@@ -227,9 +242,9 @@ class GraphStaircaseApproach(StaircaseApproach):
     (:mod:`dpmo.staircase`) on (degree, ego density), its corners from the released picks (degree: the
     upper confidence bound times :data:`DEGREE_MARGIN`; ego density: the lower confidence bound), bounded by
     a window on degree, ``min(s_j, degree - W_j)``, with ``W_j`` the released degree at rank
-    ``WINDOW_FIRST WINDOW_STEP^(2 j / (k - 1)) exp(epsilon_j WINDOW_GAP / 2)`` (no bound once that rank
-    reaches ``n``). Every setting is a public constant or a function of ``n``, ``k``, the epsilon of the
-    step and released values.
+    ``start_j exp(epsilon_j WINDOW_GAP / 2)`` (:meth:`window_starts`; no bound once that rank reaches
+    ``n``). Every setting is a public constant or a function of ``n``, ``k``, the epsilon of the step and
+    released values.
     """
 
     name = "staircase"
@@ -238,19 +253,22 @@ class GraphStaircaseApproach(StaircaseApproach):
         super().__init__(release_share=PICK_SHARE, confidence=PICK_CONFIDENCE)
         self.k, self.formula = int(k), formula
         self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
-        self.window_first, self.window_step, self.window_gap = WINDOW_FIRST, WINDOW_STEP, WINDOW_GAP
+        self.window_first, self.window_last, self.window_gap = WINDOW_FIRST, WINDOW_LAST, WINDOW_GAP
         self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
 
     def window_starts(self) -> np.ndarray:
-        """Size of each round's window at epsilon -> 0: ``WINDOW_FIRST WINDOW_STEP^(2 j / (k - 1))``."""
-        k = self.k
-        return self.window_first * self.window_step ** (2.0 * np.arange(k) / max(k - 1, 1))
+        """Each round's window at epsilon -> 0: ``WINDOW_FIRST`` to ``WINDOW_LAST`` nodes, geometrically."""
+        j = np.arange(self.k) / max(self.k - 1, 1)
+        return self.window_first * (self.window_last / self.window_first) ** j
 
     def round_weights(self) -> np.ndarray:
-        """Relative shares of the rounds: :data:`FIRST_ROUND` for round 1, equal parts of the rest."""
+        """Relative shares of the rounds: ``FIRST_ROUND`` for round 1, the rest in proportion to 1, 2, ..."""
         k = self.k
-        w = np.full(k, (1.0 - self.first_round) / max(k - 1, 1))
-        w[0] = self.first_round if k > 1 else 1.0
+        if k == 1:
+            return np.ones(1)
+        w = np.arange(k, dtype=np.float64)
+        w[1:] *= (1.0 - self.first_round) / w[1:].sum()
+        w[0] = self.first_round
         return w
 
     def steps(self, k: int, m: int):
