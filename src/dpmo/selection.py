@@ -312,10 +312,11 @@ def select_multiobjective(
     budget : dpmo.Budget, optional
         Spend from it (a new ``Budget(epsilon)`` when None). The whole epsilon is checked first
         (:class:`dpmo.BudgetExceededError` before anything is computed); then one record of ``epsilon / k``
-        (or the approach's share, :meth:`Approach.round_shares`) per round, made right before the round's
-        sampling (for a static approach, all k right before the one sampling call). A round with a single
-        candidate left returns it without looking at the data and still records its share, so the call
-        always spends exactly ``epsilon``.
+        (or the approach's share, :meth:`Approach.round_shares`; or one per step of its plan,
+        :meth:`Approach.steps`) per round, made right before the round's sampling (for a static approach,
+        all k right before the one sampling call). A round with a single candidate left returns it
+        without looking at the data and still records its share, so the call always spends exactly
+        ``epsilon``.
     cache : SelectionCache, optional
         Speed cache for repeated calls on the same objectives (it must have been made for these very
         objects). Outputs are the same with or without it.
@@ -335,7 +336,10 @@ def select_multiobjective(
     -----
     Privacy: every round is an ``epsilon / k``-DP selection (the approach's score has the sensitivity
     handed to :func:`dpmo.select`, or the dampened score sensitivity 1), and which candidates remain depends
-    only on earlier private outputs; basic sequential composition gives epsilon. Cost: that of the
+    only on earlier private outputs; basic sequential composition gives epsilon. An approach with a plan
+    (:meth:`Approach.steps`, e.g. the staircase) also makes private releases between rounds; every step
+    runs at its exact part of epsilon, recorded right before it, and is DP given the earlier outputs
+    (adaptive sequential composition). Cost: that of the
     approach's rounds (see :func:`dpmo.priv_pareto`, :func:`dpmo.priv_agg`) plus k calls of
     :func:`dpmo.select` (one for a static approach).
 
