@@ -230,6 +230,7 @@ def trees_command(args) -> int:
             random_state=args.seed,
             classes=[0, 1],
             exact=False if args.non_private else exact_sampling(args),
+            leaf_count_share=0,  # the command prints trees, not scores: all of epsilon for the selections
             **kw,
         )
         budget = None if args.non_private else Budget(args.epsilon)
