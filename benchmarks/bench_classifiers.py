@@ -222,10 +222,10 @@ def main(argv=None) -> None:
     ap.add_argument("--data-dir", default=default_data)
     ap.add_argument("--diffprivlib-python", default=None, help="interpreter with diffprivlib 0.6 (see above)")
     ap.add_argument("--moet", action="append", default=[], help="NAME:key=value,... (an extra DP-MOET row)")
-    ap.add_argument("--models", default="", help="comma-separated subset of the model names")
+    ap.add_argument("--models", default="", help="semicolon-separated subset of the model names")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    args.models = [m.strip() for m in args.models.split(",") if m.strip()]
+    args.models = [m.strip() for m in args.models.split(";") if m.strip()]
     delta_kw = check_delta(args.delta)
     warnings.filterwarnings("ignore")
     print(f"epsilon = {args.epsilon:g}, delta = {args.delta:g}, {args.seeds} seeds (splits 70/30, "
