@@ -205,3 +205,14 @@ def test_fit_spends_the_split_and_releases_voters_and_counts(cancer):
     flat = DPMOETClassifier(1.0, n_iterations=0, leaf_count_share=0, random_state=0, **{
         k: v for k, v in SMALL.items() if k != "n_iterations"}).fit(cancer)  # fmt: skip
     assert flat.voters_ == [] and set(np.unique(flat.predict_proba(cancer))) <= {0.0, 1.0}
+
+
+def test_predict_proba_of_another_output_tree_agrees_with_its_predict(cancer):
+    clf = DPMOETClassifier(2.0, n_output=3, random_state=1, **SMALL).fit(cancer)
+    assert len(clf.leaf_counts_) == 3 and len(clf.budget_.ledger) == 2 * 4 + 3 + 3
+    for tree in (1, -1, 2):
+        proba = clf.predict_proba(cancer, tree=tree)
+        np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(cancer, tree=tree))
+    np.testing.assert_array_equal(clf.predict_proba(cancer, tree=-1), clf.predict_proba(cancer, tree=2))
+    with pytest.raises(ValueError, match="index"):
+        clf.predict_proba(cancer, tree=3)

@@ -134,6 +134,7 @@ class VoteScoresMixin(_ScoresMixin):
         t = check_int(tree, "tree", minimum=None)
         if not -len(self.trees_) <= t < len(self.trees_):
             raise ValueError(f"tree must index the {len(self.trees_)} output trees, got {tree}")
+        t %= len(self.trees_)  # a row of the output trees, not of the voters after them
         released = TreePopulation([*self.trees_, *getattr(self, "voters_", ())])
         votes = released.predict(X) == 1  # (n_output + s, n), 1 = positive_class_
         rest = votes.mean(axis=0)
