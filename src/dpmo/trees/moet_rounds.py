@@ -104,6 +104,10 @@ def fit_shares(epsilon, k: int, o: int, leaf_count_share=0.0, final_share=None):
     (eps_round, eps_final, eps_leaf) : Fraction or None each
         ``eps_round`` is None when ``k = 0``, ``eps_leaf`` when ``leaf_count_share = 0``.
 
+    Notes
+    -----
+    O(1) exact arithmetic (fractions.Fraction).
+
     Examples
     --------
     >>> from dpmo.trees.moet_rounds import fit_shares
