@@ -393,26 +393,48 @@ def select_multiobjective(
     return np.asarray(chosen, dtype=np.intp)
 
 
-def plan_selections(epsilon, budget, delta, approach, sizes, mechanism, what: str):
-    """Plan a call made of several selections with ``delta > 0`` (a DP-MOET fit: its generations and its
-    output): ``(the call's budget, the exact epsilon of each selection)``.
+def plan_selections(
+    epsilon, budget, delta, approach, sizes, mechanism, what: str, *, weights=None, releases=()
+):
+    """Plan a call made of several selections, and releases after them, with ``delta > 0`` (a DP-MOET fit:
+    its generations, its output and its leaf counts).
 
-    Each of the ``len(sizes)`` selections keeps its relative share ``1 / len(sizes)``, split over its
-    ``sizes[i]`` picks as ``approach`` splits a selection (:meth:`Approach.round_shares`; equal by
-    default); the accountant scales all the picks together (:func:`dpmo.accounting.scaled_epsilons`) and
-    the call's ``(epsilon, delta)`` is reserved in ``budget`` before anything is computed. Each selection
-    then runs :func:`select_multiobjective` with its epsilon and the call's budget (its rounds take the
-    plan's epsilons, :meth:`dpmo.Budget.planned`).
+    Selection ``i`` gets the relative share ``weights[i]`` (``1 / len(sizes)`` each when ``weights`` is
+    None), split over its ``sizes[i]`` picks as ``approach`` splits a selection
+    (:meth:`Approach.round_shares`; equal by default), each of ``mechanism``'s kind; ``releases`` are the
+    relative shares and kinds (``(share, kind)``) of the mechanism calls that follow the selections, in
+    the order they run. The accountant scales all of them together (:func:`dpmo.accounting.scaled_epsilons`)
+    and the call's ``(epsilon, delta)`` is reserved in ``budget`` before anything is computed (refused
+    otherwise). Each selection then runs :func:`select_multiobjective` with its epsilon and the call's
+    budget (its rounds take the plan's epsilons, :meth:`dpmo.Budget.planned`), and each release records
+    its epsilon in the call's budget when it runs.
+
+    Returns
+    -------
+    (Budget, list of Fraction, list of Fraction)
+        The call's budget, the exact epsilon of each selection (the sum of its picks') and of each release.
+
+    Notes
+    -----
+    The accountant's cost (:func:`dpmo.accounting.scaled_epsilons`) for ``sum(sizes) + len(releases)``
+    mechanism calls; nothing else.
     """
     appr = get_approach(approach)
+    if weights is None:
+        weights = [1.0 / len(sizes)] * len(sizes)
+    if len(weights) != len(sizes):
+        raise ValueError(f"weights must give one share per selection ({len(sizes)}), got {len(weights)}")
     relative: list[float] = []
-    for count in sizes:
+    for count, weight in zip(sizes, weights, strict=True):
         shares = appr.round_shares(count, 2)
         each = [1.0 / count] * count if shares is None else [float(x) for x in shares]
-        relative.extend(x / len(sizes) for x in each)
-    call, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, what)
+        relative.extend(x * float(weight) for x in each)
+    kinds = [mechanism] * len(relative) + [kind for _, kind in releases]
+    relative.extend(float(share) for share, _ in releases)
+    call, total, parts = resolve_call(epsilon, budget, delta, relative, kinds, what)
     ends = np.cumsum(sizes).tolist()
-    return call, [sum(parts[e - c : e], Fraction(0)) for e, c in zip(ends, sizes, strict=True)]
+    picks = [sum(parts[e - c : e], Fraction(0)) for e, c in zip(ends, sizes, strict=True)]
+    return call, picks, parts[len(parts) - len(releases) :] if releases else []
 
 
 def round_parts(total: Fraction, k: int, shares=None) -> list[Fraction]:

@@ -271,6 +271,7 @@ def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: 
         features=data.features,
         random_state=rng,
         exact=False,  # the paper's grids keep the float sampler (speed; seeded outputs unchanged)
+        leaf_count_share=0,  # the paper's DP-MOET: the trees only, all of epsilon for the selections
         **kw,
     )
     enc = _encoded(data)
