@@ -287,7 +287,7 @@ def test_bad_data_is_refused(cls):
     X = data.X.copy()
     with pytest.raises(ValueError, match="binary"):
         clf.fit(X, data.y + np.arange(data.y.size) % 3)
-    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+    with pytest.raises(ValueError, match="different numbers of rows"):  # the numbers are not shown
         clf.fit(X, data.y[:-1])
     X[0, 1] = 3  # ternary attribute: code 3 is outside its public domain
     with pytest.raises(ValueError, match="codes"):

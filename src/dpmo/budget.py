@@ -23,16 +23,11 @@ Copies
 ------
 A budget cannot be copied while it can still spend: ``pickle``, :func:`copy.copy`, :func:`copy.deepcopy`
 and sending it to another process (joblib's ``loky``, ``multiprocessing``, Dask) raise :class:`TypeError`
-saying what to do. A copy's spends would be recorded in the copy only, never in the original, so the two
-together could spend more than the budget's epsilon while the original shows nothing spent (three fits of
-epsilon 1 on one ``Budget(1.0)`` all ran under joblib with ``n_jobs=2``). Refusing is the only design in
-which the one object that the caller holds sees every spend: a copy that forwards its spends would need a
-channel back to the original that survives crashes and reordering, and a copy that spends nothing is a
-budget that fails later, far from the cause. Threads share the object itself, and every check-and-record
-runs under one lock per tree of budgets, so joblib's ``threading`` backend is safe. A budget with nothing
-left to spend (``remaining_exact == 0``: a fitted estimator's ``budget_``) copies as a record of its own
-ledger, detached from any parent: it can spend nothing, so the copy bypasses nothing (and fitted
-estimators pickle).
+saying what to do, and in a process forked after it was made it refuses to spend (:mod:`dpmo._fork`): a
+copy's spends would never reach the original, so the two together could spend more than its epsilon.
+Threads share the object, and every check-and-record runs under one lock per tree of budgets. A budget
+with nothing left to spend (a fitted estimator's ``budget_``) copies as a detached record of its ledger.
+Why refusing is the design: ``docs/privacy-accounting.md``, "Copies and other processes".
 
 Composition is **basic sequential composition** (the sum of the epsilons, Dwork and Roth 2014, Theorem
 3.16), as in the paper; the cost of a spend is :meth:`Budget._cost`. In ``Budget(epsilon, delta)``, calls
@@ -51,6 +46,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _fork
 from .budget_calls import ApproximateDP, Charge
 from .epsilons import decimal_float_at_most, exact_epsilon, exact_text, float_at_most
 
@@ -144,7 +140,8 @@ class Budget(ApproximateDP):
     -----
     Thread-safe: a spend is checked and recorded under one lock per tree of budgets (joblib's ``threading``
     backend shares the object). Not copyable while it can still spend: ``pickle``, ``copy.copy``,
-    ``copy.deepcopy`` and sending it to another process raise :class:`TypeError` (module notes, "Copies").
+    ``copy.deepcopy`` and sending it to another process raise :class:`TypeError` (module notes, "Copies");
+    in a process forked after it was made, it refuses to spend (:class:`RuntimeError`, :mod:`dpmo._fork`).
     ``spend`` is O(depth of the tree of sub-budgets); ``ledger`` copies the records, O(records).
 
     Examples
@@ -170,14 +167,7 @@ class Budget(ApproximateDP):
     >>> sum(r.epsilon for r in b.ledger) == 1      # exact, no rounding
     True
 
-    Floats count as the decimals they print as: ten spends of ``0.1`` fit in ``Budget(1.0)``, and each
-    mechanism runs at the largest float not above the 1/10 recorded (:func:`dpmo.epsilons.float_at_most`).
-
-    >>> tenths = Budget(1.0)
-    >>> [tenths.spend(0.1, "a tenth") for _ in range(10)][-1]
-    0.09999999999999999
-    >>> tenths.spent_exact, tenths.remaining
-    (Fraction(1, 1), 0.0)
+    Floats count as the decimals they print as (ten spends of ``0.1`` fit in ``Budget(1.0)``; module notes).
     """
 
     #: Name of the composition rule between calls (basic sequential composition, of epsilons and deltas).
@@ -194,6 +184,7 @@ class Budget(ApproximateDP):
         self._records: list = []
         self._parent: Budget | None = None
         self._lock = threading.RLock()
+        self._born = _fork.generation  # spends only in this process, not in a forked child (dpmo._fork)
 
     # ------------------------------------------------------------------------------------ reading
     @property
@@ -286,12 +277,18 @@ class Budget(ApproximateDP):
         composition. The one place a tighter accountant would change."""
         return epsilon
 
+    def _refuse_if_forked(self) -> None:
+        """Raise (:func:`dpmo._fork.refuse`) in a process forked after this budget was made."""
+        if self._born != _fork.generation:
+            _fork.refuse(DOCS)
+
     def check(self, epsilon, delta=0.0) -> Fraction:
         """Raise :class:`BudgetExceededError` unless ``epsilon`` (and ``delta``) fit in what remains.
 
         Returns the exact Fraction of ``epsilon``. Entry points call it up front, before computing
         anything private, for the whole epsilon (and delta) of the call.
         """
+        self._refuse_if_forked()
         eps = exact_epsilon(epsilon)
         with self._lock:
             if self._cost(eps, None) > self._remaining_epsilon():
@@ -336,6 +333,7 @@ class Budget(ApproximateDP):
         BudgetExceededError
             ``epsilon`` exceeds :attr:`remaining`; nothing is recorded. Call it *before* computing.
         """
+        self._refuse_if_forked()
         eps = exact_epsilon(epsilon)
         if not isinstance(what, str):
             raise TypeError(f"what must be a str, got {type(what).__name__}")
@@ -367,6 +365,7 @@ class Budget(ApproximateDP):
         :func:`dpmo.epsilons.float_at_most` of the exact share ``epsilon / k``. Used by callers that sample
         the ``k`` rounds at once (the Gumbel top-k trick): all ``k`` records are made before the sampling.
         """
+        self._refuse_if_forked()
         k = int(k)
         if k < 1:
             raise ValueError(f"k must be a positive int, got {k}")
@@ -413,6 +412,7 @@ class Budget(ApproximateDP):
         BudgetExceededError
             The parts exceed :attr:`remaining` (nothing is reserved).
         """
+        self._refuse_if_forked()
         with self._lock:
             if self._plan is not None:
                 raise ValueError("a call's budget (delta > 0) cannot be split: it runs its plan only")

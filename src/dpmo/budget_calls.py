@@ -199,6 +199,7 @@ class ApproximateDP:
         epsilon, kind)`` certified by the accountant) and return the call's budget; raise
         :class:`dpmo.BudgetExceededError` (nothing reserved) when either does not fit. Used by
         :func:`dpmo.calls.call_budget`."""
+        self._refuse_if_forked()
         with self._lock:
             if self._plan is not None:
                 raise ValueError("a call's budget (delta > 0) cannot make another call with delta > 0")

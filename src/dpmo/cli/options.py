@@ -48,8 +48,9 @@ def add_table_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--classes",
         metavar="NEGATIVE,POSITIVE",
-        help="CSV: the public label set (default 0,1); any other label is an error naming its line, whatever "
-        "the other rows hold; leaves are printed with these names",
+        help="CSV: the public label set (default 0,1, as load_csv's default); any other label is an error "
+        "naming the column (never the row or the label), whatever the other rows hold; leaves are printed "
+        "with these names",
     )
     sub.add_argument(
         "--show-exact-statistics",

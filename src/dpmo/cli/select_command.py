@@ -30,18 +30,22 @@ def _csv_columns(path: Path, wanted: list[str], delimiter: str) -> tuple[dict[st
         if not header:
             raise CLIError(f"{path}: empty file (a header line naming the columns is needed)")
         absent = [c for c in wanted if c not in header]
-        if absent:
+        if absent:  # the first line is not shown: in a file without a header line it is a candidate
             raise CLIError(
-                f"{path}: no column {absent[0]!r}; the header has {header} (--delimiter {delimiter!r})"
+                f"{path}: no column {absent[0]!r} in the header line (names match exactly, spaces stripped; "
+                f"--delimiter {delimiter!r}; the line is not shown, in case it is not a header)"
             )
         pos = [header.index(c) for c in wanted]
         cells: dict[str, list[str]] = {c: [] for c in wanted}
         rows = 0
-        for lineno, row in enumerate(reader, start=2):
+        for row in reader:
             if not row or all(not f.strip() for f in row):
                 continue
-            if len(row) != len(header):  # the layout of the file, not a value of the data
-                raise CLIError(f"{path}, line {lineno}: expected {len(header)} fields, found {len(row)}")
+            if len(row) != len(header):  # which row, and its fields, are not shown: they hold private cells
+                raise CLIError(
+                    f"{path}: a row does not have the header's {len(header)} fields (which row is not shown: "
+                    f"the values are private); check --delimiter {delimiter!r} and the quoting of fields"
+                )
             for c, i in zip(wanted, pos, strict=True):
                 cells[c].append(row[i].strip())
             rows += 1

@@ -390,8 +390,6 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         return self.tree_.n_leaves
 
 
-
-
 class DiffPID3Classifier(_BaseID3):
     __doc__ = (
         """DiffP-ID3 (Friedman and Schuster, KDD 2010): private ID3 with the exponential mechanism.

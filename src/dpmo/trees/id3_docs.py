@@ -21,9 +21,9 @@ PARAMS_DOC = """
         A pandas DataFrame (columns found by name) and a plain array (columns in the order of the
         features) hold raw values (the categories themselves, numbers in the units of their bounds); a
         Dataset and its table ``data.X`` are encoded (``docs/trees.md``, "Units"); an ambiguous table
-        is refused. None: every column is numeric with the public range ``[0, 1]``. Numeric values
-        outside the public range are clipped to it (silently by ``fit``, whose warnings never depend on
-        the records; ``predict`` warns).
+        is refused. None: every column is numeric on ``[0, 1]``, and ``fit`` on a raw table warns (the same
+        ``DefaultBoundsWarning`` for every table). Values outside the public range are clipped to it (``fit``
+        never says whether: that depends on the records; ``predict`` warns).
     n_bins : int, default 5
         Bins of a numeric column over its public range ``[0, 1]``.
     max_records : int or None, default 100000

@@ -114,9 +114,11 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         the order of the features) hold raw values: the categories themselves, numeric values in the
         units of their bounds, which scale them. A Dataset and its table ``data.X`` are encoded
         (``docs/trees.md``, "Units"); an ambiguous table is refused. None means every column is numeric
-        with the public range [0, 1]. Never inferred from the data: the splits would then leak it.
-        Numeric values outside the public range are clipped to it (silently by ``fit``, whose warnings
-        never depend on the records; ``predict`` warns).
+        with the public range [0, 1], and ``fit`` on a raw table then warns
+        (:class:`~dpmo.trees.DefaultBoundsWarning`, the same words for every table). Never
+        inferred from the data: the splits would then leak it. Numeric values outside the public range
+        are clipped to it (``fit`` never says whether it clipped: that depends on the records;
+        ``predict`` warns).
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
         All randomness of the fit (trees, operators and private selections). None draws fresh OS entropy.
     classes : pair of labels, optional

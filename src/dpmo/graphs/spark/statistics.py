@@ -6,7 +6,7 @@ The same statistics as :func:`dpmo.graphs.degree`, :func:`dpmo.graphs.triangles`
 1. **Simple graph.** Every edge becomes ``(min, max)``; duplicates and reverse edges merge (a ``distinct``),
    self-loops are dropped from the degrees (as in :mod:`dpmo.graphs.csr`).
 2. **Degrees and the node set.** ``degree(v)`` is the number of distinct edges at ``v``. Every endpoint must
-   lie in the public node set (an edge outside it is refused with ``ValueError`` naming the node, as
+   lie in the public node set (an edge outside it is refused with ``ValueError``, never naming the node, as
    :func:`dpmo.graphs.load_graph` does); nodes of the set without edges get degree 0.
 3. **Triangles, degree-ordered** (Chiba and Nishizeki 1985; Latapy 2008; Suri and Vassilvitskii 2011 for
    the MapReduce form). Each edge is oriented from the lower to the higher ``(degree, id)``: a node has at
@@ -34,6 +34,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..centrality import ego_density_from_counts
+from ..nodes import OUTSIDE
 from .inputs import NodeSet, edge_frame, id_kind, node_frame
 
 __all__ = [
@@ -96,7 +97,7 @@ def node_statistics(edges, nodes) -> DataFrame:
     Raises
     ------
     ValueError
-        Without a node set, for an edge naming a node outside it (the message names it) or with a null
+        Without a node set, for an edge naming a node outside it (the message does not name it) or with a null
         endpoint, for duplicate ids in ``nodes``, or for a malformed text edge list.
     TypeError
         For edges or nodes of the wrong kind (three columns, ids that are neither integers nor strings,
@@ -190,13 +191,9 @@ def _check_endpoints(deg: DataFrame, ns: NodeSet) -> None:
     bad = outside.select("node").limit(1).collect()
     if not bad:
         return
-    value = bad[0]["node"]
-    if value is None:
+    if bad[0]["node"] is None:
         raise ValueError("an edge has a missing (null) endpoint; every edge needs two node ids")
-    raise ValueError(
-        f"an edge names node {value!r}, which is not in nodes (the declared public node set of {ns.n} "
-        "nodes); fix the node set or remove the edges outside it"
-    )
+    raise ValueError(OUTSIDE.format(size=f" of {ns.n} nodes"))
 
 
 def oriented_edges(edges: DataFrame, deg: DataFrame) -> DataFrame:
