@@ -14,8 +14,8 @@ The float samplers are used (``exact=False``: the same output distributions, fas
 **Trees** (NLTCS, ACS, Adult; stratified 70/30 split with ``random_state = r``):
 
 * DP-MOET-Agg: ``DPMOETClassifier(approach="agg")`` with the paper's aggregation settings, written out
-  (100/20/2, depths 3/5, one output tree, weights (3, 2), equal rounds) and ``leaf_count_share=0`` (these metrics
-  read the trees only, so all of epsilon goes to the selections);
+  (100/20/2, depths 3/5, one output tree, weights (3, 2), equal rounds) and ``leaf_count_share=0``
+  (these metrics read the trees only, so all of epsilon goes to the selections);
 * DP-MOET-Chebyshev: ``approach="chebyshev"`` with the paper's Pareto-table settings (30/3/3, depths 4/10,
   three output trees), ``leaf_count_share=0``.
 
