@@ -34,9 +34,14 @@ from dpmo.datasets import load_acs, load_adult, load_nltcs
 from dpmo.metrics import coverage
 from dpmo.trees import DPMOETClassifier
 
-PARETO = dict(population_size=30, selection_size=3, n_iterations=3, initial_depth=4, max_depth=10, n_output=3)
+# the paper's settings, trees only (no leaf counts: all of epsilon goes to the selections, as in the paper)
+PARETO = dict(
+    population_size=30, selection_size=3, n_iterations=3, initial_depth=4, max_depth=10, n_output=3,
+    leaf_count_share=0,
+)
 AGG = dict(
     approach="agg",
+    leaf_count_share=0,
     population_size=100,
     selection_size=20,
     n_iterations=2,

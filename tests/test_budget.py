@@ -366,10 +366,10 @@ def test_pipeline_picks_are_those_of_the_direct_lower_level_calls(seed, mechanis
 
 
 def test_registered_approach_plugs_into_every_layer(monkeypatch):
-    from dpmo import graphs, selection
+    from dpmo import graphs, registry
     from dpmo.selection import Approach, Rounds, approaches, register_approach
 
-    monkeypatch.setattr(selection, "_APPROACHES", dict(selection._APPROACHES))  # restored afterwards
+    monkeypatch.setattr(registry, "_APPROACHES", dict(registry._APPROACHES))  # restored afterwards
 
     class FirstObjective(Approach):  # a toy approach: the first objective alone, global sensitivity
         name = "first-objective-test"

@@ -151,12 +151,50 @@ def test_graph_entry_points():
     assert [float(r.epsilon) for r in b.ledger] == pytest.approx(list(expected), rel=1e-15)
 
 
+def _moet_spec(k=1, o=2, leaf=0.05, final=0.4):
+    """Relative shares and kinds of a DP-MOET fit's mechanism calls, from the docs' split (written out
+    here, not read from the code): ``leaf`` of epsilon to the o count releases, ``final`` of the rest to
+    the final selection's o picks, the other part equally to the k generations' 4 picks each."""
+    sel = 1 - leaf
+    gen = sel * (1 - final) / k
+    rel = [gen / 4] * (4 * k) + [sel * final / o] * o + [leaf / o] * o
+    return rel, ["exponential"] * (4 * k + o) + ["laplace"] * o
+
+
+def _moet(delta, **kw):
+    from dpmo.trees import DPMOETClassifier
+
+    params = dict(population_size=10, selection_size=4, n_iterations=1, n_output=2, final_share=0.4)
+    return DPMOETClassifier(1.0, delta=delta, random_state=0, **{**params, **kw})
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_dpmoet_delta_fit_is_one_planned_call_with_its_leaf_counts(exact):
+    from dpmo.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    b = dpmo.Budget(1.0, delta=DELTA)
+    est = _moet(DELTA, exact=exact).fit(data, budget=b)
+    rel, kinds = _moet_spec()
+    expected = accounting.scaled_epsilons(1.0, rel, delta=DELTA, kinds=kinds)
+    ledger = est.budget_.ledger
+    assert len(ledger) == 8 and [r.mechanism for r in ledger] == kinds
+    assert [float(r.epsilon) for r in ledger] == pytest.approx(list(expected), rel=1e-12)
+    # counted together, each runs above its pure share; the call is charged (1, delta) once
+    assert all(float(r.epsilon) > x for r, x in zip(ledger, rel, strict=True))
+    assert [r.candidates for r in ledger[-2:]] == [2 * t.n_leaves for t in est.trees_]
+    assert b.charges == (dpmo.budget.Charge("DP-MOET fit", Fraction(1), Fraction(1, 10**6)),)
+    assert b.ledger == ledger and b.remaining == 0 and b.remaining_delta == 0
+    assert est.leaf_counts_ is not None and len(est.leaf_counts_) == 2
+    assert accounting.composed_delta(1.0, [float(r.epsilon) for r in ledger], kinds) <= DELTA
+
+
 def test_estimators_take_delta():
     from dpmo.datasets import load_breast_cancer
     from dpmo.trees import DiffPID3Classifier, DPMOETClassifier
 
     data = load_breast_cancer()
-    est = DPMOETClassifier(1.0, delta=DELTA, features=data.features, random_state=0,
+    est = DPMOETClassifier(1.0, delta=DELTA, features=data.features, random_state=0, leaf_count_share=0,
                            population_size=10, selection_size=4, n_iterations=1)  # fmt: skip
     est.fit(data.X, data.y)
     rel = [1 / 8] * 4 + [1 / 2]  # two rounds of 1/2: four picks, then the output pick
@@ -171,6 +209,45 @@ def test_estimators_take_delta():
         DiffPID3Classifier(1.0, delta=2.0).fit(data.X, data.y)
     with pytest.raises(ValueError, match="delta"):
         DPMOETClassifier(None, delta=DELTA).fit(data.X, data.y)
+
+
+@pytest.mark.parametrize(
+    "budget", [(1.0, 1e-6, 0.5), (1.0, 1e-7, 0.0), (1.0, 0.0, 0.0)], ids=["epsilon", "delta", "pure"]
+)
+def test_dpmoet_delta_fit_refused_before_anything_is_computed(monkeypatch, budget):
+    from dpmo.datasets import load_breast_cancer
+    from dpmo.trees import moet
+
+    def computed(*args, **kwargs):
+        raise AssertionError("the fit computed something before its budget was checked")
+
+    monkeypatch.setattr(moet, "random_population", computed)
+    monkeypatch.setattr(moet.TreePopulation, "counts", computed)
+    total, delta, spent = budget
+    b = dpmo.Budget(total, delta=delta)
+    if spent:
+        b.spend(spent, "earlier release")
+    with pytest.raises(dpmo.BudgetExceededError):
+        _moet(DELTA).fit(load_breast_cancer(), budget=b)
+    assert len(b.ledger) == (1 if spent else 0) and b.charges == () and b.remaining == total - spent
+
+
+def test_dpmoet_delta_zero_is_the_pure_fit():
+    from dpmo.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    b = dpmo.Budget(1.0, delta=DELTA)  # a budget with a delta: a delta=0 fit still spends pure shares
+    est = _moet(0.0).fit(data, budget=b)
+    same = _moet(0).fit(data)
+    # the docs' split, exactly: 0.95 * 0.6 over 4 picks, 0.95 * 0.4 over 2, 0.05 over 2 count releases
+    want = [Fraction(57, 400)] * 4 + [Fraction(19, 100)] * 2 + [Fraction(1, 40)] * 2
+    assert [r.epsilon for r in est.budget_.ledger] == want and sum(want) == 1
+    assert b.charges == () and b.spent_delta == 0 and b.remaining_delta == DELTA
+    assert [r.epsilon for r in same.budget_.ledger] == want
+    for a, c in zip(est.trees_ + est.voters_, same.trees_ + same.voters_, strict=True):
+        assert a == c
+    for a, c in zip(est.leaf_counts_, same.leaf_counts_, strict=True):
+        np.testing.assert_array_equal(a, c)
 
 
 def test_delta_zero_keeps_the_pure_path():

@@ -151,13 +151,23 @@ def test_privacy_ledger_sums_to_epsilon(cancer):
         cancer.X, cancer.y
     )
     ledger = clf.budget_.ledger
-    # k = 2 generations of s = 3 picks, then o = 2 final picks; epsilon / (k + 1) per round, exactly
-    shares = [Fraction("0.7") / 3 / 3] * 6 + [Fraction("0.7") / 3 / 2] * 2
-    assert [r.epsilon for r in ledger] == shares
+    # the default leaf_count_share (1/20) for the o = 2 output trees' leaf counts, then k = 2 generations of
+    # s = 3 picks and o = 2 final picks, the rest / (k + 1) per round, exactly
+    rounds = Fraction("0.7") * Fraction(19, 20) / 3
+    leaf = Fraction("0.7") / 20 / 2
+    assert [r.epsilon for r in ledger] == [rounds / 3] * 6 + [rounds / 2] * 2 + [leaf] * 2
     assert sum(r.epsilon for r in ledger) == Fraction("0.7")  # exact
     assert clf.budget_.remaining == 0
-    assert all(r.mechanism == "exponential" and r.sensitivity == 1.0 for r in ledger)
-    assert [r.candidates for r in ledger] == [8, 7, 6, 11, 10, 9, 11, 10]
+    assert all(r.mechanism == "exponential" and r.sensitivity == 1.0 for r in ledger[:8])
+    assert all(r.mechanism == "laplace" and r.sensitivity == 1.0 for r in ledger[8:])
+    leaves = [2 * int(np.sum(t.feature < 0)) for t in clf.trees_]  # (negative, positive) per leaf
+    assert [r.candidates for r in ledger] == [8, 7, 6, 11, 10, 9, 11, 10, *leaves]
+    # without leaf counts the selections share all of epsilon, as in the paper
+    bare = DPMOETClassifier(
+        epsilon=0.7, features=cancer.features, random_state=0, leaf_count_share=0, **SMALL
+    ).fit(cancer.X, cancer.y)
+    shares = [Fraction("0.7") / 3 / 3] * 6 + [Fraction("0.7") / 3 / 2] * 2
+    assert [r.epsilon for r in bare.budget_.ledger] == shares and bare.leaf_counts_ is None
     nodp = DPMOETClassifier(epsilon=None, features=cancer.features, random_state=0, **SMALL)
     assert nodp.fit(cancer.X, cancer.y).budget_ is None
 
@@ -319,7 +329,7 @@ def test_pareto_variant_selects_with_the_pipeline(cancer, monkeypatch, sensitivi
     monkeypatch.setattr(moet, "select_multiobjective", spy)
     clf = DPMOETClassifier(
         epsilon=0.9, approach="pareto", sensitivity=sensitivity, mechanism="permute_and_flip",
-        features=cancer.features, random_state=2, **SMALL,
+        features=cancer.features, random_state=2, leaf_count_share=0, **SMALL,
     ).fit(cancer.X, cancer.y)  # fmt: skip
     # k = 2 generations of s = 3 picks among 8 then 3 + 8 trees, then o = 2 final picks among 3 + 8
     assert [(c[0], c[2]) for c in calls] == [(8, 3), (11, 3), (11, 2)]

@@ -128,11 +128,29 @@ def test_the_encoded_table_stays_marked_through_selections_not_computations(canc
 # predict_proba and decision_function
 
 
+def _leaf_of(tree, x) -> int:
+    """The preorder index of the leaf row ``x`` reaches (a walk of the node arrays, not the kernels)."""
+    i = 0
+    while tree.feature[i] >= 0:
+        v = x[tree.feature[i]]
+        left = v == tree.value[i] if tree.categorical[i] else v <= tree.value[i]
+        i = i + 1 if left else i + 1 + int(tree.size[i + 1])
+    return i
+
+
 def _released_probability(est, X) -> np.ndarray:
-    """P(positive) recomputed from the released trees only (the documented formulas)."""
+    """P(positive) recomputed from the released trees and counts only (the documented formulas)."""
     if isinstance(est, DPMOETClassifier):
-        votes = (est.predict_all(X) == est.positive_class_).astype(float)
-        return (votes[0] + votes.mean(axis=0)) / 2
+        Xe = np.asarray(est._X(X), dtype=np.float64)  # the estimator's units (encoded)
+        trees = [*est.trees_, *est.voters_]
+        votes = np.array([[t.label[_leaf_of(t, x)] for x in Xe] for t in trees], dtype=float)
+        rest = votes.mean(axis=0)
+        if est.leaf_counts_ is not None:  # (c1+ + pi) / (c0+ + c1+ + 1), pi the tree's clipped positive rate
+            counts = np.clip(np.nan_to_num(est.leaf_counts_[0]), 0, None)
+            pi = counts[:, 1].sum() / counts.sum()
+            c = counts[[_leaf_of(est.trees_[0], x) for x in Xe]]
+            rest = ((c[:, 1] + pi) / (c.sum(axis=1) + 1) + rest) / 2
+        return (votes[0] + rest) / 2
     c0, c1 = est.tree_.leaf_counts[est.apply(X)].T
     return 0.5 + (c1 - c0) / (2 * (np.abs(c0) + np.abs(c1)))
 

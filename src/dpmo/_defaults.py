@@ -59,6 +59,10 @@ TREE_N_ITERATIONS = 2
 TREE_INITIAL_DEPTH = 3
 TREE_MAX_DEPTH = 5
 TREE_N_OUTPUT = 1
+#: Share of a DP-MOET fit's epsilon spent on the noisy class counts of the output tree's leaves, which
+#: ``predict_proba`` ranks by (measured in ``docs/trees.md``, "Probabilities, scores and scikit-learn's
+#: tooling"). The CLI and ``dpmo reproduce`` release trees only and pass 0.
+TREE_LEAF_COUNT_SHARE = 0.05
 
 # -- trees: DiffP-ID3 / LocalDiffPID3 --------------------------------------------------------------------
 ID3_MAX_DEPTH = 5

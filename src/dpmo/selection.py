@@ -16,6 +16,8 @@ experiments and the CLI). It owns, in one place:
   shares, :meth:`Approach.round_shares`, as PrivChebyshev's) is recorded right before the round's
   sampling.
 
+The approaches and their registry live in :mod:`dpmo.registry` (re-exported here).
+
 Layering: this module sits below :mod:`dpmo.pareto`, :mod:`dpmo.aggregate` and :mod:`dpmo.chebyshev`,
 which register their approaches in it when they are imported; it imports only the core. It knows the
 built-in approaches' names and modules as data (:data:`dpmo._choices.BUILTIN_APPROACHES`) and imports
@@ -30,7 +32,6 @@ cache made for other objectives, so a second set of objectives can never get the
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -43,6 +44,7 @@ from .accounting import check_delta
 from .calls import resolve_call
 from .epsilons import float_at_most
 from .mechanisms import MECHANISMS, select
+from .registry import Approach, Rounds, approaches, get_approach, register_approach
 from .sensitivity import Objective
 from .steps import Step, check_steps, step_parts
 
@@ -91,137 +93,6 @@ def check_objectives(objectives, name: str = "objectives") -> list[Objective]:
 
 
 # ------------------------------------------------------------------------------------------ approaches
-class Rounds:
-    """The scores of the k rounds of one selection (returned by :meth:`Approach.rounds`).
-
-    ``static`` is True when a candidate's score does not depend on the other candidates (the aggregate):
-    the rounds then draw from one score vector without replacement, sampled at once by :func:`dpmo.select`
-    with ``k``. Otherwise (the Pareto score) :meth:`scores` is asked again in every round, for the
-    candidates still in play, and :meth:`chosen` is told every pick.
-    """
-
-    static = False
-    #: Shown in the budget's records, e.g. ``"dampened Pareto score"``.
-    score_name = "score"
-
-    def scores(self, chosen: list[int], remaining: np.ndarray) -> tuple[np.ndarray, float]:
-        """``(scores, sensitivity)`` of the ``remaining`` candidates (original indices, sorted) after the
-        picks ``chosen`` (in order); handed to :func:`dpmo.select`."""
-        raise NotImplementedError
-
-    def chosen(self, candidate: int) -> None:  # noqa: B027 - optional hook
-        """Told the original index of every pick, after the round."""
-
-    def begin(self, r: int, epsilon: float) -> None:  # noqa: B027 - optional hook
-        """Told, before :meth:`scores` of round ``r`` (from 0), the epsilon that round runs at (the float
-        the budget returned for its recorded share). Public: approaches whose scores depend on the
-        budget of the round (windows that widen with epsilon) read it here."""
-
-    def release_spec(self, r: int, chosen: list[int]) -> tuple[str, float, int]:
-        """``(what, sensitivity, count)`` of the private release made right before round ``r`` (for the
-        budget's record): what is released, its L1 sensitivity and the number of values. Only asked by
-        approaches whose :meth:`Approach.steps` has releases."""
-        raise NotImplementedError
-
-    def release(self, r: int, chosen: list[int], epsilon: Fraction, rng) -> None:
-        """Make the private release planned right before round ``r`` at exactly ``epsilon`` (already
-        recorded in the budget), keeping its output for the later rounds' scores. ``rng``: the
-        selection's randomness (None: the OS's secure source). Only called for the releases of
-        :meth:`Approach.steps`."""
-        raise NotImplementedError
-
-
-class Approach:
-    """How a multi-objective selection scores the candidates; subclass and :func:`register_approach`.
-
-    Attributes
-    ----------
-    name : str
-        The value of ``approach`` that selects it.
-    uses_weights : bool
-        Whether it needs ``weights`` (one per objective).
-    """
-
-    name = ""
-    uses_weights = False
-
-    def check_weights(self, weights, m: int):
-        """Checked weights (or None when the approach does not use them)."""
-        return None
-
-    def round_shares(self, k: int, m: int):
-        """The public shares of epsilon of the ``k`` rounds over ``m`` objectives: ``None`` for equal
-        shares (``epsilon / k`` each, the default), or ``k`` positive floats summing to 1. Called before
-        anything is computed; it also checks any other public per-round setting of the approach against
-        ``k`` and ``m`` (``ValueError`` naming it)."""
-        return None
-
-    def steps(self, k: int, m: int) -> tuple[Step, ...] | None:
-        """The public plan of an approach that makes private releases between its rounds: every
-        mechanism call (releases and rounds) in order with its share of epsilon (summing to 1). None
-        (the default): the ``k`` rounds only, with :meth:`round_shares`. Called before anything is
-        computed, after :meth:`round_shares`."""
-        return None
-
-    def rounds(self, objectives: list[Objective], weights, sensitivity: str, cache) -> Rounds:
-        """The :class:`Rounds` of one selection; ``cache`` is a :class:`SelectionCache` or None."""
-        raise NotImplementedError
-
-    def utility(self, objectives: list[Objective], weights, remaining: np.ndarray) -> np.ndarray:
-        """The exact (NOT private) score of the ``remaining`` candidates, larger is better; used by
-        :func:`argmax_multiobjective`."""
-        raise NotImplementedError
-
-
-_APPROACHES: dict[str, Approach] = {}
-_LOCK = threading.Lock()
-
-
-def register_approach(approach: Approach, *, replace: bool = False) -> Approach:
-    """Make ``approach`` selectable by its ``name`` in :func:`select_multiobjective` and everything built on
-    it (``dpmo.graphs.top_k``, ``DPMOETClassifier``, the experiments, the CLI). Returns it.
-
-    A name already registered raises ``ValueError`` unless ``replace`` is true.
-    """
-    if not isinstance(approach, Approach):
-        raise TypeError(f"approach must be a dpmo.selection.Approach, got {type(approach).__name__}")
-    if not isinstance(approach.name, str) or not approach.name:
-        raise ValueError("approach.name must be a non-empty str")
-    with _LOCK:
-        if approach.name in _APPROACHES and not replace:
-            raise ValueError(f"an approach named {approach.name!r} is already registered")
-        _APPROACHES[approach.name] = approach
-    return approach
-
-
-_BUILTINS_LOADED = False
-
-
-def _load_builtins() -> None:
-    """Import the modules of the built-in approaches (each registers its approach when imported)."""
-    global _BUILTINS_LOADED
-    if not _BUILTINS_LOADED:
-        for module in _choices.BUILTIN_APPROACHES.values():
-            importlib.import_module(module)
-        _BUILTINS_LOADED = True
-
-
-def approaches() -> tuple[str, ...]:
-    """Names of the registered approaches (``"pareto"``, ``"agg"``, ``"chebyshev"``, and any registered
-    later), the built-ins first, in a fixed order whatever order their modules were imported in."""
-    _load_builtins()
-    builtins = [a for a in _choices.APPROACHES if a in _APPROACHES]
-    return tuple(builtins + [a for a in _APPROACHES if a not in _choices.BUILTIN_APPROACHES])
-
-
-def get_approach(name) -> Approach:
-    """The registered approach called ``name`` (``ValueError`` naming the allowed ones otherwise)."""
-    if isinstance(name, Approach):
-        return name
-    _load_builtins()  # once: the built-ins are registered by their modules
-    return _APPROACHES[check_choice(name, approaches(), "approach")]
-
-
 # ------------------------------------------------------------------------------------------ the cache
 class SelectionCache:
     """Speed caches of repeated selections on one fixed list of objectives.
@@ -472,28 +343,51 @@ def select_multiobjective(
     return np.asarray(chosen, dtype=np.intp)
 
 
-def plan_selections(epsilon, budget, delta, approach, sizes, mechanism, what: str):
-    """Plan a call made of several selections with ``delta > 0`` (a DP-MOET fit: its generations and its
-    output): ``(the call's budget, the exact epsilon of each selection)``.
+def plan_selections(
+    epsilon, budget, delta, approach, sizes, mechanism, what: str, *, weights=None, releases=()
+):
+    """Plan a call made of several selections, and releases after them, with ``delta > 0`` (a DP-MOET fit:
+    its generations, its output and its leaf counts).
 
-    Each of the ``len(sizes)`` selections keeps its relative share ``1 / len(sizes)``, split over its
-    ``sizes[i]`` picks as ``approach`` splits a selection (:meth:`Approach.round_shares`; equal by
-    default); the accountant scales all the picks together (:func:`dpmo.accounting.scaled_epsilons`) and
-    the call's ``(epsilon, delta)`` is reserved in ``budget`` before anything is computed. Each selection
-    then runs :func:`select_multiobjective` with its epsilon and the call's budget (its rounds take the
-    plan's epsilons, :meth:`dpmo.Budget.planned`).
+    Selection ``i`` gets the relative share ``weights[i]`` (``1 / len(sizes)`` each when ``weights`` is
+    None), split over its ``sizes[i]`` picks as ``approach`` splits a selection
+    (:meth:`Approach.round_shares`; equal by default), each of ``mechanism``'s kind; ``releases`` are the
+    relative shares and kinds (``(share, kind)``) of the mechanism calls that follow the selections, in
+    the order they run. The accountant scales all of them together (:func:`dpmo.accounting.scaled_epsilons`)
+    and the call's ``(epsilon, delta)`` is reserved in ``budget`` before anything is computed (refused
+    otherwise). Each selection then runs :func:`select_multiobjective` with its epsilon and the call's
+    budget (its rounds take the plan's epsilons, :meth:`dpmo.Budget.planned`), and each release records
+    its epsilon in the call's budget when it runs.
+
+    Returns
+    -------
+    (Budget, list of Fraction, list of Fraction)
+        The call's budget, the exact epsilon of each selection (the sum of its picks') and of each release.
+
+    Notes
+    -----
+    The accountant's cost (:func:`dpmo.accounting.scaled_epsilons`) for ``sum(sizes) + len(releases)``
+    mechanism calls; nothing else.
     """
     appr = get_approach(approach)
+    if weights is None:
+        weights = [1.0 / len(sizes)] * len(sizes)
+    if len(weights) != len(sizes):
+        raise ValueError(f"weights must give one share per selection ({len(sizes)}), got {len(weights)}")
     relative: list[float] = []
     kinds: list[str] = []
-    for count in sizes:
-        steps = selection_plan(appr, count, 2)  # rounds, and releases for an approach with a plan
-        relative.extend(st.share / len(sizes) for st in steps)
+    counts: list[int] = []  # mechanism calls of each selection: its rounds, and its plan's releases
+    for count, weight in zip(sizes, weights, strict=True):
+        steps = selection_plan(appr, count, 2)
+        relative.extend(st.share * float(weight) for st in steps)
         kinds.extend(st.mechanism or mechanism for st in steps)
+        counts.append(len(steps))
+    relative.extend(float(share) for share, _ in releases)
+    kinds.extend(kind for _, kind in releases)
     call, total, parts = resolve_call(epsilon, budget, delta, relative, kinds, what)
-    sizes = [len(selection_plan(appr, count, 2)) for count in sizes]
-    ends = np.cumsum(sizes).tolist()
-    return call, [sum(parts[e - c : e], Fraction(0)) for e, c in zip(ends, sizes, strict=True)]
+    ends = np.cumsum(counts).tolist()
+    picks = [sum(parts[e - c : e], Fraction(0)) for e, c in zip(ends, counts, strict=True)]
+    return call, picks, parts[len(parts) - len(releases) :] if releases else []
 
 
 def round_parts(total: Fraction, k: int, shares=None) -> list[Fraction]:

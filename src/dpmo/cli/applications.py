@@ -248,6 +248,7 @@ def trees_command(args) -> int:
             classes=[0, 1],
             exact=False if args.non_private else exact_sampling(args),
             delta=args.delta,
+            leaf_count_share=0,  # the command prints trees, not scores: all of epsilon for the selections
             **kw,
         )
         budget = None if args.non_private else Budget(args.epsilon, delta=args.delta)

@@ -140,7 +140,8 @@ class ReadingMOET(DPMOETClassifier):
     """
 
     def __init__(self, epsilon=1.0, *, reading=None, **kw):
-        super().__init__(epsilon, **kw)
+        # the paper's DP-MOET: the trees only (no leaf counts), every round's share as _select computes it
+        super().__init__(epsilon, **{"leaf_count_share": 0, **kw})
         self.reading = reading
 
     def _factor_total(self) -> float:

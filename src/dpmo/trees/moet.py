@@ -1,19 +1,16 @@
 """DP-MOET: differentially private multi-objective evolutionary decision trees (the paper's Algorithm 1).
 
 :class:`DPMOETClassifier` evolves a population of random decision trees and, in every generation, privately
-selects the trees with the best trade-off between the true positive rate (TPR) and the true negative rate
-(TNR), with PrivPareto (:func:`dpmo.priv_pareto`, ``approach="pareto"``) or PrivAgg (:func:`dpmo.priv_agg`,
-``approach="agg"``), each with local (local dampening) or global sensitivity: the paper's four algorithms
-DP-MOET-Pareto_local, DP-MOET-Pareto_global, DP-MOET-Agg_local and DP-MOET-Agg_global.
-``epsilon=None`` gives the non-private NODP-MOET-Pareto / NODP-MOET-Agg (argmax instead of a private pick).
+selects the trees with the best trade-off between TPR and TNR, with PrivPareto (``approach="pareto"``) or
+PrivAgg (``"agg"``), local or global sensitivity: the paper's four DP-MOET algorithms (also PrivChebyshev,
+``"chebyshev"``, and the staircase). ``epsilon=None``: the non-private NODP-MOET (argmax, not a private pick).
 
 Privacy (see ``docs/trees.md``)
 -------------------------------
 * Neighbouring relation: ``neighbouring="add_remove"`` (default; adding or removing one record, the
   relation of the paper's proofs) or ``"substitution"`` (changing one record, the paper's Definition 1).
   Each uses the exact element local sensitivity of TPR and TNR for that relation
-  (:mod:`dpmo.trees.objectives`); the global sensitivities (1 for a rate, ``n - 1`` for the Pareto score,
-  ``w_tpr + w_tnr`` for the aggregate) hold for both.
+  (:mod:`dpmo.trees.objectives`); the global sensitivities hold for both.
 * Only the selections read the private data, through the counts TP, P, TN, N of each tree. The initial
   trees and the genetic operators use only the public feature metadata and earlier private outputs
   (post-processing). Numeric features must already be scaled with *public* bounds
@@ -22,8 +19,12 @@ Privacy (see ``docs/trees.md``)
   the final selection) and, within a round, equally over its picks (``s`` picks, ``o`` in the final round),
   as the published code does; the paper does not say (``docs/errata.md``, point 4). Every pick is a
   private selection with its share; by basic sequential composition the whole fit is ``epsilon``-DP.
-  Every pick is recorded in the fit's :class:`dpmo.Budget` (``budget_``) by the selection that makes it,
-  right before it samples; the ledger sums to ``epsilon`` exactly.
+  ``leaf_count_share`` of ``epsilon`` is set aside first for the noisy class counts of the output trees'
+  leaves (:mod:`dpmo.trees.leaf_counts`), and ``final_share`` moves budget between the generations and
+  the final selection. Every pick and every count release is recorded in the fit's :class:`dpmo.Budget`
+  (``budget_``) by the code that makes it, right before it samples; the ledger sums to ``epsilon`` exactly.
+  With ``delta > 0`` the same relative shares are scaled together by the accountant (one call: every pick
+  and every count release, planned before anything is computed) and each record keeps its own epsilon.
 """
 
 from __future__ import annotations
@@ -31,16 +32,23 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _defaults
-from .. import selection as _selection
 from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..accounting import check_delta
 from ..budget import fit_budget
 from ..mechanisms import MECHANISMS
-from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
+from ..selection import (
+    approaches,
+    argmax_multiobjective,
+    get_approach,
+    plan_selections,
+    select_multiobjective,
+)
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
 from .breeding import COLUMNS, breed, node_arrays, node_matrix, random_population
 from .encoding import EncodedData
 from .evaluation import TreePopulation
+from .leaf_counts import noisy_leaf_counts
+from .moet_rounds import SENSITIVITIES, fit_shares, selection_scores
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 from .operations import feature_spec
 from .proba import VoteScoresMixin, fitted_classes, labels_of
@@ -59,66 +67,10 @@ __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"
 #: Approaches shipped with dpmo (any approach registered with :func:`dpmo.selection.register_approach` is
 #: accepted too).
 APPROACHES = ("pareto", "agg", "chebyshev", "staircase")
-SENSITIVITIES = ("local", "global")
 
 
 def _objectives(tp, p, tn, n, neighbouring: str):
     return [tpr_objective(tp, p, neighbouring=neighbouring), tnr_objective(tn, n, neighbouring=neighbouring)]
-
-
-def selection_scores(
-    tp,
-    p,
-    tn,
-    n,
-    *,
-    approach: str = "pareto",
-    sensitivity: str = "local",
-    weights=(3.0, 2.0),
-    neighbouring: str = "add_remove",
-) -> tuple[np.ndarray, float]:
-    """Scores and sensitivity that one private pick of DP-MOET hands to :func:`dpmo.select`.
-
-    For ``approach="pareto"`` this is :func:`dpmo.pareto.pareto_selection_scores` on the TPR and TNR
-    objectives (dampened Pareto scores with sensitivity 1, or the Pareto scores with ``n_trees - 1``); for
-    ``"agg"`` :func:`dpmo.aggregate.aggregate_selection_scores` of ``w_tpr TPR + w_tnr TNR`` (dampened with
-    sensitivity 1, or raw with ``w_tpr + w_tnr``). The exact output distribution of the pick is
-    ``dpmo.probabilities(*selection_scores(...), mechanism=...)``; the privacy audit in the tests uses it.
-
-    Parameters
-    ----------
-    tp, tn : array_like of int, shape (T,)
-        True positives and true negatives of every tree.
-    p, n : int
-        Positive and negative records.
-    approach, sensitivity, weights, neighbouring
-        As in :class:`DPMOETClassifier`.
-
-    Returns
-    -------
-    (scores, sensitivity) : (ndarray of float64 (T,), float)
-
-    Notes
-    -----
-    Cost of one round of :func:`dpmo.priv_pareto` or :func:`dpmo.priv_agg` without the sampling.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpmo.trees import selection_scores
-    >>> tp, tn = np.array([8, 5, 2]), np.array([1, 5, 9])
-    >>> scores, sens = selection_scores(tp, 10, tn, 10, approach="agg", sensitivity="global")
-    >>> bool(np.allclose(scores, 3 * tp / 10 + 2 * tn / 10)), sens  # 3 TPR + 2 TNR, sensitivity 3 + 2
-    (True, 5.0)
-    """
-    appr = get_approach(check_choice(approach, approaches(), "approach"))
-    sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
-    neighbouring = check_choice(neighbouring, NEIGHBOURING, "neighbouring")
-    objs = _objectives(tp, p, tn, n, neighbouring)
-    if len(objs[0]) < 2:
-        raise ValueError("a private selection needs at least 2 trees")
-    w = weights if appr.uses_weights else None
-    return _selection.selection_scores(objs, approach=appr.name, sensitivity=sensitivity, weights=w)
 
 
 class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -137,14 +89,6 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         ``docs/defaults.md``): DP-MOET-Agg with the paper's aggregation settings. The Pareto table's
         settings are ``approach="pareto", population_size=30, selection_size=3, n_iterations=3,
         initial_depth=4, max_depth=10, n_output=3`` (what ``dpmo reproduce tree-pareto`` uses).
-
-        **Caution on** ``"pareto"``: the Pareto score of a tree is very sensitive and its picks are close
-        to uniform among the population at the usual budgets, so the tree ``predict`` uses can be worse
-        than a constant. Measured on breast cancer at epsilon 1 (training accuracy over seeds 0-9,
-        ``benchmarks/bench_tree_approaches.py``): ``approach="pareto"`` 0.25-0.79, median 0.56, 7 of 10
-        fits below the constant classifier's 0.63 (global sensitivity: 0.13-0.74, median 0.37); the default
-        ``"agg"`` 0.59-0.91, median 0.83. Use ``"pareto"`` for a set of trade-off trees (``trees_``), not
-        for ``predict`` (``docs/trees.md``, "Which approach").
     sensitivity : {"local", "global"}, default "local"
         Local dampening with the admissible local functions, or the global sensitivity.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
@@ -190,11 +134,21 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         reproducible (tests only). The random trees and operators are public randomness and keep using
         ``random_state``.
     delta : float, default 0
-        ``0``: the fit is epsilon-DP (basic composition of its ``g s + o`` picks). ``> 0``: the fit is
-        ``(epsilon, delta)``-DP; all its picks are counted together by the accountant
-        (:func:`dpmo.accounting.scaled_epsilons`: each of the ``g + 1`` rounds keeps its relative share
-        ``1 / (g + 1)``, the scale is as large as the composition allows for ``mechanism``'s kind), and
-        each pick runs at and records its own epsilon (``docs/privacy-accounting.md``, "Approximate DP").
+        ``0``: the fit is epsilon-DP (basic composition of its picks and count releases). ``> 0``: the fit
+        is ``(epsilon, delta)``-DP; all its mechanism calls (the ``g s`` generation picks, the ``o`` output
+        picks and, with ``leaf_count_share > 0``, the ``o`` Laplace count releases) are planned together by
+        the accountant before anything is computed (:func:`dpmo.accounting.scaled_epsilons`: each keeps its
+        relative share from ``leaf_count_share`` and ``final_share``, the picks of ``mechanism``'s kind and
+        the counts pure, scaled as far as the composition allows), and each runs at and records its own
+        epsilon (``docs/privacy-accounting.md``, "Approximate DP").
+    leaf_count_share : float in [0, 1), default 0.05
+        Share of ``epsilon`` spent on the noisy (negative, positive) counts of the leaves of each output
+        tree (Laplace, ``docs/trees.md``): :meth:`predict_proba` ranks the rows within a predicted class
+        by their leaf's noisy positive share. 0 releases no counts (the scores are then the released
+        trees' votes only); the selections share the rest.
+    final_share : float in (0, 1), optional
+        Share of the selections' budget given to the final selection, the generations sharing the rest
+        equally. None (default): every one of the ``k + 1`` rounds gets the same share.
 
     Attributes
     ----------
@@ -202,10 +156,16 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         The ``n_output`` selected trees, in selection order.
     population_ : TreePopulation
         The same trees packed for evaluation.
+    voters_ : list of Tree
+        The ``s`` trees kept by the last generation's private selection (none when ``n_iterations=0``):
+        released picks, so free to publish; :meth:`predict_proba` counts their votes.
+    leaf_counts_ : list of ndarray (n_nodes, 2) or None
+        Per output tree, the released noisy (negative, positive) counts of its leaves (NaN at decision
+        nodes); None when ``leaf_count_share=0``. Exact counts (NOT private) for ``epsilon=None``.
     budget_ : dpmo.Budget or None
         The fit's budget of ``epsilon`` (a sub-budget of the ``budget`` given to :meth:`fit`, if any): one
-        ledger record per private pick, recorded as it is made, summing to ``epsilon`` exactly. None for
-        the non-private variant.
+        ledger record per private pick and per output tree's leaf counts, recorded as it is made, summing
+        to ``epsilon`` exactly. None for the non-private variant.
     features_ : tuple of Feature or None
     n_features_in_ : int
     classes_ : ndarray of shape (2,)
@@ -258,6 +218,8 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         classes=None,
         exact=_defaults.EXACT,
         delta=0.0,
+        leaf_count_share=_defaults.TREE_LEAF_COUNT_SHARE,
+        final_share=None,
     ):
         self.epsilon = epsilon
         self.approach = approach
@@ -276,6 +238,8 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         self.classes = classes
         self.exact = exact
         self.delta = delta
+        self.leaf_count_share = leaf_count_share
+        self.final_share = final_share
 
     # ------------------------------------------------------------------------------------------------
     def _validate_params(self):
@@ -307,6 +271,7 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             raise ValueError(
                 f"weights must be two finite numbers (w_tpr, w_tnr), not both 0, got {self.weights!r}"
             )
+        fit_shares(1, k, o, self.leaf_count_share, self.final_share)  # validates the shares
         return eps, p, s, k, d, dmax, o, w
 
     @staticmethod
@@ -343,6 +308,25 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             exact=self.exact,
         )
         return np.asarray(chosen, dtype=np.intp)
+
+    def _plan(self, budget, s: int, k: int, o: int):
+        """``delta > 0``: the fit as one call of the accountant, before anything is computed. Returns
+        ``(the call's budget, the exact epsilon of each of the k + 1 selections, of each leaf-count
+        release)``; the relative shares are :func:`fit_shares`'s, the picks of ``mechanism``'s kind and the
+        Laplace count releases pure."""
+        gen, final, leaf = fit_shares(1, k, o, self.leaf_count_share, self.final_share)
+        own, round_eps, leaf_eps = plan_selections(
+            self.epsilon,
+            budget,
+            self.delta,
+            self.approach,
+            [s] * k + [o],
+            self.mechanism,
+            "DP-MOET fit",
+            weights=[gen] * k + [final],
+            releases=[] if leaf is None else [(leaf, "laplace")] * o,
+        )
+        return own, round_eps, leaf_eps if leaf is not None else [None] * o
 
     def fit(self, X, y=None, budget=None):
         """Run DP-MOET on ``(X, y)``.
@@ -384,12 +368,15 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             if budget is not None:
                 raise ValueError("epsilon=None (the non-private variant) spends no budget; pass budget=None")
             own = None
-        elif not self.delta:
+            round_eps, leaf_eps = [None] * (k + 1), [None] * o
+        elif not self.delta:  # exact shares of each round (split equally over its picks) and count release
             own = fit_budget(self.epsilon, budget)  # raises before anything private is computed
-        else:  # every pick of the fit counted together by the accountant; raises before anything private
-            own, round_eps = _selection.plan_selections(
-                self.epsilon, budget, self.delta, self.approach, [s] * k + [o], self.mechanism, "DP-MOET fit"
+            eps_round, eps_final, eps_leaf = fit_shares(
+                own.epsilon_exact, k, o, self.leaf_count_share, self.final_share
             )
+            round_eps, leaf_eps = [eps_round] * k + [eps_final], [eps_leaf] * o
+        else:  # every pick and count release of the fit planned together; raises before anything private
+            own, round_eps, leaf_eps = self._plan(budget, s, k, o)
         rng = estimator_rng(self.random_state)
         P, N = enc.positives, enc.negatives
 
@@ -400,14 +387,13 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             nodes, offsets = random_population(p, d, is_cat, ncat, rng)
         population = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
         tp, _, tn, _ = population.counts(enc)
-        if own is None or not self.delta:  # k + 1 equal rounds, exact: each pick spends its round's / count
-            round_eps = [None if own is None else own.epsilon_exact / (k + 1)] * (k + 1)
+        voters = ()
 
         for rnd in range(k):
             keep = self._select(
                 tp, P, tn, N, s, round_eps[rnd], f"DP-MOET generation {rnd + 1} of {k}", rng, own, w
             )
-            population = population.take(keep)
+            population = voters = population.take(keep)
             tp, tn = tp[keep], tn[keep]
             parents = node_matrix([getattr(population, name) for name in COLUMNS])
             with lock:
@@ -421,6 +407,13 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         final = self._select(tp, P, tn, N, o, round_eps[k], "DP-MOET final selection", rng, own, w)
         self.trees_ = [population[i] for i in final]
         self.population_ = TreePopulation(self.trees_)
+        self.voters_ = list(voters)
+        self.leaf_counts_ = None
+        if self.leaf_count_share:  # after the trees are chosen, own share; NOT private for epsilon=None
+            self.leaf_counts_ = noisy_leaf_counts(
+                self.population_, enc, leaf_eps, own, neighbouring=self.neighbouring, exact=self.exact,
+                rng=None if self.exact and self.random_state is None else rng,
+            )  # fmt: skip
         self.budget_ = own
         self.features_ = None if isinstance(features, int) else features
         self.classes_, self.positive_class_ = fitted_classes(classes)

@@ -4,11 +4,16 @@ A fitted private estimator releases its trees and nothing else (its ``budget_`` 
 scores here are functions of that release and of the rows they are asked about, so they cost no budget and
 read no training data (``docs/trees.md``, "Probabilities and scores"):
 
-* :class:`~dpmo.trees.DPMOETClassifier` releases ``n_output`` trees whose leaves hold labels only. Its
-  probability of the positive class is a **weighted vote** of the released trees,
-  ``p = (v_t + mean_j v_j) / 2`` with ``v_j = 1`` when output tree ``j`` predicts the positive class and
-  ``t`` the tree :meth:`predict` uses (0 unless said): tree ``t`` carries more than half of the weight, so
-  the most probable class is always the one :meth:`predict` returns. With ``n_output=1`` it is 0 or 1.
+* :class:`~dpmo.trees.DPMOETClassifier` releases its ``n_output`` trees, the ``s`` trees of its last
+  generation's selection (``voters_``, picks it has paid for) and, with ``leaf_count_share > 0``, the noisy
+  class counts of every output tree's leaves (``leaf_counts_``, their own share of the budget). Its
+  probability of the positive class is ``p = (v_t + r) / 2``: ``v_t = 1`` when the tree :meth:`predict`
+  uses (``t``, 0 unless said) predicts the positive class, and ``r`` in ``[0, 1)`` orders the rows within
+  a predicted class, ``r = (share_t + m) / 2`` with ``share_t`` the smoothed noisy positive share of the
+  row's leaf in tree ``t`` (:func:`dpmo.trees.leaf_counts.leaf_positive_share`) and ``m`` the share of
+  all released trees (output trees and voters) that vote positive; without counts ``r = m``. So the most
+  probable class is the one :meth:`predict` returns. It is 0 or 1 only with one output tree, no
+  generation and no counts.
 * :class:`~dpmo.trees.DiffPID3Classifier` and :class:`~dpmo.trees.LocalDiffPID3Classifier` release the
   noisy class counts ``(c0, c1)`` of every leaf (Laplace noise, part of their budget). The probability of
   the positive class is the leaf's **noisy positive share**
@@ -28,6 +33,8 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._validation import check_int
+from .evaluation import TreePopulation
+from .leaf_counts import leaf_positive_share
 
 __all__ = ["VoteScoresMixin", "LeafCountScoresMixin", "fitted_classes", "labels_of"]
 
@@ -98,33 +105,44 @@ class _ScoresMixin:
 
 
 class VoteScoresMixin(_ScoresMixin):
-    """Scores of :class:`~dpmo.trees.DPMOETClassifier`: a weighted vote of its released trees."""
+    """Scores of :class:`~dpmo.trees.DPMOETClassifier`: its tree's class, then leaf counts and votes."""
 
     def predict_proba(self, X, tree: int = 0) -> np.ndarray:
-        """Weighted vote of the released trees, shape (n, 2), columns in the order of ``classes_``.
+        """Probabilities from the released trees and leaf counts, shape (n, 2), columns in ``classes_`` order.
 
-        ``P(positive) = (v_tree + mean_j v_j) / 2``, ``v_j = 1`` when output tree ``j`` predicts
-        ``positive_class_``: tree ``tree`` (the one :meth:`predict` uses) carries more than half of the
-        weight, so the most probable class is the one :meth:`predict` returns, and the other output trees
-        order the rows within it. A post-processing of the private trees (no budget, no training data);
-        not a calibrated probability, and with ``n_output=1`` it is 0 or 1. O(n_output * n * depth).
+        ``P(positive) = (v_tree + r) / 2``: ``v_tree = 1`` when output tree ``tree`` (the one
+        :meth:`predict` uses) predicts ``positive_class_``; ``r = (share + m) / 2`` orders the rows within
+        a predicted class, with ``share`` the smoothed noisy positive share of the row's leaf in that tree
+        (``leaf_counts_``; :func:`dpmo.trees.leaf_counts.leaf_positive_share`) and ``m`` the share of the
+        released trees (``trees_`` and ``voters_``) voting positive; ``r = m`` when no counts were released
+        (``leaf_count_share=0``). ``r < 1`` when ``v_tree = 0`` and ``r > 0`` when ``v_tree = 1``, so the
+        most probable class is the one :meth:`predict` returns. A post-processing of the release (no
+        budget, no training data); not a calibrated probability. O((n_output + s) * n * depth).
 
         Examples
         --------
         >>> from dpmo.datasets import load_breast_cancer
         >>> from dpmo.trees import DPMOETClassifier
         >>> data = load_breast_cancer()
-        >>> clf = DPMOETClassifier(5.0, n_output=3, random_state=0).fit(data)
+        >>> clf = DPMOETClassifier(5.0, random_state=0).fit(data)
         >>> proba = clf.predict_proba(data)
         >>> proba.shape, bool((clf.classes_[proba.argmax(axis=1)] == clf.predict(data)).all())
         ((569, 2), True)
         """
         check_is_fitted(self)
-        votes = self.predict_all(X) == self.positive_class_  # (n_output, n): validates X and fitting
+        X = self._X(X)  # validates X and the fitting
         t = check_int(tree, "tree", minimum=None)
-        if not -votes.shape[0] <= t < votes.shape[0]:
-            raise ValueError(f"tree must index the {votes.shape[0]} output trees, got {tree}")
-        return _columns(self, (votes[t] + votes.mean(axis=0)) / 2.0)
+        if not -len(self.trees_) <= t < len(self.trees_):
+            raise ValueError(f"tree must index the {len(self.trees_)} output trees, got {tree}")
+        t %= len(self.trees_)  # a row of the output trees, not of the voters after them
+        released = TreePopulation([*self.trees_, *getattr(self, "voters_", ())])
+        votes = released.predict(X) == 1  # (n_output + s, n), 1 = positive_class_
+        rest = votes.mean(axis=0)
+        counts = getattr(self, "leaf_counts_", None)
+        if counts is not None:
+            leaves = TreePopulation([self.trees_[t]]).leaf_index(X)[0]
+            rest = (leaf_positive_share(counts[t], leaves) + rest) / 2.0
+        return _columns(self, (votes[t] + rest) / 2.0)
 
 
 class LeafCountScoresMixin(_ScoresMixin):

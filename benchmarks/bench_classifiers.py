@@ -1,0 +1,249 @@
+"""The DP-classifier table: dpmo's private trees against diffprivlib's, balanced accuracy and ROC-AUC.
+
+Run from the repository root (the tables are read from ``--data-dir``, default ``../shared/data``)::
+
+    PYTHONPATH=src python benchmarks/bench_classifiers.py [--seeds 50] [--epsilon 1] [--delta 0]
+        [--tables breast-cancer,nltcs,adult,acs] [--diffprivlib-python PATH] [--moet NAME:key=value,...]
+        [--json FILE]
+
+For every table and seed ``0 .. seeds-1``: one stratified split (70% train, 30% test, ``random_state =
+seed``), the same for every model. On the training part, at ``--epsilon`` (and ``--delta``):
+
+* **DP-MOET-Agg**: ``DPMOETClassifier`` with the library's defaults; ``--moet NAME:key=value,...`` adds
+  a row with other constructor parameters (repeatable; e.g. ``--moet "final 0.5:final_share=0.5"``);
+* **LocalDiffPID3**: ``LocalDiffPID3Classifier`` with the library's defaults;
+* **diffprivlib tree / forest**: diffprivlib 0.6's ``DecisionTreeClassifier`` and
+  ``RandomForestClassifier`` (defaults: depth 5, 10 trees), run by ``benchmarks/diffprivlib_side.py`` in
+  the interpreter given by ``--diffprivlib-python`` on the same splits (written to a temporary ``.npz``);
+  diffprivlib 0.6 does not import with scikit-learn 1.9, so it lives in its own environment, never in
+  dpmo's dependencies::
+
+      python -m venv /tmp/venv-diffprivlib
+      /tmp/venv-diffprivlib/bin/pip install "diffprivlib==0.6.6" "scikit-learn<1.7"
+
+  Without ``--diffprivlib-python`` those columns are left out;
+* **non-private tree, depth 5**: scikit-learn's ``DecisionTreeClassifier(max_depth=5)``: NOT private.
+
+Every model gets public bounds: dpmo's the features' (the loaders' constants), diffprivlib's the same
+bounds of the encoded columns (``[0, 1]`` for a numeric column, ``[0, c - 1]`` for a categorical one with
+``c`` categories) and ``classes=[0, 1]``. Scores on the test part: balanced accuracy of ``predict`` and
+ROC-AUC of ``predict_proba``, mean +- standard error over the seeds, and CPU seconds per fit.
+
+``--delta`` > 0 passes ``delta=`` to the dpmo estimators (approximate DP, issue 30's accountant); the
+script refuses, before fitting anything, when the installed dpmo's estimators have no such parameter.
+diffprivlib's models are pure epsilon-DP in every case. ``--json`` keeps every per-seed score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier
+
+from dpmo.datasets import load_acs, load_adult, load_breast_cancer, load_nltcs
+from dpmo.trees import DPMOETClassifier, LocalDiffPID3Classifier
+
+HERE = Path(__file__).resolve().parent
+TABLES = {
+    "breast-cancer": lambda root: load_breast_cancer(),
+    "nltcs": lambda root: load_nltcs(root),
+    "adult": lambda root: load_adult(root),
+    "acs": lambda root: load_acs(root),
+}
+DIFFPRIVLIB = ("diffprivlib tree", "diffprivlib forest")
+NON_PRIVATE = "non-private tree, depth 5"
+EPSILONS: dict[str, float | None] = {}  # --moet rows with their own epsilon (None: NODP-MOET, NOT private)
+
+
+def parse_moet(text: str) -> tuple[str, dict]:
+    """``"NAME:key=value,key=value"`` -> (NAME, {key: value}); values are Python literals.
+
+    >>> parse_moet("even:weights=(1, 1),final_share=0.5")
+    ('even', {'weights': (1, 1), 'final_share': 0.5})
+    """
+    import ast
+
+    name, _, rest = text.partition(":")
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(rest + ","):  # commas inside brackets belong to a value: weights=(1,1)
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch == "," and depth == 0:
+            items.append(rest[start:i].strip())
+            start = i + 1
+    params = {}
+    for item in filter(None, items):
+        key, _, value = item.partition("=")
+        try:
+            params[key.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            params[key.strip()] = value.strip()
+    return name.strip(), params
+
+
+def check_delta(delta: float) -> dict:
+    """``{"delta": delta}`` for the dpmo estimators, or exit when this dpmo cannot take it."""
+    if delta == 0:
+        return {}
+    estimators = (DPMOETClassifier, LocalDiffPID3Classifier)
+    missing = [c.__name__ for c in estimators if "delta" not in c().get_params()]
+    if missing:
+        import dpmo
+
+        sys.exit(f"--delta {delta:g}: the dpmo imported from {Path(dpmo.__file__).parent} has no delta= "
+                 f"parameter on {', '.join(missing)} (approximate-DP accounting, issue 30). Run with --delta "
+                 "0, or with a dpmo that has it.")  # fmt: skip
+    return {"delta": delta}
+
+
+def public_bounds(features) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of the encoded columns from the public features: [0, 1] numeric, [0, c - 1] categorical."""
+    hi = [max(f.n_categories - 1, 1) if f.is_categorical else 1.0 for f in features]
+    return np.zeros(len(features)), np.asarray(hi, dtype=np.float64)
+
+
+def splits(y: np.ndarray, seeds: list[int], test_size: float) -> np.ndarray:
+    """Test masks, one row per seed (stratified, ``random_state = seed``)."""
+    masks = np.zeros((len(seeds), y.size), dtype=bool)
+    for i, seed in enumerate(seeds):
+        _, test = train_test_split(np.arange(y.size), test_size=test_size, random_state=seed, stratify=y)
+        masks[i, test] = True
+    return masks
+
+
+def score(model, X, y) -> tuple[float, float]:
+    pos = list(model.classes_).index(1)
+    return (
+        float(balanced_accuracy_score(y, model.predict(X))),
+        float(roc_auc_score(y, model.predict_proba(X)[:, pos])),
+    )
+
+
+def dpmo_models(args, delta_kw: dict, features) -> dict:
+    models = {
+        "DP-MOET-Agg": lambda seed: DPMOETClassifier(
+            args.epsilon, features=features, random_state=seed, **delta_kw
+        ),
+        "LocalDiffPID3": lambda seed: LocalDiffPID3Classifier(
+            args.epsilon, features=features, random_state=seed, **delta_kw
+        ),
+    }
+    for text in args.moet:
+        name, params = parse_moet(text)
+        eps = params.pop("epsilon", args.epsilon)  # epsilon=None: the non-private NODP-MOET
+        EPSILONS[f"DP-MOET-Agg ({name})"] = eps
+        models[f"DP-MOET-Agg ({name})"] = lambda seed, p=params, e=eps: DPMOETClassifier(
+            e, features=features, random_state=seed, **{**p, **({} if e is None else delta_kw)}
+        )
+    models[NON_PRIVATE] = lambda seed: DecisionTreeClassifier(max_depth=5, random_state=seed)
+    return models
+
+
+def run_table(args, name: str, delta_kw: dict) -> dict:
+    data = TABLES[name](args.data_dir)
+    X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y, dtype=np.int64)
+    seeds = list(range(args.seeds))
+    masks = splits(y, seeds, args.test_size)
+    results: dict = {}
+    for model, make in dpmo_models(args, delta_kw, data.features).items():
+        if args.models and model not in args.models:
+            continue
+        ba, auc, cpu = [], [], 0.0
+        for seed, mask in zip(seeds, masks, strict=True):
+            Xtr = data.X[~mask] if model != NON_PRIVATE else X[~mask]
+            start = time.process_time()
+            fitted = make(seed).fit(Xtr, y[~mask])
+            cpu += time.process_time() - start
+            b, a = score(fitted, data.X[mask] if model != NON_PRIVATE else X[mask], y[mask])
+            ba.append(b)
+            auc.append(a)
+        results[model] = {"ba": ba, "auc": auc, "cpu_per_fit": cpu / len(seeds)}
+        print(f"  {name} / {model}: {summary(results[model])}", file=sys.stderr, flush=True)
+    if args.diffprivlib_python and not (args.models and not set(DIFFPRIVLIB) & set(args.models)):
+        results.update(run_diffprivlib(args, X, y, data.features, seeds, masks))
+        for model in DIFFPRIVLIB:
+            print(f"  {name} / {model}: {summary(results[model])}", file=sys.stderr, flush=True)
+    return results
+
+
+def run_diffprivlib(args, X, y, features, seeds, masks) -> dict:
+    lo, hi = public_bounds(features)
+    with tempfile.TemporaryDirectory() as tmp:
+        npz, out = Path(tmp) / "splits.npz", Path(tmp) / "out.json"
+        np.savez(npz, X=X, y=y.astype(np.int8), lo=lo, hi=hi, epsilon=args.epsilon, seeds=np.asarray(seeds),
+                 test=np.packbits(masks, axis=1))  # fmt: skip
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # diffprivlib's own environment
+        res = subprocess.run([args.diffprivlib_python, str(HERE / "diffprivlib_side.py"), str(npz), str(out)],
+                             env=env, capture_output=True, text=True)  # fmt: skip
+        if res.returncode != 0:
+            sys.exit(f"diffprivlib's side failed ({args.diffprivlib_python}):\n{res.stderr[-3000:]}")
+        side = json.loads(out.read_text())
+    print(f"  diffprivlib side: {side['versions']}", file=sys.stderr)
+    return {name: dict(r, versions=side["versions"]) for name, r in side["models"].items()}
+
+
+def mean_se(x) -> str:
+    x = np.asarray(x, dtype=np.float64)
+    se = x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else 0.0
+    return f"{x.mean():.3f} +- {se:.3f}"
+
+
+def summary(r: dict) -> str:
+    return f"BA {mean_se(r['ba'])}, AUC {mean_se(r['auc'])}, {r['cpu_per_fit']:.3f} s/fit"
+
+
+def privacy_of(model: str, args) -> str:
+    eps = EPSILONS.get(model, args.epsilon)
+    if model == NON_PRIVATE or eps is None:
+        return "NOT private"
+    if model in DIFFPRIVLIB or args.delta == 0:
+        return f"pure ({eps:g}, 0)-DP"
+    return f"({eps:g}, {args.delta:g})-DP"
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=50)
+    ap.add_argument("--epsilon", type=float, default=1.0)
+    ap.add_argument("--delta", type=float, default=0.0)
+    ap.add_argument("--tables", default=",".join(TABLES))
+    ap.add_argument("--test-size", type=float, default=0.3)
+    default_data = os.environ.get("DPMO_DATA_DIR", str(HERE.parents[1] / "shared" / "data"))
+    ap.add_argument("--data-dir", default=default_data)
+    ap.add_argument("--diffprivlib-python", default=None, help="interpreter with diffprivlib 0.6 (see above)")
+    ap.add_argument("--moet", action="append", default=[], help="NAME:key=value,... (an extra DP-MOET row)")
+    ap.add_argument("--models", default="", help="semicolon-separated subset of the model names")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    args.models = [m.strip() for m in args.models.split(";") if m.strip()]
+    delta_kw = check_delta(args.delta)
+    warnings.filterwarnings("ignore")
+    print(f"epsilon = {args.epsilon:g}, delta = {args.delta:g}, {args.seeds} seeds (splits 70/30, "
+          f"random_state = seed); load average {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+    everything = {}
+    for name in [t.strip() for t in args.tables.split(",") if t.strip()]:
+        everything[name] = run_table(args, name, delta_kw)
+    print("\n| table | model | privacy | balanced accuracy | ROC-AUC | CPU s / fit |")
+    print("|---|---|---|---|---|---|")
+    for name, results in everything.items():
+        for model, r in results.items():
+            cells = [name, model, privacy_of(model, args), mean_se(r["ba"]), mean_se(r["auc"])]
+            print("| " + " | ".join(cells) + f" | {r['cpu_per_fit']:.3f} |")
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+    if args.json:
+        meta = {k: getattr(args, k) for k in ("epsilon", "delta", "seeds", "test_size")}
+        Path(args.json).write_text(json.dumps({"settings": meta, "results": everything}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
