@@ -25,7 +25,7 @@ import dpmo
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("DPMO_DATA_DIR", ROOT.parent / "shared" / "data"))
-if not DATA.is_dir():  # a worktree beside the clone: /work/wt/NAME -> /work/shared/data
+if not DATA.is_dir():  # a git worktree elsewhere: try the data beside the main clone
     DATA = ROOT.parents[1] / "shared" / "data"
 PARETO = dict(population_size=30, selection_size=3, n_iterations=3, initial_depth=4, max_depth=10, n_output=3)
 
