@@ -19,8 +19,9 @@ Used by ``dpmo reproduce`` (:mod:`dpmo.cli`); see ``docs/experiments.md``.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 
 #: Public name -> the module of :mod:`dpmo.experiments` that defines it (imported on first use, so that
 #: ``dpmo --help`` reads :mod:`.config` without loading the runner and its applications).
@@ -68,14 +69,4 @@ if TYPE_CHECKING:  # for static analysers only
     from .tasks import run_task as run_task
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)

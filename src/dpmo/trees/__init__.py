@@ -5,9 +5,8 @@ Names are loaded from their modules on first use.
 
 from __future__ import annotations
 
-import importlib
-
 from .._extras import require
+from .._lazy import lazy_exports
 
 # the estimators follow scikit-learn's API: without it, one line that names the extra to install
 require("sklearn", "dpmo.trees")
@@ -43,14 +42,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
