@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,3 +27,47 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real datasets not found in {SHARED_DATA} (set DPMO_DATA_DIR)")
     return SHARED_DATA
+
+
+# ------------------------------------------------------------------------------------------ Spark
+# One local Spark session (one JVM) for every Spark test of a pytest process: tests/test_graphs_spark.py and
+# tests/test_spark_select.py, which share the xdist group "spark" so that `pytest -n 2` starts one JVM.
+def java_problem() -> str | None:
+    """Why Spark cannot start here (no Java, or one older than 17), or None."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        return "Java not found (Spark needs Java 17 or later; see the README, 'Graphs beyond one machine')"
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    found = re.search(r'version "(\d+)', out.stderr + out.stdout)
+    if found and int(found.group(1)) < 17:
+        return f"Java {found.group(1)} found; Spark needs Java 17 or later"
+    return None
+
+
+@pytest.fixture(scope="session")
+def needs_java() -> None:
+    """Skip, with the reason, where Spark cannot start (no Java 17+)."""
+    reason = java_problem()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def spark(needs_java):
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("dpmo-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.memory", "1g")
+        .config("spark.pyspark.python", sys.executable)
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

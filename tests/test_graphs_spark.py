@@ -1,9 +1,9 @@
 """DP-MOTkIN on Spark (``dpmo.graphs.spark``): same statistics, same distributions, same refusals.
 
-Spark runs in local mode (``local[2]``), started once for this file by the session fixture ``spark``
-(UI off, 2 shuffle partitions). The tests are skipped, with the reason, when pyspark or Java is missing;
-``.ci/run`` checks for Java first, so on CI they run. They share one xdist group, so that ``pytest -n 2``
-starts one JVM.
+Spark runs in local mode (``local[2]``), started once by the session fixture ``spark`` of
+``tests/conftest.py`` (UI off, 2 shuffle partitions). The tests are skipped, with the reason, when pyspark
+or Java is missing; ``.ci/run`` checks for Java first, so on CI they run. They share one xdist group, so
+that ``pytest -n 2`` starts one JVM.
 
 Neighbouring relation of the privacy statements tested here: edge differential privacy (graphs on the same
 public node set that differ in one edge). The output distributions are compared with exact probabilities
@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import os
 import pkgutil
 import re
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -38,10 +36,9 @@ pyspark = pytest.importorskip("pyspark", reason='pyspark is not installed: pip i
 from dpmo.graphs import spark as dpmo_spark  # noqa: E402
 from dpmo.graphs.chebyshev import chebyshev_round_scores, graph_chebyshev_settings  # noqa: E402
 from dpmo.graphs.spark import statistics as spark_statistics  # noqa: E402
-from dpmo.graphs.spark.sampling import Plan, SparkSelection, run_plan  # noqa: E402
-from dpmo.graphs.spark.scores import ScoreSpec, round_sensitivity  # noqa: E402
-from dpmo.graphs.spark.topk import plan_rounds  # noqa: E402
+from dpmo.graphs.spark.scores import ScoreSpec, round_sensitivity, score_frame  # noqa: E402
 from dpmo.selection import round_parts  # noqa: E402
+from dpmo.spark.sampling import Plan, SparkSelection, plan_rounds, run_plan  # noqa: E402
 
 pytestmark = [
     pytest.mark.xdist_group("spark"),
@@ -52,42 +49,6 @@ pytestmark = [
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 ENRON_NODES, GITHUB_NODES = 36_692, 37_700
-
-
-def java_problem() -> str | None:
-    """Why Spark cannot start here (no Java, or one older than 17), or None."""
-    home = os.environ.get("JAVA_HOME")
-    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
-    if not java or not os.path.exists(java):
-        return "Java not found (Spark needs Java 17 or later; see the README, 'Graphs beyond one machine')"
-    out = subprocess.run([java, "-version"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    found = re.search(r'version "(\d+)', out.stderr + out.stdout)
-    if found and int(found.group(1)) < 17:
-        return f"Java {found.group(1)} found; Spark needs Java 17 or later"
-    return None
-
-
-@pytest.fixture(scope="session")
-def spark():
-    reason = java_problem()
-    if reason:
-        pytest.skip(reason)
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("dpmo-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.driver.memory", "1g")
-        .config("spark.pyspark.python", sys.executable)
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def _edges_df(spark, pairs, kind="long"):
@@ -372,7 +333,7 @@ def _spark_trials(stats, g, approach, sensitivity, mechanism, k, epsilon, trials
     _, eps, _ = _round_settings(g, approach, sensitivity, k, epsilon)
     sens = round_sensitivity(spec)
     rounds = [(0 if approach == "agg" else j, eps[j], sens[0 if approach == "agg" else j]) for j in range(k)]
-    sel = SparkSelection(stats, spec, entropy=[seed, 1, 2, 3])
+    sel = SparkSelection(score_frame(stats, spec), entropy=[seed, 1, 2, 3])
     try:
         tops = sel.top_values(k)
         plan = plan_rounds(approach == "agg", mechanism, rounds, k, tops)
@@ -429,7 +390,7 @@ def test_laplace_distribution_equals_in_memory_samples(small, small_stats):
 def test_executor_scores_equal_the_in_memory_scores(small, small_stats):
     _, g = small
     for sensitivity in ("local", "global"):
-        sel = SparkSelection(small_stats, ScoreSpec("agg", sensitivity, (1.0, 100.0)))
+        sel = SparkSelection(score_frame(small_stats, ScoreSpec("agg", sensitivity, (1.0, 100.0))), [0] * 4)
         try:
             got = sel.scores.orderBy("node").toPandas()["s0"].to_numpy()
         finally:
