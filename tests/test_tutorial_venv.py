@@ -7,15 +7,15 @@ the machine's Python is visible in it). The tutorial's install line (``python -m
 shell blocks (the ``dpmo`` command lines) in an empty folder, with the virtual environment's ``python`` and
 ``dpmo`` first on ``PATH`` and nothing of this checkout on the path. Then the Spark page's install line
 (``pip install ".[spark]"``) runs in the same environment, and its two examples (the graph and the candidate
-table), each as it is, in an empty folder beside ``shared/data``; Spark's Python workers run the ``python3``
-of ``PATH``, the environment's, as they would for a user of it. Running the Spark page after the tutorial
-saves installing numpy, scipy, numba and pandas twice (pyspark itself comes from pip's cache); that the
-Spark extra is enough on its own is checked by listing the modules of the tutorial's extra that the examples
-imported (none).
+table) as they are, in order as one script, in an empty folder beside ``shared/data``; Spark's Python
+workers run the ``python3`` of ``PATH``, the environment's, as they would for a user of it. Running the
+Spark page after the tutorial saves installing numpy, scipy, numba and pandas twice (pyspark itself comes
+from pip's cache); that the Spark extra is enough on its own is checked by listing the modules of the
+tutorial's extra that the examples imported (none).
 
-Both install from the package index (about 40 s for the tutorial and 25 s more for the Spark page's extra
-with a warm pip cache on 2 idle cores, plus the examples), so they run only when ``DPMO_TUTORIAL_VENV=1``:
-``.ci/run`` sets it in a step of its own, after the test suite.
+Both install from the package index (the tutorial about 40 s with a warm pip cache on 2 idle cores; the
+Spark page adds its extra and the two examples, each starting Spark), so they run only when
+``DPMO_TUTORIAL_VENV=1``: ``.ci/run`` sets it in a step of its own, after the test suite.
 """
 
 from __future__ import annotations
@@ -101,14 +101,12 @@ def test_the_spark_page_examples_run_verbatim_in_the_venv(fresh_venv, tmp_path, 
     (tmp_path / "shared" / "data").symlink_to(SHARED_DATA)  # the page reads ../shared/data
     work = tmp_path / "work"
     work.mkdir()
+    (work / "spark_examples.py").write_text("\n".join(examples))  # in order, as one script (one JVM)
     check = f"print('imported:', sorted(m for m in {TUTORIAL_ONLY!r} if m in sys.modules))"
-    outputs = []
-    for i, code in enumerate(examples):
-        (work / f"example{i}.py").write_text(code)
-        runner = f"import runpy, sys; runpy.run_path('example{i}.py'); {check}"
-        outputs.append(fresh_venv.sh(f'python -c "{runner}"', work))
-    graph, table = outputs
-    assert re.search(r"^\[(\d+, ){4}\d+\]$", graph, re.M) and re.search(r"^1\.0 5$", graph, re.M), graph
-    assert re.search(r"^\['m\d{4}', 'm\d{4}', 'm\d{4}'\]$", table, re.M), table
-    assert re.search(r"^1\.0 3$", table, re.M), table
-    assert all("imported: []" in out for out in outputs), outputs  # the Spark extra is enough
+    out = fresh_venv.sh(
+        f"python -c \"import runpy, sys; runpy.run_path('spark_examples.py'); {check}\"", work
+    )
+    assert re.search(r"^\[(\d+, ){4}\d+\]$", out, re.M) and re.search(r"^1\.0 5$", out, re.M), out  # graph
+    assert re.search(r"^\['m\d{4}', 'm\d{4}', 'm\d{4}'\]$", out, re.M), out  # table
+    assert re.search(r"^1\.0 3$", out, re.M), out
+    assert "imported: []" in out, out  # the Spark extra is enough: nothing of the tutorial's was needed

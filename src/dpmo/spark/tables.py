@@ -268,27 +268,12 @@ def select_samples(
                 "approach='agg' or 'chebyshev' with exact=False (they run on the executors), or raise "
                 "dpmo.spark.tables.DRIVER_MAX_ROWS with the driver's memory"
             )
-        table = df.select(F.monotonically_increasing_id().alias("_order"), key.alias("_id"), *values)
-        table = table.toPandas().sort_values("_order", kind="stable")
-        ids = np.arange(n) if id_column is None else table["_id"].to_numpy()
-        objectives_ = table_objectives({c: table[c].to_numpy(np.float64) for c, _, _ in inner}, inner)
-        out = []
-        for _ in range(trials):
-            picks = select_multiobjective(
-                objectives_,
-                total,
-                approach=appr,
-                sensitivity=sensitivity,
-                weights=w,
-                mechanism=mechanism,
-                k=k,
-                rng=gen,  # None: the OS's entropy (its secure source for the exact samplers)
-                budget=budget,
-                what=_LABEL,
-                exact=exact,
-            )
-            out.append([_plain(ids[int(i)]) for i in picks])
-        return out
+        settings = dict(
+            approach=appr, sensitivity=sensitivity, weights=w, mechanism=mechanism, k=k, exact=exact
+        )
+        return _on_driver(
+            df.select(key.alias("_id"), *values), inner, id_column, total, budget, gen, trials, settings
+        )
     static = isinstance(appr, AggregateApproach)
     if static:
         spec = ScoreSpec("agg", sensitivity, tuple(float(x) for x in w))
@@ -304,14 +289,6 @@ def select_samples(
             else:
                 budget.spend(parts[0], f"{_LABEL}: round 1 of 1 (one candidate left, no data used)")
         return [[only] for _ in range(trials)]
-    unit = "dampened objectives" if sensitivity == "local" else "objectives / their global sensitivities"
-    score = "dampened aggregate" if sensitivity == "local" else "aggregate"
-
-    def score_name(j: int) -> str:  # the texts of the in-memory pipeline's records
-        return (
-            score if static else f"Chebyshev scalarisation of the {unit} along {spec.directions[j].tolist()}"
-        )
-
     before = round_recorder(
         budget,
         total=total,
@@ -322,7 +299,7 @@ def select_samples(
         mechanism=mechanism,
         sensitivities=sens,
         label=_LABEL,
-        score_name=score_name,
+        score_name=partial(_score_name, spec),
         trials=trials,
     )
     frame = df.select(key.alias("id"), *values)
@@ -332,24 +309,46 @@ def select_samples(
         partial(table_score_batches, key="id", objectives=inner, spec=spec), T.StructType(fields)
     )
     rounds = executor_rounds(static, total, parts, k, sens)
+    entropy = driver_entropy(gen)
     picks = private_picks(
-        scores,
-        k,
-        rounds,
-        static=static,
-        mechanism=mechanism,
-        entropy=driver_entropy(gen),
-        before=before,
-        trials=trials,
+        scores, k, rounds, static=static, mechanism=mechanism, entropy=entropy, before=before, trials=trials
     )
-    if id_column is None:  # monotonically_increasing_id: the partition in the upper bits, the row below
-        offsets, start = {}, 0
-        for p in sorted(scan.partition_rows):
-            offsets[p] = start
-            start += scan.partition_rows[p]
-        low = (1 << 33) - 1
-        picks = [[offsets[int(x) >> 33] + (int(x) & low) for x in draw] for draw in picks]
-    return picks
+    return picks if id_column is not None else _row_numbers(picks, scan.partition_rows)
+
+
+def _score_name(spec: ScoreSpec, j: int) -> str:
+    """What round ``j`` samples from, in the words of the in-memory pipeline's budget records."""
+    if spec.approach == "agg":
+        return "dampened aggregate" if spec.sensitivity == "local" else "aggregate"
+    unit = "dampened objectives" if spec.sensitivity == "local" else "objectives / their global sensitivities"
+    return f"Chebyshev scalarisation of the {unit} along {spec.directions[j].tolist()}"
+
+
+def _row_numbers(picks: list[list], partition_rows: dict[int, int]) -> list[list]:
+    """The row numbers of picks identified by ``monotonically_increasing_id`` (the input partition in the
+    upper 31 bits, the row within it in the lower 33), from the rows of every partition (the scan's)."""
+    offsets, start = {}, 0
+    for p in sorted(partition_rows):
+        offsets[p] = start
+        start += partition_rows[p]
+    low = (1 << 33) - 1
+    return [[offsets[int(x) >> 33] + (int(x) & low) for x in draw] for draw in picks]
+
+
+def _on_driver(
+    table: DataFrame, inner, id_column, total, budget, gen, trials: int, settings: dict
+) -> list[list]:
+    """The in-memory pipeline (:func:`dpmo.select_multiobjective`, as ``dpmo select`` runs it) on the ids
+    and objective columns collected to the driver, in the order Spark reads the rows."""
+    table = table.withColumn("_order", F.monotonically_increasing_id()).toPandas()
+    table = table.sort_values("_order", kind="stable")
+    ids = np.arange(len(table)) if id_column is None else table["_id"].to_numpy()
+    objs = table_objectives({c: table[c].to_numpy(np.float64) for c, _, _ in inner}, inner)
+    out = []
+    for _ in range(trials):  # rng None: the OS's entropy (its secure source for the exact samplers)
+        picks = select_multiobjective(objs, total, rng=gen, budget=budget, what=_LABEL, **settings)
+        out.append([_plain(ids[int(i)]) for i in picks])
+    return out
 
 
 def _plain(x):
