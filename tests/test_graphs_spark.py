@@ -1,9 +1,10 @@
 """DP-MOTkIN on Spark (``dpmo.graphs.spark``): same statistics, same distributions, same refusals.
 
-Spark runs in local mode (``local[2]``), started once for this file by the session fixture ``spark``
-(UI off, 2 shuffle partitions). The tests are skipped, with the reason, when pyspark or Java is missing;
-``.ci/run`` checks for Java first, so on CI they run. They share one xdist group, so that ``pytest -n 2``
-starts one JVM.
+Spark runs in local mode (``local[2]``), started once for this file by the session fixture ``spark``: the
+docs' session (Spark's defaults; the web UI off), started with ``python3`` on ``PATH`` an interpreter
+without dpmo, as a user's virtual environment that is not activated would have it. The tests are skipped,
+with the reason, when pyspark or Java is missing; ``.ci/run`` checks for Java first, so on CI they run.
+They share one xdist group, so that ``pytest -n 2`` starts one JVM.
 
 Neighbouring relation of the privacy statements tested here: edge differential privacy (graphs on the same
 public node set that differ in one edge). The output distributions are compared with exact probabilities
@@ -74,15 +75,13 @@ def spark():
         pytest.skip(reason)
     from pyspark.sql import SparkSession
 
+    # the docs' session (local[2], Spark's defaults: no shuffle partitions set, the workers' Python left to
+    # pyspark and dpmo), with the web UI off (several suites may run on one machine) and a small heap
     session = (
         SparkSession.builder.master("local[2]")
         .appName("dpmo-tests")
         .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
         .config("spark.driver.memory", "1g")
-        .config("spark.pyspark.python", sys.executable)
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
@@ -215,11 +214,10 @@ def test_triangles_use_degree_ordered_wedges(spark):
     naive_wedges = int((deg * (deg - 1) // 2).sum())
     from pyspark.sql import functions as F
 
-    e = _edges_df(spark, pairs)
-    pairs_df = e.select(F.least("src", "dst").alias("a"), F.greatest("src", "dst").alias("b")).distinct()
-    deg_df = spark.createDataFrame([(i, int(d)) for i, d in enumerate(deg)], "node long, degree long")
-    oriented = spark_statistics.oriented_edges(pairs_df, deg_df)
-    assert spark_statistics.wedges(oriented).count() == expected_wedges
+    e = spark.createDataFrame([tuple(p) for p in pairs], "u long, v long")
+    _, sent, _ = spark_statistics.triangle_steps(e, 2)
+    listed = sent.where("degree = -1").agg(F.sum(F.size("ids"))).first()[0]  # the wedges Spark lists
+    assert listed == expected_wedges
     assert expected_wedges < naive_wedges / 100
     got = _collect_stats(dpmo_spark.node_statistics(_edges_df(spark, pairs), n))
     assert got["triangles"].tolist() == g.triangles.tolist()
