@@ -4,11 +4,12 @@ Every public function of dpmo that runs Spark jobs runs them inside :func:`libra
 things for the duration of the call and undoes them afterwards:
 
 1. **The Python the workers run** (:func:`worker_python`, :func:`check_worker_python`, implemented in
-   :mod:`dpmo.spark.workers`): ``spark.pyspark.python`` when set, else ``PYSPARK_PYTHON`` as pyspark read
-   it, else in local mode this interpreter (a virtual environment that is not activated works as it
-   is), else ``python3`` on the executors; checked before any Spark job (in local mode by a subprocess, on
-   a cluster by one probe task per application), refused with :class:`SparkEnvironmentError` and one line
-   that says what to set (``PYSPARK_PYTHON``, or ``spark.archives`` with a packed environment).
+   :mod:`dpmo.spark.workers`): ``PYSPARK_PYTHON`` as pyspark read it, else in local mode this
+   interpreter (a virtual environment that is not activated works as it is), else ``python3`` on the
+   executors; checked before any Spark job (in local mode by a subprocess, on a cluster by one probe task
+   per application), refused with :class:`SparkEnvironmentError` and one line that says what to set
+   (``PYSPARK_PYTHON``, or ``spark.archives`` with a packed environment). :func:`worker_udfs` makes the
+   Python functions of the DataFrames dpmo creates run it.
 2. **Shuffle partitions** (:func:`shuffle_partitions`): the user's ``spark.sql.shuffle.partitions`` when
    they set it (on the builder or with ``spark.conf.set``); otherwise, for a call that shuffles about
    ``rows`` rows on ``cores = defaultParallelism`` cores,
@@ -62,6 +63,7 @@ __all__ = [
     "sql_conf",
     "user_conf",
     "worker_python",
+    "worker_udfs",
 ]
 
 #: Rows per shuffle partition aimed at when the user has not set ``spark.sql.shuffle.partitions``.
@@ -304,6 +306,35 @@ def quiet(spark=None) -> Iterator[None]:
 
 # ------------------------------------------------------------------------------------------ the call
 @contextmanager
+def worker_udfs(spark) -> Iterator[str | None]:
+    """The Python functions that Spark DataFrames created in the block run (``mapInArrow``,
+    ``mapInPandas``, UDFs) run the workers' interpreter of :func:`check_worker_python`, checked first.
+
+    pyspark fixes a function's interpreter when it wraps it, so a DataFrame created in the block keeps it
+    when it is computed later. Every dpmo function that creates such a DataFrame does it in this block
+    (the check is cached: a dictionary look-up after the first). Yields the interpreter (None on Spark
+    Connect, where the server sets it).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.spark.session import worker_python, worker_udfs
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> with worker_udfs(session) as python:
+    ...     inside = session.sparkContext.pythonExec
+    >>> inside == python == worker_python(session)[0]
+    True
+    """
+    python = check_worker_python(spark)
+    sc = spark_context(spark)
+    if python is None or sc is None:
+        yield python
+    else:
+        with running(sc, python):
+            yield python
+
+
+@contextmanager
 def library_call(spark, *, rows: int | None = None, settings: Mapping[str, object] | None = None):
     """The duration of one dpmo call on Spark: checked workers, chosen partitions, quiet output.
 
@@ -338,14 +369,10 @@ def library_call(spark, *, rows: int | None = None, settings: Mapping[str, objec
     conf = {**CALL_SETTINGS, **(settings or {})}
     if rows is not None:
         conf["spark.sql.shuffle.partitions"] = shuffle_partitions(spark, rows)
-    sc = spark_context(spark)
     with quiet(spark), sql_conf(spark, conf):
         try:
-            if python is None or sc is None:
+            with worker_udfs(spark):
                 yield
-            else:
-                with running(sc, python):
-                    yield
         except Exception as exc:
             missing = missing_module(exc)
             if missing is None:

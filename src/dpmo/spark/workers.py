@@ -1,14 +1,14 @@
 """The Python interpreter Spark's workers run for dpmo: chosen, checked before any job, set for a call.
 
 pyspark starts its Python workers with the interpreter it read from ``PYSPARK_PYTHON`` when the
-SparkContext started, ``python3`` from ``PATH`` when that was unset, and it ignores
-``spark.pyspark.python`` unless the application was started by ``spark-submit``. A driver run by a virtual
+SparkContext started, ``python3`` from ``PATH`` when that was unset (Spark's configuration option for the
+workers' Python is honoured only by ``spark-submit``, which turns it into ``PYSPARK_PYTHON``; pyspark 4.3
+ignores it on a session's builder in local mode). A driver run by a virtual
 environment that is not activated (``venv/bin/python script.py``, a notebook kernel, an IDE, cron) would
 then get workers without dpmo, which fail in the middle of a job with "No module named 'dpmo'". dpmo's
 calls choose the workers' interpreter by this rule (:func:`worker_python`), first match:
 
-* ``spark.pyspark.python``, when set on the session (Spark's documented precedence over the variable);
-* ``PYSPARK_PYTHON``, as pyspark read it (the user's choice);
+* ``PYSPARK_PYTHON``, as pyspark read it (the user's choice, or ``spark-submit``'s);
 * in local mode (master ``local...``), this interpreter, :data:`sys.executable`: the workers run on this
   machine, and the interpreter that runs the driver has dpmo;
 * on a cluster, pyspark's default (``python3`` on the executors).
@@ -107,32 +107,28 @@ def is_local(spark) -> bool:
 def worker_python(spark) -> tuple[str, str] | None:
     """The interpreter dpmo's calls run on the workers, and where that choice comes from.
 
-    The rule of the module notes: ``spark.pyspark.python`` set on the session, else ``PYSPARK_PYTHON`` as
-    pyspark read it, else in local mode :data:`sys.executable`, else pyspark's default ``python3``.
+    The rule of the module notes: ``PYSPARK_PYTHON`` as pyspark read it, else in local mode
+    :data:`sys.executable`, else pyspark's default ``python3``.
 
     Returns
     -------
     (str, str) or None
-        The interpreter and its source (``"spark.pyspark.python"``, ``"PYSPARK_PYTHON"``,
-        ``"this interpreter"`` or ``"pyspark's default"``); None for a session without a SparkContext on
-        this side (Spark Connect), whose workers the server configures.
+        The interpreter and its source (``"PYSPARK_PYTHON"``, ``"this interpreter"`` or
+        ``"pyspark's default"``); None for a session without a SparkContext on this side (Spark
+        Connect), whose workers the server configures.
 
     Examples
     --------
     >>> import sys
     >>> from types import SimpleNamespace
     >>> from dpmo.spark.session import worker_python
-    >>> conf = SimpleNamespace(get=lambda key, default=None: default)
-    >>> sc = SimpleNamespace(master="local[2]", pythonExec="python3", getConf=lambda: conf)
+    >>> sc = SimpleNamespace(master="local[2]", pythonExec="python3")
     >>> worker_python(SimpleNamespace(sparkContext=sc)) == (sys.executable, "this interpreter")
     True
     """
     sc = spark_context(spark)
     if sc is None:
         return None
-    conf = sc.getConf().get("spark.pyspark.python", None)
-    if conf:
-        return str(conf), "spark.pyspark.python"
     exec_ = getattr(sc, "_dpmo_user_exec", None) or sc.pythonExec  # the session's own, during a call
     if exec_ != _DEFAULT_EXEC or "PYSPARK_PYTHON" in os.environ:
         return str(exec_), "PYSPARK_PYTHON"
@@ -187,14 +183,18 @@ def _probe_local(python: str, env: Mapping[str, str], cwd: str | None) -> tuple[
 
 def _worker_env(sc) -> tuple[dict[str, str], str | None]:
     """The environment and directory of a local Python worker: this process's environment with the
-    session's own variables (``PYTHONPATH`` entries first), and the JVM's working directory."""
+    session's own variables (``PYTHONPATH`` entries first) and the JVM's ``PATH``, and the JVM's working
+    directory."""
     env = dict(os.environ)
     session_env = {str(k): str(v) for k, v in (getattr(sc, "environment", None) or {}).items()}
     paths = [session_env.pop("PYTHONPATH", ""), env.get("PYTHONPATH", "")]
     env.update(session_env)
     env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
-    try:
+    try:  # the JVM starts the workers: its directory, and its PATH to find a bare "python3"
         cwd = str(sc._jvm.System.getProperty("user.dir"))
+        jvm_path = sc._jvm.System.getenv("PATH")
+        if jvm_path is not None:
+            env["PATH"] = str(jvm_path)
     except Exception:
         cwd = None
     return env, cwd

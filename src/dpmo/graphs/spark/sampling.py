@@ -30,6 +30,7 @@ from pyspark import StorageLevel, TaskContext
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
+from ...spark.session import worker_udfs
 from .noise import NOISE, Round, batch_candidates, best_rows, picks_by_round, picks_one_shot
 from .scores import ScoreSpec, score_batches
 
@@ -129,7 +130,8 @@ class SparkSelection:
         self.node_type = stats.schema["node"].dataType
         fields = [T.StructField("node", self.node_type, False)]
         fields += [T.StructField(f"s{j}", T.DoubleType(), False) for j in range(self.columns)]
-        scores = stats.mapInPandas(partial(score_batches, spec=spec), T.StructType(fields))
+        with worker_udfs(stats.sparkSession):
+            scores = stats.mapInPandas(partial(score_batches, spec=spec), T.StructType(fields))
         if entropy is not None:  # seeded (tests): the same rows in the same order in every run
             scores = scores.sortWithinPartitions("node")
         self.scores = scores.persist(StorageLevel.MEMORY_AND_DISK)
@@ -149,7 +151,9 @@ class SparkSelection:
                 T.StructField("value", T.DoubleType(), False),
             ]
         )
-        rows = self.scores.mapInPandas(partial(_top_batches, keep=keep), schema).toPandas()
+        with worker_udfs(self.scores.sparkSession):
+            rows = self.scores.mapInPandas(partial(_top_batches, keep=keep), schema)
+        rows = rows.toPandas()
         out = []
         for j in range(self.columns):
             mine = rows[rows["column"] == j].sort_values("value", ascending=False, kind="stable")
@@ -179,7 +183,9 @@ class SparkSelection:
             pass_id=self._passes,
             columns=self.columns,
         )
-        rows = self.scores.mapInPandas(fn, schema).toPandas()
+        with worker_udfs(self.scores.sparkSession):
+            rows = self.scores.mapInPandas(fn, schema)
+        rows = rows.toPandas()
         return best_rows(rows, [r.keep for r in rounds])
 
 

@@ -31,15 +31,16 @@ number of hash partitions is :func:`edge_partitions`. The cost is measured in ``
 
 from __future__ import annotations
 
-import numpy as np
+from functools import partial
+
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ...spark.session import estimated_rows, library_call, shuffle_partitions, sql_conf
-from ..centrality import ego_density_from_counts
+from ...spark.blocks import BLOCK_SCHEMA, bucket_keys
+from ...spark.session import estimated_rows, library_call, shuffle_partitions, sql_conf, worker_udfs
 from .inputs import NodeSet, edge_frame, id_kind, node_frame, session_of
-from .kernels import announce_degrees, close_wedges, out_neighbours
+from .steps import announce_step, close_step, edge_blocks, final_step, member_blocks, orient_step
 
 __all__ = [
     "STATISTICS_COLUMNS",
@@ -154,32 +155,14 @@ def statistics(e: DataFrame, ns: NodeSet, partitions: int | None = None) -> Data
 
 
 def _integral_statistics(e: DataFrame, ns: NodeSet, p: int) -> DataFrame:
-    u, v = F.col("u"), F.col("v")
-    counts = triangle_steps(e.where(u.isNotNull() & v.isNotNull()), p)[2]
-    rows = counts.select("node", "degree", "triangles", F.lit(0).alias("member"))
-    members = ns.frame.select(
-        "node",
-        F.lit(-1).cast("long").alias("degree"),
-        F.lit(0).cast("long").alias("triangles"),
-        F.lit(1).alias("member"),
-    )
-    missing = e.where(u.isNull() | v.isNull()).select(
-        F.lit(None).cast(rows.schema["node"].dataType).alias("node"),
-        F.lit(-1).cast("long").alias("degree"),
-        F.lit(0).cast("long").alias("triangles"),
-        F.lit(0).alias("member"),
-    )
-    table = (
-        members.unionByName(rows)
-        .unionByName(missing)
-        .groupBy("node")
-        .agg(
-            F.max("degree").alias("degree"),
-            F.sum("triangles").cast("long").alias("triangles"),
-            F.sum("member").cast("long").alias("member"),
-        )
-    )
-    done = table.mapInArrow(_finish, _FINISHED).localCheckpoint(eager=True)
+    """The pipeline on integral ids: three block steps, the node set's blocks, the node table."""
+    keys = bucket_keys(p)
+    counts = triangle_steps(e, p, keys)[2]
+    with worker_udfs(e.sparkSession):
+        members = ns.frame.mapInArrow(partial(member_blocks, partitions=p, keys=keys), BLOCK_SCHEMA)
+        table = counts.unionByName(members).repartition(p, "key")
+        done = table.mapInArrow(partial(final_step, partitions=p, keys=keys), _FINISHED)
+    done = done.localCheckpoint(eager=True)
     _check_endpoints(done, ns)
     return done.where(F.col("member") > 0).select(*STATISTICS_COLUMNS)
 
@@ -209,36 +192,37 @@ def edge_partitions(e: DataFrame, ns: NodeSet) -> int:
     return shuffle_partitions(e.sparkSession, 2 * max(int(rows), ns.n))
 
 
-def triangle_steps(e: DataFrame, partitions: int) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """The three hash-partitioned steps of the triangle count (:mod:`dpmo.graphs.spark.kernels`) on the
-    integral edge table ``e`` (columns ``u``, ``v``, no nulls): the DataFrames of the rows each step sends,
-    ``(dst, src, dsrc)``, ``(key, origin, degree, ids)`` and ``(node, degree, triangles)``.
+def triangle_steps(e: DataFrame, partitions: int, keys=None) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """The three steps of the triangle count (:mod:`dpmo.graphs.spark.kernels`) on the integral edge table
+    ``e`` (columns ``u``, ``v``), ``partitions`` buckets: the block DataFrames
+    (:data:`dpmo.spark.blocks.BLOCK_SCHEMA`) each step sends, their rows ``(dst, src, dsrc)``,
+    ``(key, origin, degree, offsets, values)`` and ``(node, degree, triangles)``.
 
-    The wedge rows of the second (``degree == -1``) hold the ``W`` degree-ordered wedges in their ``ids``.
+    The wedge rows of the second (``degree == -1``) hold the ``W`` degree-ordered wedges in their lists.
 
     Examples
     --------
+    >>> import numpy as np
     >>> from pyspark.sql import SparkSession
-    >>> from pyspark.sql import functions as F
     >>> from dpmo.graphs.spark.statistics import triangle_steps
+    >>> from dpmo.spark.blocks import decode
     >>> session = SparkSession.builder.master("local[2]").getOrCreate()
     >>> e = session.createDataFrame([(0, 1), (1, 2), (2, 0), (2, 3)], "u long, v long")
-    >>> _, sent, counts = triangle_steps(e, 2)
-    >>> sent.where("degree = -1").agg(F.sum(F.size("ids"))).first()[0]   # one wedge
+    >>> _, sent, _ = triangle_steps(e, 2)
+    >>> rows = [decode(r.blob) for r in sent.collect()]  # key, origin, degree, offsets, values
+    >>> sum(int(np.diff(offsets)[degree < 0].sum()) for _, _, degree, offsets, _ in rows)  # one wedge
     1
-    >>> sorted(tuple(r) for r in counts.groupBy("node").sum("triangles").collect())
-    [(0, 1), (1, 1), (2, 1), (3, 0)]
     """
-    u, v = F.col("u"), F.col("v")
-    both = e.select(
-        F.explode(F.array(F.struct(u.alias("x"), v.alias("y")), F.struct(v.alias("x"), u.alias("y")))).alias(
-            "r"
-        )
-    ).select("r.x", "r.y")
-    degrees = both.repartition(partitions, "x").mapInArrow(_announce, _ANNOUNCED)
-    sent = degrees.repartition(partitions, "dst").mapInArrow(_orient, _ORIENTED)
-    counts = sent.repartition(partitions, "key").mapInArrow(_close, _CLOSED)
-    return degrees, sent, counts
+    p = int(partitions)
+    keys = bucket_keys(p) if keys is None else keys
+    steps = []
+    with worker_udfs(e.sparkSession):
+        first = e.mapInArrow(partial(edge_blocks, partitions=p, keys=keys), BLOCK_SCHEMA)
+        for step in (announce_step, orient_step, close_step):
+            run = partial(step, partitions=p, keys=keys)
+            first = first.repartition(p, "key").mapInArrow(run, BLOCK_SCHEMA)
+            steps.append(first)
+    return steps[0], steps[1], steps[2]
 
 
 def _text_statistics(e: DataFrame, ns: NodeSet, p: int) -> DataFrame:
@@ -279,13 +263,6 @@ def _refuse_endpoint(value, ns: NodeSet) -> None:
     )
 
 
-# ------------------------------------------------------------------------------------------ Arrow steps
-_ANNOUNCED = T.StructType([T.StructField(c, T.LongType(), False) for c in ("dst", "src", "dsrc")])
-_ORIENTED = T.StructType(
-    [T.StructField(c, T.LongType(), False) for c in ("key", "origin", "degree")]
-    + [T.StructField("ids", T.ArrayType(T.LongType(), False), False)]
-)
-_CLOSED = T.StructType([T.StructField(c, T.LongType(), False) for c in ("node", "degree", "triangles")])
 _FINISHED = T.StructType(
     [
         T.StructField("node", T.LongType(), True),
@@ -295,101 +272,3 @@ _FINISHED = T.StructType(
         T.StructField("member", T.LongType(), False),
     ]
 )
-_BATCH_ROWS = 1 << 16  # rows of an Arrow batch sent back to Spark
-_BATCH_IDS = 1 << 22  # ids of the list column in one batch
-
-
-def _columns(batches, names) -> list[np.ndarray]:
-    """All the batches of a partition as one int64 array per column."""
-    parts: list[list[np.ndarray]] = [[] for _ in names]
-    for batch in batches:
-        for j, name in enumerate(names):
-            parts[j].append(batch.column(name).to_numpy())
-    return [np.concatenate(p).astype(np.int64, copy=False) if p else np.empty(0, np.int64) for p in parts]
-
-
-def _record_batches(columns: dict, schema):
-    import pyarrow as pa
-
-    size = next(iter(columns.values())).size
-    for lo in range(0, size, _BATCH_ROWS):
-        hi = min(lo + _BATCH_ROWS, size)
-        yield pa.RecordBatch.from_arrays([pa.array(c[lo:hi]) for c in columns.values()], schema=schema)
-
-
-def _announce(batches):
-    """mapInArrow, step 1 (:func:`dpmo.graphs.spark.kernels.announce_degrees`)."""
-    import pyarrow as pa
-
-    x, y = _columns(batches, ("x", "y"))
-    dst, src, dsrc = announce_degrees(x, y)
-    schema = pa.schema([pa.field(c, pa.int64(), False) for c in ("dst", "src", "dsrc")])
-    yield from _record_batches({"dst": dst, "src": src, "dsrc": dsrc}, schema)
-
-
-def _orient(batches):
-    """mapInArrow, step 2 (:func:`dpmo.graphs.spark.kernels.out_neighbours`)."""
-    import pyarrow as pa
-
-    dst, src, dsrc = _columns(batches, ("dst", "src", "dsrc"))
-    key, origin, degree, offsets, values = out_neighbours(dst, src, dsrc)
-    ids_type = pa.list_(pa.field("element", pa.int64(), False))
-    schema = pa.schema(
-        [pa.field(c, pa.int64(), False) for c in ("key", "origin", "degree")]
-        + [pa.field("ids", ids_type, False)]
-    )
-    lo = 0
-    while lo < key.size:
-        # at most _BATCH_ROWS rows and (unless one row alone has more) _BATCH_IDS ids per batch
-        hi = min(lo + _BATCH_ROWS, key.size)
-        hi = max(lo + 1, min(hi, int(np.searchsorted(offsets, offsets[lo] + _BATCH_IDS, side="right")) - 1))
-        off = (offsets[lo : hi + 1] - offsets[lo]).astype(np.int32)
-        ids = pa.ListArray.from_arrays(
-            pa.array(off), pa.array(values[offsets[lo] : offsets[hi]]), type=ids_type
-        )
-        yield pa.RecordBatch.from_arrays(
-            [pa.array(key[lo:hi]), pa.array(origin[lo:hi]), pa.array(degree[lo:hi]), ids], schema=schema
-        )
-        lo = hi
-
-
-def _close(batches):
-    """mapInArrow, step 3 (:func:`dpmo.graphs.spark.kernels.close_wedges`)."""
-    import pyarrow as pa
-
-    keys, origins, degrees, offsets, values = [], [], [], [], []
-    base = 0
-    for batch in batches:
-        keys.append(batch.column("key").to_numpy())
-        origins.append(batch.column("origin").to_numpy())
-        degrees.append(batch.column("degree").to_numpy())
-        ids = batch.column("ids")
-        off = ids.offsets.to_numpy().astype(np.int64)
-        values.append(ids.values.to_numpy()[off[0] : off[-1]])
-        offsets.append(off[1:] - off[0] + base)
-        base += int(off[-1] - off[0])
-    if not keys:
-        return
-    node, degree, tri = close_wedges(
-        np.concatenate(keys),
-        np.concatenate(origins),
-        np.concatenate(degrees),
-        np.concatenate([np.zeros(1, np.int64)] + offsets),
-        np.concatenate(values).astype(np.int64, copy=False),
-    )
-    schema = pa.schema([pa.field(c, pa.int64(), False) for c in ("node", "degree", "triangles")])
-    yield from _record_batches({"node": node, "degree": degree, "triangles": tri}, schema)
-
-
-def _finish(batches):
-    """mapInArrow over the node table: degree -1 (no edges) becomes 0; the ego density, the shared formula."""
-    import pyarrow as pa
-
-    for batch in batches:
-        degree = np.maximum(batch.column("degree").to_numpy(), 0).astype(np.int64)
-        tri = batch.column("triangles").to_numpy().astype(np.int64)
-        ego = ego_density_from_counts(degree, tri, 0.0, "paper")
-        yield pa.RecordBatch.from_arrays(
-            [batch.column("node"), pa.array(degree), pa.array(tri), pa.array(ego), batch.column("member")],
-            names=["node", "degree", "triangles", "ego_density", "member"],
-        )
