@@ -6,7 +6,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -30,8 +29,8 @@ def shared_data() -> Path:
 
 
 # ------------------------------------------------------------------------------------------ Spark
-# One local Spark session (one JVM) for every Spark test of a pytest process: tests/test_graphs_spark.py and
-# tests/test_spark_select.py, which share the xdist group "spark" so that `pytest -n 2` starts one JVM.
+# One local Spark session (one JVM) for every Spark test of a pytest process: the Spark tests share the xdist
+# group "spark", so that `pytest -n 2` starts one JVM.
 def java_problem() -> str | None:
     """Why Spark cannot start here (no Java, or one older than 17), or None."""
     home = os.environ.get("JAVA_HOME")
@@ -54,20 +53,40 @@ def needs_java() -> None:
 
 
 @pytest.fixture(scope="session")
-def spark(needs_java):
+def bare_python(tmp_path_factory) -> Path:
+    """A virtual environment without packages (no dpmo, numpy or pandas): its ``bin`` folder."""
+    import venv
+
+    folder = tmp_path_factory.mktemp("bare-python")
+    venv.create(folder, with_pip=False)
+    return folder / ("Scripts" if os.name == "nt" else "bin")
+
+
+@pytest.fixture(scope="session")
+def spark(bare_python, needs_java):
+    """One local Spark session for the Spark tests (they share the xdist group "spark": one JVM).
+
+    The docs' session (``local[2]``, Spark's defaults: no shuffle partitions, no worker Python set), with the
+    web UI off (several suites may share the machine), started with ``python3`` on ``PATH`` an interpreter
+    without dpmo, numpy or pandas: what a driver run from a virtual environment that is not activated sees.
+    So the tests pass only if dpmo's calls run their workers on an interpreter that has dpmo themselves.
+    Skipped, with the reason, without pyspark or Java 17+.
+    """
+    pytest.importorskip("pyspark", reason='pyspark is not installed: pip install ".[spark]"')
     from pyspark.sql import SparkSession
 
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("dpmo-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.driver.memory", "1g")
-        .config("spark.pyspark.python", sys.executable)
-        .getOrCreate()
-    )
+    path = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.pathsep.join([str(bare_python), path])  # the JVM starts with it
+    try:
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("dpmo-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.memory", "1g")
+            .getOrCreate()
+        )
+    finally:
+        os.environ["PATH"] = path
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()

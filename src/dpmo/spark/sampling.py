@@ -40,6 +40,7 @@ from pyspark.sql import types as T
 from ..epsilons import float_at_most
 from ..mechanisms import needs_rounds
 from .noise import NOISE, Round, batch_candidates, best_rows, frame_ids, picks_by_round, picks_one_shot
+from .session import worker_udfs
 
 __all__ = [
     "ROUNDS_MAX_K",
@@ -232,7 +233,9 @@ class SparkSelection:
                 T.StructField("value", T.DoubleType(), False),
             ]
         )
-        rows = self.scores.mapInPandas(partial(_top_batches, keep=keep, key=self.key), schema).toPandas()
+        with worker_udfs(self.scores.sparkSession):
+            rows = self.scores.mapInPandas(partial(_top_batches, keep=keep, key=self.key), schema)
+        rows = rows.toPandas()
         out = []
         for j in range(self.columns):
             mine = rows[rows["column"] == j].sort_values("value", ascending=False, kind="stable")
@@ -263,7 +266,9 @@ class SparkSelection:
             columns=self.columns,
             key=self.key,
         )
-        rows = self.scores.mapInPandas(fn, schema).toPandas()
+        with worker_udfs(self.scores.sparkSession):
+            rows = self.scores.mapInPandas(fn, schema)
+        rows = rows.toPandas()
         return best_rows(rows, [r.keep for r in rounds])
 
 

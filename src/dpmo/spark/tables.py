@@ -37,6 +37,7 @@ from ..selection import SENSITIVITIES, get_approach, round_parts, select_multiob
 from .checks import check_table_objectives, check_table_schema, column, scan_table
 from .sampling import driver_entropy, executor_rounds, private_picks, round_recorder
 from .scores import ScoreSpec, table_objectives, table_score_batches, table_sensitivities
+from .session import estimated_rows, library_call, worker_udfs
 
 __all__ = ["DRIVER_MAX_ROWS", "select", "select_samples"]
 
@@ -48,14 +49,6 @@ __all__ = ["DRIVER_MAX_ROWS", "select", "select_samples"]
 DRIVER_MAX_ROWS = 10**7
 
 _LABEL = "spark.select"
-
-
-def _prepare_session(spark, df: DataFrame) -> None:
-    """PLACEHOLDER (issue 32, points 1 and 2; wired at merge to the helpers of ``dpmo.spark.session``):
-    check that Spark's Python workers import dpmo (refusing at once, in one line), quiet progress bars and
-    third-party FutureWarnings, and choose the shuffle partitions from the data and the cores when the user
-    has not. Called once per :func:`select`, before any Spark job. Does nothing for now."""
-    return None
 
 
 def _check_count(value, name: str) -> int:
@@ -251,7 +244,17 @@ def select_samples(
         total = exact_epsilon(epsilon)
         budget = Budget(total * trials) if budget is None else budget
         budget.check(total * trials)
-    _prepare_session(df.sparkSession, df)
+    # every Spark job of the call in a library call: the workers' Python checked first (refused in one
+    # line), quiet output, shuffle partitions from the table's size (Spark's estimate: no job) and the cores
+    with library_call(df.sparkSession, rows=estimated_rows(df) or 0):
+        return _run(
+            df, k, objs, id_column, appr, sensitivity, mechanism, w, exact, gen, shares, budget, total, trials
+        )
+
+
+def _run(df, k, objs, id_column, appr, sensitivity, mechanism, w, exact, gen, shares, budget, total, trials):
+    """The Spark part of :func:`select_samples`, arguments checked (inside its library call)."""
+    m = len(objs)
     names = [c for c, _, _ in objs]
     scan = scan_table(df, names, id_column)
     n = scan.n
@@ -305,9 +308,10 @@ def select_samples(
     frame = df.select(key.alias("id"), *values)
     fields = [T.StructField("id", frame.schema["id"].dataType, False)]
     fields += [T.StructField(f"s{j}", T.DoubleType(), False) for j in range(spec.columns)]
-    scores = frame.mapInPandas(
-        partial(table_score_batches, key="id", objectives=inner, spec=spec), T.StructType(fields)
-    )
+    with worker_udfs(df.sparkSession):
+        scores = frame.mapInPandas(
+            partial(table_score_batches, key="id", objectives=inner, spec=spec), T.StructType(fields)
+        )
     rounds = executor_rounds(static, total, parts, k, sens)
     entropy = driver_entropy(gen)
     picks = private_picks(

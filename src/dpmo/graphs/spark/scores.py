@@ -24,6 +24,7 @@ from pyspark.sql import types as T
 
 from ...spark.noise import frame_ids
 from ...spark.scores import SPARK_APPROACHES, ScoreSpec, candidate_scores
+from ...spark.session import worker_udfs
 from ..objectives import statistics_objectives
 
 __all__ = [
@@ -109,4 +110,5 @@ def score_frame(stats: DataFrame, spec: ScoreSpec) -> DataFrame:
     """
     fields = [T.StructField("node", stats.schema["node"].dataType, False)]
     fields += [T.StructField(f"s{j}", T.DoubleType(), False) for j in range(spec.columns)]
-    return stats.mapInPandas(partial(score_batches, spec=spec), T.StructType(fields))
+    with worker_udfs(stats.sparkSession):
+        return stats.mapInPandas(partial(score_batches, spec=spec), T.StructType(fields))

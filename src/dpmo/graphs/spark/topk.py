@@ -26,9 +26,11 @@ from ...budget import resolve_budget
 from ...mechanisms import MECHANISMS
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
 from ...spark.sampling import driver_entropy, executor_rounds, private_picks, round_recorder
+from ...spark.session import library_call
 from ..chebyshev import graph_chebyshev_approach
 from ..exact import check_weights
 from ..objectives import statistics_objectives
+from .inputs import session_of
 from .scores import SPARK_APPROACHES, ScoreSpec, round_sensitivity, score_frame
 from .statistics import prepare, statistics
 
@@ -139,23 +141,29 @@ def top_k(
     w = check_weights(weights)
     exact = check_exact(exact, mechanism)
     gen = None if rng is None else check_random_state(rng)  # None: OS entropy (the secure source if exact)
-    e, ns = prepare(edges, nodes, "top_k")  # reads the schema and counts the public node set
-    n = ns.n
-    k = check_k(k, n)
-    appr = graph_chebyshev_approach(n, k) if approach == "chebyshev" else get_approach(approach)
-    on_driver = exact or appr.name not in SPARK_APPROACHES
-    if on_driver and n > DRIVER_MAX_NODES:
-        raise ValueError(
-            f"approach={approach!r}{' with exact=True' if exact else ''} runs on the driver, which takes at "
-            f"most DRIVER_MAX_NODES = {DRIVER_MAX_NODES} nodes; this node set has {n} (public). Use "
-            "approach='agg' or 'chebyshev' with exact=False (they run on the executors), or raise "
-            "dpmo.graphs.spark.topk.DRIVER_MAX_NODES with the driver's memory"
-        )
-    shares = appr.round_shares(k, 2)  # public; checks the Chebyshev settings
-    budget, total = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
-    stats = statistics(e, ns)
-    if on_driver:
-        return _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact)
+    with library_call(session_of(edges)):  # the workers' Python checked before any Spark job
+        e, ns = prepare(edges, nodes, "top_k")  # reads the schema and counts the public node set
+        n = ns.n
+        k = check_k(k, n)
+        appr = graph_chebyshev_approach(n, k) if approach == "chebyshev" else get_approach(approach)
+        on_driver = exact or appr.name not in SPARK_APPROACHES
+        if on_driver and n > DRIVER_MAX_NODES:
+            raise ValueError(
+                f"approach={approach!r}{' with exact=True' if exact else ''} runs on the driver, which takes "
+                f"at most DRIVER_MAX_NODES = {DRIVER_MAX_NODES} nodes; this node set has {n} (public). Use "
+                "approach='agg' or 'chebyshev' with exact=False (they run on the executors), or raise "
+                "dpmo.graphs.spark.topk.DRIVER_MAX_NODES with the driver's memory"
+            )
+        shares = appr.round_shares(k, 2)  # public; checks the Chebyshev settings
+        budget, total = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
+        stats = statistics(e, ns)
+        if on_driver:
+            return _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact)
+        return _on_executors(stats, n, k, total, shares, appr, sensitivity, w, mechanism, gen, budget)
+
+
+def _on_executors(stats, n, k, total, shares, appr, sensitivity, w, mechanism, gen, budget) -> list:
+    """PrivAgg and PrivChebyshev: scores and noise on the executors, the budget records on the driver."""
     static = appr.name == "agg"
     if static:
         spec = ScoreSpec("agg", sensitivity, w)
