@@ -120,3 +120,17 @@ def test_probabilities_permute_and_flip(benchmark):
     u = np.random.default_rng(4).normal(size=size(2000, 50))
     describe(benchmark, "`probabilities`, permute-and-flip (exact), n = 2000", "audits only", readme=True)
     benchmark(dpmo.probabilities, u, 1.0, 1.0, mechanism="permute_and_flip")
+
+
+def test_budget_spend(benchmark):
+    """1,000 spends of one budget: the cost of recording, with the fork guard (one int comparison a spend,
+    ``dpmo._fork``). ``compare.py`` against the code before the guard shows what it adds."""
+    n = size(1000, 10)
+    describe(benchmark, f"`Budget.spend`, {n:,} spends of one budget", "exact ledger, fork guard")
+
+    def spends():
+        b = dpmo.Budget(10**6)
+        for _ in range(n):
+            b.spend(1, "a spend", mechanism="laplace")
+
+    benchmark(spends)

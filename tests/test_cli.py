@@ -244,10 +244,11 @@ def test_topk_refuses_without_a_public_node_set(tmp_path, capsys):
     line = _one_error_line(err)
     assert code == 2 and out == ""
     assert "--nodes FILE or --n-nodes N is required" in line and "leaf" in line
-    # an edge outside the declared node set is named
+    # an edge outside the declared node set is refused, without naming the edge or its node (private)
     code, _, err = _run(["topk", str(path), "-k", "1", "--n-nodes", "4"], capsys)
-    assert code == 2 and "node 4" in _one_error_line(err)
-    bad = tmp_path / "nodes.txt"
+    line = _one_error_line(err)
+    assert code == 2 and "not in nodes" in line and "node 4" not in line and "3 4" not in line
+    bad = tmp_path / "nodes.txt"  # the node file is public: its line is named
     bad.write_text("0 1 x\n")
     code, _, err = _run(["topk", str(path), "--nodes", str(bad)], capsys)
     assert code == 2 and "line 1" in _one_error_line(err)
@@ -331,12 +332,12 @@ def test_a_budget_that_runs_out_is_one_line_not_a_traceback(monkeypatch, capsys)
     # BudgetExceededError is a BaseException (so scikit-learn loops stop on it): the command line must
     # still turn it into its one-line error and exit status 2.
     import dpmo
-    import dpmo.cli as cli
+    import dpmo.cli.select_command as command
 
     def exhausted(args):
         dpmo.Budget(0.5).spend(1.0, "more than the budget")
 
-    monkeypatch.setattr(cli, "select_command", exhausted)
+    monkeypatch.setattr(command, "select_command", exhausted)  # main imports the command when it runs
     status = main(["select", "x.csv", "-k", "1", "--epsilon", "1", "--objective", "a=1"])
     err = capsys.readouterr().err
     assert status == 2

@@ -58,7 +58,7 @@ def test_dataset_validation():
     d = Dataset(np.zeros((3, 1)), np.zeros(3, np.int8), feats, "t")
     assert d.n_samples == 3 and d.n_features == 1 and d.feature_names == ("a",)
     assert d.take([0, 2]).n_samples == 2
-    with pytest.raises(ValueError, match="y must have shape"):
+    with pytest.raises(ValueError, match="one label per row of X"):
         Dataset(np.zeros((3, 1)), np.zeros(2), feats, "t")
     with pytest.raises(ValueError, match="one entry per column"):
         Dataset(np.zeros((3, 2)), np.zeros(3), feats, "t")
@@ -257,9 +257,9 @@ def test_load_csv_errors(tmp_path):
     p.write_text(CSV)
     with pytest.raises(FileNotFoundError):
         load_csv(tmp_path / "none.csv", "label", bounds={"age": (0, 1)})
-    with pytest.raises(ValueError, match="missing column"):
+    with pytest.raises(ValueError, match=r"no column\(s\) \['target'\] in the header line"):
         load_csv(p, "target", positive="yes", bounds={"age": (0, 80)})
-    with pytest.raises(ValueError, match="missing column"):
+    with pytest.raises(ValueError, match=r"no column\(s\) \['height'\]"):
         load_csv(p, "label", positive="yes", bounds={"height": (0, 80)})
     with pytest.raises(ValueError, match="give the predictors"):
         load_csv(p, "label", positive="yes")
@@ -269,13 +269,14 @@ def test_load_csv_errors(tmp_path):
     # colour, and a positive value no record holds gives a one-class table
     assert load_csv(p, "colour", positive="red", bounds={"age": (0, 80)}).y.tolist() == [1, 0, 0, 1]
     assert load_csv(p, "label", positive="maybe", bounds={"age": (0, 80)}).y.tolist() == [0, 0, 0, 0]
-    with pytest.raises(LabelError, match="line 4: label 'green' of column 'colour' is not in the declared"):
+    with pytest.raises(LabelError, match="'colour' holds a label that is not in the declared") as e:
         load_csv(p, "colour", positive="red", negative="blue", bounds={"age": (0, 80)})
+    assert "green" not in str(e.value) and "line" not in str(e.value)  # neither the label nor its line
     with pytest.raises(ValueError, match="two different labels"):
         load_csv(p, "label", positive="1", negative="1.0", bounds={"age": (0, 80)})
     with pytest.raises(ValueError, match="public domain"):
         load_csv(p, "label", positive="yes", categorical={"colour": ("red", "blue")})
-    with pytest.raises(ValueError, match="non-numeric"):
+    with pytest.raises(ValueError, match="holds a cell that is not a number"):
         load_csv(p, "label", positive="yes", bounds={"colour": (0, 1)})
     with pytest.raises(ValueError, match="bounds"):
         load_csv(p, "label", positive="yes", bounds={"age": None})

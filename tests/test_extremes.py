@@ -110,3 +110,25 @@ def test_tied_losers_in_later_rounds_are_shuffled():
             for s in range(200)
         ]
         assert 60 < lasts.count(1) < 140, (mechanism, exact)
+
+
+@pytest.mark.parametrize(
+    "scores,epsilon,sensitivity",
+    [
+        ([0.0, -1.0, 1.0], 1.7e308, 1.0),  # epsilon / (2 sensitivity) beyond 2^1000: the vectorised envelope
+        ([1.5e308, 0.0], 2.0, 1.0),  # an ordinary ratio, x = 1.5e308 for the proposal 0.0
+        ([0.5, -1.5, -1.5, 0.0], 1.5e308, 1.0),  # x = 1.5e308 for the two -1.5: x log2(e) overflowed
+    ],
+)
+@pytest.mark.parametrize("k", [1, 2])
+def test_exact_exponential_mechanism_warns_for_no_scores(scores, epsilon, sensitivity, k):
+    """Issue 31 item 6: at extreme epsilon / sensitivity the exact exponential mechanism raised a numpy
+    overflow RuntimeWarning whose presence depended on the scores (``x * log2(e)`` for ``x > 1.2e308``).
+    Every call, whatever the scores, now runs without a warning: warnings are errors here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for mechanism in ("exponential", "gumbel", "permute_and_flip"):
+            out = dpmo.select(scores, epsilon, sensitivity, mechanism=mechanism, k=k, exact=True, rng=5)
+            assert len(set(out.tolist())) == k
+        objective = dpmo.Objective(scores, sensitivity)
+        dpmo.priv_agg([objective], [1.0], epsilon=epsilon, k=k, sensitivity="global", rng=5)

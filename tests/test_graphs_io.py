@@ -62,20 +62,20 @@ def test_read_comma_with_and_without_header(tmp_path):
     without = _write(tmp_path, "b.csv", body)
     assert read_edge_list(with_header, header=True).tolist() == [[0, 23977], [1, 34526], [1, 2370]]
     assert read_edge_list(without).tolist() == read_edge_list(with_header, header=True).tolist()
-    # a header is never guessed: a first line that is not two ids is refused on its line
-    with pytest.raises(ValueError, match=r"line 1\b.*header=True"):
+    # a header is never guessed: a first line that is not two ids is refused (the hint names header=True)
+    with pytest.raises(ValueError, match=r"a line is not two integer node ids.*header=True"):
         read_edge_list(with_header)
     p = _write(tmp_path, "c.csv", "# comment\n\nsrc,dst\n5,6\n")
     assert read_edge_list(p, header=True).tolist() == [[5, 6]]
-    with pytest.raises(ValueError, match="line 3"):
+    with pytest.raises(ValueError, match="a line is not two integer node ids"):
         read_edge_list(p, header=False)
 
 
 def test_first_line_of_numbers_is_never_dropped(tmp_path):
     p = _write(tmp_path, "f.txt", "1.5 2\n2 3\n")
-    with pytest.raises(ValueError, match=r"line 1\b"):
+    with pytest.raises(ValueError, match="a line is not two integer node ids"):
         read_edge_list(p)
-    with pytest.raises(ValueError, match=r"line 1\b"):
+    with pytest.raises(ValueError, match="a line is not two integer node ids"):
         load_graph(p)
 
 
@@ -91,10 +91,10 @@ def test_byte_order_mark_and_string_ids(tmp_path):
     g = load_graph(q, ids="str")
     assert g.n_nodes == 4 and g.n_edges == 4
     assert int(g.degree[g.index("carol")]) == 3
-    with pytest.raises(ValueError, match=r"line 1\b.*ids='str'"):
+    with pytest.raises(ValueError, match=r"a line is not two integer node ids.*ids='str'"):
         load_graph(q)
     bad = _write(tmp_path, "bad.txt", "a b\nc\n")
-    with pytest.raises(ValueError, match=r"line 2\b"):
+    with pytest.raises(ValueError, match="a line is not two node ids"):
         read_edge_list(bad, ids="str")
 
 
@@ -120,12 +120,13 @@ def test_read_explicit_delimiter_and_gzip(tmp_path):
         ("1 2 7\n3 4 8\n", 1),  # a weighted edge list: its first line is data, not a header
     ],
 )
-def test_malformed_line_reports_its_number(tmp_path, text, line):
+def test_malformed_line_is_refused_without_its_number_or_content(tmp_path, text, line):
     p = _write(tmp_path, "bad.txt", text)
-    with pytest.raises(ValueError, match=rf"line {line}\b"):
-        read_edge_list(p)
-    with pytest.raises(ValueError, match=rf"line {line}\b"):
-        load_graph(p)
+    for read in (read_edge_list, load_graph):
+        with pytest.raises(ValueError, match="a line is not two integer node ids") as err:
+            read(p)
+        message = str(err.value).replace(str(p), "")  # the path is the caller's own
+        assert f"line {line}" not in message and not any(ch.isdigit() for ch in message), message
 
 
 def test_missing_and_empty_files(tmp_path):

@@ -198,12 +198,14 @@ def test_refusals(spark, small):
     ):
         with pytest.raises(ValueError, match="nodes= is required"):
             call()
-    # an edge naming a node outside the public node set (7 and 8 are not in 0..6)
-    with pytest.raises(ValueError, match=r"an edge names node (7|8), which is not in nodes"):
+    # an edge naming a node outside the public node set (7 and 8 are not in 0..6): refused, the node unnamed
+    with pytest.raises(ValueError, match="an edge names a node that is not in nodes") as err:
         dpmo_spark.node_statistics(edges, 7)
+    assert "8" not in str(err.value)
     subset = spark.createDataFrame([(i,) for i in range(SMALL_N) if i != 4], "node long")
-    with pytest.raises(ValueError, match="an edge names node 4, which is not in nodes"):
+    with pytest.raises(ValueError, match="an edge names a node that is not in nodes") as err:
         dpmo_spark.node_statistics(edges, subset)
+    assert "4" not in str(err.value)
     budget = dpmo.Budget(1.0)
     with pytest.raises(ValueError, match="not in nodes"):
         dpmo_spark.top_k(edges, 2, 1.0, nodes=8, budget=budget)
@@ -225,8 +227,9 @@ def test_refusals(spark, small):
 def test_malformed_text_edge_list_is_refused(spark, tmp_path):
     path = tmp_path / "edges.txt"
     path.write_text("% comment\n1 2\n2 3 4\n")
-    with pytest.raises(ValueError, match=r"expected two integer node ids .* got '2 3 4'"):
+    with pytest.raises(ValueError, match="a line is not two integer node ids") as err:
         dpmo_spark.read_edges(path)
+    assert "2 3 4" not in str(err.value)  # the line is private
     path.write_text("# c\nid_1,id_2\n1,2\n")
     with pytest.raises(ValueError, match="a header"):
         dpmo_spark.read_edges(path)
@@ -257,12 +260,15 @@ def test_budget_is_checked_before_any_spark_job(spark, small, monkeypatch):
 
 
 # ------------------------------------------------------------------------------------------ budget records
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
 @pytest.mark.parametrize("approach", ["agg", "chebyshev"])
-def test_budget_records_match_the_in_memory_ones(spark, small, approach):
+def test_budget_records_match_the_in_memory_ones(spark, small, approach, delta):
     edges, g = small
-    b_spark, b_mem = dpmo.Budget(2.0), dpmo.Budget(2.0)
-    picks = dpmo_spark.top_k(edges, 3, 1.5, nodes=SMALL_N, approach=approach, budget=b_spark, rng=3)
-    graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3)
+    b_spark, b_mem = dpmo.Budget(2.0, delta=delta), dpmo.Budget(2.0, delta=delta)
+    picks = dpmo_spark.top_k(
+        edges, 3, 1.5, nodes=SMALL_N, approach=approach, budget=b_spark, rng=3, delta=delta
+    )
+    graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3, delta=delta)
     assert len(set(picks)) == 3 and set(picks) <= set(range(SMALL_N))
     got = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_spark.ledger]
     want = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_mem.ledger]

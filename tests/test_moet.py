@@ -211,6 +211,8 @@ def test_parameter_validation(cancer):
         DPMOETClassifier(**SMALL).fit(X, np.where(y == 1, 2, np.arange(y.size) % 2))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # clipped silently: a warning would depend on the records
+        # ... except the constant DefaultBoundsWarning of every fit without declared bounds
+        warnings.filterwarnings("ignore", category=dpmo.trees.DefaultBoundsWarning)
         DPMOETClassifier(**SMALL).fit(X * 3, y)  # not scaled with public bounds: clipped
     cat = (Feature("c", "categorical", ("a", "b")),)
     with pytest.raises(ValueError, match="codes"):  # encoded: code 2 is outside the domain

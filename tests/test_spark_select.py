@@ -184,20 +184,28 @@ def test_the_driver_paths_give_the_picks_of_dpmo_select(spark, table_csv, capsys
 
 
 # ------------------------------------------------------------------------------------------ budget
+@pytest.mark.parametrize("delta", [0.0, 1e-6])
 @pytest.mark.parametrize("approach", ["agg", "chebyshev"])
-def test_budget_records_match_the_in_memory_ones_and_a_seed_reproduces(spark, table, table_csv, approach):
+def test_budget_records_match_the_in_memory_ones_and_a_seed_reproduces(
+    spark, table, table_csv, approach, delta
+):
+    # delta > 0: the rounds at the accountant's epsilons, the same ledger as the in-memory path's
     weights = (1.0, 2.0) if approach == "agg" else None
     objectives = {c: (s, d) for c, s, d in OBJECTIVES}
-    b_spark, b_mem = dpmo.Budget(2.0), dpmo.Budget(2.0)
-    kw = {"approach": approach, "weights": weights, "mechanism": "permute_and_flip", "rng": 7}
+    b_spark, b_mem = dpmo.Budget(2.0, delta=delta), dpmo.Budget(2.0, delta=delta)
+    mechanism = "exponential" if delta else "permute_and_flip"  # the accountant gains for the exponential
+    kw = {"approach": approach, "weights": weights, "mechanism": mechanism, "rng": 7, "delta": delta}
     picks = dpmo_spark.select(table, 3, 1.5, objectives=objectives, id_column="id", budget=b_spark, **kw)
     _, objs = _in_memory_objectives(table_csv)
     dpmo.select_multiobjective(objs, 1.5, k=3, budget=b_mem, exact=False, **kw)
     assert len(set(picks)) == 3 and set(picks) <= set(IDS)
     got = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_spark.ledger]
     want = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_mem.ledger]
-    assert got == want and b_spark.spent_exact == Fraction(3, 2)
-    if approach == "chebyshev":  # per-round plan, string ids: the same seed, the same picks
+    assert got == want and b_spark.spent_exact == b_mem.spent_exact == Fraction(3, 2)
+    assert b_spark.remaining_delta == b_mem.remaining_delta == 0.0
+    if delta:  # the accountant's rounds: more than epsilon in all (3 exponential picks at delta 1e-6)
+        assert sum(r.epsilon for r in b_spark.ledger) > Fraction(3, 2)
+    if approach == "chebyshev" and not delta:  # per-round plan, string ids: the same seed, the same picks
         assert dpmo_spark.select(table, 3, 1.5, objectives=objectives, id_column="id", **kw) == picks
 
 

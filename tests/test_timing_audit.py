@@ -332,3 +332,62 @@ def test_timing_exact_fit_neighbours_and_outputs():
             released[counts == truth[k]].append(t)
     rows += timing_report(released, "DiffPID3 fit, true counts released or not", pairs=[(True, False)])
     assert_no_leak(rows)
+
+
+# ---------------------------------------------------------------- scope (issue 31, item 6)
+
+
+def _scope_inputs(n: int = 300):
+    """Two inputs of the same public sizes: integer-valued objectives (many ties, varied counts) and all
+    ties; two edge lists on the same public node set: a random one and an empty one."""
+    rng = np.random.default_rng(21)
+    ints = [rng.integers(0, 12, n).astype(float), rng.integers(0, 12, n).astype(float)]
+    ties = [np.zeros(n), np.zeros(n)]
+    edges = rng.integers(0, n, size=(3 * n, 2))
+    edges = np.unique(np.sort(edges[edges[:, 0] != edges[:, 1]], axis=1), axis=0)
+    return {"ints": ints, "ties": ties}, {"random": edges, "empty": np.zeros((0, 2), dtype=np.int64)}, n
+
+
+def _priv_pareto_local(values):
+    objs = [dpmo.Objective(v, 1.0) for v in values]
+    return lambda: int(dpmo.priv_pareto(objs, 1.0, k=1, sensitivity="local", rng=1)[0])
+
+
+def _top_k_pareto(edges, n):
+    from dpmo import graphs
+
+    return lambda: int(graphs.top_k(graphs.load_graph(edges, nodes=n), 1, 1.0, approach="pareto", rng=1)[0])
+
+
+def test_timing_scope_the_sampler_is_constant_work_the_scores_are_not():
+    """``docs/core.md``, "Timing", scope: ``dpmo.select(..., exact=True)`` as a whole (checks, budget,
+    sampling) executes the same lines for any scores of the same size; computing the scores does not, and
+    the docs say so. Local PrivPareto's dampening evaluates a number of distances that depends on the values
+    (integer objectives against ties), and ``graphs.top_k`` reads an edge list whose length is private
+    (a random edge list against an empty one on the same public node set). The timing figures of the
+    docs are this test's output with ``pytest -s``."""
+    values, edge_lists, n = _scope_inputs()
+    scores = {"ints": values["ints"][0], "ties": values["ties"][0]}
+    rng = np.random.default_rng(22)
+    assert_same_work(
+        [lambda s=s: dpmo.select(s, 1.0, 1.0, k=2, exact=True, rng=rng) for s in scores.values()] * 10,
+        min_outputs=3,
+    )
+    pareto = {k: _priv_pareto_local(v) for k, v in values.items()}
+    graph = {k: _top_k_pareto(v, n) for k, v in edge_lists.items()}
+    for calls in (pareto, graph):
+        for f in calls.values():
+            f()  # warm-up
+        traces = {k: line_trace(f)[1] for k, f in calls.items()}
+        a, b = traces.values()
+        assert a != b, "the same lines for both inputs: the docs' timing scope says otherwise, update it"
+    rows = []
+    for what, calls in (("priv_pareto local, integer objectives vs ties", pareto),
+                        ("graphs.top_k pareto, random vs empty edge list", graph)):  # fmt: skip
+        runs = timed_calls(calls, 400, 23, budget=2.0)
+        groups = {k: [t for t, _ in v] for k, v in runs.items()}
+        a, b = groups
+        rows += timing_report(groups, what, pairs=[(a, b)])
+        print(f"{what}: median {np.median(groups[a]) / 1e6:.2f} ms vs {np.median(groups[b]) / 1e6:.2f} ms")
+    for w, _, _, n_a, n_b, d, c in rows:  # figures only: a difference here is what the docs state
+        print(f"{w}: KS {d:.3f}, critical {c:.3f} (n = {n_a}, {n_b})")

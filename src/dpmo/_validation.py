@@ -10,6 +10,8 @@ import numbers
 
 import numpy as np
 
+from ._choices import EXACT_CAPABLE
+
 __all__ = [
     "check_random_state",
     "check_epsilon",
@@ -25,9 +27,6 @@ __all__ = [
     "check_t_block",
     "check_X",
 ]
-
-#: Mechanisms of :func:`dpmo.select` that have an exact sampler (see :mod:`dpmo.mechanisms.exact`).
-EXACT_CAPABLE = ("exponential", "gumbel", "permute_and_flip")
 
 
 def check_random_state(rng: None | int | np.random.Generator) -> np.random.Generator:

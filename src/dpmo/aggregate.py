@@ -244,6 +244,7 @@ def priv_agg(
     rng=None,
     budget=None,
     exact: bool = _defaults.EXACT,
+    delta: float = 0.0,
 ) -> np.ndarray:
     """PrivAgg: pick ``k`` candidates with a large weighted sum of objectives, epsilon-DP.
 
@@ -274,6 +275,10 @@ def priv_agg(
         Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
         in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``, given the exact share of each
         round that is recorded; rng None then reads the OS's secure source.
+    delta : float, default 0
+        ``0``: pure epsilon-DP. ``> 0``: the k rounds together are ``(epsilon, delta)``-DP, each at the
+        accountant's epsilon (:func:`dpmo.per_pick_epsilon`; ``docs/privacy-accounting.md``,
+        "Approximate DP"); ``budget`` is charged ``(epsilon, delta)`` before anything is computed.
 
     Returns
     -------
@@ -316,6 +321,7 @@ def priv_agg(
         budget=budget,
         what="priv_agg",
         exact=exact,
+        delta=delta,
     )
 
 

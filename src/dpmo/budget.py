@@ -23,23 +23,15 @@ Copies
 ------
 A budget cannot be copied while it can still spend: ``pickle``, :func:`copy.copy`, :func:`copy.deepcopy`
 and sending it to another process (joblib's ``loky``, ``multiprocessing``, Dask) raise :class:`TypeError`
-saying what to do. A copy's spends would be recorded in the copy only, never in the original, so the two
-together could spend more than the budget's epsilon while the original shows nothing spent (three fits of
-epsilon 1 on one ``Budget(1.0)`` all ran under joblib with ``n_jobs=2``). Refusing is the only design in
-which the one object that the caller holds sees every spend: a copy that forwards its spends would need a
-channel back to the original that survives crashes and reordering, and a copy that spends nothing is a
-budget that fails later, far from the cause. Threads share the object itself, and every check-and-record
-runs under one lock per tree of budgets, so joblib's ``threading`` backend is safe. A budget with nothing
-left to spend (``remaining_exact == 0``: a fitted estimator's ``budget_``) copies as a record of its own
-ledger, detached from any parent: it can spend nothing, so the copy bypasses nothing (and fitted
-estimators pickle).
+saying what to do, and in a process forked after it was made it refuses to spend (:mod:`dpmo._fork`): a
+copy's spends would never reach the original, so the two together could spend more than its epsilon.
+Threads share the object, and every check-and-record runs under one lock per tree of budgets. A budget
+with nothing left to spend (a fitted estimator's ``budget_``) copies as a detached record of its ledger.
+Why refusing is the design: ``docs/privacy-accounting.md``, "Copies and other processes".
 
 Composition is **basic sequential composition** (the sum of the epsilons, Dwork and Roth 2014, Theorem
-3.16), which is what the paper uses. The cost of a spend is computed in one place,
-:meth:`Budget._cost`, from the whole record (epsilon *and* mechanism), and the budget only ever compares
-and adds costs; a tighter accountant (for instance zero-concentrated DP, in which the exponential mechanism
-is ``epsilon^2 / 8``-zCDP by its bounded range, Cesar and Rogers 2021) would be a subclass that changes the
-cost and the comparison. None is shipped: it needs a proof reference and tests first.
+3.16), as in the paper; the cost of a spend is :meth:`Budget._cost`. In ``Budget(epsilon, delta)``, calls
+with ``delta > 0`` are planned by the accountant (:mod:`dpmo.budget_calls`).
 
 Parallel composition (disjoint parts of the data, as the nodes of one depth of an ID3 tree) is recorded by
 the caller as *one* spend whose ``what`` says so.
@@ -54,9 +46,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _fork
+from .budget_calls import ApproximateDP, Charge
 from .epsilons import decimal_float_at_most, exact_epsilon, exact_text, float_at_most
 
-__all__ = ["Budget", "BudgetExceededError", "Spend", "fit_budget", "resolve_budget"]
+__all__ = ["Budget", "BudgetExceededError", "Charge", "Spend", "fit_budget", "resolve_budget"]
 
 #: Where the accounting rules are explained (named in the refusal messages).
 DOCS = "docs/privacy-accounting.md"
@@ -107,29 +101,33 @@ class Spend(NamedTuple):
     candidates: int | None
 
 
-def _restore(total: Fraction, spent: Fraction, records: list) -> Budget:
+def _restore(total: Fraction, spent: Fraction, records: list, delta=Fraction(0), spent_delta=0, charges=()):
     """Unpickle a budget with nothing left (see :meth:`Budget.__reduce_ex__`): a detached record."""
     b = Budget.__new__(Budget)
     Budget.__init__(b, total)
     b._committed, b._spent, b._records = total, spent, list(records)
+    b._delta, b._committed_delta, b._spent_delta, b._charges = delta, delta, spent_delta, list(charges)
     return b
 
 
-class Budget:
-    """A privacy budget of ``epsilon`` (pure epsilon-DP, basic sequential composition).
+class Budget(ApproximateDP):
+    """A privacy budget of ``(epsilon, delta)`` (pure epsilon-DP by default, basic sequential composition).
 
     Parameters
     ----------
     epsilon : float, int or fractions.Fraction
         Total budget, > 0 and finite. Kept exactly: a float as the decimal it prints as (``0.3`` is 3/10,
         :func:`dpmo.epsilons.exact_epsilon`).
+    delta : float, int or fractions.Fraction, default 0
+        Total delta in ``[0, 1)``, kept exactly as ``epsilon``. 0: pure DP (calls with ``delta > 0`` are
+        refused). ``> 0``: such calls are planned by the accountant (:mod:`dpmo.budget_calls`).
 
     Attributes
     ----------
     epsilon : float
         The total budget.
     spent : float
-        The sum of the ledger's epsilons (including the spends of the sub-budgets of :meth:`split`).
+        The sum of the ledger's epsilons (the sub-budgets' too; a call with ``delta > 0``: its epsilon).
     remaining : float
         What can still be spent directly: the total minus the direct spends and minus the whole of every
         sub-budget made by :meth:`split` (reserved when it is made, whether or not it is spent yet). The
@@ -138,15 +136,12 @@ class Budget:
     ledger : tuple of Spend
         Every spend, in the order made (the sub-budgets' spends appear in their parents' ledgers too).
 
-    See Also
-    --------
-    dpmo.select, dpmo.priv_pareto, dpmo.priv_agg : entry points that take ``budget=``.
-
     Notes
     -----
     Thread-safe: a spend is checked and recorded under one lock per tree of budgets (joblib's ``threading``
     backend shares the object). Not copyable while it can still spend: ``pickle``, ``copy.copy``,
-    ``copy.deepcopy`` and sending it to another process raise :class:`TypeError` (module notes, "Copies").
+    ``copy.deepcopy`` and sending it to another process raise :class:`TypeError` (module notes, "Copies");
+    in a process forked after it was made, it refuses to spend (:class:`RuntimeError`, :mod:`dpmo._fork`).
     ``spend`` is O(depth of the tree of sub-budgets); ``ledger`` copies the records, O(records).
 
     Examples
@@ -172,21 +167,16 @@ class Budget:
     >>> sum(r.epsilon for r in b.ledger) == 1      # exact, no rounding
     True
 
-    Floats count as the decimals they print as: ten spends of ``0.1`` fit in ``Budget(1.0)``, and each
-    mechanism runs at the largest float not above the 1/10 recorded (:func:`dpmo.epsilons.float_at_most`).
-
-    >>> tenths = Budget(1.0)
-    >>> [tenths.spend(0.1, "a tenth") for _ in range(10)][-1]
-    0.09999999999999999
-    >>> tenths.spent_exact, tenths.remaining
-    (Fraction(1, 1), 0.0)
+    Floats count as the decimals they print as (ten spends of ``0.1`` fit in ``Budget(1.0)``; module notes).
     """
 
-    #: Name of the composition rule (basic sequential composition); a tighter accountant would change it.
+    #: Name of the composition rule between calls (basic sequential composition, of epsilons and deltas).
     composition = "basic"
+    _exceeded = BudgetExceededError  # raised by the approximate-DP part (dpmo.budget_calls)
 
-    def __init__(self, epsilon):
+    def __init__(self, epsilon, delta=0.0):
         self._total = exact_epsilon(epsilon)
+        self._init_delta(delta)
         self._committed = Fraction(0)  # direct spends + reservations of the sub-budgets
         self._spent = Fraction(0)  # every record, own or of a sub-budget
         # Spend records, or (what, mechanism, epsilon, k, sensitivity, candidates) for k equal rounds of
@@ -194,6 +184,7 @@ class Budget:
         self._records: list = []
         self._parent: Budget | None = None
         self._lock = threading.RLock()
+        self._born = _fork.generation  # spends only in this process, not in a forked child (dpmo._fork)
 
     # ------------------------------------------------------------------------------------ reading
     @property
@@ -216,12 +207,12 @@ class Budget:
 
     @property
     def remaining(self) -> float:
-        return decimal_float_at_most(self._total - self._committed)
+        return decimal_float_at_most(self._remaining_epsilon())
 
     @property
     def remaining_exact(self) -> Fraction:
-        """What can still be spent or split, exact."""
-        return self._total - self._committed
+        """What can still be spent or split, exact (a call's budget: the sum of its unused slots)."""
+        return self._remaining_epsilon()
 
     @property
     def ledger(self) -> tuple[Spend, ...]:
@@ -245,6 +236,8 @@ class Budget:
         return self._parent
 
     def __repr__(self) -> str:
+        if self._delta:
+            return self._repr_delta()
         return f"Budget(epsilon={self.epsilon!r}, spent={self.spent!r}, remaining={self.remaining!r})"
 
     # ------------------------------------------------------------------------------------ copies
@@ -262,21 +255,21 @@ class Budget:
     def __reduce_ex__(self, protocol):
         """Pickling: refused while the budget can still spend; with nothing left, a detached record."""
         with self._lock:
-            if self._total - self._committed > 0:
+            if self._remaining_epsilon() > 0:
                 self._refuse_copy("pickled or sent to another process")
-            return _restore, (self._total, self._spent, list(self._records))
+            return _restore, (self._total, self._spent, list(self._records), *self._delta_state())
 
     def __copy__(self):
         with self._lock:
-            if self._total - self._committed > 0:
+            if self._remaining_epsilon() > 0:
                 self._refuse_copy("copied (copy.copy)")
-            return _restore(self._total, self._spent, self._records)
+            return _restore(self._total, self._spent, self._records, *self._delta_state())
 
     def __deepcopy__(self, memo):
         with self._lock:
-            if self._total - self._committed > 0:
+            if self._remaining_epsilon() > 0:
                 self._refuse_copy("deep-copied (copy.deepcopy)")
-            return _restore(self._total, self._spent, self._records)
+            return _restore(self._total, self._spent, self._records, *self._delta_state())
 
     # ------------------------------------------------------------------------------------ spending
     def _cost(self, epsilon: Fraction, mechanism: str | None) -> Fraction:
@@ -284,16 +277,23 @@ class Budget:
         composition. The one place a tighter accountant would change."""
         return epsilon
 
-    def check(self, epsilon) -> Fraction:
-        """Raise :class:`BudgetExceededError` unless ``epsilon`` fits in what remains; record nothing.
+    def _refuse_if_forked(self) -> None:
+        """Raise (:func:`dpmo._fork.refuse`) in a process forked after this budget was made."""
+        if self._born != _fork.generation:
+            _fork.refuse(DOCS)
+
+    def check(self, epsilon, delta=0.0) -> Fraction:
+        """Raise :class:`BudgetExceededError` unless ``epsilon`` (and ``delta``) fit in what remains.
 
         Returns the exact Fraction of ``epsilon``. Entry points call it up front, before computing
-        anything private, for the whole epsilon of the call.
+        anything private, for the whole epsilon (and delta) of the call.
         """
+        self._refuse_if_forked()
         eps = exact_epsilon(epsilon)
         with self._lock:
-            if self._cost(eps, None) > self.remaining_exact:
+            if self._cost(eps, None) > self._remaining_epsilon():
                 raise BudgetExceededError(self._refusal(eps, None, "nothing was computed"))
+            self._check_delta(delta)
         return eps
 
     def _refusal(self, eps: Fraction, what, tail: str) -> str:
@@ -326,15 +326,14 @@ class Budget:
         -------
         float
             The epsilon the mechanism is to run at: :func:`dpmo.epsilons.float_at_most` of the recorded
-            ``epsilon`` (never above it; for ``0.25`` it is ``0.25``, for ``0.1`` the float just below
-            ``0.1``).
+            ``epsilon`` (never above it: ``0.25`` for ``0.25``, the float just below ``0.1`` for ``0.1``).
 
         Raises
         ------
         BudgetExceededError
-            ``epsilon`` exceeds :attr:`remaining`; nothing is recorded. Call this *before* computing
-            anything private.
+            ``epsilon`` exceeds :attr:`remaining`; nothing is recorded. Call it *before* computing.
         """
+        self._refuse_if_forked()
         eps = exact_epsilon(epsilon)
         if not isinstance(what, str):
             raise TypeError(f"what must be a str, got {type(what).__name__}")
@@ -346,6 +345,8 @@ class Budget:
             None if candidates is None else int(candidates),
         )
         with self._lock:
+            if self._plan is not None:  # a call with delta > 0: its next slot (dpmo.budget_calls)
+                return self._spend_planned(eps, 1, record, record.mechanism, what)
             if self._cost(eps, record.mechanism) > self.remaining_exact:
                 raise BudgetExceededError(self._refusal(eps, what, "nothing was recorded"))
             self._committed += self._cost(eps, record.mechanism)
@@ -364,6 +365,7 @@ class Budget:
         :func:`dpmo.epsilons.float_at_most` of the exact share ``epsilon / k``. Used by callers that sample
         the ``k`` rounds at once (the Gumbel top-k trick): all ``k`` records are made before the sampling.
         """
+        self._refuse_if_forked()
         k = int(k)
         if k < 1:
             raise ValueError(f"k must be a positive int, got {k}")
@@ -373,12 +375,14 @@ class Budget:
         mech = None if mechanism is None else str(mechanism)
         sens = None if sensitivity is None else float(sensitivity)
         with self._lock:
+            entry = (what, mech, eps, k, sens, None if candidates is None else int(candidates))
+            if self._plan is not None:  # a call with delta > 0: its next k slots (dpmo.budget_calls)
+                return self._spend_planned(eps / k, k, entry, mech, what)
             # basic composition: the k shares cost eps exactly (a tighter accountant costs each round)
             basic = type(self)._cost is Budget._cost
             cost = eps if basic else self._cost(eps / k, mech) * k
             if cost > (self._total - self._committed if self._committed else self._total):
                 raise BudgetExceededError(self._refusal(eps, what, "nothing was recorded"))
-            entry = (what, mech, eps, k, sens, None if candidates is None else int(candidates))
             self._committed = cost if not self._committed else self._committed + cost
             node: Budget | None = self
             while node is not None:  # k records of share = eps / k each: together exactly eps
@@ -408,7 +412,10 @@ class Budget:
         BudgetExceededError
             The parts exceed :attr:`remaining` (nothing is reserved).
         """
+        self._refuse_if_forked()
         with self._lock:
+            if self._plan is not None:
+                raise ValueError("a call's budget (delta > 0) cannot be split: it runs its plan only")
             if isinstance(parts, (numbers.Integral, np.integer)) and not isinstance(parts, (bool, np.bool_)):
                 m = int(parts)
                 if m < 1:
@@ -444,10 +451,10 @@ class Budget:
         return children
 
 
-def resolve_budget(epsilon, budget, name: str = "epsilon") -> tuple[Budget, Fraction]:
+def resolve_budget(epsilon, budget, name: str = "epsilon", *, delta=0.0) -> tuple[Budget, Fraction]:
     """The budget an entry point spends from and the exact epsilon of the call, checked up front.
 
-    * ``budget`` None: a new ``Budget(epsilon)`` (``epsilon`` required).
+    * ``budget`` None: a new ``Budget(epsilon, delta)`` (``epsilon`` required).
     * ``budget`` given, ``epsilon`` None: the whole of ``budget.remaining``.
     * both: ``epsilon`` out of ``budget``.
 
@@ -458,7 +465,7 @@ def resolve_budget(epsilon, budget, name: str = "epsilon") -> tuple[Budget, Frac
     if budget is None:
         if epsilon is None:
             raise ValueError(f"{name} is required when no budget is given")
-        budget = Budget(epsilon)
+        budget = Budget(epsilon, delta)
         return budget, budget.epsilon_exact
     if epsilon is None:
         eps = budget.remaining_exact
@@ -466,8 +473,8 @@ def resolve_budget(epsilon, budget, name: str = "epsilon") -> tuple[Budget, Frac
             raise BudgetExceededError(
                 f"the budget is used up (epsilon {exact_text(budget.epsilon_exact)}, all spent or reserved)"
             )
-        return budget, eps
-    return budget, budget.check(exact_epsilon(epsilon, name))
+        return budget, budget.check(eps, delta)
+    return budget, budget.check(exact_epsilon(epsilon, name), delta)
 
 
 def fit_budget(epsilon, budget) -> Budget:

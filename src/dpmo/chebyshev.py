@@ -192,6 +192,7 @@ def priv_chebyshev(
     rng=None,
     budget=None,
     exact: bool = _defaults.EXACT,
+    delta: float = 0.0,
 ) -> np.ndarray:
     """PrivChebyshev: ``k`` candidates spread along the Pareto front, under epsilon-DP.
 
@@ -227,6 +228,11 @@ def priv_chebyshev(
         Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
         in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``, given the exact share of each
         round that is recorded; rng None then reads the OS's secure source.
+    delta : float, default 0
+        ``0``: pure epsilon-DP. ``> 0``: the k rounds together are ``(epsilon, delta)``-DP, each at the
+        accountant's epsilon (:func:`dpmo.per_pick_epsilon`, or the shares scaled by
+        :func:`dpmo.accounting.scaled_epsilons`; ``docs/privacy-accounting.md``,
+        "Approximate DP"); ``budget`` is charged ``(epsilon, delta)`` before anything is computed.
 
     Returns
     -------
@@ -270,6 +276,7 @@ def priv_chebyshev(
         budget=budget,
         what="priv_chebyshev",
         exact=exact,
+        delta=delta,
     )
 
 

@@ -2,6 +2,10 @@
 
 The generic table reader of the trees application (:func:`dpmo.tables.read_table` uses it for CSV files);
 categories and bounds come from the caller, never from the data. Re-exported as ``dpmo.datasets.load_csv``.
+
+A refusal names the file, the column and the rule broken, never a record's value, line number or count
+(:data:`dpmo.datasets.types.NOT_SHOWN`), as ``dpmo select`` does: the records are private, and a message
+is an output.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .datasets.types import Dataset, Feature, LabelError, resolve_path
+from .datasets.types import NOT_SHOWN, Dataset, Feature, LabelError, resolve_path
 
 __all__ = ["load_csv"]
 
@@ -48,7 +52,7 @@ def load_csv(
     path,
     label: str,
     *,
-    positive=1,
+    positive=None,
     negative=None,
     categorical: Mapping[str, Sequence] | None = None,
     bounds: Mapping[str, tuple[float, float]] | None = None,
@@ -65,15 +69,23 @@ def load_csv(
         The CSV file (first line = column names).
     label : str
         Name of the label column.
-    positive : str or number, default 1
+    positive : str or number, optional
         The label value of the positive class (``y = 1``); compared as text, or numerically when both
         sides are numbers (so ``1`` matches ``1.0``).
     negative : str or number, optional
-        The label value of the negative class: the label set ``{negative, positive}`` is then declared
-        (public), and a record with any other label is a domain error
-        (:class:`dpmo.datasets.types.LabelError`, naming the line), whatever the other records hold.
-        None: ``positive`` against every other value. Either way each label is read by a public rule
-        alone, and a table in which a class has no record loads like any other.
+        The label value of the negative class. The label rule is the command line's (``dpmo trees``,
+        ``dpmo id3``):
+
+        * neither given (the default): the declared label set ``{0, 1}`` (0 negative, 1 positive), as
+          the commands without ``--positive`` and ``--classes``;
+        * ``positive`` alone: ``positive`` against every other value (``--positive VALUE``);
+        * ``negative`` (and ``positive``, 1 when not given): the declared label set ``{negative,
+          positive}`` (``--classes NEGATIVE,POSITIVE``).
+
+        With a declared label set, a record with any other label is a domain error
+        (:class:`dpmo.datasets.types.LabelError`, naming the column, never the row or the label),
+        whatever the other records hold. Either way each label is read by a public rule alone, and a
+        table in which a class has no record loads like any other.
     categorical : mapping column -> sequence of categories, optional
         Categorical predictors with their PUBLIC domain (codes follow the given order). A value outside
         the domain is an error. Matched as text, or numerically for numeric categories.
@@ -103,7 +115,9 @@ def load_csv(
         If a named column is missing, no predictor is given, a column is both categorical and numeric,
         a label is outside the declared label set (:class:`LabelError`), a value is outside its categorical
         domain or not numeric, or a row has the wrong number of fields. Each depends on the declared
-        metadata and on one record at a time, never on what the other records hold.
+        metadata and on one record at a time, never on what the other records hold, and the message names
+        the column and the rule, never the row, the value or a count
+        (:data:`dpmo.datasets.types.NOT_SHOWN`).
 
     Notes
     -----
@@ -138,6 +152,8 @@ def load_csv(
         )
     if label in categorical or label in bounds:
         raise ValueError(f"the label column {label!r} cannot also be a predictor")
+    if positive is None:  # the command line's default: the declared label set {0, 1}
+        positive, negative = 1, (0 if negative is None else negative)
     is_positive = _label_matcher(positive)
     is_negative = None if negative is None else _label_matcher(negative)
     if is_negative is not None and (is_negative(str(positive)) or is_positive(str(negative))):
@@ -149,7 +165,7 @@ def load_csv(
             first = next(reader)
         except StopIteration:
             raise ValueError(f"{p}: empty file") from None
-        start = 2 if header else 1
+        header_given = bool(header)
         if header:
             header = [h.strip() for h in first]
         else:
@@ -159,27 +175,35 @@ def load_csv(
         needed = [label, *categorical, *bounds]
         absent = [c for c in needed if c not in pos]
         if absent:
-            raise ValueError(f"{p}: missing column(s) {absent}; the header has {header}")
+            raise ValueError(
+                f"{p}: no column(s) {absent} in the header line (names match exactly, spaces stripped; "
+                "the line is not shown, in case it is a record: for a file without a header line pass "
+                "header=False, CLI --no-header)"
+                if header_given
+                else f"{p}: no column(s) {absent}: without a header line the columns are 0 .. "
+                f"{len(header) - 1}"
+            )
         names = [h for h in header if h in categorical or h in bounds]
         used = [pos[label]] + [pos[h] for h in names]
         records = []
-        lines = []
-        for lineno, row in enumerate(reader, start):
+        for row in reader:
             if not row or all(not s.strip() for s in row):
                 continue
             if len(row) != len(header):
-                raise ValueError(f"{p}, line {lineno}: expected {len(header)} fields, found {len(row)}")
+                raise ValueError(
+                    f"{p}: a row does not have the header's {len(header)} fields ({NOT_SHOWN}); check the "
+                    f"delimiter ({delimiter!r}) and the quoting of fields that hold it"
+                )
             vals = [row[i].strip() for i in used]
             if any(v in missing for v in vals):
                 continue
             records.append(vals)
-            lines.append(lineno)
     if not records:
         raise ValueError(f"{p}: no complete rows")
 
     # each label by the public rule alone (one record at a time): never a check of the label set found
     flags = {}
-    for r, lineno in zip(records, lines, strict=True):
+    for r in records:
         v = r[0]
         if v not in flags:
             if is_positive(v):
@@ -188,8 +212,8 @@ def load_csv(
                 flags[v] = 0
             else:
                 raise LabelError(
-                    f"{p}, line {lineno}: label {v!r} of column {label!r} is not in the declared label set "
-                    f"[{negative!r}, {positive!r}] (negative, positive)"
+                    f"{p}: label column {label!r} holds a label that is not in the declared label set "
+                    f"[{negative!r}, {positive!r}] (negative, positive) ({NOT_SHOWN})"
                 )
     y = np.fromiter((flags[r[0]] for r in records), dtype=np.int8, count=len(records))
 
@@ -201,8 +225,9 @@ def load_csv(
             feat = Feature(col, "numeric", bounds=tuple(bounds[col]) if bounds[col] is not None else None)
             nums = [_as_number(v) for v in raw]
             if any(v is None for v in nums):
-                bad = next(r for r, v in zip(raw, nums, strict=True) if v is None)
-                raise ValueError(f"{p}: non-numeric value {bad!r} in numeric column {col!r}")
+                raise ValueError(
+                    f"{p}: numeric column {col!r} holds a cell that is not a number ({NOT_SHOWN})"
+                )
             X[:, j] = feat.scale(np.array(nums, dtype=np.float64))
         else:
             cats = tuple(categorical[col])
@@ -220,7 +245,11 @@ def load_csv(
                     num = _as_number(v)
                     code = nums_map.get(num) if num is not None else None
                 if code is None:
-                    raise ValueError(f"{p}: value {v!r} of column {col!r} is not in its public domain {cats}")
+                    shown = f"{cats[:8]}{' ...' if len(cats) > 8 else ''}"
+                    raise ValueError(
+                        f"{p}: column {col!r} holds a value that is not in its public domain {shown} "
+                        f"({NOT_SHOWN})"
+                    )
                 codes[i] = code
             X[:, j] = codes
         features.append(feat)

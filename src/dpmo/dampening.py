@@ -59,8 +59,9 @@ from ._validation import (
     check_scores,
     check_sensitivity,
 )
+from .accounting import check_delta
 from .breakpoints import bracket, closed_form_scores, rising_floor
-from .budget import resolve_budget
+from .calls import resolve_call
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
 
@@ -329,6 +330,7 @@ def local_dampening(
     max_steps: int = 100_000,
     budget=None,
     exact: bool = _defaults.EXACT,
+    delta: float = 0.0,
 ) -> np.ndarray:
     """Local dampening mechanism: :func:`dpmo.select` on the dampened scores with sensitivity 1.
 
@@ -352,6 +354,10 @@ def local_dampening(
         Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
         in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
         source).
+    delta : float, default 0
+        ``> 0``: the k rounds are together ``(epsilon, delta)``-DP, each at :func:`dpmo.per_pick_epsilon`
+        (the exponential mechanism on the dampened scores, sensitivity 1, is bounded-range), planned and
+        charged before the scores are dampened (``docs/privacy-accounting.md``, "Approximate DP").
 
     Returns
     -------
@@ -372,13 +378,13 @@ def local_dampening(
     ((2,), True)
     """
     check_exact(exact, mechanism if isinstance(mechanism, str) and mechanism in MECHANISMS else None)
-    if budget is not None:
+    if budget is not None or check_delta(delta) > 0:
         n = check_scores(values, "values").size
         check_k(k, n)
         check_choice(mechanism, MECHANISMS, "mechanism")
-        if epsilon is not None:
+        if epsilon is not None or budget is None:
             check_epsilon(epsilon)
-        budget, total = resolve_budget(epsilon, budget)
+        budget, total, _ = resolve_call(epsilon, budget, delta, k, mechanism, "local_dampening")
     D = dampen(
         values,
         local,

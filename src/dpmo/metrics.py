@@ -186,7 +186,7 @@ def tpr_tnr(y_true, y_pred) -> tuple[float, float]:
     y_true = np.asarray(y_true).astype(bool)
     y_pred = np.asarray(y_pred).astype(bool)
     if y_true.shape != y_pred.shape:
-        raise ValueError(f"y_true and y_pred must have the same shape, got {y_true.shape} and {y_pred.shape}")
+        raise ValueError("y_true and y_pred must have the same shape (not shown: the shapes count records)")
     p = int(y_true.sum())
     n = y_true.size - p
     tp = int(np.sum(y_true & y_pred))

@@ -16,8 +16,12 @@ experiments and the CLI). It owns, in one place:
   shares, :meth:`Approach.round_shares`, as PrivChebyshev's) is recorded right before the round's
   sampling.
 
-Layering: this module sits below :mod:`dpmo.pareto` and :mod:`dpmo.aggregate`, which register their
-approaches in it when they are imported (``import dpmo`` imports both); it imports only the core.
+Layering: this module sits below :mod:`dpmo.pareto`, :mod:`dpmo.aggregate` and :mod:`dpmo.chebyshev`,
+which register their approaches in it when they are imported; it imports only the core. It knows the
+built-in approaches' names and modules as data (:data:`dpmo._choices.BUILTIN_APPROACHES`) and imports
+those modules by name the first time a built-in name is asked for (:func:`approaches`,
+:func:`get_approach`), so that ``from dpmo.selection import select_multiobjective`` alone can select by
+``"pareto"`` (``import dpmo`` loads nothing eagerly).
 
 Caches that exist for speed (PrivPareto's round scores, the aggregate's dampened scores) live in a
 :class:`SelectionCache`, which is bound to the very objectives it was made for: the pipeline refuses a
@@ -26,15 +30,17 @@ cache made for other objectives, so a second set of objectives can never get the
 
 from __future__ import annotations
 
+import importlib
 import threading
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
 
-from . import _defaults
+from . import _choices, _defaults
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
-from .budget import resolve_budget
+from .accounting import check_delta
+from .calls import resolve_call
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective
 
@@ -47,6 +53,7 @@ __all__ = [
     "check_objectives",
     "get_approach",
     "register_approach",
+    "plan_selections",
     "round_parts",
     "argmax_multiobjective",
     "select_multiobjective",
@@ -54,7 +61,7 @@ __all__ = [
 ]
 
 #: Values of ``sensitivity``.
-SENSITIVITIES = ("local", "global")
+SENSITIVITIES = _choices.SENSITIVITIES
 
 
 def check_objectives(objectives, name: str = "objectives") -> list[Objective]:
@@ -157,16 +164,32 @@ def register_approach(approach: Approach, *, replace: bool = False) -> Approach:
     return approach
 
 
+_BUILTINS_LOADED = False
+
+
+def _load_builtins() -> None:
+    """Import the modules of the built-in approaches (each registers its approach when imported)."""
+    global _BUILTINS_LOADED
+    if not _BUILTINS_LOADED:
+        for module in _choices.BUILTIN_APPROACHES.values():
+            importlib.import_module(module)
+        _BUILTINS_LOADED = True
+
+
 def approaches() -> tuple[str, ...]:
-    """Names of the registered approaches (``"pareto"``, ``"agg"``, and any registered later)."""
-    return tuple(_APPROACHES)
+    """Names of the registered approaches (``"pareto"``, ``"agg"``, ``"chebyshev"``, and any registered
+    later), the built-ins first, in a fixed order whatever order their modules were imported in."""
+    _load_builtins()
+    builtins = [a for a in _choices.APPROACHES if a in _APPROACHES]
+    return tuple(builtins + [a for a in _APPROACHES if a not in _choices.BUILTIN_APPROACHES])
 
 
 def get_approach(name) -> Approach:
     """The registered approach called ``name`` (``ValueError`` naming the allowed ones otherwise)."""
     if isinstance(name, Approach):
         return name
-    return _APPROACHES[check_choice(name, tuple(_APPROACHES), "approach")]
+    _load_builtins()  # once: the built-ins are registered by their modules
+    return _APPROACHES[check_choice(name, approaches(), "approach")]
 
 
 # ------------------------------------------------------------------------------------------ the cache
@@ -254,6 +277,7 @@ def select_multiobjective(
     cache: SelectionCache | None = None,
     what: str | None = None,
     exact: bool = _defaults.EXACT,
+    delta: float = 0.0,
 ) -> np.ndarray:
     """Pick ``k`` candidates good in several objectives under epsilon-differential privacy.
 
@@ -295,6 +319,12 @@ def select_multiobjective(
         Sample every round exactly (the default; ``False`` opts in to the floating-point sampler):
         :func:`dpmo.select` with ``exact=True``, given the exact share ``epsilon / k`` that is
         recorded; rng None then reads the OS's secure source.
+    delta : float, default 0
+        ``0``: pure epsilon-DP (basic composition of the rounds). ``> 0``: the k rounds are together
+        ``(epsilon, delta)``-DP; the accountant (:func:`dpmo.accounting.scaled_epsilons`) scales the
+        rounds' shares (equal, or the approach's :meth:`Approach.round_shares`) as far as the composition
+        allows, for ``mechanism``'s kind; each round records and runs at its scaled epsilon, and
+        ``budget`` is charged ``(epsilon, delta)`` before anything is computed.
 
     Returns
     -------
@@ -334,11 +364,18 @@ def select_multiobjective(
     exact = check_exact(exact, mechanism)
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     cache = _check_cache(cache, objs)
-    budget, total = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
     label = what if what is not None else appr.name
     if not isinstance(label, str):
         raise TypeError(f"what must be a str, got {type(label).__name__}")
-    parts = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
+    # up front: raises before anything is computed; delta > 0: the accountant's epsilons of the k rounds
+    relative = k if shares is None else [float(x) for x in shares]
+    budget, total, parts = resolve_call(epsilon, budget, check_delta(delta), relative, mechanism, label)
+    if parts is None:
+        planned = budget.planned(k)  # inside a planned call (a DP-MOET fit with delta > 0): its epsilons
+        if planned is not None and sum(planned, Fraction(0)) == total:
+            parts = planned
+        else:
+            parts = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
     rounds = appr.rounds(objs, w, sensitivity, cache)
     if rounds.static:
         if shares is not None:
@@ -375,6 +412,28 @@ def select_multiobjective(
         rounds.chosen(c)
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)
+
+
+def plan_selections(epsilon, budget, delta, approach, sizes, mechanism, what: str):
+    """Plan a call made of several selections with ``delta > 0`` (a DP-MOET fit: its generations and its
+    output): ``(the call's budget, the exact epsilon of each selection)``.
+
+    Each of the ``len(sizes)`` selections keeps its relative share ``1 / len(sizes)``, split over its
+    ``sizes[i]`` picks as ``approach`` splits a selection (:meth:`Approach.round_shares`; equal by
+    default); the accountant scales all the picks together (:func:`dpmo.accounting.scaled_epsilons`) and
+    the call's ``(epsilon, delta)`` is reserved in ``budget`` before anything is computed. Each selection
+    then runs :func:`select_multiobjective` with its epsilon and the call's budget (its rounds take the
+    plan's epsilons, :meth:`dpmo.Budget.planned`).
+    """
+    appr = get_approach(approach)
+    relative: list[float] = []
+    for count in sizes:
+        shares = appr.round_shares(count, 2)
+        each = [1.0 / count] * count if shares is None else [float(x) for x in shares]
+        relative.extend(x / len(sizes) for x in each)
+    call, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, what)
+    ends = np.cumsum(sizes).tolist()
+    return call, [sum(parts[e - c : e], Fraction(0)) for e, c in zip(ends, sizes, strict=True)]
 
 
 def round_parts(total: Fraction, k: int, shares=None) -> list[Fraction]:

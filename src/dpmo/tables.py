@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .datasets import Dataset, Feature, load_adult, load_csv
+from .datasets.types import NOT_SHOWN
 
 __all__ = ["read_table", "read_domain"]
 
@@ -76,8 +77,11 @@ def _read_dat(path: Path, label) -> Dataset:
         raise ValueError(f"label column {label} must be discrete with two values in {domain_path.name}")
     try:
         data = np.loadtxt(path, dtype=np.float64, ndmin=2, encoding="utf-8-sig")
-    except ValueError as exc:
-        raise ValueError(f"{path}: not a whitespace-separated numeric table ({exc})") from None
+    except ValueError:
+        raise ValueError(
+            f"{path}: not a whitespace-separated numeric table (a cell that is not a number, or rows of "
+            f"different lengths; {NOT_SHOWN})"
+        ) from None
     if data.shape[0] == 0:
         raise ValueError(f"{path}: no rows")
     if data.shape[1] != d:
@@ -93,10 +97,9 @@ def _read_dat(path: Path, label) -> Dataset:
             order = np.argsort(cats)
             ok = (pos < cats.size) & (np.sort(cats)[np.minimum(pos, cats.size - 1)] == vals)
             if not ok.all():
-                row = int(np.argmin(ok))
                 raise ValueError(
-                    f"{path}: row {row + 1}, column {col}: value {vals[row]:g} is not in its domain "
-                    f"{[float(v) for v in values]}"
+                    f"{path}: column {col} holds a value that is not in its public domain "
+                    f"{[float(v) for v in values][:8]} ({domain_path.name}; {NOT_SHOWN})"
                 )
             codes = order[np.minimum(pos, cats.size - 1)]
             if col == label:
@@ -123,7 +126,7 @@ def read_table(
     path,
     *,
     label=None,
-    positive="1",
+    positive=None,
     negative=None,
     categorical: Mapping[str, Sequence] | None = None,
     bounds: Mapping[str, tuple[float, float]] | None = None,
@@ -145,12 +148,12 @@ def read_table(
         CSV: the label column's name (its 0-based number without a header). ``.dat``: the label's 0-based
         column (default: 13 for NLTCS and 10 for ACS, the published code's convention, else the last).
         Ignored for Adult (``>50K``).
-    positive : str, default "1"
-        CSV only: the label value of the positive class.
-    negative : str, optional
-        CSV only: the label value of the negative class, declaring the label set ``{negative, positive}``
-        (a record with another label is a domain error, :class:`dpmo.datasets.types.LabelError`). None:
-        ``positive`` against every other value.
+    positive, negative : str, optional
+        CSV only: the label values of the two classes, by the one label rule of
+        :func:`dpmo.datasets.load_csv` and the command line: neither (the default) declares the label set
+        ``{0, 1}``; ``positive`` alone reads it against every other value; ``negative`` declares the label
+        set ``{negative, positive}``. With a declared set, a record with another label is a domain error
+        (:class:`dpmo.datasets.types.LabelError`).
     categorical, bounds : mapping, optional
         CSV only: the predictors with their public domains (see :func:`dpmo.datasets.load_csv`).
     header : bool, default True

@@ -18,24 +18,42 @@ Bad input gives one line on stderr (``dpmo: error: ...``) and exit status 2; nev
 
 Layout: :mod:`.args` (argument types, :class:`CLIError`), :mod:`.parser` (:func:`build_parser`),
 :mod:`.options` (options shared by the commands), :mod:`.reproduce`, :mod:`.applications` and
-:mod:`.select_command` (the commands; ``select --spark`` in :mod:`.select_spark`); the orchestration of
-``reproduce`` lives in :mod:`dpmo.experiments.orchestrate`. ``python -m dpmo.cli`` runs :func:`main`.
+:mod:`.select_command` (the commands; ``select --spark`` in :mod:`.select_spark`), :mod:`.explain`
+(``--explain``); the orchestration of ``reproduce`` lives in :mod:`dpmo.experiments.orchestrate`. ``python -m
+dpmo.cli`` runs :func:`main`.
+
+Answers at once: the parser imports nothing beyond the standard library and ``dpmo``'s name tables, and a
+command's module (numpy, numba, the applications) is imported only when that command runs
+(:data:`COMMANDS`), so ``--version``, ``--help`` and argument errors never load the compiled kernels.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 
-from ..budget import BudgetExceededError
-from .applications import id3_command, topk_command, trees_command
 from .args import CLIError
 from .parser import build_parser
-from .reproduce import reproduce_command
-from .select_command import select_command
 
-__all__ = ["main", "build_parser", "CLIError"]
+__all__ = ["main", "build_parser", "CLIError", "COMMANDS"]
+
+#: Command -> (module of :mod:`dpmo.cli`, function): imported when the command runs.
+COMMANDS = {
+    "reproduce": ("reproduce", "reproduce_command"),
+    "topk": ("applications", "topk_command"),
+    "trees": ("applications", "trees_command"),
+    "id3": ("applications", "id3_command"),
+    "select": ("select_command", "select_command"),
+}
+
+
+def _budget_exceeded(exc: BaseException) -> bool:
+    """Whether ``exc`` is a :class:`dpmo.BudgetExceededError` (only possible once :mod:`dpmo.budget` is
+    imported: the check never imports it)."""
+    budget = sys.modules.get("dpmo.budget")
+    return budget is not None and isinstance(exc, budget.BudgetExceededError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -43,20 +61,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        commands = {
-            "reproduce": reproduce_command,
-            "topk": topk_command,
-            "trees": trees_command,
-            "id3": id3_command,
-            "select": select_command,
-        }
-        return commands[args.command](args)
+        module, function = COMMANDS[args.command]
+        command = getattr(importlib.import_module(f"{__name__}.{module}"), function)
+        return command(args)
     except CLIError as exc:
-        print(f"dpmo: error: {exc}", file=sys.stderr)
-        return 2
-    except BudgetExceededError as exc:  # a BaseException: not caught by the handlers below
-        if os.environ.get("DPMO_DEBUG"):
-            raise
         print(f"dpmo: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -75,3 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    except BaseException as exc:  # BudgetExceededError is a BaseException (so scikit-learn loops stop on it)
+        if not _budget_exceeded(exc) or os.environ.get("DPMO_DEBUG"):
+            raise
+        print(f"dpmo: error: {exc}", file=sys.stderr)
+        return 2

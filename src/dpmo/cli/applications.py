@@ -7,12 +7,7 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
-
-from .. import _defaults
-from ..budget import Budget
-from ..datasets.types import LabelError
-from ..selection import get_approach
+from .. import _choices, _defaults
 from .args import CLIError, exact_sampling
 
 __all__ = ["topk_command", "trees_command", "id3_command"]
@@ -38,6 +33,7 @@ def _tokens(line: str, delimiter: str | None) -> list[str]:
 
 def _read_node_ids(path: Path, text: bool = False, delimiter: str | None = None):
     """The public node ids listed in ``path`` (one or more per line, see :func:`_tokens`; '#' comments)."""
+    import numpy as np
 
     ids: list = []
     with open(path, encoding="utf-8-sig") as fh:
@@ -62,20 +58,28 @@ _NOT_PRIVATE = "# NOT PRIVATE: exact statistics of the private graph, for checki
 
 
 def _uses_weights(approach: str) -> bool:
-    return get_approach(approach).uses_weights
+    return approach in _choices.WEIGHTED_APPROACHES
 
 
 def _spent(budget) -> str:
-    """What the run spent, for the header line (public: it depends on the parameters only)."""
+    """What the run spent, for the header line (public: it depends on the parameters only); with a delta,
+    in both units."""
+    if budget.delta:
+        return (
+            f"spent epsilon {budget.spent:g} and delta {budget.spent_delta:g} in {len(budget.ledger)} "
+            "recorded mechanism calls at the accountant's epsilons, see docs/privacy-accounting.md"
+        )
     return f"spent in {len(budget.ledger)} recorded mechanism calls, see docs/privacy-accounting.md"
+
+
+def _budget_text(args) -> str:
+    """``epsilon=E`` and, with ``--delta``, ``delta=D``."""
+    return f"epsilon={args.epsilon:g}" + (f", delta={args.delta:g}" if args.delta else "")
 
 
 def topk_command(args) -> int:
     """``dpmo topk``: private top-k influential nodes of a graph file."""
-    from .. import graphs
-    from ..graphs.nodes import NODES_REQUIRED
-
-    path = _check_file(Path(args.graph_file))
+    path = None if args.explain else _check_file(Path(args.graph_file))  # --explain never opens it
     if args.nodes is not None:
         nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids, delimiter=args.delimiter)
     elif args.n_nodes is not None:
@@ -83,12 +87,21 @@ def topk_command(args) -> int:
             raise CLIError("--n-nodes N means the integer ids 0..N-1; with --string-ids pass --nodes FILE")
         nodes = args.n_nodes
     else:
+        from ..graphs.nodes import NODES_REQUIRED
+
         raise CLIError(
             NODES_REQUIRED.replace("nodes= is required", "--nodes FILE or --n-nodes N is required")
         )
     n_public = int(nodes) if isinstance(nodes, int) else len(nodes)
     if args.k > n_public:  # the declared node set is public: so is this check
         raise CLIError(f"-k {args.k} is larger than the number of nodes of the public node set ({n_public})")
+    if args.explain:  # public figures only: the graph file is not opened, nothing is spent
+        from .explain import explain_topk
+
+        return explain_topk(args, n_public)
+    from .. import graphs
+    from ..budget import Budget
+
     try:
         graph = graphs.load_graph(
             path,
@@ -97,7 +110,7 @@ def topk_command(args) -> int:
             ids="str" if args.string_ids else "int",
             delimiter=args.delimiter,
         )
-        budget = Budget(args.epsilon)
+        budget = Budget(args.epsilon, delta=args.delta)
         picks = graphs.top_k(
             graph,
             args.k,
@@ -109,10 +122,11 @@ def topk_command(args) -> int:
             rng=args.seed,
             budget=budget,
             exact=exact_sampling(args),
+            delta=args.delta,
         )
         print(
             f"# {args.k} nodes by DP-MOTkIN-{args.approach.capitalize()}-{args.sensitivity}, "
-            f"epsilon={args.epsilon:g} (edge DP on the public node set; {_spent(budget)})"
+            f"{_budget_text(args)} (edge DP on the public node set; {_spent(budget)})"
         )
         print("node")
         for v in picks:
@@ -212,9 +226,12 @@ def trees_command(args) -> int:
     """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
     with _table_errors():
         data, evaluation, classes = _training_tables(args)
+        from ..budget import Budget
         from ..trees import DPMOETClassifier
 
         kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
+        if args.non_private and args.delta:
+            raise CLIError("--delta applies to a private fit, not with --non-private")
         clf = DPMOETClassifier(
             epsilon=None if args.non_private else args.epsilon,
             approach=args.approach,
@@ -230,13 +247,12 @@ def trees_command(args) -> int:
             random_state=args.seed,
             classes=[0, 1],
             exact=False if args.non_private else exact_sampling(args),
+            delta=args.delta,
             **kw,
         )
-        budget = None if args.non_private else Budget(args.epsilon)
+        budget = None if args.non_private else Budget(args.epsilon, delta=args.delta)
         clf.fit(data.X, data.y, budget=budget)
-        spent = (
-            "NON-PRIVATE (no budget)" if budget is None else f"epsilon={args.epsilon:g} ({_spent(budget)})"
-        )
+        spent = "NON-PRIVATE (no budget)" if budget is None else f"{_budget_text(args)} ({_spent(budget)})"
         sampler = "" if args.non_private else ("; float sampler" if args.float_sampler else "; exact sampler")
         _release(
             args,
@@ -256,6 +272,7 @@ def id3_command(args) -> int:
     with _table_errors():
         exact = exact_sampling(args)
         data, evaluation, classes = _training_tables(args)
+        from ..budget import Budget
         from ..trees import DiffPID3Classifier, LocalDiffPID3Classifier
 
         local = args.sensitivity == "local"
@@ -271,8 +288,9 @@ def id3_command(args) -> int:
             mechanism=args.mechanism,
             classes=[0, 1],
             exact=exact,
+            delta=args.delta,
         )
-        budget = Budget(args.epsilon)
+        budget = Budget(args.epsilon, delta=args.delta)
         clf.fit(data.X, data.y, budget=budget)
         _release(
             args,
@@ -281,7 +299,7 @@ def id3_command(args) -> int:
             evaluation,
             classes,
             f"# 1 tree by {'LocalDiffPID3' if local else 'DiffP-ID3'} ({args.criterion}), "
-            f"epsilon={args.epsilon:g} ({_spent(budget)}); {'exact' if exact else 'float'} sampler",
+            f"{_budget_text(args)} ({_spent(budget)}); {'exact' if exact else 'float'} sampler",
             weights=_defaults.TREE_WEIGHTS,
         )
     return 0
@@ -290,6 +308,8 @@ def id3_command(args) -> int:
 @contextmanager
 def _table_errors():
     """A bad table or label set as the command line's one-line error (:class:`CLIError`)."""
+    from ..datasets.types import LabelError
+
     try:
         yield
     except LabelError as exc:

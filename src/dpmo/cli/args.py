@@ -10,7 +10,7 @@ import math
 import os
 from collections.abc import Sequence
 
-from .._validation import EXACT_CAPABLE
+from .._choices import EXACT_CAPABLE
 
 __all__ = [
     "CLIError",
@@ -18,6 +18,7 @@ __all__ = [
     "whole",
     "positive_int",
     "jobs",
+    "delta",
     "epsilon",
     "seed",
     "split",
@@ -70,6 +71,17 @@ def epsilon(text: str) -> float:
         raise argparse.ArgumentTypeError(f"epsilon must be a number, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"epsilon must be a positive finite number, got {text}")
+    return value
+
+
+def delta(text: str) -> float:
+    """``--delta``: a number in ``[0, 1)`` (0: pure epsilon-DP)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"delta must be a number, got {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"delta must be in [0, 1), got {text}")
     return value
 
 

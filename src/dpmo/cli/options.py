@@ -5,16 +5,18 @@ from __future__ import annotations
 import argparse
 
 from .. import _defaults
-from ..mechanisms import MECHANISMS
-from ..selection import approaches
+from .._choices import APPROACHES, MECHANISMS
 from .args import delimiter, epsilon, seed
+from .args import delta as delta_type
 
 __all__ = [
     "DROPPED_ROWS",
     "add_table_options",
+    "add_delta",
     "add_seed",
     "add_selection_options",
     "add_float_sampler",
+    "add_explain",
 ]
 
 #: What ``--help`` of the table commands says about rows with missing values (never their number).
@@ -46,8 +48,9 @@ def add_table_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument(
         "--classes",
         metavar="NEGATIVE,POSITIVE",
-        help="CSV: the public label set (default 0,1); any other label is an error naming its line, whatever "
-        "the other rows hold; leaves are printed with these names",
+        help="CSV: the public label set (default 0,1, as load_csv's default); any other label is an error "
+        "naming the column (never the row or the label), whatever the other rows hold; leaves are printed "
+        "with these names",
     )
     sub.add_argument(
         "--show-exact-statistics",
@@ -83,7 +86,20 @@ def add_table_options(sub: argparse.ArgumentParser) -> None:
         help="CSV: the one character between fields",
     )
     sub.add_argument("--epsilon", type=epsilon, default=_defaults.EPSILON, help="total privacy budget")
+    add_delta(sub)
     add_seed(sub)
+
+
+def add_delta(sub: argparse.ArgumentParser, help_text: str | None = None) -> None:
+    """Add ``--delta`` (0: pure epsilon-DP; > 0: (epsilon, delta)-DP, docs/privacy-accounting.md)."""
+    sub.add_argument(
+        "--delta",
+        type=delta_type,
+        default=0.0,
+        help=help_text
+        or "approximate DP: the release is (epsilon, delta)-DP and its mechanism calls run at the "
+        "accountant's epsilons (dpmo.per_pick_epsilon; 0: pure epsilon-DP, the paper's accounting)",
+    )
 
 
 def add_seed(sub: argparse.ArgumentParser) -> None:
@@ -120,7 +136,7 @@ def add_selection_options(
     ('agg', 'global', [3.0, 4.0])
     """
     sub.add_argument(
-        "--approach", choices=approaches(), default=approach, help=f"selection approach: {approach_help}"
+        "--approach", choices=APPROACHES, default=approach, help=f"selection approach: {approach_help}"
     )
     sub.add_argument(
         "--sensitivity", choices=("local", "global"), default=_defaults.SENSITIVITY, help="sensitivity"
@@ -171,3 +187,15 @@ def add_float_sampler(sub: argparse.ArgumentParser, exact: bool = True) -> None:
         ),
     )
     sub.set_defaults(exact_default=exact)
+
+
+def add_explain(sub: argparse.ArgumentParser, what: str) -> None:
+    """Add ``--explain``: the public preview of :mod:`dpmo.cli.explain` instead of the release."""
+    sub.add_argument(
+        "--explain",
+        action="store_true",
+        help="print what this selection can deliver instead of running it: the lead the best candidate "
+        "needs over the others to be picked with probability 1/2 and 9/10, and the probability at given "
+        f"leads, from public quantities only ({what}, -k, --epsilon, the sensitivity, the mechanism); "
+        "reads no private data and spends nothing (docs/core.md, 'Know before you spend')",
+    )

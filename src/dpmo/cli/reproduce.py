@@ -21,6 +21,10 @@ def reproduce_command(args) -> int:
         return 0
     if args.experiment is None:
         raise CLIError("give an EXPERIMENT (or --list-readings)")
+    if args.delta:  # the improvement rows: a reading, labelled in the CSV and the report
+        if any(str(r).split("=")[0].strip() == "delta" for r in args.reading or ()):
+            raise CLIError("give --delta or --reading delta=VALUE, not both")
+        args.reading = [*(args.reading or ()), f"delta={args.delta!r}"]
     try:
         resolved = resolve_readings(args.reading)
     except ValueError as exc:

@@ -12,11 +12,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-import numpy as np
-
+from .. import _choices
 from .._extras import require
-from ..selection import get_approach, select_multiobjective
-from ..sensitivity import Objective
 from .args import CLIError, exact_sampling
 
 __all__ = ["select_command", "read_candidates"]
@@ -30,18 +27,22 @@ def _csv_columns(path: Path, wanted: list[str], delimiter: str) -> tuple[dict[st
         if not header:
             raise CLIError(f"{path}: empty file (a header line naming the columns is needed)")
         absent = [c for c in wanted if c not in header]
-        if absent:
+        if absent:  # the first line is not shown: in a file without a header line it is a candidate
             raise CLIError(
-                f"{path}: no column {absent[0]!r}; the header has {header} (--delimiter {delimiter!r})"
+                f"{path}: no column {absent[0]!r} in the header line (names match exactly, spaces stripped; "
+                f"--delimiter {delimiter!r}; the line is not shown, in case it is not a header)"
             )
         pos = [header.index(c) for c in wanted]
         cells: dict[str, list[str]] = {c: [] for c in wanted}
         rows = 0
-        for lineno, row in enumerate(reader, start=2):
+        for row in reader:
             if not row or all(not f.strip() for f in row):
                 continue
-            if len(row) != len(header):  # the layout of the file, not a value of the data
-                raise CLIError(f"{path}, line {lineno}: expected {len(header)} fields, found {len(row)}")
+            if len(row) != len(header):  # which row, and its fields, are not shown: they hold private cells
+                raise CLIError(
+                    f"{path}: a row does not have the header's {len(header)} fields (which row is not shown: "
+                    f"the values are private); check --delimiter {delimiter!r} and the quoting of fields"
+                )
             for c, i in zip(wanted, pos, strict=True):
                 cells[c].append(row[i].strip())
             rows += 1
@@ -64,6 +65,8 @@ def read_candidates(path, objectives, id_column: str | None, delimiter: str = ",
     A cell of an objective that is not a finite number stops the command without naming its row or value
     (they are private); the layout (columns, field counts, ids) is public and is named.
     """
+    import numpy as np
+
     path = Path(path)
     columns = [c for c, _, _ in objectives]
     wanted = columns + ([id_column] if id_column is not None else [])
@@ -113,9 +116,8 @@ def select_command(args) -> int:
     names = [c for c, _, _ in args.objective]
     if len(set(names)) != len(names):
         raise CLIError("--objective: each column may be named once")
-    approach = get_approach(args.approach)
     weights = None
-    if approach.uses_weights:
+    if args.approach in _choices.WEIGHTED_APPROACHES:
         if args.weights is None:
             raise CLIError(f"--approach {args.approach} needs --weights, one per --objective ({len(names)})")
         if len(args.weights) != len(names):
@@ -125,7 +127,14 @@ def select_command(args) -> int:
         weights = tuple(args.weights)
     elif args.weights is not None:
         raise CLIError(f"--weights is used by --approach agg only, not by --approach {args.approach}")
+    if getattr(args, "explain", False):  # public figures only: no objective cell is read, nothing spent
+        from .explain import explain_select
+
+        return explain_select(args, path, weights)
     exact = exact_sampling(args)
+    from ..selection import select_multiobjective
+    from ..sensitivity import Objective
+
     ids, values = read_candidates(path, args.objective, args.id_column, args.delimiter)
     if args.k > len(ids):  # the candidate set is public: so is this check
         raise CLIError(f"-k {args.k} is larger than the number of candidates ({len(ids)})")
@@ -143,6 +152,7 @@ def select_command(args) -> int:
         k=args.k,
         rng=args.seed,
         exact=exact,
+        delta=args.delta,
     )
     for i in picks:
         print(ids[int(i)])

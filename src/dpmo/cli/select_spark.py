@@ -77,6 +77,8 @@ def read_candidates_spark(session, path, objectives, id_column: str | None, deli
 
 def spark_select_command(args) -> int:
     """``dpmo select --spark``: :func:`dpmo.spark.select` on CANDIDATES read by a local Spark session."""
+    if getattr(args, "explain", False):
+        raise CLIError("--explain runs without --spark (it reads the number of rows only); leave out --spark")
     path = Path(args.candidates)
     if not path.exists():
         raise CLIError(f"cannot read {path}: no such file or folder")
@@ -105,6 +107,7 @@ def spark_select_command(args) -> int:
         mechanism=args.mechanism,
         rng=args.seed,
         exact=exact,
+        delta=getattr(args, "delta", 0.0),
     )
     for p in picks:
         print(p)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .._extras import require
-from .types import Dataset, Feature, resolve_path
+from .types import NOT_SHOWN, Dataset, Feature, resolve_path
 
 __all__ = [
     "ADULT_FEATURES",
@@ -30,19 +30,20 @@ def _load_binary_table(path, *, default_name: str, n_columns: int, label_column:
     p = resolve_path(path, default_name)
     try:
         data = np.loadtxt(p, dtype=np.float64, ndmin=2)
-    except ValueError as exc:
-        raise ValueError(f"{p}: not a whitespace-separated numeric table ({exc})") from None
+    except ValueError:
+        raise ValueError(
+            f"{p}: not a whitespace-separated numeric table (a cell that is not a number, or rows of "
+            f"different lengths; {NOT_SHOWN})"
+        ) from None
     if data.shape[0] == 0:
         raise ValueError(f"{p}: no rows")
     if data.shape[1] != n_columns:
         raise ValueError(f"{p}: expected {n_columns} columns for {name}, found {data.shape[1]}")
     if not np.all((data == 0) | (data == 1)):
-        bad = np.argwhere((data != 0) & (data != 1))[0]
-        col = int(bad[1])
+        col = int(np.argwhere((data != 0) & (data != 1))[0][1])
         what = "label" if col == label_column else "attribute"
         raise ValueError(
-            f"{p}: {name} values must be binary 0/1; found {data[bad[0], col]!r} in {what} column {col} "
-            f"(row {int(bad[0])})"
+            f"{p}: {name} values must be binary 0/1; {what} column {col} holds another ({NOT_SHOWN})"
         )
     keep = [j for j in range(n_columns) if j != label_column]
     features = tuple(Feature(f"x{j}", "categorical", (0, 1)) for j in keep)
@@ -257,14 +258,14 @@ ADULT_FEATURES: tuple[Feature, ...] = (
 def _read_adult_file(p: Path) -> list[list[str]]:
     rows = []
     with open(p, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
+        for line in fh:
             line = line.strip()
             if not line or line.startswith("|"):
                 continue
             fields = [s.strip() for s in line.split(",")]
             if len(fields) != len(_ADULT_COLUMNS):
                 raise ValueError(
-                    f"{p}, line {lineno}: expected {len(_ADULT_COLUMNS)} fields, found {len(fields)}"
+                    f"{p}: a line does not have Adult's {len(_ADULT_COLUMNS)} fields ({NOT_SHOWN})"
                 )
             if "?" in fields:
                 continue
@@ -342,7 +343,9 @@ def load_adult(path_or_dir) -> Dataset:
             try:
                 vals = np.array(raw, dtype=np.float64)
             except ValueError:
-                raise ValueError(f"{p}: non-numeric value in column {feat.name!r}") from None
+                raise ValueError(
+                    f"{p}: column {feat.name!r} holds a cell that is not a number ({NOT_SHOWN})"
+                ) from None
             X[:, j] = feat.scale(vals)
         else:
             if feat.name == "marital-status":
@@ -351,14 +354,13 @@ def load_adult(path_or_dir) -> Dataset:
                 lookup = {v: i for i, v in enumerate(feat.categories)}
             try:
                 X[:, j] = [lookup[v] for v in raw]
-            except KeyError as exc:
+            except KeyError:
                 raise ValueError(
-                    f"{p}: value {exc.args[0]!r} of column {feat.name!r} is not in its public domain"
+                    f"{p}: column {feat.name!r} holds a value that is not in its public domain ({NOT_SHOWN})"
                 ) from None
     labels = [r[col["income"]].rstrip(".") for r in rows]
-    bad = set(labels) - {">50K", "<=50K"}
-    if bad:
-        raise ValueError(f"{p}: label must be '>50K' or '<=50K', found {sorted(bad)[:3]}")
+    if set(labels) - {">50K", "<=50K"}:
+        raise ValueError(f"{p}: the label column holds a label other than '>50K' and '<=50K' ({NOT_SHOWN})")
     y = np.fromiter((lab == ">50K" for lab in labels), dtype=np.int8, count=n)
     return Dataset(X, y, ADULT_FEATURES, "adult")
 

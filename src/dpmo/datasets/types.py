@@ -17,13 +17,27 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["KINDS", "Feature", "Dataset", "EncodedTable", "LabelError", "check_bounds", "resolve_path"]
+__all__ = [
+    "KINDS",
+    "NOT_SHOWN",
+    "Feature",
+    "Dataset",
+    "EncodedTable",
+    "LabelError",
+    "check_bounds",
+    "resolve_path",
+]
+
+#: Said by a refusal that one record caused, instead of the record: its row, value and the counts are not
+#: in any message the library raises or prints (the records are private; a message is an output too).
+NOT_SHOWN = "which row and value are not shown: the records are private"
 
 KINDS = ("categorical", "numeric")
 
 
 class LabelError(ValueError):
-    """A label outside the declared label set ``{negative, positive}`` (a domain error, naming the line)."""
+    """A label outside the declared label set ``{negative, positive}`` (a domain error, naming the column,
+    never the row or the label)."""
 
 
 @dataclass(frozen=True)
@@ -127,8 +141,11 @@ class EncodedTable(np.ndarray):
         obj = np.asarray(X).view(cls)
         obj.features = tuple(features)
         if obj.ndim != 2 or obj.shape[1] != len(obj.features):
+            shape = "2-D" if obj.ndim == 2 else f"{obj.ndim}-D"  # the row count is private: never shown
+            width = f" of {obj.shape[1]} columns" if obj.ndim == 2 else ""
             raise ValueError(
-                f"an EncodedTable needs one feature per column, got shape {obj.shape} and {len(obj.features)}"
+                f"an EncodedTable needs a 2-D table with one feature per column, got a {shape} table{width} "
+                f"and {len(obj.features)} features"
             )
         return obj
 
@@ -216,9 +233,9 @@ class Dataset:
         X = np.asarray(self.X)
         y = np.asarray(self.y)
         if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {X.shape}")
-        if y.shape != (X.shape[0],):
-            raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}")
+            raise ValueError(f"X must be 2-D, got a {X.ndim}-D array")
+        if y.shape != (X.shape[0],):  # the row counts are private: not shown
+            raise ValueError("y must be 1-D with one label per row of X")
         if len(self.features) != X.shape[1]:
             raise ValueError(
                 f"features must have one entry per column of X ({X.shape[1]}), got {len(self.features)}"
@@ -245,10 +262,10 @@ class Dataset:
         return Dataset(self.X[idx], self.y[idx], self.features, self.name)
 
     def __repr__(self) -> str:
-        return (
-            f"Dataset(name={self.name!r}, n_samples={self.n_samples}, n_features={self.n_features}, "
-            f"positives={int(np.sum(self.y))})"
-        )
+        """Public facts only: the name and the columns (the numbers of rows and of positives are private,
+        and a repr is printed by notebooks and logs)."""
+        names = ", ".join(self.feature_names[:5]) + (", ..." if self.n_features > 5 else "")
+        return f"Dataset(name={self.name!r}, n_features={self.n_features}, features=[{names}])"
 
 
 # ----------------------------------------------------------------------------------------------------------

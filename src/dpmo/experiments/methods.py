@@ -244,6 +244,7 @@ _TREE_KEYS = (
     "max_depth",
     "n_output",
     "mechanism",
+    "delta",
 )
 
 
@@ -254,12 +255,13 @@ _MOET_READINGS = ("tpr_delta", "eps_scale", "exp_half", "ref_dominance")
 def _moet(data, approach: str, epsilon: float | None, sensitivity: str, params: dict, rng):
     from ..trees import DPMOETClassifier
 
-    kw = {k: params[k] for k in _TREE_KEYS if k in params}
+    kw = {k: params[k] for k in _TREE_KEYS if k in params and (k != "delta" or epsilon is not None)}
     if get_approach(approach).uses_weights:
         kw["weights"] = tuple(params.get("weights", (3.0, 2.0)))
     if any(key in params for key in _MOET_READINGS):
         from .variants import ReadingMOET
 
+        _no_delta(params, _MOET_READINGS)
         kw["reading"] = {key: params[key] for key in _MOET_READINGS if key in params}
         DPMOETClassifier = ReadingMOET  # noqa: N806
     clf = DPMOETClassifier(
@@ -360,10 +362,12 @@ def _local_diffpid3(data, epsilon: float, params: dict, rng):
 
     id3 = dict(params.get("id3", {}))
     depth = int(id3.pop("max_depth", params.get("max_depth", 5)))
+    delta = params.get("delta", 0.0)
     if not id3 and params.get("exp_half", True):
         return LocalDiffPID3Classifier(
-            epsilon=epsilon, max_depth=depth, features=data.features, random_state=rng, exact=False
-        )
+            epsilon=epsilon, max_depth=depth, features=data.features, random_state=rng, exact=False,
+            delta=delta,
+        )  # fmt: skip
     from .variants import ReadingID3
 
     if id3.pop("eps_per_level", False):  # every depth gets epsilon: L + 1 levels
@@ -376,6 +380,7 @@ def _local_diffpid3(data, epsilon: float, params: dict, rng):
         exact=False,
         form=id3.pop("form", "shipped"),
         select_factor=1.0 if params.get("exp_half", True) else 2.0,
+        delta=delta,
         **id3,
     )
 
@@ -390,9 +395,17 @@ def _top_k(data, k, epsilon, params, conv, **kw):
     if any(key in params for key in _GRAPH_READINGS):
         from .variants import graph_top_k
 
+        _no_delta(params, _GRAPH_READINGS)
         return graph_top_k(data.graph, k, epsilon, params=params, conv=conv, weights=kw.pop("weights", None),
                            **kw)  # fmt: skip
-    return graphs.top_k(data.graph, k, epsilon, exact=False, **kw, **conv)
+    return graphs.top_k(data.graph, k, epsilon, exact=False, delta=params.get("delta", 0.0), **kw, **conv)
+
+
+def _no_delta(params: dict, keys) -> None:
+    """``delta`` (approximate DP) does not combine with the readings that re-read the paper's accounting."""
+    if params.get("delta"):
+        clash = ", ".join(key for key in keys if key in params)
+        raise ValueError(f"delta (approximate DP) does not combine with the readings of {clash}")
 
 
 # --------------------------------------------------------------------------------------------- graphs

@@ -56,7 +56,7 @@ def _read(path: Path, keep_missing: bool) -> list[list[str]]:
                 continue
             fields = [s.strip() for s in line.split(",")]
             if len(fields) != len(_COLUMNS):
-                raise ValueError(f"{path}: expected {len(_COLUMNS)} fields, found {len(fields)}")
+                raise ValueError(f"{path}: a line does not have the {len(_COLUMNS)} fields of Adult's layout")
             if "?" in fields and not keep_missing:
                 continue
             rows.append(fields)

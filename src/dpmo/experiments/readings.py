@@ -32,11 +32,14 @@ key                 values (default first)
 ``ref_dominance``   ``"weak"`` (the paper's Pareto score), ``"pareto"`` (NODP reference of tree-pareto)
 ``data``            dict of data-preparation choices (:mod:`dpmo.experiments.prep`)
 ``id3``             dict of LocalDiffPID3 settings (:mod:`dpmo.experiments.variants`)
+``delta``           ``0`` (pure epsilon-DP, the paper's), or the delta of approximate-DP runs
+                    (``delta=VALUE``, ``dpmo reproduce --delta VALUE``: the report's improvement rows)
 ==================  ====================================================================================
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -341,6 +344,16 @@ READINGS: dict[str, Reading] = {
             {"id3": {"stopping_rule": False}},
         ),
         _r(
+            "delta",
+            "delta",
+            "approximate DP (improvement rows, not the paper's accounting): every run is "
+            "(epsilon, VALUE)-DP, its picks at the accountant's epsilons (dpmo.per_pick_epsilon; = --delta)",
+            True,
+            _ALL,
+            value="float",
+            slot=("delta",),
+        ),
+        _r(
             "id3-eps-per-level",
             "id3_budget",
             "LocalDiffPID3: every depth gets the whole epsilon (a tree is then (depth+1) eps-DP)",
@@ -360,6 +373,14 @@ def _parse(text: str) -> tuple[Reading, Any]:
             f"unknown reading {name!r}; `dpmo reproduce --list-readings` lists them: {', '.join(READINGS)}"
         )
     reading = READINGS[name]
+    if reading.value == "float":
+        try:
+            value = float(raw) if sep else math.nan
+        except ValueError:
+            value = math.nan
+        if not 0 < value < 1:
+            raise ValueError(f"reading {name}=VALUE needs a number in (0, 1), got {raw!r}")
+        return reading, value
     if reading.value == "int":
         if not sep:
             raise ValueError(f"reading {name!r} needs a value: {name}=N")
@@ -394,7 +415,9 @@ def _merge(params: dict[str, Any], reading: Reading, value: Any) -> dict[str, An
     out = dict(params)
     for key, val in reading.params.items():
         out[key] = {**out.get(key, {}), **val} if isinstance(val, dict) else val
-    if reading.slot:
+    if len(reading.slot) == 1:
+        out[reading.slot[0]] = value
+    elif reading.slot:
         head, leaf = reading.slot
         out[head] = {**out.get(head, {}), leaf: value}
     return out
@@ -450,6 +473,7 @@ def readings_note(rows) -> str:
     Readings that break differential privacy are flagged ``NOT PRIVATE``.
     """
     used = sorted({(r.get("readings") or DEFAULT_LABEL, r.get("private") or "yes") for r in rows})
+    used = sorted({(name, "yes" if private == "-" else private) for name, private in used})
     used = [(name, private) for name, private in used if name != DEFAULT_LABEL]
     if not used:
         return ""

@@ -79,6 +79,7 @@ def top_k_chebyshev(
     rng,
     budget=None,
     exact=True,
+    delta=0.0,
 ) -> np.ndarray:
     """Indices of the ``k`` nodes chosen by :func:`dpmo.priv_chebyshev` (graph defaults for None)."""
     W, A, S = graph_chebyshev_settings(n, k)
@@ -94,6 +95,7 @@ def top_k_chebyshev(
         rng=rng,
         budget=budget,
         exact=exact,
+        delta=delta,
     )
 
 

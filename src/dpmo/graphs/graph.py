@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from .centrality import check_convention, csr_degree, csr_ego_density, csr_triangles
 from .csr import as_edge_array, csr_edges, csr_from_pairs, index_dtype, relabel
 from .edgelist import read_edge_list
-from .nodes import as_node_ids, endpoint_positions, is_observed, networkx_labels, not_in
+from .nodes import GRAPH_OUTSIDE, as_node_ids, endpoint_positions, is_observed, networkx_labels, not_in
 
 __all__ = ["Graph"]
 
@@ -99,7 +99,7 @@ class Graph:
             Endpoints (original ids). Self-loops are dropped; duplicates and reverse edges are merged.
         nodes : array_like of int, int, or "observed", optional
             The public node set: the ids, or an int ``n`` for the ids ``0 .. n-1``. It must contain every
-            endpoint (an endpoint outside it raises ``ValueError`` naming it); nodes without edges are
+            endpoint (an endpoint outside it raises ``ValueError``, never naming it); nodes without edges are
             isolated nodes. ``None`` or ``"observed"``: the endpoints that appear in ``edges``, which is not
             a public node set (:attr:`public_nodes` is then False and the private functions refuse the
             graph).
@@ -135,15 +135,15 @@ class Graph:
         if not sp.issparse(matrix):
             raise TypeError(f"matrix must be a scipy sparse matrix or array, got {type(matrix).__name__}")
         if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
-            raise ValueError(f"an adjacency matrix must be square, got shape {matrix.shape}")
+            raise ValueError("an adjacency matrix must be square (its shape is not shown: it counts nodes)")
         n = matrix.shape[0]
         public = not is_observed(nodes)
         if public:
             ids = as_node_ids(nodes)
             if ids.size != n or (n and (ids[0] != 0 or ids[-1] != n - 1)):
                 raise ValueError(
-                    f"nodes must be the matrix's size ({n}, meaning ids 0..{n - 1}) for a scipy matrix, "
-                    f"got {ids.size} node ids"
+                    f"nodes must be the matrix's size n (the ids 0..n-1) for a scipy matrix; the {ids.size} "
+                    "node ids given are not (the matrix's size is not shown: it may count private nodes)"
                 )
         coo = sp.coo_array(matrix)
         keep = coo.data != 0
@@ -203,7 +203,7 @@ class Graph:
     def on_nodes(self, nodes) -> Graph:
         """This graph on the public node set ``nodes`` (ids, or an int ``n`` for the ids ``0 .. n-1``).
 
-        Every node of the graph must be in ``nodes`` (``ValueError`` naming the first one that is not);
+        Every node of the graph must be in ``nodes`` (``ValueError`` otherwise, never naming the node);
         declared nodes that the graph lacks become isolated nodes. The result has :attr:`public_nodes`
         True; when ``nodes`` is exactly the graph's node set it shares this graph's arrays and cache.
         O(n) when the sets agree, else O(n + E log E).
@@ -223,9 +223,8 @@ class Graph:
             same._cache = self._cache  # same graph: share the cached utilities and scores
             same._id_lookup, same._public = None, True
             return same
-        missing = self._ids[not_in(ids, self._ids)]
-        if missing.size:
-            raise ValueError(f"node {missing[0].item()!r} of the graph is not in nodes (the public node set)")
+        if not_in(ids, self._ids).any():
+            raise ValueError(GRAPH_OUTSIDE.format(nodes="the public node set"))
         return Graph.from_edges(self._ids[self.edges()], nodes=ids)
 
     # -- pickling ------------------------------------------------------------------------------------------
@@ -263,7 +262,10 @@ class Graph:
         return self.n_nodes
 
     def __repr__(self) -> str:
-        return f"Graph(n_nodes={self.n_nodes}, n_edges={self.n_edges}, public_nodes={self._public})"
+        """Public facts only: the declared node count (the edges, and nodes read off them, are private)."""
+        if not self._public:
+            return "Graph(public_nodes=False)"
+        return f"Graph(n_nodes={self.n_nodes}, public_nodes=True)"
 
     @property
     def adjacency(self) -> sp.csr_array:

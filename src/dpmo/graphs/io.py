@@ -50,11 +50,12 @@ def load_graph(
     nodes : array_like, int, or "observed"
         **Required** (except for a :class:`Graph`): the public node set, as the node ids or an int ``n``
         meaning the ids ``0 .. n-1`` (for a scipy matrix, its size; for a networkx graph, its labels or
-        ``n``). Every endpoint must be in it: an edge naming another node raises ``ValueError`` naming
-        that node (the declared set is public, so this checks that the input is well formed: the graphs
-        that differ from it in one edge are on the same node set). Nodes without edges are isolated nodes,
-        candidates like any other. ``"observed"`` takes the nodes of the input itself: fine for exact
-        statistics, but the private functions refuse such a graph (it is not a public node set).
+        ``n``). Every endpoint must be in it: an edge naming another node raises ``ValueError``, never
+        naming the edge or the node (the edges are private; the declared set is public, so this checks that
+        the input is well formed: the graphs that differ from it in one edge are on the same node set).
+        Nodes without edges are isolated nodes, candidates like any other. ``"observed"`` takes the nodes
+        of the input itself: fine for exact statistics, but the private functions refuse such a graph (it
+        is not a public node set).
     delimiter, header, ids : optional
         Passed to :func:`read_edge_list` for paths (``ids="str"``: text node ids; ``nodes`` then lists
         text ids too).
@@ -69,7 +70,8 @@ def load_graph(
         For an unsupported kind of input.
     ValueError
         Without ``nodes`` (:data:`NODES_REQUIRED`), for an endpoint outside ``nodes``, a malformed file (the
-        message gives the line number), a badly shaped array, or an empty graph.
+        message names the file and the rule, never the line: it is a private edge), a badly shaped array,
+        or an empty graph.
 
     Notes
     -----

@@ -15,7 +15,9 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "GRAPH_OUTSIDE",
     "NODES_REQUIRED",
+    "OUTSIDE",
     "OBSERVED",
     "as_node_ids",
     "endpoint_positions",
@@ -29,6 +31,17 @@ NODES_REQUIRED = (
     "nodes= is required: the node set is public input and is not read from the private edges (an edge to a "
     "leaf makes its node appear, so the node set would reveal that edge); pass the public node ids, or an "
     "int n for the ids 0..n-1"
+)
+#: The refusal of an edge whose endpoint is outside the declared node set (the endpoint is not named: an edge
+#: is a private record). ``{size}``: the public node set's size, or nothing.
+OUTSIDE = (
+    "an edge names a node that is not in nodes (the declared public node set{size}); which edge and node are "
+    "not shown: the edges are private. Fix the node set or remove the edges outside it"
+)
+#: The refusal of a graph object holding a node outside the declared node set (``{nodes}``: that set).
+GRAPH_OUTSIDE = (
+    "the graph holds a node that is not in nodes ({nodes}); which one is not shown: the graph is private. "
+    "Declare every node of the graph, or remove the others from it"
 )
 #: ``nodes=OBSERVED`` takes the nodes of the input itself (not a public node set).
 OBSERVED = "observed"
@@ -80,7 +93,8 @@ def not_in(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def endpoint_positions(ids: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Indices of the endpoints in the sorted public ids; ``ValueError`` naming an endpoint outside them."""
+    """Indices of the endpoints in the sorted public ids; ``ValueError`` (:data:`OUTSIDE`) for an endpoint
+    outside them, never naming it."""
     if edges.size == 0:
         return np.empty((0, 2), dtype=np.int64)
     if (ids.dtype.kind == "U") != (edges.dtype.kind == "U"):
@@ -95,10 +109,7 @@ def endpoint_positions(ids: np.ndarray, edges: np.ndarray) -> np.ndarray:
         inv = np.minimum(np.searchsorted(ids, edges), ids.size - 1)
         bad = ids[inv] != edges
     if np.any(bad):
-        raise ValueError(
-            f"an edge names node {edges[bad][0].item()!r}, which is not in nodes (the declared public node "
-            f"set of {ids.size} nodes); fix the node set or remove the edges outside it"
-        )
+        raise ValueError(OUTSIDE.format(size=f" of {ids.size} nodes"))
     return inv.astype(np.int64, copy=False)
 
 
@@ -107,13 +118,14 @@ def networkx_labels(nodes, labels: list) -> list:
     if isinstance(nodes, (numbers.Integral, np.integer)) and not isinstance(nodes, (bool, np.bool_)):
         n = int(nodes)
         if all(isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool) for v in labels):
-            outside = [v for v in labels if not 0 <= v < n]
-            if outside:
-                raise ValueError(f"node {outside[0]!r} of the graph is not in nodes (ids 0..{n - 1})")
+            if any(not 0 <= v < n for v in labels):
+                raise ValueError(GRAPH_OUTSIDE.format(nodes=f"ids 0..{n - 1}"))
             return list(range(n))
         if n != len(labels):
             raise ValueError(
-                f"nodes={n} but the graph has {len(labels)} nodes with non-integer labels; pass the labels"
+                f"nodes={n} means the ids 0..{n - 1}, but the graph's node labels are not all integers and "
+                f"they are not {n}; pass the public node labels (nodes=[...]) (how many the graph has is not "
+                "shown: the graph is private)"
             )
         return list(labels)
     if isinstance(nodes, str):
@@ -123,7 +135,6 @@ def networkx_labels(nodes, labels: list) -> list:
         seen: set = set()
         raise ValueError(duplicate_message(next(v for v in declared if v in seen or seen.add(v))))
     known = set(declared)
-    outside = [v for v in labels if v not in known]
-    if outside:
-        raise ValueError(f"node {outside[0]!r} of the graph is not in nodes (the declared public node set)")
+    if any(v not in known for v in labels):
+        raise ValueError(GRAPH_OUTSIDE.format(nodes="the declared public node set"))
     return declared

@@ -31,6 +31,7 @@ import numpy as np
 from .. import _defaults
 from .. import selection as _selection
 from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
+from ..accounting import check_delta
 from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
@@ -141,6 +142,7 @@ def top_k(
     delimiter: str | None = None,
     header: bool | None = None,
     ids: str = "int",
+    delta: float = 0.0,
 ) -> np.ndarray:
     """DP-MOTkIN: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
@@ -193,6 +195,11 @@ def top_k(
     delimiter, header, ids : optional
         For an edge-list path: as in :func:`dpmo.graphs.load_graph` (``ids="str"``: text node ids).
 
+    delta : float, default 0
+        ``0``: pure epsilon-edge-DP. ``> 0``: the k rounds together are ``(epsilon, delta)``-edge-DP, each
+        at the accountant's epsilon (``"chebyshev"``: its shares scaled together by
+        :func:`dpmo.accounting.scaled_epsilons`); ``docs/privacy-accounting.md``, "Approximate DP".
+
     Returns
     -------
     numpy.ndarray, shape (k,)
@@ -239,7 +246,8 @@ def top_k(
     low, formula = check_convention(low_degree, formula)
     exact = check_exact(exact, mechanism)
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
-    budget, epsilon = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
+    delta = check_delta(delta)
+    budget, epsilon = resolve_budget(epsilon, budget, delta=delta)  # up front: raises before anything
     # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
     # approach keeps each round's scores keyed by the nodes already chosen (repeated calls skip the rounds
     # already seen, always the first one), the aggregate its dampened scores. Outputs are those of
@@ -258,5 +266,6 @@ def top_k(
         cache=cache,
         what="top_k",
         exact=exact,
+        delta=delta,
     )
     return g.ids[np.asarray(idx, dtype=np.intp)]

@@ -22,7 +22,7 @@ from .._validation import (
     check_k,
     check_random_state,
 )
-from ..budget import resolve_budget
+from ..calls import resolve_call
 from ..mechanisms import MECHANISMS
 from ..mechanisms.exact import radix_argsort, random_permutation, sample_discrete_laplace
 from ..selection import select_multiobjective
@@ -46,6 +46,7 @@ def two_stage_candidates(
     delimiter: str | None = None,
     header: bool | None = None,
     ids: str = "int",
+    delta: float = 0.0,
 ) -> np.ndarray:
     """Stage 1 of :func:`top_k_two_stage`: the ``candidates`` nodes of largest noisy degree (indices).
 
@@ -57,7 +58,9 @@ def two_stage_candidates(
     required; isolated nodes get a noisy degree too).
 
     ``budget`` (a :class:`dpmo.Budget`, optional): spend ``epsilon`` from it (one record, mechanism
-    ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left.
+    ``"laplace"``, sensitivity 2), right before the noise is drawn; None: all it has left. ``delta > 0``:
+    the release is ``(epsilon, delta)``-DP at the accountant's epsilon for one pure mechanism
+    (:func:`dpmo.per_pick_epsilon`; barely above ``epsilon``).
 
     ``exact=True``: the degrees are integers, and the noise is exact discrete Laplace noise with
     ``P(z) ~ exp(-epsilon |z| / 2)`` (the geometric mechanism, epsilon-edge-DP for L1 sensitivity 2;
@@ -85,7 +88,7 @@ def two_stage_candidates(
     m = check_k(candidates, g.n_nodes, "candidates")
     exact = check_exact(exact)
     gen = None if exact and rng is None else check_random_state(rng)
-    budget, total = resolve_budget(epsilon, budget)
+    budget, total, _ = resolve_call(epsilon, budget, delta, 1, "laplace", "two_stage_candidates")
     epsilon = budget.spend(
         total,
         f"two_stage_candidates: noisy degree vector, shortlist of {m}",
@@ -128,6 +131,7 @@ def top_k_two_stage(
     delimiter: str | None = None,
     header: bool | None = None,
     ids: str = "int",
+    delta: float = 0.0,
 ) -> np.ndarray:
     """Private Pareto top-k in two stages: noisy-degree shortlist, then PrivPareto on the shortlist.
 
@@ -167,6 +171,10 @@ def top_k_two_stage(
         every degree makes a call on GitHub about 9 times slower (``docs/core.md``). ``True``: both
         stages exact: discrete Laplace noise on the degrees (see :func:`two_stage_candidates`) and
         exact sampling in stage 2; rng None then reads the OS's secure source.
+    delta : float, default 0
+        ``> 0``: the shortlist (pure credit) and the ``k`` rounds (the mechanism's kind) are together
+        ``(epsilon, delta)``-edge-DP; the accountant scales the shares ``degree_share`` and
+        ``(1 - degree_share) / k`` together (:func:`dpmo.accounting.scaled_epsilons`).
 
     Returns
     -------
@@ -201,10 +209,15 @@ def top_k_two_stage(
     low, formula = check_convention(low_degree, formula)
     exact = check_exact(exact, mechanism)
     gen = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
-    budget, total = resolve_budget(epsilon, budget)
-    # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest
-    eps1 = Fraction(float(Fraction(share) * total))
-    eps2 = total - eps1
+    kinds = ["laplace"] + [mechanism] * k
+    relative = [share] + [(1.0 - share) / k] * k
+    budget, total, parts = resolve_call(epsilon, budget, delta, relative, kinds, "top_k_two_stage")
+    if parts is None:
+        # stage 1 gets the float share * epsilon (exactly, as a Fraction), stage 2 the exact rest
+        eps1 = Fraction(float(Fraction(share) * total))
+        eps2 = total - eps1
+    else:  # delta > 0: the accountant's epsilons, stage 2's k equal
+        eps1, eps2 = parts[0], total - parts[0]
     shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget, exact=exact)
     if m == 1:
         budget.spend(eps2, "top_k_two_stage: stage 2, the only candidate, no data used")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _defaults
+from .._choices import MECHANISMS
 from .._validation import (
     check_choice,
     check_epsilon,
@@ -20,19 +21,17 @@ from .._validation import (
     check_scores,
     check_sensitivity,
 )
+from ..accounting import check_delta
 from ..budget import resolve_budget
+from ..calls import resolve_call
 from ..epsilons import exact_epsilon, float_at_most
 from ._common import needs_rounds as needs_rounds  # for dpmo.graphs.spark (not in __all__)
 from ._common import scaled_scores as scaled_scores  # for dpmo.graphs.spark (not in __all__)
-from .exact import sample_exact
 from .exponential import log_probabilities_exponential, sample_exponential
 from .noisy_max import sample_noisy_max
 from .permute_and_flip import log_probabilities_permute_and_flip
 
 __all__ = ["MECHANISMS", "select", "probabilities"]
-
-#: Names accepted by ``mechanism``.
-MECHANISMS = ("exponential", "permute_and_flip", "laplace", "gumbel")
 
 _EXACT = ("exponential", "gumbel", "permute_and_flip")
 
@@ -47,6 +46,7 @@ def select(
     rng=None,
     budget=None,
     exact: bool = _defaults.EXACT_SELECT,
+    delta: float = 0.0,
 ) -> np.ndarray:
     """Choose ``k`` distinct candidates with large scores under epsilon-differential privacy.
 
@@ -94,6 +94,12 @@ def select(
         have exact samplers; ``"laplace"`` has none and is refused. The k picks are k sequential rounds
         (the same distribution as the float sampler's). Costs O(k n) vectorised work plus O(k) expected
         exact steps (a few ms per round at n = 37,700; see ``benchmarks/test_core.py``).
+    delta : float, default 0
+        ``0``: pure epsilon-DP, each round at ``epsilon / k``. ``> 0``: the k rounds are together
+        ``(epsilon, delta)``-DP, each run at :func:`dpmo.per_pick_epsilon` ``(epsilon, k, delta=delta,
+        mechanism=mechanism)`` (bounded-range credit for ``"exponential"`` / ``"gumbel"``, pure credit
+        otherwise; ``docs/privacy-accounting.md``, "Approximate DP"); a ``budget`` is charged
+        ``(epsilon, delta)`` and records the k rounds at that epsilon.
 
     Returns
     -------
@@ -129,8 +135,11 @@ def select(
     k = check_k(k, scores.size)
     exact = check_exact(exact, mechanism)
     generator = check_random_state(rng)
+    if check_delta(delta) > 0:
+        budget, total, _ = resolve_call(epsilon, budget, delta, k, mechanism, "select")
     if budget is not None:
-        budget, total = resolve_budget(epsilon, budget)
+        if not delta:
+            budget, total = resolve_budget(epsilon, budget)
         eps_round = budget.spend_rounds(
             total, k, "select", mechanism=mechanism, sensitivity=sensitivity, candidates=scores.size
         )
@@ -139,6 +148,8 @@ def select(
         exact_round = exact_epsilon(epsilon) if k == 1 else exact_epsilon(epsilon) / k
         eps_round = float_at_most(exact_round)
     if exact:
+        from .exact import sample_exact  # its compiled kernel loads on first use, not with dpmo.select
+
         source = None if rng is None else generator  # None: the OS's secure source
         return sample_exact(scores, exact_round, sensitivity, k, source, mechanism)
     rng = generator

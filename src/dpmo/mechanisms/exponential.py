@@ -8,7 +8,6 @@ sampler, with rational arithmetic and a secure random source, is in :mod:`dpmo.m
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ._common import needs_rounds, sample_rounds, scaled_scores, top_k_of
 
@@ -34,5 +33,7 @@ def sample_exponential(
 
 def log_probabilities_exponential(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
     """Exact log-probabilities of one pick (no NaN for any valid input: see ``scaled_scores``). O(n)."""
+    from scipy.special import logsumexp  # audits only: not loaded with dpmo.select
+
     logits = scaled_scores(scores, epsilon, sensitivity)
     return logits - logsumexp(logits)

@@ -16,7 +16,6 @@ before it). The integrand is a polynomial of degree n - 1 in t, so Gauss-Legendr
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ._common import scaled_scores
 
@@ -29,6 +28,8 @@ def log_probabilities_permute_and_flip(scores: np.ndarray, epsilon: float, sensi
     O(n^2) time (n // 2 + 1 quadrature nodes times n candidates), O(n) extra memory per chunk of nodes.
     Meant for audits on small and medium n.
     """
+    from scipy.special import logsumexp  # audits only: not loaded with dpmo.select
+
     n = scores.size
     log_p = scaled_scores(scores, epsilon, sensitivity)
     if n == 1:

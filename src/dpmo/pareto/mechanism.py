@@ -131,6 +131,7 @@ def priv_pareto(
     rng=None,
     budget=None,
     exact: bool = _defaults.EXACT,
+    delta: float = 0.0,
 ) -> np.ndarray:
     """PrivPareto: pick ``k`` candidates close to the Pareto front under epsilon-differential privacy.
 
@@ -161,6 +162,10 @@ def priv_pareto(
         Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
         in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``, given the exact share of each
         round that is recorded; rng None then reads the OS's secure source.
+    delta : float, default 0
+        ``0``: pure epsilon-DP. ``> 0``: the k rounds together are ``(epsilon, delta)``-DP, each at the
+        accountant's epsilon (:func:`dpmo.per_pick_epsilon`; ``docs/privacy-accounting.md``,
+        "Approximate DP"); ``budget`` is charged ``(epsilon, delta)`` before anything is computed.
 
     Returns
     -------
@@ -214,6 +219,7 @@ def priv_pareto(
         budget=budget,
         what="priv_pareto",
         exact=exact,
+        delta=delta,
     )
 
 

@@ -28,8 +28,10 @@ from pyspark.sql import types as T
 
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
+from ..accounting import check_delta
 from ..aggregate import AggregateApproach
 from ..budget import Budget, resolve_budget
+from ..calls import resolve_call
 from ..chebyshev import ChebyshevApproach, default_directions
 from ..epsilons import exact_epsilon
 from ..mechanisms import MECHANISMS
@@ -84,6 +86,7 @@ def select(
     budget=None,
     rng=None,
     exact: bool = _defaults.EXACT_SPARK,
+    delta: float = 0.0,
 ) -> list:
     """Pick ``k`` rows of a candidate DataFrame good in several objectives, under epsilon-DP, in Spark.
 
@@ -128,6 +131,11 @@ def select(
         True: the objective columns go to the driver (at most :data:`DRIVER_MAX_ROWS` rows) and the picks
         are sampled there with dpmo's exact samplers. False (``dpmo._defaults.EXACT_SPARK``): the float
         samplers, on the executors for ``"agg"`` and ``"chebyshev"``.
+    delta : float, default 0
+        As in :func:`dpmo.select_multiobjective`: ``0`` is pure epsilon-DP; ``> 0`` makes the ``k`` picks
+        together ``(epsilon, delta)``-DP, each round run and recorded at the accountant's epsilon
+        (:func:`dpmo.accounting.scaled_epsilons`), the same as the in-memory path's; ``budget`` is charged
+        ``(epsilon, delta)`` once the number of rows is known, before any objective value is read.
 
     Returns
     -------
@@ -183,6 +191,7 @@ def select(
         budget=budget,
         rng=rng,
         exact=exact,
+        delta=delta,
     )[0]
 
 
@@ -201,6 +210,7 @@ def select_samples(
     budget=None,
     rng=None,
     exact: bool = _defaults.EXACT_SPARK,
+    delta: float = 0.0,
 ) -> list[list]:
     """``trials`` independent draws of :func:`select` (same arguments), in the same Spark passes: for audits
     of its law (``tests/test_spark_select.py``). Each draw is a release: the call spends ``trials x
@@ -236,8 +246,11 @@ def select_samples(
     gen = None if rng is None else check_random_state(rng)
     check_table_schema(df, objs, id_column)
     shares = appr.round_shares(k, m)  # public; checks a configured approach's settings against k and m
+    delta = check_delta(delta)
     if trials == 1:
-        budget, total = resolve_budget(epsilon, budget)  # before any Spark job
+        budget, total = resolve_budget(epsilon, budget, delta=delta)  # before any Spark job
+    elif delta:
+        raise ValueError("select_samples takes delta > 0 with trials=1 only (each draw is a call of its own)")
     else:
         if epsilon is None:
             raise ValueError("select_samples needs epsilon (the epsilon of each draw)")
@@ -248,11 +261,27 @@ def select_samples(
     # line), quiet output, shuffle partitions from the table's size (Spark's estimate: no job) and the cores
     with library_call(df.sparkSession, rows=estimated_rows(df) or 0):
         return _run(
-            df, k, objs, id_column, appr, sensitivity, mechanism, w, exact, gen, shares, budget, total, trials
+            df,
+            k,
+            objs,
+            id_column,
+            appr,
+            sensitivity,
+            mechanism,
+            w,
+            exact,
+            gen,
+            shares,
+            budget,
+            total,
+            trials,
+            delta,
         )
 
 
-def _run(df, k, objs, id_column, appr, sensitivity, mechanism, w, exact, gen, shares, budget, total, trials):
+def _run(
+    df, k, objs, id_column, appr, sensitivity, mechanism, w, exact, gen, shares, budget, total, trials, delta
+):
     """The Spark part of :func:`select_samples`, arguments checked (inside its library call)."""
     m = len(objs)
     names = [c for c, _, _ in objs]
@@ -272,7 +301,13 @@ def _run(df, k, objs, id_column, appr, sensitivity, mechanism, w, exact, gen, sh
                 "dpmo.spark.tables.DRIVER_MAX_ROWS with the driver's memory"
             )
         settings = dict(
-            approach=appr, sensitivity=sensitivity, weights=w, mechanism=mechanism, k=k, exact=exact
+            approach=appr,
+            sensitivity=sensitivity,
+            weights=w,
+            mechanism=mechanism,
+            k=k,
+            exact=exact,
+            delta=delta,
         )
         return _on_driver(
             df.select(key.alias("_id"), *values), inner, id_column, total, budget, gen, trials, settings
@@ -283,7 +318,11 @@ def _run(df, k, objs, id_column, appr, sensitivity, mechanism, w, exact, gen, sh
     else:
         spec = ScoreSpec("chebyshev", sensitivity, None, *_chebyshev_settings(appr, k, m))
     sens = table_sensitivities(inner, spec)
-    parts = round_parts(total, k, shares)
+    if delta:  # the accountant's epsilons of the k rounds; (epsilon, delta) reserved in the budget now
+        relative = k if shares is None else [float(x) for x in shares]
+        budget, total, parts = resolve_call(total, budget, delta, relative, mechanism, _LABEL)
+    else:
+        parts = round_parts(total, k, shares)
     if n == 1:  # the only candidate: returned without using its values, its share still recorded
         only = 0 if id_column is None else _plain(df.select(key).first()[0])
         for _ in range(trials):

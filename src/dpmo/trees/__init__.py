@@ -36,6 +36,8 @@ _EXPORTS = {
     "split_choice_scores": "id3_choice",
     # scikit-learn conformance
     "expected_failed_checks": "_inputs",
+    # the warning of a fit without declared bounds
+    "DefaultBoundsWarning": "_messages",
 }
 
 __all__ = sorted(_EXPORTS)

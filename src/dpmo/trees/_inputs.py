@@ -20,11 +20,15 @@ The units of a table are read off its type, never guessed from its values (:mod:
   saying what to pass.
 
 Numeric values outside the public range are clipped to it: the bounds are a public contract, the data are
-made to fit it, and nothing about the data's own range is used. ``fit`` clips **silently**: a warning only
-when some training record lies outside its bounds would tell a table from its neighbour with one more such
-record (``docs/public-inputs.md``). ``predict`` warns when the rows it is given are clipped (the caller's
-own rows, not the private training table). A categorical value outside its public domain is an error
-naming the column (a domain error: such a table is outside the declared schema).
+made to fit it, and nothing about the data's own range is used. ``fit`` never says whether it clipped: a
+warning only when some training record lies outside its bounds would tell a table from its neighbour with
+one more such record (``docs/public-inputs.md``). What ``fit`` does say, with the same words whatever the
+table holds, is when nobody declared the bounds: a raw table (an array or a DataFrame) fitted without
+``features`` gets a :class:`DefaultBoundsWarning` on every fit (every column read as numeric on the default
+range ``[0, 1]``), as diffprivlib warns on every fit without bounds. ``predict`` warns when the rows it is
+given are clipped (the caller's own rows, not the private training table). A categorical value outside its
+public domain is an error naming the column, never the value (a domain error: such a table is outside the
+declared schema).
 
 Labels (``y``)
 --------------
@@ -44,9 +48,18 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d, validate_data
 
-from .units import array_columns, encode_categories, is_frame, read_as
+from ._messages import (
+    DEFAULT_BOUNDS_MESSAGE,
+    NOT_SHOWN_LABEL,
+    ONE_LABEL_PER_ROW,
+    DefaultBoundsWarning,
+    redacted,
+)
+from .units import RAW, array_columns, encode_categories, is_frame, read_as
 
 __all__ = [
+    "DefaultBoundsWarning",
+    "DEFAULT_BOUNDS_MESSAGE",
     "estimator_rng",
     "check_X_fit",
     "check_X_predict",
@@ -267,9 +280,12 @@ def check_X_fit(est, X, y=None, *, encoded: bool = False):
             "(or pass a dpmo.datasets.Dataset as X)"
         )
     form, features, path = read_as(est, X, features, fitting=True, encoded=encoded)
-    X = _table(est, X, features, path, reset=True)
-    est.units_in_ = form
-    check_consistent_length(X, y)
+    if features is None and form == RAW:  # public: the call's arguments, never the values
+        warnings.warn(DEFAULT_BOUNDS_MESSAGE, DefaultBoundsWarning, stacklevel=3)
+    with redacted():  # scikit-learn's and numpy's messages quote values and row counts: not ours
+        X = _table(est, X, features, path, reset=True)
+        est.units_in_ = form
+        check_consistent_length(X, y)
     return X, y, features
 
 
@@ -284,7 +300,8 @@ def check_X_predict(est, X) -> np.ndarray:
     if isinstance(X, Dataset):
         X = X.X
     _, features, path = read_as(est, X, est.features_, fitting=False)
-    return _table(est, X, features, path, reset=False)
+    with redacted():
+        return _table(est, X, features, path, reset=False)
 
 
 def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
@@ -335,9 +352,10 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
     (read from the data: the fitted estimator then reveals the label set). Raises ValueError for a
     continuous target, more than two labels, one inferred label, or a label outside the declared ones.
     """
-    y = column_or_1d(y, warn=True)
+    with redacted():
+        y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
-        raise ValueError(f"y must have {n} labels, one per row of X, got {y.shape[0]}")
+        raise ValueError(ONE_LABEL_PER_ROW)
     declared = _declared_classes(getattr(est, "classes", None))
     if declared is None:
         if y.dtype.kind not in "biu":  # integer and boolean labels are never continuous: skip the scan
@@ -346,34 +364,35 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
         if classes.size > 2:
             raise ValueError(
                 f"Only binary classification is supported. {type(est).__name__} scores trees by TPR and "
-                f"TNR; y holds {classes.size} labels"
+                f"TNR; y holds more than two labels (which are not shown: the labels are private)"
             )
         if classes.size < 2:
             raise ValueError(
-                f"y holds one class only ({classes[0]!r}); a binary classifier needs two. Declare the "
-                "public label set with classes=[negative, positive] to fit a table in which a class has "
-                "no record"
+                "y holds one class only (which is not shown: the labels are private); a binary classifier "
+                "needs two. Declare the public label set with classes=[negative, positive] to fit a table "
+                "in which a class has no record"
             )
     else:
         if y.dtype.kind == "f" and declared.dtype.kind not in "fiub":
             check_classification_targets(y)
         classes = declared
-        known = np.isin(y, classes)
-        if not known.all():
-            bad = y[~known][0]
-            raise ValueError(f"y holds the label {bad!r}, which is not in classes={list(classes)!r}")
+        if not np.isin(y, classes).all():
+            raise ValueError(
+                f"y holds a label that is not in classes={classes.tolist()!r} ({NOT_SHOWN_LABEL})"
+            )
     return (y == classes[1]).astype(np.int8), classes
 
 
 def labels_as_01(est, y, n: int) -> np.ndarray:
     """Labels of an evaluation set as 0/1, 1 = the fitted ``positive_class_`` (unknown labels: error)."""
-    y = column_or_1d(y, warn=True)
+    with redacted():
+        y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
-        raise ValueError(f"y must have {n} labels, one per row of X, got {y.shape[0]}")
-    known = np.isin(y, est.classes_)
-    if not known.all():
+        raise ValueError(ONE_LABEL_PER_ROW)
+    if not np.isin(y, est.classes_).all():
         raise ValueError(
-            f"y holds the label {y[~known][0]!r}, which is not in classes_={list(est.classes_)!r}"
+            f"y holds a label that is not in classes_={np.asarray(est.classes_).tolist()!r} "
+            f"({NOT_SHOWN_LABEL})"
         )
     return (y == est.positive_class_).astype(np.int8)
 

@@ -95,7 +95,7 @@ class EncodedData:
         if y is not None:
             y = np.asarray(y)
             if y.shape != (self.n,):
-                raise ValueError(f"y must have shape ({self.n},), got {y.shape}")
+                raise ValueError("y must be 1-D with one label per row of X (the numbers are not shown)")
             if not np.all((y == 0) | (y == 1)):
                 raise ValueError("y must hold binary labels 0/1")
             y = y.astype(bool)

@@ -68,7 +68,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_int
+from ..accounting import check_delta
 from ..budget import fit_budget
+from ..calls import call_budget
 from ..epsilons import float_at_most
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
@@ -81,6 +83,7 @@ from ._inputs import (
     fit_labels,
 )
 from .id3_choice import clip_class_counts, split_choice_scores
+from .id3_docs import PARAMS_DOC as _PARAMS_DOC
 from .id3_kernels import class_counts, encode_codes, encode_indices, split_node
 from .id3_tree import ID3Tree
 from .proba import LeafCountScoresMixin, fitted_classes, labels_of
@@ -116,6 +119,7 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         mechanism=_defaults.MECHANISM,
         classes=None,
         exact=_defaults.EXACT_ID3,
+        delta=0.0,
     ):
         self.epsilon = epsilon
         self.max_depth = max_depth
@@ -127,6 +131,7 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         self.mechanism = mechanism
         self.classes = classes
         self.exact = exact
+        self.delta = delta
 
     # -------------------------------------------------------------------------------------------------
     def _check_params(self):
@@ -136,6 +141,7 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         n_bins = check_int(self.n_bins, "n_bins", minimum=1)
         check_choice(self.mechanism, MECHANISMS, "mechanism")
         check_exact(self.exact, self.mechanism)
+        check_delta(self.delta)
         max_records = self.max_records
         if max_records is not None:
             max_records = check_int(max_records, "max_records", minimum=1)
@@ -185,7 +191,17 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         # no refusal on the private size: information-gain counts are clipped at max_records // 2 below
         # (clip_class_counts: the sensitivity bound then holds for every table)
         is_cat, size = feature_domains(features, d, n_bins)
-        own = fit_budget(self.epsilon, budget)  # raises before anything private is computed
+        levels = min(max_depth, d) + 1
+        if not self.delta:  # raises before anything private is computed
+            own = fit_budget(self.epsilon, budget)
+            level_share = own.epsilon_exact / levels  # exact, as recorded below
+            half_share = level_share / 2
+        else:  # the accountant scales the depths' shares together, pure credit (a depth's second step may
+            # be a leaf's Laplace counts); raises before anything private is computed
+            shares = [0.5] * (2 * (levels - 1)) + [1.0]
+            name = f"{type(self).__name__}.fit"
+            own, parts = call_budget(self.epsilon, budget, self.delta, shares, "pure", name)
+            half_share, level_share = parts[0], parts[-1]
         rng = estimator_rng(self.random_state)
         # exact mode: every private draw from the OS's secure source (or, seeded, from rng: tests only)
         secure = None if self.random_state is None else rng
@@ -200,9 +216,6 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
                 stacklevel=2,
             )
 
-        levels = min(max_depth, d) + 1
-        level_share = own.epsilon_exact / levels  # exact, as recorded below
-        half_share = level_share / 2
         # the float mechanisms run at the largest floats not above the recorded shares
         eps_level = float_at_most(level_share)
         eps_half = float_at_most(half_share)
@@ -375,75 +388,6 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         """Number of leaves of the fitted tree."""
         self._check_fitted()
         return self.tree_.n_leaves
-
-
-_PARAMS_DOC = """
-    Parameters
-    ----------
-    epsilon : float, default 1.0
-        Total privacy budget (epsilon-DP; neighbouring datasets differ by adding or removing one record).
-    max_depth : int, default 5
-        Largest depth of a leaf (root = depth 0); the budget is split over ``min(max_depth, d) + 1``
-        depths.
-    criterion : {"info_gain", "gini", "max"}, default "info_gain"
-        Split criterion (Friedman and Schuster; see :mod:`dpmo.trees.split_sensitivity`).
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
-        All randomness of the fit. None draws fresh OS entropy.
-    features : sequence of dpmo.datasets.Feature, optional
-        Public column metadata (e.g. ``dataset.features``): a categorical column with ``K`` categories
-        splits ``K`` ways; a numeric column is cut into ``n_bins`` equal-width bins of its public range.
-        A pandas DataFrame (columns found by name) and a plain array (columns in the order of the
-        features) hold raw values (the categories themselves, numbers in the units of their bounds); a
-        Dataset and its table ``data.X`` are encoded (``docs/trees.md``, "Units"); an ambiguous table
-        is refused. None: every column is numeric with the public range ``[0, 1]``. Numeric values
-        outside the public range are clipped to it (silently by ``fit``, whose warnings never depend on
-        the records; ``predict`` warns).
-    n_bins : int, default 5
-        Bins of a numeric column over its public range ``[0, 1]``.
-    max_records : int or None, default 100000
-        Public bound of the information gain: each (value, class) count is clipped at ``max_records // 2``
-        (larger tables fit; nothing is refused on the private size); sets the global
-        sensitivity of the information gain, ``log2(max_records + 1) + 1 / ln 2``. See the module notes
-        for None.
-    mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
-        Selection mechanism of the split attribute (:func:`dpmo.select`).
-    classes : pair of labels, optional
-        The public label set ``[negative, positive]``. None reads it from ``y`` (its two distinct values,
-        sorted; the fitted ``classes_`` then reveals it, and a ``y`` with one label is refused). Declared,
-        a table in which a class has no record still fits.
-    exact : bool, default False
-        The float sampler is the default here, unlike DP-MOET's: exact discrete Laplace noise on every
-        count makes a fit on Adult 4-9 times slower (``docs/core.md``, "Floating point and exact
-        sampling"). ``True``: exact sampling throughout: the attribute choices by :func:`dpmo.select`
-        with ``exact=True``, and the noisy counts (integers) with exact discrete Laplace noise
-        ``P(z) ~ exp(-eps |z|)`` instead of float Laplace noise of scale ``1 / eps`` (the geometric
-        mechanism, eps-DP for a count of sensitivity 1;
-        :func:`dpmo.mechanisms.exact.sample_discrete_laplace`). With ``random_state=None`` every bit
-        comes from the OS's secure source; a seed makes it reproducible (tests only).
-
-    Attributes
-    ----------
-    tree_ : ID3Tree
-        The private tree (flat arrays; publishable).
-    budget_ : dpmo.Budget
-        The fit's budget of ``epsilon``: one ledger record per budget step, recorded when it is taken (per
-        depth: node counts, then attribute choice or leaf counts; last depth: leaf counts), summing to
-        ``epsilon`` exactly.
-    classes_ : ndarray of shape (2,)
-        The two labels in scikit-learn's (sorted) order, the order of the columns of
-        :meth:`predict_proba`; :meth:`predict` returns these labels.
-    positive_class_ : label
-        The positive class (``classes[1]``, or the larger label of ``y``).
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Column names, when ``X`` was a DataFrame.
-    units_in_ : {"raw", "encoded"}
-        The units of ``X`` at fit (``docs/trees.md``, "Units").
-    features_ : tuple of Feature or None
-    domain_sizes_ : ndarray of int
-        Number of children of a split on each column (categories or bins).
-    categorical_ : ndarray of bool
-"""
 
 
 class DiffPID3Classifier(_BaseID3):

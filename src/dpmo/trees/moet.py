@@ -33,6 +33,7 @@ import numpy as np
 from .. import _defaults
 from .. import selection as _selection
 from .._validation import check_choice, check_epsilon, check_exact, check_int
+from ..accounting import check_delta
 from ..budget import fit_budget
 from ..mechanisms import MECHANISMS
 from ..selection import approaches, argmax_multiobjective, get_approach, select_multiobjective
@@ -136,6 +137,14 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         ``docs/defaults.md``): DP-MOET-Agg with the paper's aggregation settings. The Pareto table's
         settings are ``approach="pareto", population_size=30, selection_size=3, n_iterations=3,
         initial_depth=4, max_depth=10, n_output=3`` (what ``dpmo reproduce tree-pareto`` uses).
+
+        **Caution on** ``"pareto"``: the Pareto score of a tree is very sensitive and its picks are close
+        to uniform among the population at the usual budgets, so the tree ``predict`` uses can be worse
+        than a constant. Measured on breast cancer at epsilon 1 (training accuracy over seeds 0-9,
+        ``benchmarks/bench_tree_approaches.py``): ``approach="pareto"`` 0.25-0.79, median 0.56, 7 of 10
+        fits below the constant classifier's 0.63 (global sensitivity: 0.13-0.74, median 0.37); the default
+        ``"agg"`` 0.59-0.91, median 0.83. Use ``"pareto"`` for a set of trade-off trees (``trees_``), not
+        for ``predict`` (``docs/trees.md``, "Which approach").
     sensitivity : {"local", "global"}, default "local"
         Local dampening with the admissible local functions, or the global sensitivity.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
@@ -163,9 +172,11 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         the order of the features) hold raw values: the categories themselves, numeric values in the
         units of their bounds, which scale them. A Dataset and its table ``data.X`` are encoded
         (``docs/trees.md``, "Units"); an ambiguous table is refused. None means every column is numeric
-        with the public range [0, 1]. Never inferred from the data: the splits would then leak it.
-        Numeric values outside the public range are clipped to it (silently by ``fit``, whose warnings
-        never depend on the records; ``predict`` warns).
+        with the public range [0, 1], and ``fit`` on a raw table then warns
+        (:class:`~dpmo.trees.DefaultBoundsWarning`, the same words for every table). Never
+        inferred from the data: the splits would then leak it. Numeric values outside the public range
+        are clipped to it (``fit`` never says whether it clipped: that depends on the records;
+        ``predict`` warns).
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
         All randomness of the fit (trees, operators and private selections). None draws fresh OS entropy.
     classes : pair of labels, optional
@@ -178,6 +189,12 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         ``random_state=None`` the selections then read the OS's secure source; with a seed they are
         reproducible (tests only). The random trees and operators are public randomness and keep using
         ``random_state``.
+    delta : float, default 0
+        ``0``: the fit is epsilon-DP (basic composition of its ``g s + o`` picks). ``> 0``: the fit is
+        ``(epsilon, delta)``-DP; all its picks are counted together by the accountant
+        (:func:`dpmo.accounting.scaled_epsilons`: each of the ``g + 1`` rounds keeps its relative share
+        ``1 / (g + 1)``, the scale is as large as the composition allows for ``mechanism``'s kind), and
+        each pick runs at and records its own epsilon (``docs/privacy-accounting.md``, "Approximate DP").
 
     Attributes
     ----------
@@ -240,6 +257,7 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         random_state=None,
         classes=None,
         exact=_defaults.EXACT,
+        delta=0.0,
     ):
         self.epsilon = epsilon
         self.approach = approach
@@ -257,10 +275,13 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         self.random_state = random_state
         self.classes = classes
         self.exact = exact
+        self.delta = delta
 
     # ------------------------------------------------------------------------------------------------
     def _validate_params(self):
         eps = None if self.epsilon is None else check_epsilon(self.epsilon)
+        if check_delta(self.delta) and eps is None:
+            raise ValueError("delta > 0 needs a private fit (epsilon=None is the non-private variant)")
         check_choice(self.approach, approaches(), "approach")
         check_choice(self.sensitivity, SENSITIVITIES, "sensitivity")
         check_choice(self.mechanism, MECHANISMS, "mechanism")
@@ -363,8 +384,12 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             if budget is not None:
                 raise ValueError("epsilon=None (the non-private variant) spends no budget; pass budget=None")
             own = None
-        else:
+        elif not self.delta:
             own = fit_budget(self.epsilon, budget)  # raises before anything private is computed
+        else:  # every pick of the fit counted together by the accountant; raises before anything private
+            own, round_eps = _selection.plan_selections(
+                self.epsilon, budget, self.delta, self.approach, [s] * k + [o], self.mechanism, "DP-MOET fit"
+            )
         rng = estimator_rng(self.random_state)
         P, N = enc.positives, enc.negatives
 
@@ -375,12 +400,12 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             nodes, offsets = random_population(p, d, is_cat, ncat, rng)
         population = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
         tp, _, tn, _ = population.counts(enc)
-        # k + 1 equal rounds, exact: each round's picks spend eps_round / count from the fit's budget
-        eps_round = None if own is None else own.epsilon_exact / (k + 1)
+        if own is None or not self.delta:  # k + 1 equal rounds, exact: each pick spends its round's / count
+            round_eps = [None if own is None else own.epsilon_exact / (k + 1)] * (k + 1)
 
         for rnd in range(k):
             keep = self._select(
-                tp, P, tn, N, s, eps_round, f"DP-MOET generation {rnd + 1} of {k}", rng, own, w
+                tp, P, tn, N, s, round_eps[rnd], f"DP-MOET generation {rnd + 1} of {k}", rng, own, w
             )
             population = population.take(keep)
             tp, tn = tp[keep], tn[keep]
@@ -393,7 +418,7 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             tp = np.concatenate([tp, ctp])
             tn = np.concatenate([tn, ctn])
 
-        final = self._select(tp, P, tn, N, o, eps_round, "DP-MOET final selection", rng, own, w)
+        final = self._select(tp, P, tn, N, o, round_eps[k], "DP-MOET final selection", rng, own, w)
         self.trees_ = [population[i] for i in final]
         self.population_ = TreePopulation(self.trees_)
         self.budget_ = own

@@ -99,7 +99,7 @@ def encode_categories(values, feature) -> np.ndarray:
 
     A value is matched to the feature's categories as it is, then as text, then (an integral number) as an
     int, so ``1.0`` matches the category ``1`` or ``"1"``. A value outside the categories is a ValueError
-    naming the column. O(n) dict look-ups, one per distinct value of a numeric column.
+    naming the column (never the value). O(n) dict look-ups, one per distinct value of a numeric column.
 
     Examples
     --------
@@ -116,7 +116,7 @@ def encode_categories(values, feature) -> np.ndarray:
         mapped = [_code(lookup, v.item()) for v in distinct]
         missing = [v for v, c in zip(distinct, mapped, strict=True) if c is None]
         if missing:
-            _unknown(missing[0].item(), feature)
+            _unknown(feature)
         return np.asarray(mapped, dtype=np.float64)[inverse.reshape(-1)]
     codes = np.empty(values.shape[0], dtype=np.float64)
     memo: dict = {}
@@ -128,17 +128,20 @@ def encode_categories(values, feature) -> np.ndarray:
         except TypeError:
             code = _code(lookup, v)
         if code is None:
-            _unknown(v, feature)
+            _unknown(feature)
         codes[i] = code
     return codes
 
 
-def _unknown(v, feature):
+def _unknown(feature):
+    """The refusal of a value outside a categorical column's public categories (the value is not named)."""
+    from ..datasets.types import NOT_SHOWN
+
     cats = feature.categories
     raise ValueError(
-        f"value {v!r} of column {feature.name!r} is not one of its public categories "
+        f"column {feature.name!r} holds a value that is not one of its public categories "
         f"{cats[:8]}{' ...' if len(cats) > 8 else ''} (raw units: a categorical column holds the categories "
-        "themselves)"
+        f"themselves; {NOT_SHOWN})"
     )
 
 

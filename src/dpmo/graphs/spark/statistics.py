@@ -20,13 +20,14 @@ three hash-partitioned steps whose per-partition work is compiled (:mod:`dpmo.gr
    :func:`dpmo.graphs.centrality.ego_density_from_counts` on every partition: the very function of the
    in-memory path, so the floats are the same.
 
-Every endpoint must lie in the public node set: the node table is the node set's rows summed with the
-counts, and a row that only the edges name is refused with ``ValueError`` naming the node (as
-:func:`dpmo.graphs.load_graph` does); nodes of the set without edges get degree 0. Text ids are numbered
-by the node set first (a join, which finds the endpoints outside it). Nothing is collected to the driver but
-the first endpoint outside the node set, if there is one. Shuffles: ``2 m`` rows of two ids, ``2 m`` rows of
-three, ``n + m`` rows carrying ``m + W`` ids, the partial counts (at most ``3 T``) with the ``n`` nodes; the
-number of hash partitions is :func:`edge_partitions`. The cost is measured in ``docs/spark.md``.
+Every endpoint must lie in the public node set: the node table is the node set's rows summed with the counts,
+and a row that only the edges name is refused with ``ValueError``, never naming the node (as
+:func:`dpmo.graphs.load_graph` does); nodes of the set without edges get degree 0. Text ids are numbered by
+the node set first (a join, which finds the endpoints outside it). Nothing is collected to the driver but one
+row flagging an endpoint outside the node set, if there is one (its value is never shown). Shuffles: ``2 m``
+rows of two ids, ``2 m`` rows of three, ``n + m`` rows carrying ``m + W`` ids, the partial counts (at most ``3
+T``) with the ``n`` nodes; the number of hash partitions is :func:`edge_partitions`. The cost is measured in
+``docs/spark.md``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from pyspark.sql import types as T
 
 from ...spark.blocks import BLOCK_SCHEMA, bucket_keys
 from ...spark.session import estimated_rows, library_call, shuffle_partitions, sql_conf, worker_udfs
+from ..nodes import OUTSIDE
 from .inputs import NodeSet, edge_frame, id_kind, node_frame, session_of
 from .steps import announce_step, close_step, edge_blocks, final_step, member_blocks, orient_step
 
@@ -101,8 +103,8 @@ def node_statistics(edges, nodes) -> DataFrame:
     Raises
     ------
     ValueError
-        Without a node set, for an edge naming a node outside it (the message names it) or with a null
-        endpoint, for duplicate ids in ``nodes``, or for a malformed text edge list.
+        Without a node set, for an edge naming a node outside it (the message does not name it) or with a
+        null endpoint, for duplicate ids in ``nodes``, or for a malformed text edge list.
     TypeError
         For edges or nodes of the wrong kind (three columns, ids that are neither integers nor strings,
         text ids against an int ``n``).
@@ -257,10 +259,7 @@ def _check_endpoints(done: DataFrame, ns: NodeSet) -> None:
 def _refuse_endpoint(value, ns: NodeSet) -> None:
     if value is None:
         raise ValueError("an edge has a missing (null) endpoint; every edge needs two node ids")
-    raise ValueError(
-        f"an edge names node {value!r}, which is not in nodes (the declared public node set of {ns.n} "
-        "nodes); fix the node set or remove the edges outside it"
-    )
+    raise ValueError(OUTSIDE.format(size=f" of {ns.n} nodes"))
 
 
 _FINISHED = T.StructType(

@@ -22,7 +22,9 @@ import numpy as np
 
 from ... import _defaults
 from ..._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
+from ...accounting import check_delta
 from ...budget import resolve_budget
+from ...calls import resolve_call
 from ...mechanisms import MECHANISMS
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
 from ...spark.sampling import driver_entropy, executor_rounds, private_picks, round_recorder
@@ -58,6 +60,7 @@ def top_k(
     budget=None,
     rng=None,
     exact: bool = _defaults.EXACT_SPARK,
+    delta: float = 0.0,
 ) -> list:
     """DP-MOTkIN in Spark: ``k`` influential nodes chosen under epsilon-edge differential privacy.
 
@@ -85,6 +88,9 @@ def top_k(
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; the same
         records as :func:`dpmo.graphs.top_k`, made on the driver right before the noise is drawn.
+    delta : float, default 0
+        As in :func:`dpmo.graphs.top_k`: ``> 0`` runs the rounds at the accountant's epsilons, planned on
+        the driver before the statistics are computed.
     rng : None, int or numpy.random.Generator
         None (a release): every partition seeds its noise from the operating system's entropy. An int or a
         Generator seeds the partitions from it: reproducible, for tests only.
@@ -155,15 +161,23 @@ def top_k(
                 "dpmo.graphs.spark.topk.DRIVER_MAX_NODES with the driver's memory"
             )
         shares = appr.round_shares(k, 2)  # public; checks the Chebyshev settings
-        budget, total = resolve_budget(epsilon, budget)  # up front: raises before anything is computed
+        # up front: raises before anything is computed (delta > 0: the accountant's epsilons of the rounds,
+        # planned here for the executors, in the pipeline on the driver)
+        parts = None
+        if on_driver or not check_delta(delta):
+            budget, total = resolve_budget(epsilon, budget, delta=delta)
+        else:
+            relative = k if shares is None else [float(x) for x in shares]
+            budget, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, _LABEL)
         stats = statistics(e, ns)
         if on_driver:
-            return _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact)
-        return _on_executors(stats, n, k, total, shares, appr, sensitivity, w, mechanism, gen, budget)
+            return _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact, delta)
+        return _on_executors(stats, n, k, total, shares, parts, appr, sensitivity, w, mechanism, gen, budget)
 
 
-def _on_executors(stats, n, k, total, shares, appr, sensitivity, w, mechanism, gen, budget) -> list:
-    """PrivAgg and PrivChebyshev: scores and noise on the executors, the budget records on the driver."""
+def _on_executors(stats, n, k, total, shares, parts, appr, sensitivity, w, mechanism, gen, budget) -> list:
+    """PrivAgg and PrivChebyshev: scores and noise on the executors, the budget records on the driver
+    (``parts``: the rounds' epsilons when the accountant planned them, else None)."""
     static = appr.name == "agg"
     if static:
         spec = ScoreSpec("agg", sensitivity, w)
@@ -172,7 +186,8 @@ def _on_executors(stats, n, k, total, shares, appr, sensitivity, w, mechanism, g
             "chebyshev", sensitivity, None, np.asarray(appr.directions), np.asarray(appr.aspirations)
         )
     sens = round_sensitivity(spec)
-    parts = round_parts(total, k, shares)
+    if parts is None:
+        parts = round_parts(total, k, shares)
     if n == 1:  # the only candidate: returned without using its statistics, its share still recorded
         only = stats.select("node").first()["node"]
         if static:
@@ -204,7 +219,7 @@ def _on_executors(stats, n, k, total, shares, appr, sensitivity, w, mechanism, g
     )[0]
 
 
-def _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact) -> list:
+def _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact, delta=0.0) -> list:
     """Collect the statistics (sorted by node) and run the in-memory pipeline on the driver."""
     table = stats.select("node", "degree", "ego_density").orderBy("node").toPandas()
     objs = statistics_objectives(table["degree"].to_numpy(np.int64), table["ego_density"].to_numpy())
@@ -220,5 +235,6 @@ def _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, ex
         budget=budget,
         what=_LABEL,
         exact=exact,
+        delta=delta,
     )
     return table["node"].to_numpy()[np.asarray(idx, dtype=np.intp)].tolist()

@@ -159,6 +159,8 @@ def _envelope_vectorised(scores: np.ndarray, top: float, epsilon, sensitivity: f
 
 _SCALE_F = float(_SCALE)
 _LOG2E_LOW = LOG2E_LOW
+#: Cap of ``x`` before ``x * LOG2E_LOW`` (see :func:`_shift`): no exponent changes, no product overflows.
+_X_CAP = 2.0 * _SCALE_F
 
 
 @numba.njit(cache=True, nogil=True)
@@ -171,6 +173,8 @@ def _envelope_kernel(scores, top, c, cum):  # pragma: no cover - compiled
     for i in range(scores.size):
         s = scores[i]
         x = (top - s) * c
+        if not x <= _X_CAP:  # np.minimum(x, _X_CAP) (as _shift)
+            x = _X_CAP
         e = x * _LOG2E_LOW
         if not e <= _SCALE_F:  # np.minimum(e, 32) (e is never NaN: top is finite, c > 0)
             e = _SCALE_F
@@ -183,7 +187,12 @@ def _shift(x: np.ndarray) -> np.ndarray:
     """The weight exponents ``32 - L_r`` of :func:`_round_exponential`, in place over ``x`` (x_float).
 
     ``L_r = floor(min(x_float / ln 2 from below, 32))``: when ``t >= 1``, ``x >= 0.68`` and ``x_float <= x
-    (1 + 2^-49.9)``, inside the margin ``2^-40`` of ``LOG2E_LOW``; when ``t < 1``, ``L_r = 0``."""
+    (1 + 2^-49.9)``, inside the margin ``2^-40`` of ``LOG2E_LOW``; when ``t < 1``, ``L_r = 0``.
+
+    ``x`` is first capped at ``2 x 32`` (``x LOG2E_LOW >= 32`` already from ``x >= 22.2``, so every exponent
+    is unchanged): a finite ``x_float`` above ``1.2e308`` would otherwise overflow in the product, and the
+    overflow would raise a RuntimeWarning whose presence depends on the scores."""
+    np.minimum(x, _X_CAP, out=x)
     np.multiply(x, LOG2E_LOW, out=x)
     np.minimum(x, _SCALE, out=x)
     np.floor(x, out=x)

@@ -1,0 +1,462 @@
+"""Approximate-DP accounting of one call's mechanisms: :func:`per_pick_epsilon` and :func:`scaled_epsilons`.
+
+A call of ``dpmo`` (a selection of ``k`` picks, a DP-MOET fit, an ID3 fit) runs a sequence of mechanisms whose
+epsilons are fixed before any data are read, each chosen adaptively in *what* it selects (its utility depends
+on the earlier outputs). With ``delta = 0`` they compose by basic composition (the epsilons add up, exactly:
+:mod:`dpmo.budget`). With ``delta > 0`` this module finds the largest epsilons that keep the composition
+``(epsilon, delta)``-DP, by the best of three bounds, each an upper bound on the composition's
+``delta(epsilon)`` that holds for *adaptive* composition (``docs/privacy-accounting.md``, "Approximate DP"):
+
+* **basic**: ``sum_i e_i <= epsilon`` gives ``delta = 0`` (Dwork and Roth 2014, Theorem 3.16);
+* **zCDP**: an ``e``-bounded-range mechanism (the exponential mechanism, Gumbel report-noisy-max, local
+  dampening over the exponential mechanism) is ``e^2 / 8``-zCDP (Cesar and Rogers 2021), a
+  pure ``e``-DP one (permute-and-flip, Laplace report-noisy-max, the Laplace mechanism) ``e^2 / 2``-zCDP
+  (Bun and Steinke 2016, Proposition 3.3); zCDP adds up under adaptive composition, and ``rho``-zCDP is
+  ``(epsilon, delta)``-DP with ``delta = inf_{a > 1} exp((a - 1)(a rho - epsilon)) (1 - 1/a)^a / (a - 1)``
+  (Canonne, Kamath and Steinke 2020, Proposition 12), :func:`zcdp_delta`;
+* **optimal adaptive composition** (``"adaptive"``): the exact worst case over all adaptive compositions of
+  the given sequence of ``e_i``-bounded-range and ``e_i``-DP mechanisms, by the recursion of Dong, Durfee and
+  Rogers (2020, Section 6): every ``e``-bounded-range pair is dominated by a two-point generalised randomised
+  response with privacy losses ``t`` and ``t - e`` (``t`` in ``[0, e]``, chosen by the adversary after the
+  earlier outputs), every pure ``e``-DP pair by randomised response (losses ``+-e``; Kairouz, Oh and
+  Viswanath 2015). The recursion runs on a grid of privacy losses, every loss rounded *up* and every
+  adversary choice taken at its worst, so the number it gives is an upper bound on the exact worst case
+  (:func:`adaptive_delta`).
+
+The largest scale of given relative shares (:func:`scaled_epsilons`) is the largest over the three bounds,
+each solved for its own largest scale; :func:`per_pick_epsilon` is its case of ``k`` equal shares. Every
+result is checked once more (:func:`composed_delta` of the floats returned is at most ``delta``) before it
+is returned.
+
+Layering: the ground floor, beside :mod:`dpmo.budget` (which uses it); imports only numpy, scipy and
+:mod:`dpmo.epsilons`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+__all__ = [
+    "KINDS",
+    "adaptive_delta",
+    "composed_delta",
+    "mechanism_kind",
+    "per_pick_bounds",
+    "per_pick_epsilon",
+    "scaled_epsilons",
+    "zcdp_delta",
+    "zcdp_max_rho",
+]
+
+#: Kinds of mechanism the accountant tells apart: ``"bounded_range"`` (the exponential mechanism and its
+#: equals: ``e``-bounded-range, ``e^2 / 8``-zCDP) and ``"pure"`` (any other ``e``-DP mechanism, credited
+#: ``e``-DP only: ``e^2 / 2``-zCDP).
+KINDS = ("bounded_range", "pure")
+
+#: Mechanism names of :func:`dpmo.select` (and the budget's records) that are bounded-range.
+_BOUNDED_RANGE = frozenset({"exponential", "gumbel", "bounded_range"})
+#: Every other name the library records: pure credit only. Permute-and-flip is not bounded-range in
+#: general (docs/privacy-accounting.md, "Approximate DP").
+_PURE = frozenset({"permute_and_flip", "laplace", "pure"})
+
+#: A conservative margin: a float computation of delta is trusted to this relative error and no closer.
+_MARGIN = 1e-9
+#: Work (array elements touched) allowed for one evaluation of the adaptive recursion.
+_WORK = 4_000_000
+
+
+def mechanism_kind(mechanism) -> str:
+    """The accountant's kind of a mechanism name: ``"bounded_range"`` or ``"pure"``.
+
+    ``"exponential"`` and ``"gumbel"`` (the same distribution, Durfee and Rogers 2019) are bounded-range;
+    ``"permute_and_flip"`` and ``"laplace"`` (report-noisy-max, or the Laplace mechanism of a count) get
+    pure credit. The kinds themselves are accepted as names. Anything else raises ``ValueError``.
+
+    Examples
+    --------
+    >>> from dpmo.accounting import mechanism_kind
+    >>> mechanism_kind("exponential"), mechanism_kind("permute_and_flip")
+    ('bounded_range', 'pure')
+    """
+    if mechanism in _BOUNDED_RANGE:
+        return "bounded_range"
+    if mechanism in _PURE:
+        return "pure"
+    raise ValueError(
+        f"mechanism must be one of {sorted(_BOUNDED_RANGE | _PURE)} for the accountant, got {mechanism!r}"
+    )
+
+
+def _check_positive(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    v = float(value)
+    if not (v > 0 and math.isfinite(v)):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return v
+
+
+def check_delta(delta, name: str = "delta") -> float:
+    """``delta`` as a float in ``[0, 1)`` (``TypeError`` / ``ValueError`` naming it otherwise)."""
+    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (numbers.Real, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number in [0, 1), got {type(delta).__name__}")
+    d = float(delta)
+    if not 0 <= d < 1:
+        raise ValueError(f"{name} must be in [0, 1), got {delta!r}")
+    return d
+
+
+# ------------------------------------------------------------------------------------------ zCDP
+def _log_delta_at(alpha: float, rho: float, epsilon: float) -> float:
+    """``log`` of Canonne, Kamath and Steinke's delta at order ``alpha`` (valid for every ``alpha > 1``)."""
+    return (alpha - 1.0) * (alpha * rho - epsilon) + alpha * math.log1p(-1.0 / alpha) - math.log(alpha - 1.0)
+
+
+def zcdp_delta(rho: float, epsilon: float) -> float:
+    """The smallest ``delta`` for which ``rho``-zCDP implies ``(epsilon, delta)``-DP by the conversion of
+    Canonne, Kamath and Steinke (2020, Proposition 12): ``inf_{a > 1} exp((a - 1)(a rho - epsilon))
+    (1 - 1/a)^a / (a - 1)``, capped at 1.
+
+    Every order ``a`` gives a valid bound, so the numerical minimisation can only lose tightness, never
+    soundness. O(1) (a bounded scalar minimisation).
+
+    Examples
+    --------
+    >>> from dpmo.accounting import zcdp_delta
+    >>> zcdp_delta(0.024, 1.0) < 1e-6 < zcdp_delta(0.025, 1.0)
+    True
+    """
+    rho, epsilon = float(rho), float(epsilon)
+    if rho <= 0:
+        return 0.0
+    # the unconstrained optimum is near a = (epsilon + rho) / (2 rho) + 1
+    guess = (epsilon + rho) / (2.0 * rho) + 1.0
+    res = minimize_scalar(
+        lambda a: _log_delta_at(a, rho, epsilon),
+        bounds=(1.0 + 1e-9, max(guess * 4.0, 2.0)),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
+    best = min(float(res.fun), _log_delta_at(max(guess, 1.0 + 1e-9), rho, epsilon))
+    return min(1.0, math.exp(best) * (1.0 + _MARGIN))
+
+
+def zcdp_max_rho(epsilon: float, delta: float) -> float:
+    """The largest ``rho`` whose zCDP implies ``(epsilon, delta)``-DP by :func:`zcdp_delta`'s conversion.
+
+    For an order ``a > 1`` the conversion allows ``rho <= (epsilon + (log(delta) - a log(1 - 1/a) +
+    log(a - 1)) / (a - 1)) / a``; the result is the best order's value, shrunk by a relative 1e-9 and
+    checked with :func:`zcdp_delta`. 0 when ``delta`` is 0. O(1).
+
+    Examples
+    --------
+    >>> from dpmo.accounting import zcdp_max_rho, zcdp_delta
+    >>> rho = zcdp_max_rho(1.0, 1e-6)
+    >>> round(rho, 4), zcdp_delta(rho, 1.0) <= 1e-6
+    (0.0244, True)
+    """
+    epsilon, delta = _check_positive(epsilon, "epsilon"), check_delta(delta)
+    if delta == 0:
+        return 0.0
+    log_d = math.log(delta)
+
+    def rho_at(a: float) -> float:
+        return (epsilon + (log_d - a * math.log1p(-1.0 / a) + math.log(a - 1.0)) / (a - 1.0)) / a
+
+    res = minimize_scalar(
+        lambda a: -rho_at(a), bounds=(1.0 + 1e-9, 1e7), method="bounded", options={"xatol": 1e-10}
+    )
+    rho = max(0.0, rho_at(float(res.x))) * (1.0 - _MARGIN)
+    while rho > 0 and zcdp_delta(rho, epsilon) > delta:  # never: a safety net for float rounding
+        rho *= 1.0 - 1e-6
+    return rho
+
+
+def _rho_weight(kind: str) -> float:
+    return 0.125 if kind == "bounded_range" else 0.5
+
+
+# ------------------------------------------------------------------------------------------ adaptive
+def _grid_step(eps: np.ndarray, kinds: Sequence[str]) -> float | None:
+    """The loss grid of :func:`adaptive_delta`: fine (1/64 of the smallest epsilon) where the work allows;
+    None when even the coarsest grid exceeds it (very long calls: the recursion is not tried)."""
+    total, smallest = float(eps.sum()), float(eps.min())
+    bounded = np.asarray([kd == "bounded_range" for kd in kinds])
+    for m in (64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1):
+        h = smallest / m
+        width = 2.0 * total / h + 2.0
+        work = width * float(np.where(bounded, np.ceil(eps / h), 1.0).sum())
+        if work <= _WORK:
+            return h
+    return None
+
+
+def adaptive_delta(epsilon: float, epsilons, kinds, *, step: float | None = None) -> float:
+    """An upper bound on ``delta(epsilon)`` of any adaptive composition of the given mechanisms, in order.
+
+    Parameters
+    ----------
+    epsilon : float
+        The composed epsilon.
+    epsilons : sequence of float
+        ``e_i > 0`` of each mechanism, in the order they run (fixed before the data are read).
+    kinds : sequence of {"bounded_range", "pure"}
+        Each mechanism's kind (:func:`mechanism_kind`).
+    step : float, optional
+        Width of the privacy-loss grid (default: 1/64 of the smallest ``e_i`` where the work allows).
+
+    Returns
+    -------
+    float
+        ``V_k(0)`` of the recursion ``V_0(l) = (1 - exp(epsilon - l))_+``, ``V_j(l) = sup E[V_{j-1}(l + L)]``
+        over the worst pairs of mechanism ``k - j + 1`` (Dong, Durfee and Rogers 2020, Section 6: a
+        two-point generalised randomised response for a bounded-range mechanism, with the adversary's ``t``
+        chosen per state; randomised response for a pure one), with every loss rounded up to the grid and
+        every ``t`` in a grid cell credited with its cell's largest probability of the high loss. Each
+        rounding can only increase the value (the ``V_j`` are non-decreasing), so the result is an upper
+        bound on the exact adaptive optimum (proof: ``docs/privacy-accounting.md``, "Approximate DP").
+
+    Notes
+    -----
+    O(k W T) for ``W`` grid points of accumulated loss and ``T`` cells of ``t`` (at most 4 * 10^6 array
+    elements by default).
+    """
+    eps = np.asarray([_check_positive(e, "epsilons[i]") for e in epsilons], dtype=np.float64)
+    kinds = [mechanism_kind(kd) for kd in kinds]
+    if eps.size != len(kinds):
+        raise ValueError("epsilons and kinds must have the same length")
+    if eps.size == 0:
+        return 0.0
+    h = (_grid_step(eps, kinds) or float(eps.max())) if step is None else float(step)
+    tol = 1e-12  # e / h within this of an integer is taken as that integer; the slack below covers it
+    moves = []  # per mechanism: (probabilities of the high loss, high offsets, low offsets), in grid units
+    for e, kd in zip(eps, kinds, strict=True):
+        r = e / h
+        if kd == "pure":
+            p = np.array([1.0 / (1.0 + math.exp(-e))])
+            hi = np.array([math.ceil(r - tol)])
+            lo = np.array([-math.floor(r + tol)])
+        else:
+            cells = max(1, math.ceil(r - tol))
+            a = np.minimum(np.arange(cells) * h, e)  # left ends of the cells (a, a + h] of t
+            p = (math.expm1(e) - np.expm1(a)) / math.expm1(e)  # P(loss = t) at a cell's left end: largest
+            hi = np.arange(1, cells + 1)
+            lo = np.ceil(hi - r - tol)
+        moves.append((np.clip(p, 0.0, 1.0), hi.astype(np.int64), lo.astype(np.int64)))
+    top = int(sum(int(m[1].max()) for m in moves))
+    bottom = int(sum(int(m[2].min()) for m in moves))
+    pad_hi = max(int(m[1].max()) for m in moves)
+    pad_lo = max(0, -min(int(m[2].min()) for m in moves))
+    # slack: the tolerance above may round a loss down by tol * h per mechanism; shift the threshold by it
+    slack = eps.size * tol * h * 4.0
+    grid = np.arange(bottom - pad_lo, top + pad_hi + 1, dtype=np.float64) * h
+    v = np.maximum(-np.expm1(epsilon - slack - grid), 0.0)
+    base = pad_lo  # index of the loss bottom in v
+    n = top - bottom + 1
+    windows = np.lib.stride_tricks.sliding_window_view  # v[base + j : base + j + n] for every offset j
+    for p, hi, lo in reversed(moves):
+        view = windows(v, n)
+        cand = p[:, None] * view[base + hi] + (1.0 - p)[:, None] * view[base + lo]
+        new = cand.max(axis=0)
+        # outside the computed range: at most 1 above (a delta), at least the bottom value below
+        v = np.concatenate([np.full(pad_lo, new[0]), new, np.ones(pad_hi)])
+    return min(1.0, float(v[base - bottom]) * (1.0 + _MARGIN) + 1e-300)
+
+
+# ------------------------------------------------------------------------------------------ composition
+def _as_kinds(kinds, k: int) -> list[str]:
+    if isinstance(kinds, str):
+        return [mechanism_kind(kinds)] * k
+    kinds = [mechanism_kind(kd) for kd in kinds]
+    if len(kinds) != k:
+        raise ValueError(f"kinds must be one name or one per share ({k}), got {len(kinds)}")
+    return kinds
+
+
+def composed_delta(epsilon: float, epsilons, kinds="bounded_range") -> float:
+    """An upper bound on ``delta(epsilon)`` of the adaptive composition of mechanisms at ``epsilons``.
+
+    The smallest of the three bounds (module notes): 0 when ``sum(epsilons) <= epsilon`` (basic), else the
+    smaller of :func:`zcdp_delta` of the summed zCDP and :func:`adaptive_delta`.
+
+    Examples
+    --------
+    >>> from dpmo.accounting import composed_delta
+    >>> composed_delta(1.0, [0.25] * 4)
+    0.0
+    >>> composed_delta(1.0, [0.06] * 41) < 1e-6 < composed_delta(1.0, [0.08] * 41)
+    True
+    """
+    epsilon = _check_positive(epsilon, "epsilon")
+    eps = [_check_positive(e, "epsilons[i]") for e in epsilons]
+    kinds = _as_kinds(kinds, len(eps))
+    approx = math.fsum(eps)  # correctly rounded; compared exactly only when it is this close
+    if approx <= epsilon * (1.0 - 1e-12) or (
+        approx <= epsilon * (1.0 + 1e-12) and sum(map(Fraction, eps)) <= Fraction(epsilon)
+    ):
+        return 0.0  # basic composition
+    rho = math.fsum(_rho_weight(kd) * e * e for e, kd in zip(eps, kinds, strict=True))
+    if _grid_step(np.asarray(eps), kinds) is None:  # too long for the recursion
+        return min(1.0, zcdp_delta(rho, epsilon))
+    return min(1.0, zcdp_delta(rho, epsilon), adaptive_delta(epsilon, eps, kinds))
+
+
+def _scale_bounds(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> dict[str, float]:
+    """The largest scale ``c`` such that mechanisms at ``c * shares[i]`` are ``(epsilon, delta)``-DP, by
+    each bound (``"basic"``, ``"zcdp"``, ``"adaptive"``)."""
+    s = np.asarray(shares, dtype=np.float64)
+    out = {"basic": epsilon / math.fsum(shares)}
+    if delta == 0:
+        return out
+    weight = math.fsum(_rho_weight(kd) * x * x for x, kd in zip(shares, kinds, strict=True))
+    out["zcdp"] = math.sqrt(zcdp_max_rho(epsilon, delta) / weight)
+    target = delta * (1.0 - 1e-6)
+
+    def fits(c: float) -> bool:
+        return adaptive_delta(epsilon, c * s, kinds) <= target
+
+    # the recursion is tried only where it can beat the other two (small k); its grid costs it a little
+    lo = max(out["basic"], out["zcdp"]) * 1.002
+    if _grid_step(s, kinds) is None or not fits(lo):
+        return out
+    hi = lo * 1.25
+    while fits(hi):
+        lo, hi = hi, hi * 1.25
+    while hi - lo > 1e-4 * lo:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    out["adaptive"] = lo
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _scaled(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> tuple[float, ...]:
+    bounds = _scale_bounds(epsilon, delta, shares, kinds)
+    c = max(bounds.values())
+    if bounds["basic"] >= c:  # basic composition: the exact shares, as delta = 0 gives them
+        return tuple(epsilon * x / math.fsum(shares) for x in shares)
+    out = tuple(c * x for x in shares)
+    if composed_delta(epsilon, out, kinds) > delta:  # never: a safety net, fall back on basic
+        return tuple(epsilon * x / math.fsum(shares) for x in shares)
+    return out
+
+
+def scaled_epsilons(epsilon, shares, *, delta=0.0, kinds="bounded_range") -> tuple[float, ...]:
+    """Epsilons in proportion to ``shares`` whose mechanisms compose to ``(epsilon, delta)``-DP.
+
+    Parameters
+    ----------
+    epsilon : float
+        The composed epsilon, > 0.
+    shares : sequence of float
+        Relative shares (> 0) of the mechanisms, in the order they run; only their ratios matter.
+    delta : float, default 0
+        The composed delta, in ``[0, 1)``. 0: basic composition, ``epsilon * shares[i] / sum(shares)``.
+    kinds : str or sequence of str
+        The mechanisms' kinds or names (:func:`mechanism_kind`), one for all or one per share.
+
+    Returns
+    -------
+    tuple of float
+        ``c * shares[i]`` for the largest scale ``c`` allowed by the best bound (module notes); the
+        mechanisms run at these floats. Cached (the same call returns at once).
+
+    Notes
+    -----
+    The adaptive bound is found by bisection (about 25 evaluations of :func:`adaptive_delta`, 0.05-0.5 s
+    the first time for 10-50 mechanisms); the zCDP and basic ones in O(1).
+
+    Examples
+    --------
+    >>> from dpmo.accounting import scaled_epsilons
+    >>> scaled_epsilons(1.0, [1, 3])
+    (0.25, 0.75)
+    >>> chebyshev = scaled_epsilons(1.0, [0.1] + [0.9 / 9] * 9, delta=1e-6)
+    >>> chebyshev[0] > 0.1
+    True
+    """
+    epsilon = _check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    if isinstance(shares, (str, bytes)) or not hasattr(shares, "__iter__"):
+        raise TypeError(f"shares must be a sequence of positive numbers, got {type(shares).__name__}")
+    sh = tuple(_check_positive(x, "shares[i]") for x in shares)
+    if not sh:
+        raise ValueError("shares must not be empty")
+    kd = tuple(_as_kinds(kinds, len(sh)))
+    if delta == 0:
+        total = math.fsum(sh)
+        return tuple(epsilon * x / total for x in sh)
+    return _scaled(epsilon, delta, sh, kd)
+
+
+def per_pick_epsilon(epsilon, k, *, delta=0.0, mechanism="exponential") -> float:
+    """The largest ``e0`` such that ``k`` adaptively chosen picks of ``mechanism``, each at ``e0``, are
+    ``(epsilon, delta)``-DP.
+
+    Parameters
+    ----------
+    epsilon : float
+        The budget of the ``k`` picks together, > 0.
+    k : int
+        Number of picks, >= 1.
+    delta : float, default 0
+        In ``[0, 1)``. 0 gives exactly ``epsilon / k`` (basic composition, the library's default).
+    mechanism : str, default "exponential"
+        ``"exponential"`` / ``"gumbel"`` (bounded-range: ``e0^2 / 8``-zCDP and the bounded-range
+        recursion) or ``"permute_and_flip"`` / ``"laplace"`` (pure credit: ``e0^2 / 2``-zCDP and the
+        randomised-response recursion), or a kind (:data:`KINDS`).
+
+    Returns
+    -------
+    float
+        The best of basic composition, zCDP with Canonne, Kamath and Steinke's conversion, and the optimal
+        adaptive composition (module notes; :func:`per_pick_bounds` gives each).
+
+    Examples
+    --------
+    >>> import dpmo
+    >>> dpmo.per_pick_epsilon(1.0, 10)
+    0.1
+    >>> e0 = dpmo.per_pick_epsilon(1.0, 41, delta=1e-6)
+    >>> 0.058 < e0
+    True
+    >>> dpmo.per_pick_epsilon(1.0, 3, delta=1e-6) >= 1 / 3
+    True
+    """
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
+        raise TypeError(f"k must be a positive int, got {type(k).__name__}")
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"k must be a positive int, got {k}")
+    epsilon = _check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    kind = mechanism_kind(mechanism)
+    if delta == 0:
+        return epsilon / k
+    return _scaled(epsilon, delta, (1.0,) * k, (kind,) * k)[0]
+
+
+def per_pick_bounds(epsilon, k, *, delta=0.0, mechanism="exponential") -> dict[str, float]:
+    """Each bound's per-pick epsilon (``"basic"``, ``"zcdp"``, ``"adaptive"``) for :func:`per_pick_epsilon`,
+    which returns the largest. For the docs and the tests.
+
+    Examples
+    --------
+    >>> from dpmo.accounting import per_pick_bounds
+    >>> b = per_pick_bounds(1.0, 41, delta=1e-6)
+    >>> round(b["basic"], 4), round(b["zcdp"], 3)
+    (0.0244, 0.069)
+    """
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"k must be a positive int, got {k}")
+    epsilon, delta = _check_positive(epsilon, "epsilon"), check_delta(delta)
+    kind = mechanism_kind(mechanism)
+    return _scale_bounds(epsilon, delta, (1.0,) * k, (kind,) * k)

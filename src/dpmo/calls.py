@@ -1,0 +1,99 @@
+"""Calls with ``delta > 0``, planned before anything is computed: :func:`call_budget`, :func:`resolve_call`.
+
+Entry points with ``delta=`` use :func:`resolve_call` in place of :func:`dpmo.budget.resolve_budget`: with
+``delta == 0`` it is that function, unchanged; with ``delta > 0`` it asks the accountant
+(:func:`dpmo.accounting.scaled_epsilons`) for the epsilons of the call's mechanism calls and reserves the
+call's ``(epsilon, delta)`` in the budget (:mod:`dpmo.budget_calls`), before anything private is computed.
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+
+import numpy as np
+
+from .accounting import check_delta, mechanism_kind, scaled_epsilons
+from .budget import Budget, BudgetExceededError, resolve_budget
+from .budget_calls import exact_delta
+from .epsilons import exact_epsilon, exact_text, float_at_most
+
+__all__ = ["call_budget", "resolve_call"]
+
+
+def call_budget(epsilon, budget, delta, shares, mechanisms, what: str) -> tuple[Budget, list[Fraction]]:
+    """The budget of one call with ``delta > 0`` and the exact epsilons its mechanism calls run at.
+
+    Parameters
+    ----------
+    epsilon : float, Fraction or None
+        The call's epsilon (None with ``budget``: all that ``budget`` has left).
+    budget : Budget or None
+        Charged ``(epsilon, delta)`` now (None: a new ``Budget(epsilon, delta)``).
+    delta : float
+        The call's delta, in ``(0, 1)``.
+    shares : sequence of float
+        Relative shares of the call's mechanism calls, in the order they run.
+    mechanisms : str or sequence of str
+        Their mechanism names or kinds (:func:`dpmo.accounting.mechanism_kind`).
+    what : str
+        The call's label in the budget's charges.
+
+    Returns
+    -------
+    (Budget, list of Fraction)
+        The call's budget, whose slots are the returned epsilons (each the exact value of the float that
+        :func:`dpmo.accounting.scaled_epsilons` gives for the call's ``(epsilon, delta)``, read as the
+        largest floats not above the exact ones); every record the call makes takes the next slot.
+
+    Raises
+    ------
+    BudgetExceededError
+        ``(epsilon, delta)`` exceeds what ``budget`` has left; before anything is computed.
+    """
+    d = exact_delta(delta)
+    if d == 0:
+        raise ValueError("call_budget is for calls with delta > 0")
+    if budget is not None and not isinstance(budget, Budget):
+        raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
+    if budget is None:
+        if epsilon is None:
+            raise ValueError("epsilon is required when no budget is given")
+        budget = Budget(epsilon, d)
+    eps = budget.remaining_exact if epsilon is None else exact_epsilon(epsilon)
+    if eps <= 0:
+        raise BudgetExceededError(f"the budget is used up (epsilon {exact_text(budget.epsilon_exact)})")
+    kinds = [mechanisms] * len(shares) if isinstance(mechanisms, str) else list(mechanisms)
+    kinds = [mechanism_kind(m) for m in kinds]
+    # the accountant certifies the floats at most the exact (epsilon, delta): a stronger statement
+    floats = scaled_epsilons(float_at_most(eps), list(shares), delta=float_at_most(d), kinds=kinds)
+    parts = [Fraction(f) for f in floats]
+    return budget.reserve_call(eps, d, list(zip(parts, kinds, strict=True)), what), parts
+
+
+def resolve_call(epsilon, budget, delta, shares, mechanisms, what: str, name: str = "epsilon"):
+    """:func:`dpmo.budget.resolve_budget` for ``delta == 0`` (exactly as before: returns ``(budget, total,
+    None)``), or :func:`call_budget` for ``delta > 0`` (returns ``(call's budget, sum of the parts,
+    parts)``).
+
+    ``shares`` is a sequence of relative shares, or an int ``k`` for ``k`` equal ones. Raises before
+    anything is computed when the call does not fit.
+
+    Examples
+    --------
+    >>> import dpmo
+    >>> from dpmo.calls import resolve_call
+    >>> b = dpmo.Budget(1.0, delta=1e-6)
+    >>> call, total, parts = resolve_call(1.0, b, 1e-6, 10, "exponential", "ten picks")
+    >>> len(parts), float(parts[0]) == dpmo.per_pick_epsilon(1.0, 10, delta=1e-6), b.remaining_delta
+    (10, True, 0.0)
+    """
+    if check_delta(delta) == 0:
+        budget, total = resolve_budget(epsilon, budget, name)
+        return budget, total, None
+    if epsilon is not None:
+        exact_epsilon(epsilon, name)
+    if isinstance(shares, (numbers.Integral, np.integer)):
+        shares = [1.0] * int(shares)
+    call, parts = call_budget(epsilon, budget, delta, shares, mechanisms, what)
+    return call, sum(parts, Fraction(0)), parts

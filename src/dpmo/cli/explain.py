@@ -1,0 +1,238 @@
+"""``--explain`` of ``dpmo select`` and ``dpmo topk``: what the selection can deliver, before spending.
+
+Prints public quantities only, computed by :func:`dpmo.lead_needed` and :func:`dpmo.pick_probability`
+from the number of candidates (the rows of the candidate table, or the declared node set), ``k``, epsilon,
+the sensitivity of the scores the approach selects on and the mechanism. No objective value, edge or
+record is read (the candidate table is read for its header and its number of rows, which are public),
+and nothing is spent. The model behind the figures is stated in the output and in :mod:`dpmo.preview`.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .args import CLIError
+
+__all__ = ["explain_select", "explain_topk", "explain_lines"]
+
+#: The probabilities whose leads are printed, and the leads (sensitivity units) whose probabilities are.
+PROBABILITIES = (0.5, 0.9)
+LEADS = (1, 2, 5, 10, 20, 50, 100)
+
+_MODEL = (
+    "# model: the best candidate leads each of the other n - 1, which are tied, by LEAD (the least "
+    "favourable case for that lead); P = the probability that it is among the picks (docs/core.md, "
+    '"Know before you spend")'
+)
+
+
+def _g(x: float) -> str:
+    return f"{x:.3g}" if x < 1e4 else f"{x:.4g}"
+
+
+def explain_lines(
+    rounds: list[tuple[int, int, float]],
+    *,
+    mechanism: str,
+    unit: str,
+    scale: float | None,
+    max_lead: float | None = None,
+) -> list[str]:
+    """The table of ``--explain``: ``rounds`` is a list of ``(n, k, epsilon_per_pick)`` (one entry for k
+    equal picks, or one per round with ``k = 1``); ``unit`` names what one sensitivity unit of the scores
+    is; ``scale`` is the sensitivity in the scores' own units (None: not shown); ``max_lead`` the largest
+    lead, in sensitivity units, that any data can give (None: unknown).
+
+    One row per quantity, one column per entry of ``rounds``, tab-separated; comment lines start with #.
+    """
+    from ..preview import lead_needed, pick_probability
+
+    def prob(lead, n, k, eps):
+        return pick_probability(lead, n, None, k=k, mechanism=mechanism, epsilon_per_pick=eps)
+
+    rows = [
+        ["candidates", *(str(n) for n, _, _ in rounds)],
+        ["picks", *(str(k) for _, k, _ in rounds)],
+        ["epsilon_per_pick", *(_g(eps) for _, _, eps in rounds)],
+        ["P_at_lead=0", *(f"{k / n:.3f}" for n, k, _ in rounds)],
+    ]
+    for q in PROBABILITIES:
+        leads = [
+            lead_needed(n, None, q, k=k, mechanism=mechanism, epsilon_per_pick=eps) for n, k, eps in rounds
+        ]
+        rows.append([f"lead_for_P={q:g}", *(_g(v) for v in leads)])
+        if scale is not None:
+            rows.append([f"lead_for_P={q:g}_in_score_units", *(_g(v * scale) for v in leads)])
+    for v in LEADS:
+        rows.append([f"P_at_lead={v}", *(f"{prob(v, n, k, eps):.3f}" for n, k, eps in rounds)])
+    names = ["all"] if len(rounds) == 1 else [f"round_{j + 1}" for j in range(len(rounds))]
+    out = [_MODEL, f"# one sensitivity unit = {unit}; leads are in sensitivity units unless stated"]
+    out.append("\t".join(["quantity", *names]))
+    out += ["\t".join(r) for r in rows]
+    out.append(
+        "# P_at_lead=0 is k / n: no signal. A lead of L units means at least L / 2 changes of the private "
+        "data separate the best candidate from being overtaken"
+    )
+    if max_lead is not None:
+        n0, k0, eps0 = rounds[0]
+        p_max = prob(max_lead, n0, k0, eps0)
+        note = " (the picks are close to noise whatever the data)" if p_max < 0.5 else ""
+        out.append(f"# no data can give a lead above {_g(max_lead)} units here: P <= {p_max:.3f}{note}")
+    return out
+
+
+def _approach_unit(approach: str, sensitivity: str, global_sens: float | None, what: str) -> tuple:
+    """``(unit, scale)`` of the scores the approach selects on (see :func:`explain_lines`)."""
+    if sensitivity == "local":
+        name = {
+            "pareto": "dampened Pareto score",
+            "agg": "dampened weighted sum",
+            "chebyshev": "scalarised dampened objectives",
+        }[approach]
+        return f"1 of the {name} (local dampening: sensitivity 1)", None
+    if approach == "pareto":
+        return (
+            "n_round - 1 of the Pareto score (its global sensitivity; the score ranges over 0 .. "
+            "n_round - 1)",
+            None,
+        )
+    if approach == "agg":
+        return (
+            f"{_g(global_sens)} of the weighted sum (sum of |w_i| times the global sensitivity of {what})",
+            global_sens,
+        )
+    return "1 of the scalarised objectives (each divided by its global sensitivity)", None
+
+
+def _print(lines: list[str]) -> None:
+    for line in lines:
+        print(line)
+
+
+def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
+    """The number of rows of a candidate table, and a check of its header: nothing else is read."""
+    if path.suffix.lower() == ".parquet":
+        from .._extras import require
+
+        pq = require("pyarrow.parquet", "dpmo select on a .parquet file")
+        meta = pq.read_metadata(path)
+        names = meta.schema.to_arrow_schema().names
+        absent = [c for c in columns if c not in names]
+        if absent:
+            raise CLIError(f"{path}: no column {absent[0]!r}; the file has {names}")
+        return int(meta.num_rows)
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh, delimiter=delimiter)
+            header = [h.strip() for h in next(reader, [])]
+            if not header:
+                raise CLIError(f"{path}: empty file (a header line naming the columns is needed)")
+            absent = [c for c in columns if c not in header]
+            if absent:
+                raise CLIError(
+                    f"{path}: no column {absent[0]!r}; the header has {header} (--delimiter {delimiter!r})"
+                )
+            rows = 0
+            for lineno, row in enumerate(reader, start=2):
+                if not row or all(not f.strip() for f in row):
+                    continue
+                if len(row) != len(header):  # the layout of the file, not a value of the data
+                    raise CLIError(f"{path}, line {lineno}: expected {len(header)} fields, found {len(row)}")
+                rows += 1
+    except UnicodeDecodeError:
+        raise CLIError(
+            f"{path}: not a UTF-8 text file (give a CSV file with a header line, or a .parquet file)"
+        ) from None
+    return rows
+
+
+def _rounds(
+    n: int, k: int, epsilon: float, approach: str, shares=None, *, delta: float = 0.0,
+    mechanism: str = "exponential",
+) -> list[tuple[int, int, float]]:
+    """One entry ``(n, k, e)`` with ``e`` each pick's epsilon, or for PrivChebyshev one per round
+    ``(n - j, 1, e_j)`` (each round picks the best of its own direction). ``delta = 0``: ``epsilon / k``
+    and ``epsilon * s_j``; ``delta > 0``: the accountant's figures, the epsilons the selection runs at
+    (:func:`dpmo.per_pick_epsilon`, :func:`dpmo.accounting.scaled_epsilons`)."""
+    from ..accounting import per_pick_epsilon, scaled_epsilons
+
+    if approach != "chebyshev":
+        return [(n, k, per_pick_epsilon(epsilon, k, delta=delta, mechanism=mechanism))]
+    shares = [1.0 / k] * k if shares is None else [float(s) for s in shares]
+    if delta == 0:
+        eps = [epsilon * s for s in shares]
+    else:
+        eps = scaled_epsilons(epsilon, shares, delta=delta, kinds=mechanism)
+    return [(n - j, 1, e) for j, e in enumerate(eps)]
+
+
+def explain_select(args, path: Path, weights) -> int:
+    """``dpmo select --explain``: the figures for this table's size and these settings; spends nothing."""
+    columns = [c for c, _, _ in args.objective]
+    n = _count_rows(path, columns + ([args.id_column] if args.id_column else []), args.delimiter)
+    if n == 0:
+        raise CLIError(f"{path}: no candidates (the table has no rows)")
+    if args.k > n:
+        raise CLIError(f"-k {args.k} is larger than the number of candidates ({n})")
+    sens = {c: s for c, s, _ in args.objective}
+    global_sens = sum(abs(w) * sens[c] for w, c in zip(weights, columns, strict=True)) if weights else None
+    unit, scale = _approach_unit(args.approach, args.sensitivity, global_sens, "each objective")
+    max_lead = 1.0 if (args.approach == "pareto" and args.sensitivity == "global") else None
+    print(
+        f"# dpmo select --explain: public figures only (no objective value was read, nothing was spent): "
+        f"{n} candidates (the rows of {path.name}), k = {args.k}, epsilon = {args.epsilon:g}, "
+        f"delta = {args.delta:g}, "
+        f"approach {args.approach}, sensitivity {args.sensitivity}, mechanism {args.mechanism}"
+    )
+    _print(
+        explain_lines(
+            _rounds(
+                n, args.k, args.epsilon, args.approach, delta=args.delta, mechanism=args.mechanism
+            ),
+            mechanism=args.mechanism,
+            unit=unit,
+            scale=scale,
+            max_lead=max_lead,
+        )
+    )
+    return 0
+
+
+def explain_topk(args, n: int) -> int:
+    """``dpmo topk --explain``: the figures for the public node set's size; the graph is not opened."""
+    shares = None
+    if args.approach == "chebyshev":
+        from ..graphs.chebyshev import graph_chebyshev_settings
+
+        shares = graph_chebyshev_settings(n, args.k)[2]
+    weights = tuple(args.weights)
+    global_sens = abs(weights[0]) * 1.0 + abs(weights[1]) * 1.0  # degree and ego density: sensitivity 1
+    unit, scale = _approach_unit(
+        args.approach, args.sensitivity, global_sens, "degree and ego density, 1 each"
+    )
+    max_lead = None
+    if args.sensitivity == "global" and args.approach == "pareto":
+        max_lead = 1.0
+    elif args.sensitivity == "global" and args.approach == "agg":
+        # degree in 0 .. n - 1, ego density in [0, 1]: no node leads another by more than this
+        max_lead = (abs(weights[0]) * (n - 1) + abs(weights[1])) / global_sens
+    print(
+        f"# dpmo topk --explain: public figures only (the graph file was not opened, nothing was spent): "
+        f"{n} nodes (the public node set), k = {args.k}, epsilon = {args.epsilon:g}, "
+        f"delta = {args.delta:g}, "
+        f"approach {args.approach}, sensitivity {args.sensitivity}, mechanism {args.mechanism}"
+    )
+    _print(
+        explain_lines(
+            _rounds(
+                n, args.k, args.epsilon, args.approach, shares, delta=args.delta,
+                mechanism=args.mechanism,
+            ),
+            mechanism=args.mechanism,
+            unit=unit,
+            scale=scale,
+            max_lead=max_lead,
+        )
+    )
+    return 0

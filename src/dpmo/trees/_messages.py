@@ -1,0 +1,119 @@
+"""What the tree estimators say: warnings and refusals whose words never quote the records.
+
+* :class:`DefaultBoundsWarning`: the one warning of a fit without declared bounds, the same for every table;
+* the refusals of labels (the rule broken, never a label or a count);
+* :func:`redacted`: scikit-learn's and numpy's validation errors without the records they quote.
+
+:func:`sklearn.utils.validation.check_array` prints the whole array it refuses (``Expected 2D array, got 1D
+array instead: array=[17.99 ...]``), numpy names the cell it cannot convert (``could not convert string to
+float: 'abc'``), and :func:`~sklearn.utils.validation.check_consistent_length` and
+:func:`~sklearn.utils.validation.column_or_1d` print the numbers of rows. The tree estimators validate the
+private training table with them, so their messages are rewritten here (:func:`redacted`) to name the rule
+broken only, as every other refusal of ``dpmo`` does (:data:`dpmo.datasets.types.NOT_SHOWN`). The words
+scikit-learn's estimator checks look for ("Reshape your data", "Unknown label type") are kept. Left as they
+are: messages that quote nothing of the records, and scikit-learn's refusal of a table with no column,
+whose text its estimator checks require (it shows the shape of that empty table).
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+from ..datasets.types import NOT_SHOWN
+
+__all__ = [
+    "DefaultBoundsWarning",
+    "DEFAULT_BOUNDS_MESSAGE",
+    "NOT_SHOWN_LABEL",
+    "ONE_LABEL_PER_ROW",
+    "redacted",
+    "redact",
+]
+
+
+class DefaultBoundsWarning(UserWarning):
+    """A tree estimator was fitted on a raw table without ``features``: the default bounds ``[0, 1]``.
+
+    Raised by ``fit`` of :class:`~dpmo.trees.DPMOETClassifier`, :class:`~dpmo.trees.DiffPID3Classifier` and
+    :class:`~dpmo.trees.LocalDiffPID3Classifier` on every such fit, with the same words
+    (:data:`DEFAULT_BOUNDS_MESSAGE`) whatever the table holds, so that the warning itself says nothing about
+    the records. Silence it by declaring the bounds (``features=``, or a :class:`~dpmo.datasets.Dataset`);
+    for a table already scaled to ``[0, 1]`` with public bounds, ``features=[Feature(name, "numeric",
+    bounds=(0, 1)), ...]`` declares exactly what the default assumes.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from dpmo.trees import DefaultBoundsWarning, DiffPID3Classifier
+    >>> X, y = np.array([[0.2], [0.9], [0.4], [0.7]]), np.array([0, 1, 0, 1])
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     _ = DiffPID3Classifier(1.0, random_state=0).fit(X, y)
+    >>> [w.category is DefaultBoundsWarning for w in seen]
+    [True]
+    """
+
+
+#: The one text of :class:`DefaultBoundsWarning` (it never depends on the data).
+DEFAULT_BOUNDS_MESSAGE = (
+    "no public bounds were declared (features=None): every column of X is read as numeric on the default "
+    "range [0, 1], and values outside it are clipped to it. Whether any value was clipped is not said (it "
+    "depends on the private records), and clipping can make the model useless on unscaled data. Declare "
+    "each column's public bounds or categories with features=[dpmo.datasets.Feature(...), ...], or fit a "
+    "dpmo.datasets.Dataset; this warning is the same for every table (docs/public-inputs.md)"
+)
+
+
+#: The refusals of labels: the rule, never the label or a count (the records are private).
+ONE_LABEL_PER_ROW = (
+    "y must hold one label per row of X (the numbers are not shown: the record count is private)"
+)
+NOT_SHOWN_LABEL = "which row and label are not shown: the records are private"
+
+#: (pattern, replacement) applied in order; a message none of them matches is left as it is.
+_RULES = [
+    # check_array on 1-D or scalar input: "...instead:\narray=[...].\nReshape your data ..."
+    (re.compile(r":\s*\narray=.*?\.\n(?=Reshape)", re.S), " (its values are not shown: they are private).\n"),
+    # numpy's conversion of an object array: the cell's text
+    (
+        re.compile(r"^could not convert .*$", re.S),
+        f"the table holds a value that is not a number ({NOT_SHOWN}); declare categorical columns with "
+        "features=",
+    ),
+    (
+        re.compile(r"^Found input variables with inconsistent numbers of samples: .*$", re.S),
+        "X and y have different numbers of rows (the numbers are not shown: the record count is private)",
+    ),
+    (re.compile(r"got an array of shape \([^)]*\) instead"), "got an array of another shape instead"),
+]
+
+
+def redact(text: str) -> str:
+    """``text`` with the records it quotes replaced by the rule broken (unchanged when it quotes none).
+
+    Examples
+    --------
+    >>> redact("could not convert string to float: 'zz_secret'")[:44]
+    'the table holds a value that is not a number'
+    >>> redact("y should be a 1d array, got an array of shape (569, 2) instead.")
+    'y should be a 1d array, got an array of another shape instead.'
+    """
+    for pattern, replacement in _RULES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+@contextmanager
+def redacted():
+    """Re-raise a ``ValueError`` raised inside with :func:`redact` of its message (and no chained cause,
+    whose message would quote the records again). O(length of the message), only on the error path."""
+    try:
+        yield
+    except ValueError as exc:
+        text = str(exc)
+        clean = redact(text)
+        if clean == text:
+            raise
+        raise ValueError(clean) from None

@@ -1,0 +1,172 @@
+"""Budget(epsilon, delta) and delta= on every entry point: the picks of one call at the accountant's
+epsilons, recorded one by one, the call charged (epsilon, delta) before anything is computed."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import threading
+from fractions import Fraction
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import dpmo
+from dpmo import accounting, graphs
+from dpmo.calls import call_budget
+
+DELTA = 1e-6
+
+
+def _objectives(n=30, seed=0):
+    rng = np.random.default_rng(seed)
+    return [dpmo.Objective(rng.random(n), 1.0, name="a"), dpmo.Objective(rng.random(n), 1.0, name="b")]
+
+
+def test_contract_of_the_issue():
+    b = dpmo.Budget(1.0, delta=1e-6)
+    picks = dpmo.priv_agg(_objectives(), [0.5, 0.5], 1.0, k=10, delta=1e-6, budget=b, rng=0)
+    assert len(set(picks.tolist())) == 10
+    e0 = dpmo.per_pick_epsilon(1.0, 10, delta=1e-6)
+    assert [r.epsilon for r in b.ledger] == [Fraction(e0)] * 10
+    assert b.spent == 1.0 and b.spent_delta == 1e-6 and b.remaining == 0.0 and b.remaining_delta == 0.0
+    assert b.charges == (dpmo.budget.Charge("priv_agg", Fraction(1), Fraction(1, 10**6)),)
+    with pytest.raises(dpmo.BudgetExceededError):
+        b.spend(1e-9, "one more")
+    with pytest.raises(dpmo.BudgetExceededError):
+        dpmo.priv_agg(_objectives(), [0.5, 0.5], 1e-9, k=1, delta=1e-12, budget=b)
+    assert len(b.ledger) == 10
+
+
+def test_refused_before_anything_is_computed():
+    b = dpmo.Budget(1.0, delta=1e-7)
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    with pytest.raises(dpmo.BudgetExceededError, match="delta"):
+        dpmo.priv_pareto(_objectives(), 0.5, k=3, delta=1e-6, budget=b, rng=rng)
+    with pytest.raises(dpmo.BudgetExceededError):
+        dpmo.priv_pareto(_objectives(), 2.0, k=3, delta=1e-8, budget=b, rng=rng)
+    assert rng.bit_generator.state == state and b.ledger == () and b.spent == 0 and b.charges == ()
+    pure = dpmo.Budget(1.0)
+    with pytest.raises(dpmo.BudgetExceededError, match="delta"):
+        dpmo.select(np.arange(5.0), 0.5, 1.0, k=2, delta=1e-9, budget=pure)
+
+
+def test_pure_spends_and_calls_mix_by_basic_composition():
+    b = dpmo.Budget(2.0, delta=1e-6)
+    b.spend(0.5, "a count", mechanism="laplace")
+    dpmo.select(np.arange(10.0), 1.0, 1.0, k=4, delta=1e-6, budget=b, rng=1)
+    assert b.remaining == 0.5 and b.remaining_delta == 0.0
+    dpmo.select(np.arange(10.0), 0.5, 1.0, k=2, budget=b, rng=1)  # pure: delta 0
+    assert b.spent_exact == 2 and b.remaining_exact == 0
+    e0 = Fraction(dpmo.per_pick_epsilon(1.0, 4, delta=1e-6))
+    assert [r.epsilon for r in b.ledger] == [Fraction(1, 2), e0, e0, e0, e0, Fraction(1, 4), Fraction(1, 4)]
+    assert "delta" in repr(b) and "spent epsilon 2 and delta 0.000001" in b.report()
+
+
+def test_threads_never_overspend_a_delta_budget():
+    b = dpmo.Budget(1.0, delta=1e-6)
+    outcomes = []
+
+    def run():
+        try:
+            dpmo.select(np.arange(20.0), 0.5, 1.0, k=3, delta=5e-7, budget=b, rng=0)
+            outcomes.append("fit")
+        except dpmo.BudgetExceededError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["fit", "fit", "refused"]
+    assert b.spent_delta == 1e-6 and len(b.ledger) == 6
+
+
+def test_a_call_runs_only_its_plan_and_is_not_copied_while_it_can_spend():
+    b = dpmo.Budget(1.0, delta=1e-6)
+    call, parts = call_budget(1.0, b, 1e-6, [1.0, 1.0], ["laplace", "exponential"], "two steps")
+    assert parts == [
+        Fraction(e)
+        for e in accounting.scaled_epsilons(1.0, [1, 1], delta=1e-6, kinds=["pure", "bounded_range"])
+    ]
+    with pytest.raises(TypeError, match="cannot be pickled"):
+        pickle.dumps(call)
+    with pytest.raises(dpmo.BudgetExceededError, match="plan"):
+        call.spend(parts[0] * 2, "too much", mechanism="laplace")
+    call.spend(parts[0], "count", mechanism="laplace")
+    with pytest.raises(dpmo.BudgetExceededError, match="plan"):  # a pure mechanism in a bounded-range slot
+        call.spend(parts[1], "choice", mechanism="permute_and_flip")
+    call.spend(parts[1], "choice", mechanism="exponential")
+    with pytest.raises(ValueError, match="split"):
+        call.split(2)
+    restored = pickle.loads(pickle.dumps(call))  # nothing left: a detached record
+    assert restored.delta == 1e-6 and len(restored.ledger) == 2 and copy.deepcopy(call).spent == 1.0
+
+
+@pytest.mark.parametrize("mechanism", ["exponential", "permute_and_flip"])
+def test_select_and_local_dampening_record_the_accountant_epsilons(mechanism):
+    e0 = Fraction(dpmo.per_pick_epsilon(1.0, 3, delta=DELTA, mechanism=mechanism))
+    b = dpmo.Budget(2.0, delta=2 * DELTA)
+    dpmo.select(np.arange(8.0), 1.0, 1.0, k=3, mechanism=mechanism, delta=DELTA, budget=b, rng=0, exact=True)
+    dpmo.local_dampening(np.arange(8.0), 1.0, lambda t: np.full(8, 0.5), k=3, mechanism=mechanism,
+                         global_sensitivity=1.0, delta=DELTA, budget=b, rng=0)  # fmt: skip
+    assert [r.epsilon for r in b.ledger] == [e0] * 6
+    assert b.remaining_exact == 0 and b.remaining_delta_exact == 0
+
+
+def test_chebyshev_scales_its_unequal_shares_together():
+    shares = [0.1, 0.45, 0.45]
+    b = dpmo.Budget(1.0, delta=DELTA)
+    dpmo.priv_chebyshev(_objectives(), 1.0, k=3, shares=shares, delta=DELTA, budget=b, rng=0)
+    expected = accounting.scaled_epsilons(1.0, shares, delta=DELTA)
+    assert [float(r.epsilon) for r in b.ledger] == list(expected)
+    assert expected[0] > 0.1 and expected[1] / expected[0] == pytest.approx(4.5)
+
+
+def test_graph_entry_points():
+    g = nx.karate_club_graph()
+    for approach in ("agg", "pareto", "chebyshev"):
+        b = dpmo.Budget(1.0, delta=DELTA)
+        picks = graphs.top_k(g, 4, 1.0, approach=approach, nodes=34, rng=0, delta=DELTA, budget=b)
+        assert len(set(picks.tolist())) == 4 and len(b.ledger) == 4 and b.remaining_delta == 0
+        if approach != "chebyshev":
+            assert {float(r.epsilon) for r in b.ledger} == {dpmo.per_pick_epsilon(1.0, 4, delta=DELTA)}
+        else:  # the graph's public shares: 0.1 for the degree round, the rest equal
+            assert float(b.ledger[1].epsilon) / float(b.ledger[0].epsilon) == pytest.approx(3.0)
+    b = dpmo.Budget(1.0, delta=DELTA)
+    graphs.top_k_two_stage(g, 3, 1.0, candidates=10, nodes=34, rng=0, delta=DELTA, budget=b)
+    kinds = ["laplace"] + ["exponential"] * 3
+    expected = accounting.scaled_epsilons(1.0, [0.1] + [0.3] * 3, delta=DELTA, kinds=kinds)
+    assert [r.mechanism for r in b.ledger] == ["laplace"] + ["exponential"] * 3
+    assert [float(r.epsilon) for r in b.ledger] == pytest.approx(list(expected), rel=1e-15)
+
+
+def test_estimators_take_delta():
+    from dpmo.datasets import load_breast_cancer
+    from dpmo.trees import DiffPID3Classifier, DPMOETClassifier
+
+    data = load_breast_cancer()
+    est = DPMOETClassifier(1.0, delta=DELTA, features=data.features, random_state=0,
+                           population_size=10, selection_size=4, n_iterations=1)  # fmt: skip
+    est.fit(data.X, data.y)
+    rel = [1 / 8] * 4 + [1 / 2]  # two rounds of 1/2: four picks, then the output pick
+    expected = accounting.scaled_epsilons(1.0, rel, delta=DELTA)
+    assert [float(r.epsilon) for r in est.budget_.ledger] == list(expected)
+    assert est.get_params()["delta"] == DELTA and est.budget_.spent_delta == DELTA
+    assert pickle.loads(pickle.dumps(est)).budget_.delta == DELTA
+    id3 = DiffPID3Classifier(1.0, max_depth=2, delta=DELTA, features=data.features, random_state=0)
+    id3.fit(data.X, data.y)
+    assert len(id3.budget_.ledger) == 5 and id3.budget_.spent_delta == DELTA
+    with pytest.raises(ValueError, match="delta"):
+        DiffPID3Classifier(1.0, delta=2.0).fit(data.X, data.y)
+    with pytest.raises(ValueError, match="delta"):
+        DPMOETClassifier(None, delta=DELTA).fit(data.X, data.y)
+
+
+def test_delta_zero_keeps_the_pure_path():
+    b = dpmo.Budget(1.0)
+    dpmo.priv_agg(_objectives(), [0.5, 0.5], 1.0, k=10, delta=0.0, budget=b, rng=0)
+    assert [r.epsilon for r in b.ledger] == [Fraction(1, 10)] * 10 and b.delta == 0 and b.charges == ()
