@@ -37,8 +37,8 @@ from dpmo.selection import selection_scores
 pytest.importorskip("pyspark", reason='pyspark is not installed: pip install ".[spark]"')
 
 from dpmo import spark as dpmo_spark  # noqa: E402
-from dpmo.cli.select_spark import read_candidates_spark  # noqa: E402
 from dpmo.spark import tables as spark_tables  # noqa: E402
+from dpmo.spark.files import read_candidates as read_spark_candidates  # noqa: E402
 
 pytestmark = [
     pytest.mark.xdist_group("spark"),
@@ -64,7 +64,7 @@ def table_csv(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def table(spark, table_csv):
-    return read_candidates_spark(spark, table_csv, OBJECTIVES, "id")
+    return read_spark_candidates(spark, table_csv, OBJECTIVES, "id")
 
 
 def _in_memory_objectives(path):

@@ -297,27 +297,3 @@ def test_a_virtual_environment_run_without_activation(spark, tmp_path, bare_pyth
     warned = [line for line in proc.stderr.splitlines() if "FutureWarning" in line]
     assert all("pyspark/testing/utils.py" in line for line in warned), warned
     assert "[Stage" not in proc.stderr
-
-
-# ------------------------------------------------------------------------------------------ doctests
-def test_doctests_of_the_dpmo_spark_modules(spark):
-    # run here, in the Spark session (tests/test_doctests.py leaves these modules out)
-    import doctest
-    import importlib
-    import pkgutil
-
-    import dpmo.spark
-
-    names = ["dpmo.spark"] + [
-        m.name for m in pkgutil.walk_packages(dpmo.spark.__path__, prefix="dpmo.spark.")
-    ]
-    failures = []
-    for name in sorted(names):
-        module = importlib.import_module(name)
-        for test in doctest.DocTestFinder(exclude_empty=True).find(module, name):
-            runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-            out: list[str] = []
-            runner.run(test, out=out.append)
-            if runner.failures:
-                failures.append("".join(out))
-    assert not failures, "\n".join(failures)

@@ -21,58 +21,7 @@ from .. import _defaults
 from .._validation import check_exact
 from .args import CLIError
 
-__all__ = ["spark_select_command", "read_candidates_spark"]
-
-
-def _session():
-    from pyspark.sql import SparkSession
-
-    session = SparkSession.getActiveSession()
-    if session is None:
-        session = (
-            SparkSession.builder.master("local[*]")
-            .appName("dpmo select")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .getOrCreate()
-        )
-        session.sparkContext.setLogLevel("ERROR")
-    return session
-
-
-def read_candidates_spark(session, path, objectives, id_column: str | None, delimiter: str = ","):
-    """The candidate table at ``path`` as a Spark DataFrame with the objective columns as doubles (Spark's
-    ``try_cast``: a cell that is not a number becomes NULL, which :func:`dpmo.spark.select` refuses) and
-    the id column as integers or text.
-
-    ``objectives`` is the ``--objective`` list ``(column, sensitivity, direction)``. Missing columns are
-    named (the layout is public).
-    """
-    from pyspark.sql import types as T
-
-    from ..spark.checks import column
-
-    path = Path(path)
-    if path.suffix.lower() == ".parquet":
-        df = session.read.parquet(str(path))
-    else:
-        df = session.read.csv(
-            str(path),
-            header=True,
-            sep=delimiter,
-            inferSchema=False,
-            ignoreLeadingWhiteSpace=True,
-            ignoreTrailingWhiteSpace=True,
-        )
-    names = [c for c, _, _ in objectives]
-    absent = [c for c in names + ([id_column] if id_column else []) if c not in df.columns]
-    if absent:
-        raise CLIError(f"{path}: no column {absent[0]!r}; the table has {df.columns}")
-    changes = {c: column(c).try_cast("double") for c in names}
-    if id_column is not None and id_column not in changes:
-        if not isinstance(df.schema[id_column].dataType, (T.IntegralType, T.StringType)):
-            changes[id_column] = column(id_column).cast("string")  # printed as text, as in memory
-    return df.withColumns(changes)
+__all__ = ["spark_select_command"]
 
 
 def spark_select_command(args) -> int:
@@ -93,8 +42,12 @@ def spark_select_command(args) -> int:
             f"--mechanism {args.mechanism} has no exact sampler: leave out --exact-sampler"
         ) from None
     from ..spark import select  # pyspark: a one-line ImportError naming the extra when it is missing
+    from ..spark.files import local_session, read_candidates
 
-    df = read_candidates_spark(_session(), path, args.objective, args.id_column, args.delimiter)
+    try:
+        df = read_candidates(local_session(), path, args.objective, args.id_column, args.delimiter)
+    except KeyError as exc:  # a missing column (the layout is public)
+        raise CLIError(str(exc.args[0])) from None
     picks = select(
         df,
         args.k,
