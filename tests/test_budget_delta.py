@@ -128,14 +128,21 @@ def test_chebyshev_scales_its_unequal_shares_together():
 
 def test_graph_entry_points():
     g = nx.karate_club_graph()
-    for approach in ("agg", "pareto", "chebyshev"):
+    for approach, settings in (("agg", {}), ("pareto", {}), ("chebyshev", {}), ("chebyshev", "fixed")):
         b = dpmo.Budget(1.0, delta=DELTA)
-        picks = graphs.top_k(g, 4, 1.0, approach=approach, nodes=34, rng=0, delta=DELTA, budget=b)
-        assert len(set(picks.tolist())) == 4 and len(b.ledger) == 4 and b.remaining_delta == 0
+        extra = {} if settings != "fixed" else {"shares": graphs.chebyshev.graph_chebyshev_settings(34, 4)[2]}
+        picks = graphs.top_k(
+            g, 4, 1.0, approach=approach, nodes=34, rng=0, delta=DELTA, budget=b, **extra
+        )
+        # the staircase (chebyshev's graph default) records a release before each of its 4 rounds
+        records = 8 if approach == "chebyshev" and not extra else 4
+        assert len(set(picks.tolist())) == 4 and len(b.ledger) == records and b.remaining_delta == 0
         if approach != "chebyshev":
             assert {float(r.epsilon) for r in b.ledger} == {dpmo.per_pick_epsilon(1.0, 4, delta=DELTA)}
-        else:  # the graph's public shares: 0.1 for the degree round, the rest equal
+        elif extra:  # the graph's public shares: 0.1 for the degree round, the rest equal
             assert float(b.ledger[1].epsilon) / float(b.ledger[0].epsilon) == pytest.approx(3.0)
+        else:  # releases are pure Laplace steps, rounds the call's mechanism
+            assert [r.mechanism for r in b.ledger] == ["laplace", "exponential"] * 4
     b = dpmo.Budget(1.0, delta=DELTA)
     graphs.top_k_two_stage(g, 3, 1.0, candidates=10, nodes=34, rng=0, delta=DELTA, budget=b)
     kinds = ["laplace"] + ["exponential"] * 3

@@ -78,10 +78,15 @@ def test_top_k_equals_priv_chebyshev_and_settings_are_public():
     objs = graphs.objectives(g)
     W, A, S = graph_chebyshev_settings(g.n_nodes, 3)
     for seed in range(5):
-        ids = graphs.top_k(g, 3, 1.0, approach="chebyshev", rng=seed)
+        ids = graphs.top_k(g, 3, 1.0, approach="chebyshev", shares=S, rng=seed)  # the fixed settings
         idx = priv_chebyshev(objs, 1.0, k=3, directions=W, aspirations=A, shares=S, rng=seed)
         np.testing.assert_array_equal(ids, g.ids[idx])
         assert len(set(ids.tolist())) == 3
+        # without settings: the private staircase (docs/pareto.md), the same as approach="staircase"
+        np.testing.assert_array_equal(
+            graphs.top_k(g, 3, 1.0, approach="chebyshev", rng=seed),
+            graphs.top_k(g, 3, 1.0, approach="staircase", rng=seed),
+        )
     assert S.sum() == pytest.approx(1.0) and W[0].tolist() == [1.0, 0.0]
     np.testing.assert_allclose(A[1:, 0], [2 * 8**0.5, 2 * 8**0.25])
 
@@ -171,10 +176,12 @@ def test_one_pipeline_records_the_shares_of_every_chebyshev_entry_point():
     b = dpmo.Budget(1.0)
     priv_chebyshev(objs, 0.7, k=3, rng=0, budget=b)
     assert [r.epsilon for r in b.ledger] == [Fraction("0.7") / 3] * 3 and b.spent == 0.7
-    # graphs: the graph's public shares (0.1 for the degree round, equal parts of the rest)
+    # graphs with the fixed settings: the graph's public shares (0.1 for the degree round, equal parts of
+    # the rest); the staircase's records are tested in tests/test_staircase.py
     g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4]]), nodes=6)
     b = dpmo.Budget(1.0)
-    graphs.top_k(g, 3, 1.0, approach="chebyshev", rng=0, budget=b)
+    W = graph_chebyshev_settings(6, 3)[0]
+    graphs.top_k(g, 3, 1.0, approach="chebyshev", directions=W, rng=0, budget=b)
     parts = [float(r.epsilon) for r in b.ledger]
     assert parts == pytest.approx([0.1, 0.45, 0.45]) and b.spent == 1.0
     assert all(r.what.startswith("top_k: round") for r in b.ledger)

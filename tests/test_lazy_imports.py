@@ -133,7 +133,7 @@ def test_selection_alone_knows_the_built_in_approaches():
         "objs = [Objective([3.0, 1.0, 2.0], 1.0), Objective([0.0, 2.0, 1.0], 1.0)]\n"
         "print(len(select_multiobjective(objs, 1.0, approach='pareto', k=2, rng=0)), approaches())\n"
     )
-    assert out.strip() == "2 ('pareto', 'agg', 'chebyshev')"
+    assert out.strip() == "2 ('pareto', 'agg', 'chebyshev', 'staircase')"
 
 
 def test_name_tables_agree_with_the_registered_objects():
@@ -173,8 +173,8 @@ LAYERS = {
     "_defaults": 0, "_choices": 0, "_extras": 0, "_validation": 0, "epsilons": 0, "budget": 0, "_prefetch": 0,
     "accounting": 0, "budget_calls": 0, "calls": 0, "_fork": 0,
     "mechanisms": 1, "sensitivity": 1, "dampening": 1, "breakpoints": 1, "preview": 1, "audit": 1,
-    "selection": 2,
-    "pareto": 3, "aggregate": 3, "chebyshev": 3, "hypervolume": 3, "metrics": 3,
+    "selection": 2, "steps": 2,
+    "pareto": 3, "aggregate": 3, "chebyshev": 3, "staircase": 3, "hypervolume": 3, "metrics": 3,
     "graphs": 4, "trees": 4, "datasets": 4, "csv_reader": 4, "tables": 4,
     "experiments": 5,
     "cli": 6,

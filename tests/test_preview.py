@@ -222,11 +222,19 @@ def test_topk_explain_never_opens_the_graph(capsys):
         capsys,
     )
     assert "no data can give a lead above 1.32 units" in out
-    # PrivChebyshev: one column per round, with the graph's public shares of epsilon
+    # PrivChebyshev (the graph default: the private staircase): one column per round, at the rounds'
+    # public shares of epsilon in the staircase's plan (its releases take the rest)
     out = _explain(
         ["topk", "g.csv", "--n-nodes", "34", "-k", "3", "--approach", "chebyshev", "--explain"], capsys
     )
-    assert _table(out)["epsilon_per_pick"] == ["0.1", "0.45", "0.45"]
+    from dpmo.graphs.chebyshev import graph_staircase_approach
+    from dpmo.selection import selection_plan
+
+    plan = selection_plan(graph_staircase_approach(34, 3), 3, 2)
+    rounds = [st.share for st in plan if st.kind == "round"]
+    assert len(rounds) == 3 and sum(rounds) < 1.0  # the releases are paid for out of epsilon too
+    got = [float(x) for x in _table(out)["epsilon_per_pick"]]
+    assert got == pytest.approx(rounds, rel=1e-2)
 
 
 def test_explain_with_delta_shows_the_epsilon_each_pick_runs_at(capsys):

@@ -22,7 +22,12 @@ MECHANISMS = ("exponential", "permute_and_flip", "laplace", "gumbel")
 EXACT_CAPABLE = ("exponential", "gumbel", "permute_and_flip")
 #: The built-in approaches of :func:`dpmo.select_multiobjective`, and the module that registers each when
 #: it is imported (:mod:`dpmo.selection` imports it on first use of the name).
-BUILTIN_APPROACHES = {"pareto": "dpmo.pareto", "agg": "dpmo.aggregate", "chebyshev": "dpmo.chebyshev"}
+BUILTIN_APPROACHES = {
+    "pareto": "dpmo.pareto",
+    "agg": "dpmo.aggregate",
+    "chebyshev": "dpmo.chebyshev",
+    "staircase": "dpmo.staircase",
+}
 APPROACHES = tuple(BUILTIN_APPROACHES)
 #: The built-in approaches that use ``weights`` (their registered objects' ``uses_weights``).
 WEIGHTED_APPROACHES = ("agg",)

@@ -45,6 +45,7 @@ __all__ = [
     "priv_chebyshev",
     "chebyshev_scores",
     "chebyshev_selection_scores",
+    "dampened_excess",
     "default_directions",
     "ChebyshevApproach",
 ]
@@ -131,23 +132,45 @@ def _check_shares(shares, k: int) -> np.ndarray:
     return arr / arr.sum()
 
 
+def dampened_excess(
+    objective, aspiration: float, sensitivity: str = "local", cache=None, key=None
+) -> np.ndarray:
+    """``D(r) = dampen(u(r) - a)`` (``"local"``) or ``(u(r) - a) / Delta`` (``"global"``) for every
+    candidate: the excess of one objective over a public aspiration ``a``, in units of sensitivity 1.
+
+    For neighbouring inputs every ``D(r)`` moves by at most 1 (local dampening with the objective's
+    admissible function, which subtracting a public constant keeps admissible; or the global
+    sensitivity). Saturating arithmetic: nothing overflows (module notes). ``cache``: an optional dict,
+    filled under ``(key, a, sensitivity)``. O(n) plus one dampening loop.
+
+    Examples
+    --------
+    >>> import dpmo
+    >>> from dpmo.chebyshev import dampened_excess
+    >>> u = dpmo.Objective([3.0, 1.0, 5.0], global_sensitivity=2.0)
+    >>> dampened_excess(u, 1.0, "global").tolist()
+    [1.0, 0.0, 2.0]
+    """
+    a = float(aspiration)
+    ck = (key, a, sensitivity)
+    if cache is not None and ck in cache:
+        return cache[ck]
+    with np.errstate(over="ignore"):
+        u = np.clip(np.asarray(objective.values, dtype=np.float64) - a, -_MAX, _MAX)
+        if sensitivity == "global":
+            out = np.clip(u / objective.global_sensitivity, -_MAX, _MAX)
+        else:
+            out = dampen(
+                u, objective.local, global_sensitivity=objective.global_sensitivity, name=objective.name
+            )
+    if cache is not None:
+        cache[ck] = out
+    return out
+
+
 def _dampened(objs, aspirations_row: np.ndarray, sensitivity: str, cache: dict, used) -> np.ndarray:
     """(m', n) dampened objectives ``used`` minus the aspirations, with global sensitivity 1 each."""
-    rows = []
-    for i in used:
-        o = objs[i]
-        a = float(aspirations_row[i])
-        key = (i, a, sensitivity)
-        if key not in cache:
-            # saturating arithmetic (module notes): nothing overflows, whatever the aspirations and values
-            with np.errstate(over="ignore"):
-                u = np.clip(np.asarray(o.values, dtype=np.float64) - a, -_MAX, _MAX)
-                if sensitivity == "global":
-                    cache[key] = np.clip(u / o.global_sensitivity, -_MAX, _MAX)
-                else:
-                    cache[key] = dampen(u, o.local, global_sensitivity=o.global_sensitivity, name=o.name)
-        rows.append(cache[key])
-    return np.stack(rows)
+    return np.stack([dampened_excess(objs[i], aspirations_row[i], sensitivity, cache, i) for i in used])
 
 
 def _round(objs, a: np.ndarray, w: np.ndarray, sensitivity: str, cache: dict) -> np.ndarray:

@@ -41,20 +41,25 @@ from . import _choices, _defaults
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .accounting import check_delta
 from .calls import resolve_call
+from .epsilons import float_at_most
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective
+from .steps import Step, check_steps, step_parts
 
 __all__ = [
     "SENSITIVITIES",
     "Approach",
     "Rounds",
     "SelectionCache",
+    "Step",
     "approaches",
     "check_objectives",
     "get_approach",
     "register_approach",
     "plan_selections",
     "round_parts",
+    "selection_plan",
+    "step_parts",
     "argmax_multiobjective",
     "select_multiobjective",
     "selection_scores",
@@ -107,6 +112,24 @@ class Rounds:
     def chosen(self, candidate: int) -> None:  # noqa: B027 - optional hook
         """Told the original index of every pick, after the round."""
 
+    def begin(self, r: int, epsilon: float) -> None:  # noqa: B027 - optional hook
+        """Told, before :meth:`scores` of round ``r`` (from 0), the epsilon that round runs at (the float
+        the budget returned for its recorded share). Public: approaches whose scores depend on the
+        budget of the round (windows that widen with epsilon) read it here."""
+
+    def release_spec(self, r: int, chosen: list[int]) -> tuple[str, float, int]:
+        """``(what, sensitivity, count)`` of the private release made right before round ``r`` (for the
+        budget's record): what is released, its L1 sensitivity and the number of values. Only asked by
+        approaches whose :meth:`Approach.steps` has releases."""
+        raise NotImplementedError
+
+    def release(self, r: int, chosen: list[int], epsilon: Fraction, rng) -> None:
+        """Make the private release planned right before round ``r`` at exactly ``epsilon`` (already
+        recorded in the budget), keeping its output for the later rounds' scores. ``rng``: the
+        selection's randomness (None: the OS's secure source). Only called for the releases of
+        :meth:`Approach.steps`."""
+        raise NotImplementedError
+
 
 class Approach:
     """How a multi-objective selection scores the candidates; subclass and :func:`register_approach`.
@@ -131,6 +154,13 @@ class Approach:
         shares (``epsilon / k`` each, the default), or ``k`` positive floats summing to 1. Called before
         anything is computed; it also checks any other public per-round setting of the approach against
         ``k`` and ``m`` (``ValueError`` naming it)."""
+        return None
+
+    def steps(self, k: int, m: int) -> tuple[Step, ...] | None:
+        """The public plan of an approach that makes private releases between its rounds: every
+        mechanism call (releases and rounds) in order with its share of epsilon (summing to 1). None
+        (the default): the ``k`` rounds only, with :meth:`round_shares`. Called before anything is
+        computed, after :meth:`round_shares`."""
         return None
 
     def rounds(self, objectives: list[Objective], weights, sensitivity: str, cache) -> Rounds:
@@ -306,10 +336,11 @@ def select_multiobjective(
     budget : dpmo.Budget, optional
         Spend from it (a new ``Budget(epsilon)`` when None). The whole epsilon is checked first
         (:class:`dpmo.BudgetExceededError` before anything is computed); then one record of ``epsilon / k``
-        (or the approach's share, :meth:`Approach.round_shares`) per round, made right before the round's
-        sampling (for a static approach, all k right before the one sampling call). A round with a single
-        candidate left returns it without looking at the data and still records its share, so the call
-        always spends exactly ``epsilon``.
+        (or the approach's share, :meth:`Approach.round_shares`; or one per step of its plan,
+        :meth:`Approach.steps`) per round, made right before the round's sampling (for a static approach,
+        all k right before the one sampling call). A round with a single candidate left returns it
+        without looking at the data and still records its share, so the call always spends exactly
+        ``epsilon``.
     cache : SelectionCache, optional
         Speed cache for repeated calls on the same objectives (it must have been made for these very
         objects). Outputs are the same with or without it.
@@ -335,7 +366,10 @@ def select_multiobjective(
     -----
     Privacy: every round is an ``epsilon / k``-DP selection (the approach's score has the sensitivity
     handed to :func:`dpmo.select`, or the dampened score sensitivity 1), and which candidates remain depends
-    only on earlier private outputs; basic sequential composition gives epsilon. Cost: that of the
+    only on earlier private outputs; basic sequential composition gives epsilon. An approach with a plan
+    (:meth:`Approach.steps`, e.g. the staircase) also makes private releases between rounds; every step
+    runs at its exact part of epsilon, recorded right before it, and is DP given the earlier outputs
+    (adaptive sequential composition). Cost: that of the
     approach's rounds (see :func:`dpmo.priv_pareto`, :func:`dpmo.priv_agg`) plus k calls of
     :func:`dpmo.select` (one for a static approach).
 
@@ -361,24 +395,32 @@ def select_multiobjective(
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = appr.check_weights(weights, len(objs))
     shares = appr.round_shares(k, len(objs))
+    plan = check_steps(appr.steps(k, len(objs)), k, appr.name)
     exact = check_exact(exact, mechanism)
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     cache = _check_cache(cache, objs)
     label = what if what is not None else appr.name
     if not isinstance(label, str):
         raise TypeError(f"what must be a str, got {type(label).__name__}")
-    # up front: raises before anything is computed; delta > 0: the accountant's epsilons of the k rounds
-    relative = k if shares is None else [float(x) for x in shares]
-    budget, total, parts = resolve_call(epsilon, budget, check_delta(delta), relative, mechanism, label)
-    if parts is None:
-        planned = budget.planned(k)  # inside a planned call (a DP-MOET fit with delta > 0): its epsilons
+    # up front: raises before anything is computed; delta > 0: the accountant's epsilons of every
+    # mechanism call of the selection (its rounds, and its plan's releases)
+    steps = selection_plan(appr, k, len(objs)) if plan is None else plan
+    kinds = [st.mechanism or mechanism for st in steps]
+    relative = k if plan is None and shares is None else [st.share for st in steps]
+    budget, total, every = resolve_call(epsilon, budget, check_delta(delta), relative, kinds, label)
+    if every is None:
+        planned = budget.planned(len(steps))  # inside a planned call (a DP-MOET fit with delta > 0)
         if planned is not None and sum(planned, Fraction(0)) == total:
-            parts = planned
-        else:
-            parts = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
+            every = planned
+        elif plan is None:
+            every = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
+        else:  # the approach's releases and rounds, each its exact part (the last step the exact rest)
+            every = step_parts(total, [st.share for st in plan])
+    parts = [p for p, st in zip(every, steps, strict=True) if st.kind == "round"]
+    releases = {st.round: p for p, st in zip(every, steps, strict=True) if st.kind == "release"}
     rounds = appr.rounds(objs, w, sensitivity, cache)
     if rounds.static:
-        if shares is not None:
+        if shares is not None or plan is not None:
             raise ValueError(f"approach {appr.name!r} draws its k picks at once: it takes equal shares only")
         if n == 1:
             budget.spend(total, f"{label}: the only candidate, no data used")
@@ -392,10 +434,26 @@ def select_multiobjective(
     chosen: list[int] = []
     for r in range(k):
         share = parts[r]
+        if r in releases:  # a private release the later rounds use, recorded right before it is made
+            if remaining.size == 1:
+                budget.spend(
+                    releases[r], f"{label}: release before round {r + 1} of {k} (skipped, no data used)"
+                )
+            else:
+                what_released, rel_sens, count = rounds.release_spec(r, chosen)
+                budget.spend(
+                    releases[r],
+                    f"{label}: release before round {r + 1} of {k} ({what_released})",
+                    mechanism="laplace",
+                    sensitivity=rel_sens,
+                    candidates=count,
+                )
+                rounds.release(r, chosen, releases[r], rng)
         if remaining.size == 1:
             budget.spend(share, f"{label}: round {r + 1} of {k} (one candidate left, no data used)")
             chosen.append(int(remaining[0]))
             break
+        rounds.begin(r, float_at_most(share))
         scores, sens = rounds.scores(chosen, remaining)
         budget.spend(
             share,
@@ -427,11 +485,13 @@ def plan_selections(epsilon, budget, delta, approach, sizes, mechanism, what: st
     """
     appr = get_approach(approach)
     relative: list[float] = []
+    kinds: list[str] = []
     for count in sizes:
-        shares = appr.round_shares(count, 2)
-        each = [1.0 / count] * count if shares is None else [float(x) for x in shares]
-        relative.extend(x / len(sizes) for x in each)
-    call, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, what)
+        steps = selection_plan(appr, count, 2)  # rounds, and releases for an approach with a plan
+        relative.extend(st.share / len(sizes) for st in steps)
+        kinds.extend(st.mechanism or mechanism for st in steps)
+    call, total, parts = resolve_call(epsilon, budget, delta, relative, kinds, what)
+    sizes = [len(selection_plan(appr, count, 2)) for count in sizes]
     ends = np.cumsum(sizes).tolist()
     return call, [sum(parts[e - c : e], Fraction(0)) for e, c in zip(ends, sizes, strict=True)]
 
@@ -443,11 +503,29 @@ def round_parts(total: Fraction, k: int, shares=None) -> list[Fraction]:
     if shares is None:
         share = total / k
         return [share] * k
-    parts = [total * Fraction(float(x)) for x in shares[:-1]]
-    parts.append(total - sum(parts, Fraction(0)))
-    if parts[-1] <= 0:
-        raise ValueError("shares must sum to 1")
-    return parts
+    return step_parts(total, shares)
+
+
+def selection_plan(approach, k: int, m: int) -> tuple[Step, ...]:
+    """Every private mechanism call of a selection of ``k`` picks over ``m`` objectives with
+    ``approach``, in order, each with its public share of epsilon: the one place where the split of a
+    selection's budget is decided (:meth:`Approach.steps`, or the ``k`` rounds of
+    :meth:`Approach.round_shares`; equal shares when that is None).
+
+    Examples
+    --------
+    >>> from dpmo.selection import selection_plan
+    >>> [(s.kind, s.round, round(s.share, 3)) for s in selection_plan("pareto", 2, 2)]
+    [('round', 0, 0.5), ('round', 1, 0.5)]
+    """
+    appr = get_approach(approach)
+    k, m = int(k), int(m)
+    shares = appr.round_shares(k, m)
+    plan = check_steps(appr.steps(k, m), k, appr.name)
+    if plan is not None:
+        return plan
+    s = np.full(k, 1.0 / k) if shares is None else np.asarray(shares, dtype=np.float64)
+    return tuple(Step("round", j, float(s[j]), None) for j in range(k))
 
 
 def _argmax_random_ties(values: np.ndarray, rng: np.random.Generator) -> int:

@@ -89,6 +89,7 @@ def _approach_unit(approach: str, sensitivity: str, global_sens: float | None, w
             "pareto": "dampened Pareto score",
             "agg": "dampened weighted sum",
             "chebyshev": "scalarised dampened objectives",
+            "staircase": "scalarised dampened objectives",
         }[approach]
         return f"1 of the {name} (local dampening: sensitivity 1)", None
     if approach == "pareto":
@@ -148,23 +149,28 @@ def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
 
 
 def _rounds(
-    n: int, k: int, epsilon: float, approach: str, shares=None, *, delta: float = 0.0,
-    mechanism: str = "exponential",
+    n: int, k: int, epsilon: float, approach, *, delta: float = 0.0, mechanism: str = "exponential",
+    m: int = 2,
 ) -> list[tuple[int, int, float]]:
-    """One entry ``(n, k, e)`` with ``e`` each pick's epsilon, or for PrivChebyshev one per round
-    ``(n - j, 1, e_j)`` (each round picks the best of its own direction). ``delta = 0``: ``epsilon / k``
-    and ``epsilon * s_j``; ``delta > 0``: the accountant's figures, the epsilons the selection runs at
+    """One entry ``(n, k, e)`` with ``e`` each pick's epsilon, or for a selection in rounds
+    (PrivChebyshev, the staircase) one per round ``(n - j, 1, e_j)`` (each round picks the best of its own
+    direction; a staircase round may search fewer candidates, a window the releases choose). ``e`` and
+    ``e_j`` are the epsilons the selection runs at: the public plan's shares of epsilon
+    (:func:`dpmo.selection.selection_plan`, releases included), scaled by the accountant when ``delta > 0``
     (:func:`dpmo.per_pick_epsilon`, :func:`dpmo.accounting.scaled_epsilons`)."""
     from ..accounting import per_pick_epsilon, scaled_epsilons
+    from ..selection import selection_plan
 
-    if approach != "chebyshev":
+    if approach in ("pareto", "agg"):
         return [(n, k, per_pick_epsilon(epsilon, k, delta=delta, mechanism=mechanism))]
-    shares = [1.0 / k] * k if shares is None else [float(s) for s in shares]
+    steps = selection_plan(approach, k, m)
     if delta == 0:
-        eps = [epsilon * s for s in shares]
+        eps = [epsilon * st.share for st in steps]
     else:
-        eps = scaled_epsilons(epsilon, shares, delta=delta, kinds=mechanism)
-    return [(n - j, 1, e) for j, e in enumerate(eps)]
+        kinds = [st.mechanism or mechanism for st in steps]
+        eps = scaled_epsilons(epsilon, [st.share for st in steps], delta=delta, kinds=kinds)
+    on_rounds = [e for e, st in zip(eps, steps, strict=True) if st.kind == "round"]
+    return [(n - j, 1, e) for j, e in enumerate(on_rounds)]
 
 
 def explain_select(args, path: Path, weights) -> int:
@@ -188,7 +194,8 @@ def explain_select(args, path: Path, weights) -> int:
     _print(
         explain_lines(
             _rounds(
-                n, args.k, args.epsilon, args.approach, delta=args.delta, mechanism=args.mechanism
+                n, args.k, args.epsilon, args.approach, delta=args.delta, mechanism=args.mechanism,
+                m=len(columns),
             ),
             mechanism=args.mechanism,
             unit=unit,
@@ -201,11 +208,11 @@ def explain_select(args, path: Path, weights) -> int:
 
 def explain_topk(args, n: int) -> int:
     """``dpmo topk --explain``: the figures for the public node set's size; the graph is not opened."""
-    shares = None
-    if args.approach == "chebyshev":
-        from ..graphs.chebyshev import graph_chebyshev_settings
+    approach = args.approach
+    if approach in ("chebyshev", "staircase"):  # the graph default: the private staircase's plan
+        from ..graphs.chebyshev import graph_staircase_approach
 
-        shares = graph_chebyshev_settings(n, args.k)[2]
+        approach = graph_staircase_approach(n, args.k)
     weights = tuple(args.weights)
     global_sens = abs(weights[0]) * 1.0 + abs(weights[1]) * 1.0  # degree and ego density: sensitivity 1
     unit, scale = _approach_unit(
@@ -225,10 +232,7 @@ def explain_topk(args, n: int) -> int:
     )
     _print(
         explain_lines(
-            _rounds(
-                n, args.k, args.epsilon, args.approach, shares, delta=args.delta,
-                mechanism=args.mechanism,
-            ),
+            _rounds(n, args.k, args.epsilon, approach, delta=args.delta, mechanism=args.mechanism),
             mechanism=args.mechanism,
             unit=unit,
             scale=scale,

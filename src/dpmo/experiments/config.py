@@ -285,7 +285,12 @@ EXPERIMENTS: dict[str, ExperimentConfig] = {
             name="tree-pareto",
             title="DP-MOET-Pareto: coverage C against NODP-MOET-Pareto",
             kind="tree",
-            methods=("DP-MOET-Pareto-global", "DP-MOET-Pareto-local", "DP-MOET-Chebyshev-local"),
+            methods=(
+                "DP-MOET-Pareto-global",
+                "DP-MOET-Pareto-local",
+                "DP-MOET-Chebyshev-local",
+                "DP-MOET-Staircase-local",
+            ),
             datasets=("nltcs", "adult", "acs"),
             epsilons=(0.01, 0.05, 0.1, 0.5, 1.0, 2.0, 5.0),
             metrics=("coverage", "coverage_weak", "hypervolume_ratio"),

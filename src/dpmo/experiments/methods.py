@@ -322,7 +322,7 @@ def tree_pareto_run(
     DP-MOET-Pareto (local or global) with budget ``epsilon``.
     """
     ref = _reference(data, params, reference_seed, "pareto")
-    approach = "chebyshev" if "Chebyshev" in method else "pareto"
+    approach = "staircase" if "Staircase" in method else "chebyshev" if "Chebyshev" in method else "pareto"
     out = _moet(data, approach, epsilon, _sensitivity_of(method), params, rng)
     best = best_hypervolume(ref, out.shape[0])  # TPR and TNR lie in [0, 1]: public bounds, reference 0
     return {

@@ -9,13 +9,28 @@ public directions, aspirations and shares that depend on the public node count `
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, priv_chebyshev
+from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, dampened_excess, priv_chebyshev
+from ..staircase import (
+    StaircaseApproach,
+    StaircaseRounds,
+    discrete_laplace_sd,
+    local_lower_bounds,
+    staircase_scores,
+)
+from ..steps import Step
+from .objectives import ego_density_sensitivity
 
 __all__ = [
     "graph_chebyshev_settings",
     "graph_chebyshev_approach",
+    "graph_staircase_approach",
+    "GraphStaircaseApproach",
+    "degree_ranks",
+    "ego_from_dampened",
     "top_k_chebyshev",
     "chebyshev_round_scores",
 ]
@@ -103,3 +118,186 @@ def chebyshev_round_scores(objs, n: int, k: int, round_: int = 0, sensitivity: s
     """``(scores, 1.0)`` of round ``round_`` of the graph default (every node still in play; for audits)."""
     W, A, _ = graph_chebyshev_settings(n, k)
     return chebyshev_selection_scores(objs, W[round_], A[round_], sensitivity)
+
+
+# --------------------------------------------------------------------------- the data-adaptive default
+#: Share of epsilon of the release of the degrees at the ranks :func:`degree_ranks` (before round 1).
+QUANTILE_SHARE = 0.03
+#: Share of epsilon of each release of a pick's degree and dampened ego density (before rounds 2..k).
+PICK_SHARE = 0.06
+#: Relative share of round 1 among the rounds; round ``j >= 2`` gets a part of the rest proportional to
+#: ``j - 1`` (k = 3: 0.15, 0.283, 0.567): the later rounds aim at the denser, costlier end of the front.
+FIRST_ROUND = 0.15
+#: Windows at epsilon -> 0: round ``j`` (from 0) sees the ``WINDOW_FIRST (WINDOW_LAST / WINDOW_FIRST)^(j /
+#: (k - 1))`` highest degrees (k = 3: 3, 77, 2000).
+WINDOW_FIRST, WINDOW_LAST = 3.0, 2000.0
+#: A window holds ``exp(epsilon_j WINDOW_GAP / 2)`` times as many nodes: about as many as the exponential
+#: mechanism can search at the round's epsilon for a node ``WINDOW_GAP`` units better than the rest.
+WINDOW_GAP = 4.0
+#: A later pick must have ``DEGREE_MARGIN`` times the (upper bound of the) degree of a released pick to fill
+#: the gap at a corner.
+DEGREE_MARGIN = 1.5
+#: Standard deviations of the release noise: a pick's degree is raised and its ego density lowered by
+#: ``PICK_CONFIDENCE``, the degrees of the ranks raised by ``RANK_CONFIDENCE``.
+PICK_CONFIDENCE, RANK_CONFIDENCE = 1.0, 0.5
+
+
+def degree_ranks(n: int) -> np.ndarray:
+    """The public ranks ``1, 2, 4, ..., 2^floor(log2 n), n`` whose degrees the staircase default releases."""
+    r = [1 << i for i in range(int(n).bit_length()) if (1 << i) <= n]
+    return np.array(sorted(set(r + [int(n)])), dtype=np.int64)
+
+
+class _GraphStaircaseRounds(StaircaseRounds):
+    """Staircase rounds on (degree, ego density) with the releases and windows of
+    :class:`GraphStaircaseApproach`."""
+
+    def __init__(self, objectives, sensitivity, keep, appr):
+        super().__init__(objectives, sensitivity, np.zeros(2), appr.confidence, keep)
+        self.appr, self.round = appr, 0
+        self.ranks = degree_ranks(objectives[0].n)
+        self.degrees_at_ranks = None  # released degrees of the ranks (upper confidence bounds)
+
+    def begin(self, r, epsilon):
+        self.round, self.epsilon = r, epsilon
+
+    def release_spec(self, r, chosen):
+        if r == 0:
+            return f"degrees of ranks {self.ranks.tolist()} (sorted degree sequence)", 2.0, self.ranks.size
+        return f"degree and floor(dampened ego density) of pick {len(chosen)}", 2.0, 2
+
+    def statistic(self, r, chosen):
+        deg = self.objectives[0].values
+        if r == 0:  # one edge moves the sorted degree sequence by at most 2 in L1 (Hay et al. 2009)
+            return np.sort(np.asarray(deg, dtype=np.int64))[::-1][self.ranks - 1]
+        p = chosen[-1]  # its degree and floor(dampened ego density): each moves by at most 1
+        D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
+        return np.array([int(deg[p]), math.floor(float(D[p]))], dtype=np.int64)
+
+    def receive(self, r, chosen, noisy, x):
+        sd = discrete_laplace_sd(x)
+        v = np.asarray(noisy, dtype=np.float64)
+        if r == 0:  # post-processing: non-increasing in the rank, >= 0, then an upper confidence bound
+            self.degrees_at_ranks = np.maximum(np.minimum.accumulate(v), 0.0) + self.appr.rank_confidence * sd
+            return
+        d_high = max(v[0] + self.confidence * sd, 1.0)
+        D_low = v[1] - self.confidence * sd
+        if self.sensitivity == "local":
+            ego_low = ego_from_dampened(D_low, d_high, self.appr.formula)
+        else:  # the dampened excess is the ego density itself (global sensitivity 1)
+            ego_low = D_low
+        self.points.append(np.array([self.appr.degree_margin * d_high, min(max(ego_low, 0.0), 1.0)]))
+
+    def corners(self):
+        return local_lower_bounds(self.points, self.floor)
+
+    def scores(self, chosen, remaining):
+        """``min(max_l min_i D_i(r, l_i), degree(r) - W)``: corners in the objectives' units (the dampened
+        excesses are recomputed for each released corner; those over 0 are kept across calls)."""
+        s = staircase_scores(self.objectives, self.corners(), self.sensitivity, self._cache)
+        for i in range(2):
+            key = (i, 0.0, self.sensitivity)
+            if key in self._cache:
+                self._keep.setdefault(key, self._cache[key])
+        return self.margin(s[remaining], remaining), 1.0
+
+    def margin(self, scores, remaining):
+        W = self._window()
+        return scores if W is None else np.minimum(scores, self.objectives[0].values[remaining] - W)
+
+    def _window(self) -> float | None:
+        """Lower degree edge of this round's window (public: the released degrees and the round's
+        epsilon), or None when the window holds every node."""
+        if self.degrees_at_ranks is None or self.epsilon is None:
+            return None
+        a, n = self.appr, self.objectives[0].n
+        log_size = math.log(a.window_starts()[self.round]) + self.epsilon * a.window_gap / 2.0
+        if log_size >= math.log(n):
+            return None
+        return float(np.interp(log_size, np.log(self.ranks.astype(np.float64)), self.degrees_at_ranks))
+
+
+def ego_from_dampened(D: float, degree: float, formula: str = "paper") -> float:
+    """The ego density whose dampened score is ``D`` at ``degree`` (0 for ``D <= 0``; at most 1): the inverse
+    of local dampening with the public :func:`ego_density_sensitivity` at that degree. Applied to released
+    values only (post-processing). O(min(D, degree)).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.chebyshev import ego_from_dampened
+    >>> round(ego_from_dampened(2.0, 100.0), 6)  # two steps of 2 / 100 and 2 / 99
+    0.040202
+    """
+    if not D > 0.0:
+        return 0.0
+    t = int(min(math.floor(D), degree + 3))  # the ego density reaches 1 within degree + 3 steps
+    delta = ego_density_sensitivity(np.array([degree]), np.arange(t + 1)[:, None], formula=formula)[:, 0]
+    return float(min(delta[:t].sum() + (min(D, t + 1.0) - t) * delta[t], 1.0))
+
+
+class GraphStaircaseApproach(StaircaseApproach):
+    """The data-adaptive PrivChebyshev of ``graphs.top_k(approach="chebyshev")``, for ``k`` picks.
+
+    Its plan (:meth:`steps`): a release of the degrees at the ranks :func:`degree_ranks` (share
+    :data:`QUANTILE_SHARE`), round 1, then for each later pick a release of the previous pick's degree and
+    dampened ego density (:data:`PICK_SHARE`) and a round. Round ``j`` is the staircase round
+    (:mod:`dpmo.staircase`) on (degree, ego density), its corners from the released picks (degree: the
+    upper confidence bound times :data:`DEGREE_MARGIN`; ego density: the lower confidence bound), bounded by
+    a window on degree, ``min(s_j, degree - W_j)``, with ``W_j`` the released degree at rank
+    ``start_j exp(epsilon_j WINDOW_GAP / 2)`` (:meth:`window_starts`; no bound once that rank reaches
+    ``n``). Every setting is a public constant or a function of ``n``, ``k``, the epsilon of the step and
+    released values.
+    """
+
+    name = "staircase"
+
+    def __init__(self, k: int, formula: str = "paper"):
+        super().__init__(release_share=PICK_SHARE, confidence=PICK_CONFIDENCE)
+        self.k, self.formula = int(k), formula
+        self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
+        self.window_first, self.window_last, self.window_gap = WINDOW_FIRST, WINDOW_LAST, WINDOW_GAP
+        self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
+
+    def window_starts(self) -> np.ndarray:
+        """Each round's window at epsilon -> 0: ``WINDOW_FIRST`` to ``WINDOW_LAST`` nodes, geometrically."""
+        j = np.arange(self.k) / max(self.k - 1, 1)
+        return self.window_first * (self.window_last / self.window_first) ** j
+
+    def round_weights(self) -> np.ndarray:
+        """Relative shares of the rounds: ``FIRST_ROUND`` for round 1, the rest in proportion to 1, 2, ..."""
+        k = self.k
+        if k == 1:
+            return np.ones(1)
+        w = np.arange(k, dtype=np.float64)
+        w[1:] *= (1.0 - self.first_round) / w[1:].sum()
+        w[0] = self.first_round
+        return w
+
+    def steps(self, k: int, m: int):
+        if m != 2 or k != self.k:
+            raise ValueError(f"this approach was made for k = {self.k} picks over the 2 graph objectives")
+        left = 1.0 - self.quantile_share - (k - 1) * self.release_share
+        w = self.round_weights()
+        w = w / w.sum()
+        plan = [
+            Step("release", 0, self.quantile_share, "laplace"),
+            Step("round", 0, float(w[0] * left), None),
+        ]
+        for j in range(1, k):
+            plan.append(Step("release", j, self.release_share, "laplace"))
+            plan.append(Step("round", j, float(w[j] * left), None))
+        return tuple(plan)
+
+    def round_shares(self, k: int, m: int):
+        self.steps(k, m)  # checks k and m
+        return None
+
+    def rounds(self, objectives, weights, sensitivity, cache):
+        keep = {} if cache is None else cache.slot(("staircase", sensitivity), dict)
+        return _GraphStaircaseRounds(objectives, sensitivity, keep, self)
+
+
+def graph_staircase_approach(n: int, k: int, formula: str = "paper") -> GraphStaircaseApproach:
+    """The data-adaptive default of ``graphs.top_k(approach="chebyshev")`` for ``k`` picks on ``n`` public
+    nodes (:class:`GraphStaircaseApproach`)."""
+    return GraphStaircaseApproach(k, formula)

@@ -36,7 +36,7 @@ from ..budget import resolve_budget
 from ..mechanisms import MECHANISMS
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from .centrality import check_convention
-from .chebyshev import graph_chebyshev_approach
+from .chebyshev import graph_chebyshev_approach, graph_staircase_approach
 from .exact import PAPER_WEIGHTS, check_weights
 from .graph import Graph
 from .io import public_graph
@@ -46,7 +46,7 @@ __all__ = ["APPROACHES", "SENSITIVITIES", "top_k", "selection_scores"]
 
 #: Values of ``approach`` of :func:`top_k` shipped with dpmo (PrivPareto, PrivAgg, PrivChebyshev); any
 #: approach registered with :func:`dpmo.selection.register_approach` is accepted too.
-APPROACHES = ("pareto", "agg", "chebyshev")
+APPROACHES = ("pareto", "agg", "chebyshev", "staircase")
 #: Values of ``sensitivity``.
 SENSITIVITIES = ("local", "global")
 
@@ -155,13 +155,17 @@ def top_k(
         Number of nodes, ``1 <= k <= n``.
     epsilon : float
         Total privacy budget (> 0); each of the ``k`` rounds gets ``epsilon / k``.
-    approach : {"pareto", "agg", "chebyshev"}, default "agg"
+    approach : {"pareto", "agg", "chebyshev", "staircase"}, default "agg"
         Default shared with ``dpmo topk`` (:mod:`dpmo._defaults`): on the real graphs DP-MOTkIN-Pareto's
         picks are close to random (``docs/graphs.md``), DP-MOTkIN-Agg's are useful; the paper's experiments
         pass their approach explicitly.
         Pareto score (:func:`dpmo.priv_pareto`), weighted sum (:func:`dpmo.priv_agg`), or PrivChebyshev
-        (:func:`dpmo.priv_chebyshev`, not in the paper: k public directions spread the picks along the
-        front; defaults :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`).
+        (not in the paper): ``"chebyshev"`` without ``directions``, ``aspirations`` and ``shares`` (and
+        ``"staircase"``) runs the private staircase, whose aspirations come from private releases of the
+        degree sequence and of the earlier picks
+        (:class:`dpmo.graphs.chebyshev.GraphStaircaseApproach`; ``docs/pareto.md``); with any of them,
+        :func:`dpmo.priv_chebyshev` with those public settings (the fixed graph settings
+        :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings` for the others).
     sensitivity : {"local", "global"}
         Local dampening with the admissible functions, or the global sensitivity.
     weights : (float, float), default (1.0, 100.0)
@@ -177,11 +181,13 @@ def top_k(
         Ego density formula, see :func:`dpmo.graphs.ego_density`.
     budget : dpmo.Budget, optional
         Spend ``epsilon`` from it (None: all it has left), checked before anything is computed; one
-        record per round, ``epsilon / k`` each (``"chebyshev"``: its public ``shares``). Without it the
-        call spends ``epsilon`` of its own.
+        record per round, ``epsilon / k`` each (``"chebyshev"`` with settings: its public ``shares``; the
+        staircase: one record per release and per round, its public plan). Without it the call spends
+        ``epsilon`` of its own.
     directions, aspirations, shares : optional
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
-        order degree, ego density); ignored by the other approaches.
+        order degree, ego density); giving any of them selects PrivChebyshev with public settings instead
+        of the staircase. Ignored by the other approaches.
     exact : bool, default True
         Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
         in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
@@ -236,7 +242,11 @@ def top_k(
     k = check_k(k, n)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    if approach == "chebyshev":  # PrivChebyshev with the graph's public defaults for unset settings
+    fixed = directions is not None or aspirations is not None or shares is not None
+    if approach == "staircase" or (approach == "chebyshev" and not fixed):
+        # PrivChebyshev with private, data-adaptive aspirations (the graph default, docs/pareto.md)
+        appr = graph_staircase_approach(n, k, check_convention(low_degree, formula)[1])
+    elif approach == "chebyshev":  # PrivChebyshev with public settings (graph defaults for the unset ones)
         appr = graph_chebyshev_approach(n, k, directions, aspirations, shares)
     else:
         appr = get_approach(check_choice(approach, approaches(), "approach"))

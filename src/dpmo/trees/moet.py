@@ -58,7 +58,7 @@ __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"
 
 #: Approaches shipped with dpmo (any approach registered with :func:`dpmo.selection.register_approach` is
 #: accepted too).
-APPROACHES = ("pareto", "agg", "chebyshev")
+APPROACHES = ("pareto", "agg", "chebyshev", "staircase")
 SENSITIVITIES = ("local", "global")
 
 

@@ -1,0 +1,246 @@
+"""The staircase PrivChebyshev: exact audits of its releases and rounds on every graph with 5 nodes (edge
+neighbours), a negative control that reads private values, the corners, the plan and the budget records."""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dpmo
+from dpmo import graphs
+from dpmo.graphs.chebyshev import GraphStaircaseApproach, degree_ranks, ego_from_dampened
+from dpmo.selection import SelectionCache, selection_plan
+from dpmo.staircase import StaircaseApproach, local_lower_bounds, staircase_scores
+
+PAIRS = list(combinations(range(5), 2))
+CODES = np.arange(1 << len(PAIRS))
+FLIPS = [CODES ^ (1 << p) for p in range(len(PAIRS))]  # the one-edge neighbours of every graph
+
+
+def _graph(code: int) -> graphs.Graph:
+    edges = np.array([PAIRS[p] for p in range(len(PAIRS)) if (code >> p) & 1], dtype=np.int64)
+    return graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5))
+
+
+# Public histories of a 3-pick selection on 5 nodes: (released degrees of the ranks 1, 2, 4, 5; then per
+# earlier pick: (pick, released degree, released floor(dampened ego density)); the round's epsilon).
+HISTORIES = [
+    ((4, 3, 2, 1), [], 0.3),  # round 1 inside a window (small epsilon)
+    ((4, 3, 2, 1), [], 50.0),  # round 1 without a window
+    ((3, 3, 1, 0), [(0, 3, 1)], 2.0),
+    ((4, 2, 2, 0), [(1, 4, 2), (3, 1, 0)], 0.5),
+    ((2, 2, 1, 1), [(2, 2, 3), (0, 0, 0)], 20.0),
+]
+
+
+def _round_scores(objs, sensitivity: str, formula: str, history, leak: bool = False, cache=None):
+    """The scores of the next round of the graph default (n = 5, k = 3) after the public ``history``;
+    ``leak``: the negative control, whose corners are the picks' exact (degree, ego density)."""
+    appr = GraphStaircaseApproach(3, formula)
+    rounds = appr.rounds(objs, None, sensitivity, cache)
+    q, picks, eps = history
+    chosen: list[int] = []
+    rounds.receive(0, chosen, np.array(q), 1.0)
+    for j, (p, d, D) in enumerate(picks, start=1):
+        chosen.append(p)
+        if leak:
+            rounds.points.append(np.array([1.5 * objs[0].values[p], objs[1].values[p]]))
+        else:
+            rounds.receive(j, chosen, np.array([d, D]), 1.0)
+    rounds.begin(len(picks), eps)
+    remaining = np.setdiff1d(np.arange(5), chosen)
+    s, sens = rounds.scores(chosen, remaining)
+    assert sens == 1.0
+    return s
+
+
+@functools.cache
+def _five_node(sensitivity: str, formula: str, low: float, leak: bool = False):
+    """Per history, the (1024, remaining) round scores; and every graph's released integers."""
+    scores = [[] for _ in HISTORIES]
+    stats = []
+    for c in CODES:
+        objs = graphs.objectives(_graph(c), low_degree=low, formula=formula)
+        cache = SelectionCache(objs)  # the dampened objectives over the public floor, shared by the histories
+        for h, history in enumerate(HISTORIES):
+            scores[h].append(_round_scores(objs, sensitivity, formula, history, leak, cache))
+        r = GraphStaircaseApproach(3, formula).rounds(objs, None, sensitivity, cache)
+        stats.append(np.concatenate([r.statistic(0, [])] + [r.statistic(1, [p]) for p in range(5)]))
+    return [np.array(S) for S in scores], np.array(stats)
+
+
+@pytest.mark.parametrize(
+    "sensitivity,formula,low",
+    [("local", "paper", 0.0), ("local", "published", 1.0), ("global", "paper", 0.0)],
+)
+def test_exact_audit_of_the_staircase_on_all_graphs_with_five_nodes(sensitivity, formula, low):
+    """Every graph on 5 nodes and every one-edge neighbour: (1) the released integers (the degrees of the
+    ranks, and each node's degree and floor(dampened ego density)) move by at most 2 in L1, so the
+    discrete Laplace releases with ``x = epsilon / 2`` are epsilon-DP; (2) for every public history (released
+    values and picks), each round's scores move by at most 1 and the exact log-probabilities of the
+    exponential mechanism and permute-and-flip differ by at most epsilon."""
+    scores, stats = _five_node(sensitivity, formula, low)
+    ranks = degree_ranks(5).size
+    blocks = [slice(0, ranks)] + [slice(ranks + 2 * p, ranks + 2 * p + 2) for p in range(5)]
+    for b in blocks:
+        worst = max(np.abs(stats[:, b] - stats[f][:, b]).sum(axis=1).max() for f in FLIPS)
+        assert 0 < worst <= 2
+    for S in scores:
+        change = max(np.abs(S - S[f]).max() for f in FLIPS)
+        assert 0.3 < change <= 1.0 + 1e-9
+        for mechanism in ("exponential", "permute_and_flip"):
+            for eps in (0.5, 4.0):
+                rows, inv = np.unique(S, axis=0, return_inverse=True)
+                lp = np.vstack([dpmo.probabilities(r, eps, 1.0, mechanism=mechanism, log=True) for r in rows])
+                lp = lp[inv.ravel()]
+                assert max(np.abs(lp - lp[f]).max() for f in FLIPS) <= eps + 1e-9
+
+
+def test_negative_controls():
+    """(1) Corners made of the picks' exact values instead of released ones: a round's scores move by more
+    than 1 between neighbours (the audit above fails). (2) The degree release calibrated as if its
+    sensitivity were 1 (``x = epsilon``): the exact probability of some output differs by more than
+    e^epsilon between neighbours."""
+    scores, stats = _five_node("local", "paper", 0.0, leak=True)
+    assert max(max(np.abs(S - S[f]).max() for f in FLIPS) for S in scores[2:]) > 1.0
+    eps = 1.0
+    q = stats[:, : degree_ranks(5).size]
+    # log P(v | x) = const - x |v - q(x)|_1; the worst output v gives a log-ratio of x |q(x) - q(y)|_1
+    for x, ok in ((eps / 2, True), (eps, False)):
+        worst = max(x * np.abs(q - q[f]).sum(axis=1).max() for f in FLIPS)
+        assert (worst <= eps + 1e-12) == ok
+
+
+def test_sorted_degree_sequence_moves_by_two():
+    """The whole sorted degree sequence (every rank), on every graph with 5 nodes: L1 change exactly 2."""
+    seq = np.array([np.sort(_graph(c).degree)[::-1] for c in CODES])
+    for f in FLIPS:
+        assert np.all(np.abs(seq - seq[f]).sum(axis=1) == 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6), st.integers(0, 6)), min_size=0, max_size=5),
+    st.tuples(st.integers(-1, 7), st.integers(-1, 7), st.integers(-1, 7)),
+)
+def test_local_lower_bounds_describe_the_region_not_dominated(points, y):
+    """``y`` is above some local lower bound exactly when it is above the floor and no point weakly
+    dominates it (three objectives, integer grid)."""
+    P = np.array(points, dtype=float).reshape(-1, 3)
+    L = local_lower_bounds(P, np.zeros(3))
+    y = np.array(y, dtype=float)
+    inside = bool(np.any(np.all(y > L, axis=1))) if L.size else False
+    expected = bool(np.all(y > 0) and not np.any(np.all(y <= P, axis=1)))
+    assert inside == expected
+    assert not any(np.all(a <= b) and np.any(a < b) for a in L for b in L)  # no redundant bound
+
+
+def test_two_objective_corners():
+    L = local_lower_bounds([[7085.0, 0.003], [50.0, 0.58], [239.0, 0.09]], [0.0, 0.0])
+    assert L.tolist() == [[0.0, 0.58], [50.0, 0.09], [239.0, 0.003], [7085.0, 0.0]]
+
+
+def test_staircase_scores_and_the_greedy_argmax():
+    """Global sensitivity: s(r) = max over corners of min_i (u_i - l_i) / Delta_i, by hand."""
+    u = dpmo.Objective([5.0, 1.0, 4.0, 0.0, 3.0], 1.0)
+    v = dpmo.Objective([1.0, 5.0, 4.0, 0.0, 3.0], 1.0)
+    s = staircase_scores([u, v], [[0.0, 0.0]], "global")
+    assert s.tolist() == [1.0, 1.0, 4.0, 0.0, 3.0]
+    s = staircase_scores([u, v], local_lower_bounds([[4.0, 4.0]], [0.0, 0.0]), "global")
+    assert s.tolist() == [1.0, 1.0, 0.0, -4.0, -1.0]  # (5, 1), (1, 5) escape (4, 4) by 1; (3, 3) is 1 short
+
+
+def test_ego_from_dampened_inverts_dampening():
+    """At the node's own degree, the inverse of its dampened ego density is its ego density."""
+    import networkx as nx
+
+    g = graphs.load_graph(nx.powerlaw_cluster_graph(300, 4, 0.5, seed=1), nodes=300)
+    objs = graphs.objectives(g)
+    D = dpmo.dampen(objs[1].values, objs[1].local, global_sensitivity=1.0)
+    for v in np.flatnonzero(g.degree >= 3)[:50]:
+        assert ego_from_dampened(D[v], float(g.degree[v])) == pytest.approx(objs[1].values[v], abs=1e-9)
+        # a larger degree gives a lower ego density: the released upper bound on degree is conservative
+        assert ego_from_dampened(D[v], float(g.degree[v]) + 5) <= objs[1].values[v] + 1e-12
+
+
+def test_plan_records_and_exact_parts():
+    """The plan is the one place deciding the split; the budget records each step's exact part, in order,
+    right before it runs (releases with mechanism "laplace", sensitivity 2), summing to epsilon."""
+    import networkx as nx
+
+    g = graphs.load_graph(nx.powerlaw_cluster_graph(300, 3, 0.3, seed=2), nodes=300)
+    budget = dpmo.Budget(3.0)
+    ids = graphs.top_k(g, 3, 2.0, approach="staircase", rng=0, budget=budget)
+    assert len(set(ids.tolist())) == 3
+    plan = GraphStaircaseApproach(3).steps(3, 2)
+    assert [s.kind for s in plan] == ["release", "round", "release", "round", "release", "round"]
+    assert sum(s.share for s in plan) == pytest.approx(1.0)
+    ledger = budget.ledger
+    assert len(ledger) == 6 and budget.spent_exact == Fraction(2)
+    assert [r.mechanism for r in ledger] == ["laplace", "exponential"] * 3
+    assert [r.sensitivity for r in ledger] == [2.0, 1.0] * 3
+    for rec, step in zip(ledger[:-1], plan[:-1], strict=True):
+        assert rec.epsilon == Fraction(2) * Fraction(step.share)
+    assert selection_plan(StaircaseApproach(), 3, 2)[1].kind == "release"
+
+
+def test_reproducible_distinct_and_generic_approach():
+    rng = np.random.default_rng(0)
+    objs = [dpmo.Objective(rng.integers(0, 50, 40), 1.0), dpmo.Objective(rng.integers(0, 50, 40), 1.0)]
+    a = dpmo.select_multiobjective(objs, 3.0, approach="staircase", k=4, rng=1)
+    b = dpmo.select_multiobjective(objs, 3.0, approach="staircase", k=4, rng=1)
+    np.testing.assert_array_equal(a, b)
+    assert len(set(a.tolist())) == 4
+    # a huge epsilon follows the greedy argmax of the exact staircase (global units, integer values)
+    big = dpmo.select_multiobjective(objs, 1e6, approach="staircase", sensitivity="global", k=3, rng=2)
+    greedy = dpmo.selection.argmax_multiobjective(objs, approach="staircase", k=3, rng=2)
+    assert big[0] == greedy[0]
+
+
+def test_bad_settings_are_refused_before_any_spend():
+    objs = [dpmo.Objective([1.0, 2.0, 3.0], 1.0), dpmo.Objective([3.0, 2.0, 1.0], 1.0)]
+    budget = dpmo.Budget(1.0)
+    for bad in (
+        StaircaseApproach(release_share=1.0),
+        StaircaseApproach(confidence=-1.0),
+        StaircaseApproach(floor=[0.0]),
+        StaircaseApproach(shares=[1.0, 0.0]),
+    ):
+        with pytest.raises(ValueError):
+            dpmo.select_multiobjective(objs, 1.0, approach=bad, k=2, budget=budget)
+    assert budget.spent == 0.0
+    with pytest.raises(ValueError, match="k = 3"):
+        dpmo.select_multiobjective(
+            [dpmo.Objective([1.0, 2.0], 1.0)] * 2, 1.0, approach=GraphStaircaseApproach(3), k=2
+        )
+
+
+def test_delta_scales_every_release_and_round_as_one_call():
+    """delta > 0: the accountant certifies the whole plan at once (releases as pure epsilon-DP Laplace
+    steps, rounds as bounded-range picks); every record runs at its step's certified epsilon, in order, and
+    the call's (epsilon, delta) is all the budget had."""
+    import networkx as nx
+
+    from dpmo.accounting import scaled_epsilons
+
+    g = graphs.load_graph(nx.powerlaw_cluster_graph(300, 3, 0.3, seed=2), nodes=300)
+    budget = dpmo.Budget(1.0, delta=1e-6)
+    ids = graphs.top_k(g, 3, 1.0, approach="chebyshev", rng=0, budget=budget, delta=1e-6, exact=False)
+    assert len(set(ids.tolist())) == 3
+    plan = GraphStaircaseApproach(3).steps(3, 2)
+    kinds = [s.mechanism or "exponential" for s in plan]
+    expected = scaled_epsilons(1.0, [s.share for s in plan], delta=1e-6, kinds=kinds)
+    ledger = budget.ledger
+    assert [r.mechanism for r in ledger] == ["laplace", "exponential"] * 3
+    assert [float(r.epsilon) for r in ledger] == pytest.approx(expected, rel=1e-12)
+    # bounded-range composition buys the rounds more than their pure shares
+    pure = [s.share for s in plan]
+    assert all(float(r.epsilon) >= p for r, p in zip(ledger, pure, strict=True) if r.mechanism != "laplace")
+    with pytest.raises(dpmo.BudgetExceededError):
+        graphs.top_k(g, 1, 0.01, approach="agg", rng=0, budget=budget)
