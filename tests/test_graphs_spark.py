@@ -268,7 +268,9 @@ def test_budget_records_match_the_in_memory_ones(spark, small, approach, delta):
     picks = dpmo_spark.top_k(
         edges, 3, 1.5, nodes=SMALL_N, approach=approach, budget=b_spark, rng=3, delta=delta
     )
-    graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3, delta=delta)
+    # Spark runs PrivChebyshev with the fixed graph settings (the in-memory default is the staircase)
+    fixed = {"directions": graph_chebyshev_settings(SMALL_N, 3)[0]} if approach == "chebyshev" else {}
+    graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3, delta=delta, **fixed)
     assert len(set(picks)) == 3 and set(picks) <= set(range(SMALL_N))
     got = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_spark.ledger]
     want = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_mem.ledger]
@@ -387,6 +389,7 @@ def test_laplace_distribution_equals_in_memory_samples(small, small_stats):
     _, picks = _spark_trials(small_stats, g, "chebyshev", "local", "laplace", k, epsilon, trials, 5)
     rng = np.random.default_rng(5)
     settings = {"approach": "chebyshev", "mechanism": "laplace", "exact": False}
+    settings["directions"] = graph_chebyshev_settings(SMALL_N, k)[0]  # the fixed settings, as Spark runs
     memory = [tuple(graphs.top_k(g, k, epsilon, rng=rng, **settings).tolist()) for _ in range(trials)]
     cells = sorted(set(memory) | {tuple(p) for p in picks})
     a, b = Counter(tuple(p) for p in picks), Counter(memory)

@@ -48,7 +48,7 @@ def read_candidates(session, path, objectives, id_column: str | None, delimiter:
     >>> session = SparkSession.builder.master("local[2]").getOrCreate()
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
-    >>> _ = open(path, "w").write("id,u\na,1.5\nb,x\n")
+    >>> _ = open(path, "w").write(chr(10).join(["id,u", "a,1.5", "b,x"]))
     >>> [tuple(r) for r in read_candidates(session, path, [("u", 1.0, "max")], "id").collect()]
     [('a', 1.5), ('b', None)]
     """
