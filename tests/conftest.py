@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,3 +26,67 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real datasets not found in {SHARED_DATA} (set DPMO_DATA_DIR)")
     return SHARED_DATA
+
+
+# ------------------------------------------------------------------------------------------ Spark
+# One local Spark session (one JVM) for every Spark test of a pytest process: the Spark tests share the xdist
+# group "spark", so that `pytest -n 2` starts one JVM.
+def java_problem() -> str | None:
+    """Why Spark cannot start here (no Java, or one older than 17), or None."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        return "Java not found (Spark needs Java 17 or later; see the README, 'Graphs beyond one machine')"
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    found = re.search(r'version "(\d+)', out.stderr + out.stdout)
+    if found and int(found.group(1)) < 17:
+        return f"Java {found.group(1)} found; Spark needs Java 17 or later"
+    return None
+
+
+@pytest.fixture(scope="session")
+def needs_java() -> None:
+    """Skip, with the reason, where Spark cannot start (no Java 17+)."""
+    reason = java_problem()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def bare_python(tmp_path_factory) -> Path:
+    """A virtual environment without packages (no dpmo, numpy or pandas): its ``bin`` folder."""
+    import venv
+
+    folder = tmp_path_factory.mktemp("bare-python")
+    venv.create(folder, with_pip=False)
+    return folder / ("Scripts" if os.name == "nt" else "bin")
+
+
+@pytest.fixture(scope="session")
+def spark(bare_python, needs_java):
+    """One local Spark session for the Spark tests (they share the xdist group "spark": one JVM).
+
+    The docs' session (``local[2]``, Spark's defaults: no shuffle partitions, no worker Python set), with the
+    web UI off (several suites may share the machine), started with ``python3`` on ``PATH`` an interpreter
+    without dpmo, numpy or pandas: what a driver run from a virtual environment that is not activated sees.
+    So the tests pass only if dpmo's calls run their workers on an interpreter that has dpmo themselves.
+    Skipped, with the reason, without pyspark or Java 17+.
+    """
+    pytest.importorskip("pyspark", reason='pyspark is not installed: pip install ".[spark]"')
+    from pyspark.sql import SparkSession
+
+    path = os.environ.get("PATH", "")
+    os.environ["PATH"] = os.pathsep.join([str(bare_python), path])  # the JVM starts with it
+    try:
+        session = (
+            SparkSession.builder.master("local[2]")
+            .appName("dpmo-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.memory", "1g")
+            .getOrCreate()
+        )
+    finally:
+        os.environ["PATH"] = path
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

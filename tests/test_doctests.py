@@ -36,15 +36,16 @@ PUBLIC_MODULES = (
 EXAMPLES_TODO: frozenset[str] = frozenset()
 
 
-#: Modules whose examples need a running Spark session: tests/test_graphs_spark.py runs them in its own
-#: session (and skips them, with the reason, where pyspark or Java is missing).
-SPARK_PREFIX = "dpmo.graphs.spark"
+#: Modules whose examples need a running Spark session: tests/test_graphs_spark.py and
+#: tests/test_spark_select.py run them in their session (and skip them, with the reason, where pyspark or
+#: Java is missing).
+SPARK_PREFIXES = ("dpmo.graphs.spark", "dpmo.spark")
 
 
 def _modules() -> list[str]:
     names = ["dpmo"]
     for info in pkgutil.walk_packages(dpmo.__path__, prefix="dpmo."):
-        if info.name == SPARK_PREFIX or info.name.startswith(SPARK_PREFIX + "."):
+        if any(info.name == p or info.name.startswith(p + ".") for p in SPARK_PREFIXES):
             continue
         names.append(info.name)
     return sorted(names)

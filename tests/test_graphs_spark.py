@@ -1,9 +1,11 @@
 """DP-MOTkIN on Spark (``dpmo.graphs.spark``): same statistics, same distributions, same refusals.
 
-Spark runs in local mode (``local[2]``), started once for this file by the session fixture ``spark``
-(UI off, 2 shuffle partitions). The tests are skipped, with the reason, when pyspark or Java is missing;
-``.ci/run`` checks for Java first, so on CI they run. They share one xdist group, so that ``pytest -n 2``
-starts one JVM.
+Spark runs in local mode (``local[2]``), started once by the session fixture ``spark`` of
+``tests/conftest.py``: the
+docs' session (Spark's defaults; the web UI off), started with ``python3`` on ``PATH`` an interpreter
+without dpmo, as a user's virtual environment that is not activated would have it. The tests are skipped,
+with the reason, when pyspark or Java is missing; ``.ci/run`` checks for Java first, so on CI they run.
+They share one xdist group, so that ``pytest -n 2`` starts one JVM.
 
 Neighbouring relation of the privacy statements tested here: edge differential privacy (graphs on the same
 public node set that differ in one edge). The output distributions are compared with exact probabilities
@@ -15,10 +17,8 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import os
 import pkgutil
 import re
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -38,10 +38,9 @@ pyspark = pytest.importorskip("pyspark", reason='pyspark is not installed: pip i
 from dpmo.graphs import spark as dpmo_spark  # noqa: E402
 from dpmo.graphs.chebyshev import chebyshev_round_scores, graph_chebyshev_settings  # noqa: E402
 from dpmo.graphs.spark import statistics as spark_statistics  # noqa: E402
-from dpmo.graphs.spark.sampling import Plan, SparkSelection, run_plan  # noqa: E402
-from dpmo.graphs.spark.scores import ScoreSpec, round_sensitivity  # noqa: E402
-from dpmo.graphs.spark.topk import plan_rounds  # noqa: E402
+from dpmo.graphs.spark.scores import ScoreSpec, round_sensitivity, score_frame  # noqa: E402
 from dpmo.selection import round_parts  # noqa: E402
+from dpmo.spark.sampling import Plan, SparkSelection, plan_rounds, run_plan  # noqa: E402
 
 pytestmark = [
     pytest.mark.xdist_group("spark"),
@@ -52,42 +51,6 @@ pytestmark = [
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 ENRON_NODES, GITHUB_NODES = 36_692, 37_700
-
-
-def java_problem() -> str | None:
-    """Why Spark cannot start here (no Java, or one older than 17), or None."""
-    home = os.environ.get("JAVA_HOME")
-    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
-    if not java or not os.path.exists(java):
-        return "Java not found (Spark needs Java 17 or later; see the README, 'Graphs beyond one machine')"
-    out = subprocess.run([java, "-version"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    found = re.search(r'version "(\d+)', out.stderr + out.stdout)
-    if found and int(found.group(1)) < 17:
-        return f"Java {found.group(1)} found; Spark needs Java 17 or later"
-    return None
-
-
-@pytest.fixture(scope="session")
-def spark():
-    reason = java_problem()
-    if reason:
-        pytest.skip(reason)
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("dpmo-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.driver.memory", "1g")
-        .config("spark.pyspark.python", sys.executable)
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def _edges_df(spark, pairs, kind="long"):
@@ -213,13 +176,13 @@ def test_triangles_use_degree_ordered_wedges(spark):
     out_degree = np.bincount(src, minlength=n)
     expected_wedges = int((out_degree * (out_degree - 1) // 2).sum())
     naive_wedges = int((deg * (deg - 1) // 2).sum())
-    from pyspark.sql import functions as F
+    from dpmo.spark.blocks import decode
 
-    e = _edges_df(spark, pairs)
-    pairs_df = e.select(F.least("src", "dst").alias("a"), F.greatest("src", "dst").alias("b")).distinct()
-    deg_df = spark.createDataFrame([(i, int(d)) for i, d in enumerate(deg)], "node long, degree long")
-    oriented = spark_statistics.oriented_edges(pairs_df, deg_df)
-    assert spark_statistics.wedges(oriented).count() == expected_wedges
+    e = spark.createDataFrame([tuple(p) for p in pairs], "u long, v long")
+    _, sent, _ = spark_statistics.triangle_steps(e, 2)
+    rows = [decode(r.blob) for r in sent.collect()]  # key, origin, degree, offsets, values per block
+    listed = sum(int(np.diff(offsets)[degree < 0].sum()) for _, _, degree, offsets, _ in rows)
+    assert listed == expected_wedges  # the wedges Spark lists
     assert expected_wedges < naive_wedges / 100
     got = _collect_stats(dpmo_spark.node_statistics(_edges_df(spark, pairs), n))
     assert got["triangles"].tolist() == g.triangles.tolist()
@@ -305,7 +268,9 @@ def test_budget_records_match_the_in_memory_ones(spark, small, approach, delta):
     picks = dpmo_spark.top_k(
         edges, 3, 1.5, nodes=SMALL_N, approach=approach, budget=b_spark, rng=3, delta=delta
     )
-    graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3, delta=delta)
+    # Spark runs PrivChebyshev with the fixed graph settings (the in-memory default is the staircase)
+    fixed = {"directions": graph_chebyshev_settings(SMALL_N, 3)[0]} if approach == "chebyshev" else {}
+    graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3, delta=delta, **fixed)
     assert len(set(picks)) == 3 and set(picks) <= set(range(SMALL_N))
     got = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_spark.ledger]
     want = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_mem.ledger]
@@ -378,7 +343,7 @@ def _spark_trials(stats, g, approach, sensitivity, mechanism, k, epsilon, trials
     _, eps, _ = _round_settings(g, approach, sensitivity, k, epsilon)
     sens = round_sensitivity(spec)
     rounds = [(0 if approach == "agg" else j, eps[j], sens[0 if approach == "agg" else j]) for j in range(k)]
-    sel = SparkSelection(stats, spec, entropy=[seed, 1, 2, 3])
+    sel = SparkSelection(score_frame(stats, spec), entropy=[seed, 1, 2, 3])
     try:
         tops = sel.top_values(k)
         plan = plan_rounds(approach == "agg", mechanism, rounds, k, tops)
@@ -424,6 +389,7 @@ def test_laplace_distribution_equals_in_memory_samples(small, small_stats):
     _, picks = _spark_trials(small_stats, g, "chebyshev", "local", "laplace", k, epsilon, trials, 5)
     rng = np.random.default_rng(5)
     settings = {"approach": "chebyshev", "mechanism": "laplace", "exact": False}
+    settings["directions"] = graph_chebyshev_settings(SMALL_N, k)[0]  # the fixed settings, as Spark runs
     memory = [tuple(graphs.top_k(g, k, epsilon, rng=rng, **settings).tolist()) for _ in range(trials)]
     cells = sorted(set(memory) | {tuple(p) for p in picks})
     a, b = Counter(tuple(p) for p in picks), Counter(memory)
@@ -435,7 +401,7 @@ def test_laplace_distribution_equals_in_memory_samples(small, small_stats):
 def test_executor_scores_equal_the_in_memory_scores(small, small_stats):
     _, g = small
     for sensitivity in ("local", "global"):
-        sel = SparkSelection(small_stats, ScoreSpec("agg", sensitivity, (1.0, 100.0)))
+        sel = SparkSelection(score_frame(small_stats, ScoreSpec("agg", sensitivity, (1.0, 100.0))), [0] * 4)
         try:
             got = sel.scores.orderBy("node").toPandas()["s0"].to_numpy()
         finally:

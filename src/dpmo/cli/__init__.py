@@ -18,8 +18,9 @@ Bad input gives one line on stderr (``dpmo: error: ...``) and exit status 2; nev
 
 Layout: :mod:`.args` (argument types, :class:`CLIError`), :mod:`.parser` (:func:`build_parser`),
 :mod:`.options` (options shared by the commands), :mod:`.reproduce`, :mod:`.applications` and
-:mod:`.select_command` (the commands), :mod:`.explain` (``--explain``); the orchestration of ``reproduce``
-lives in :mod:`dpmo.experiments.orchestrate`. ``python -m dpmo.cli`` runs :func:`main`.
+:mod:`.select_command` (the commands; ``select --spark`` in :mod:`.select_spark`), :mod:`.explain`
+(``--explain``); the orchestration of ``reproduce`` lives in :mod:`dpmo.experiments.orchestrate`. ``python -m
+dpmo.cli`` runs :func:`main`.
 
 Answers at once: the parser imports nothing beyond the standard library and ``dpmo``'s name tables, and a
 command's module (numpy, numba, the applications) is imported only when that command runs

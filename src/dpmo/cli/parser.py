@@ -303,4 +303,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_seed(sel)
     add_float_sampler(sel, exact=_defaults.EXACT)
     add_explain(sel, "the number of rows of CANDIDATES; no objective value is read")
+    sel.add_argument(
+        "--spark",
+        action="store_true",
+        help="read CANDIDATES with a local Apache Spark session and select with dpmo.spark.select (the same "
+        "law; scores and noise on Spark's executors): a CSV or .parquet file or a folder of them, as Spark "
+        "writes them; needs the extra spark and Java 17+; the float sampler is the default here",
+    )
     return parser

@@ -104,6 +104,10 @@ def read_candidates(path, objectives, id_column: str | None, delimiter: str = ",
 
 def select_command(args) -> int:
     """``dpmo select``: private selection of k candidates of a table by several objectives."""
+    if getattr(args, "spark", False):  # the table read and selected in Spark (pyspark imported there only)
+        from .select_spark import spark_select_command
+
+        return spark_select_command(args)
     path = Path(args.candidates)
     if path.is_dir():
         raise CLIError(f"cannot read {path}: it is a folder, not a file")

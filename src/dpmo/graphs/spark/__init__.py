@@ -23,8 +23,9 @@ What runs where (``docs/spark.md``, "What runs where"):
   merge of the partitions' candidates into the picks, and the paths that need all statistics at once:
   PrivPareto (``approach="pareto"``) and ``exact=True``, for at most :data:`DRIVER_MAX_NODES` nodes.
 
-The ``k`` picks (:mod:`dpmo.graphs.spark.sampling`) take one of three plans, chosen from public settings
-and, like :func:`dpmo.select`, from whether one pass is numerically safe:
+The ``k`` picks (:mod:`dpmo.spark.sampling`, shared with :func:`dpmo.spark.select`) take one of three
+plans, chosen from public settings and, like :func:`dpmo.select`, from whether one pass is numerically
+safe:
 
 * ``"one_shot"``: PrivAgg with the exponential (or Gumbel) mechanism: one Gumbel noise per node and the
   ``k`` largest noisy log-weights (Durfee and Rogers 2019), as the in-memory sampler does;

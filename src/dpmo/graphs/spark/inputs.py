@@ -25,7 +25,7 @@ from pyspark.sql import types as T
 
 from ..nodes import NODES_REQUIRED, as_node_ids
 
-__all__ = ["NodeSet", "read_edges", "edge_frame", "node_frame", "id_kind"]
+__all__ = ["NodeSet", "read_edges", "edge_frame", "node_frame", "id_kind", "session_of"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 _INT_TOKEN = r"^[+-]?[0-9]+$"
@@ -38,6 +38,22 @@ def _session(spark) -> SparkSession:
         return spark
     active = SparkSession.getActiveSession()
     return active if active is not None else SparkSession.builder.getOrCreate()
+
+
+def session_of(edges) -> SparkSession:
+    """The session of an edge DataFrame, or for a path the active session (one is created if none is).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.inputs import session_of
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> session_of("edges.parquet") is session
+    True
+    """
+    if isinstance(edges, DataFrame):
+        return edges.sparkSession
+    return _session(None)
 
 
 def id_kind(dtype) -> str:

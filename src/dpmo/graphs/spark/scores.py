@@ -1,23 +1,12 @@
-"""The scores each round of a private selection samples from, computed per partition on the executors.
+"""The per-node scores of DP-MOTkIN on the executors: the graph's two objectives from a node's statistics.
 
-The approaches whose score of a node depends on that node's statistics only run here: PrivAgg
-(``approach="agg"``, one score for all rounds) and PrivChebyshev (``approach="chebyshev"``, one score per
-round along the round's public direction). A partition's nodes go through the library's own functions,
-exactly as the in-memory pipeline (:func:`dpmo.select_multiobjective`) runs them on the whole graph:
-
-* :func:`dpmo.graphs.statistics_objectives`: degree (sensitivity 1) and ego density (global 1, the tight
-  admissible local function ``2 / (d - t)``);
-* ``"agg"``: the scores of the pipeline's PrivAgg rounds (:class:`dpmo.aggregate.AggregateApproach`: the
-  weighted sum with ``sum |w_i|`` as sensitivity, or its local dampening with sensitivity 1, with the
-  public scaling of weights whose sensitivity overflows), as :func:`dpmo.select_multiobjective` asks for
-  them;
-* ``"chebyshev"``: :func:`dpmo.chebyshev.chebyshev_selection_scores` with the round's public direction and
-  aspiration (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`), sensitivity 1.
-
-Local dampening (:func:`dpmo.dampen`) is per candidate: ``D(x, r)`` depends on ``u(x, r)`` and
-``delta(x, t, r)`` only, so dampening a partition gives each node the score it gets in the whole graph, up
-to the last bits of rounding (the dampening loop sums a candidate's breakpoints in blocks whose sizes depend
-on how many candidates are still unbracketed; ``tests/test_graphs_spark.py`` compares the two).
+A node's statistics become :func:`dpmo.graphs.statistics_objectives` (degree, sensitivity 1; ego density,
+global 1, the tight admissible local function ``2 / (d - t)``), and their scores are the general ones of
+:mod:`dpmo.spark.scores` (PrivAgg's weighted sum, or PrivChebyshev's round scores along the graph's public
+directions and aspirations, :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`), computed per
+partition by the library's own functions. Local dampening is per candidate, so dampening a partition gives
+every node the score it gets in the whole graph, up to the last bits of rounding
+(``tests/test_graphs_spark.py`` compares the two).
 
 The sensitivity handed to the mechanism is public (it depends on the weights and the objectives' global
 sensitivities only); the driver obtains it from the same functions on a public one-node placeholder
@@ -26,48 +15,32 @@ sensitivities only); the driver obtains it from the same functions on a public o
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from functools import partial
 
 import numpy as np
 import pandas as pd
+from pyspark.sql import DataFrame
+from pyspark.sql import types as T
 
-from ...chebyshev import chebyshev_selection_scores
-from ...selection import get_approach
+from ...spark.noise import frame_ids
+from ...spark.scores import SPARK_APPROACHES, ScoreSpec, candidate_scores
+from ...spark.session import worker_udfs
 from ..objectives import statistics_objectives
 
-__all__ = ["ScoreSpec", "SPARK_APPROACHES", "round_sensitivity", "batch_scores", "score_batches"]
-
-#: Approaches whose scores the executors compute (the others run on the driver).
-SPARK_APPROACHES = ("agg", "chebyshev")
-
-
-class ScoreSpec(NamedTuple):
-    """Public settings of the scores: the approach, ``"local"``/``"global"``, the weights (agg) and the
-    per-round directions and aspirations (chebyshev; ``(R, 2)`` arrays, one row per score column).
-
-    Examples
-    --------
-    >>> from dpmo.graphs.spark.scores import ScoreSpec
-    >>> ScoreSpec("agg", "local", (1.0, 100.0)).columns
-    1
-    """
-
-    approach: str
-    sensitivity: str
-    weights: tuple[float, float] | None = None
-    directions: np.ndarray | None = None
-    aspirations: np.ndarray | None = None
-
-    @property
-    def columns(self) -> int:
-        """Number of score columns: 1 for agg (every round), one per round for chebyshev."""
-        return 1 if self.approach == "agg" else len(self.directions)
+__all__ = [
+    "ScoreSpec",
+    "SPARK_APPROACHES",
+    "round_sensitivity",
+    "batch_scores",
+    "score_batches",
+    "score_frame",
+]
 
 
 def batch_scores(degree, ego_density, spec: ScoreSpec) -> tuple[np.ndarray, list[float]]:
     """``(scores of shape (columns, len), sensitivities)`` of the nodes with these statistics.
 
-    The library's functions on these nodes alone (module notes); O(len) plus the dampening.
+    :func:`dpmo.spark.scores.candidate_scores` on these nodes' objectives alone; O(len) plus the dampening.
 
     Examples
     --------
@@ -81,18 +54,7 @@ def batch_scores(degree, ego_density, spec: ScoreSpec) -> tuple[np.ndarray, list
     >>> bool(np.array_equal(scores[0], want)), sens == [want_sens]
     (True, True)
     """
-    objs = statistics_objectives(np.asarray(degree, dtype=np.int64), ego_density)
-    if spec.approach == "agg":  # the pipeline's first (and only) score vector of PrivAgg
-        appr = get_approach("agg")
-        rounds = appr.rounds(objs, appr.check_weights(spec.weights, len(objs)), spec.sensitivity, None)
-        scores, sens = rounds.scores([], np.arange(len(objs[0].values), dtype=np.intp))
-        return np.asarray(scores, dtype=np.float64)[None, :], [float(sens)]
-    rows, sens = [], []
-    for w, a in zip(spec.directions, spec.aspirations, strict=True):
-        s, d = chebyshev_selection_scores(objs, w, a, spec.sensitivity)
-        rows.append(np.asarray(s, dtype=np.float64))
-        sens.append(float(d))
-    return np.stack(rows), sens
+    return candidate_scores(statistics_objectives(np.asarray(degree, dtype=np.int64), ego_density), spec)
 
 
 def round_sensitivity(spec: ScoreSpec) -> list[float]:
@@ -126,7 +88,27 @@ def score_batches(batches, spec: ScoreSpec):
         if len(batch) == 0:
             continue
         scores, _ = batch_scores(batch["degree"].to_numpy(), batch["ego_density"].to_numpy(), spec)
-        out = {"node": batch["node"].to_numpy()}
+        out = {"node": frame_ids(batch["node"].to_numpy())}
         for j in range(scores.shape[0]):
             out[f"s{j}"] = scores[j]
         yield pd.DataFrame(out)
+
+
+def score_frame(stats: DataFrame, spec: ScoreSpec) -> DataFrame:
+    """The scores of every node (columns ``node, s0 .. s{R-1}``), computed on the executors from
+    :func:`dpmo.graphs.spark.node_statistics` by :func:`score_batches` (lazy: nothing runs yet).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.scores import ScoreSpec, score_frame
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> stats = session.createDataFrame([(0, 2, 1, 1.0), (1, 1, 0, 0.0)], "node long, degree long, "
+    ...                                 "triangles long, ego_density double")
+    >>> score_frame(stats, ScoreSpec("agg", "global", (1.0, 100.0))).orderBy("node").toPandas()["s0"].tolist()
+    [102.0, 1.0]
+    """
+    fields = [T.StructField("node", stats.schema["node"].dataType, False)]
+    fields += [T.StructField(f"s{j}", T.DoubleType(), False) for j in range(spec.columns)]
+    with worker_udfs(stats.sparkSession):
+        return stats.mapInPandas(partial(score_batches, spec=spec), T.StructType(fields))

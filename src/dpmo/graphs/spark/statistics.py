@@ -1,50 +1,56 @@
 """Degree, triangle count and ego density of every node of a graph held as a Spark edge table.
 
 The same statistics as :func:`dpmo.graphs.degree`, :func:`dpmo.graphs.triangles` and
-:func:`dpmo.graphs.ego_density` (the paper's section "Problem statement"), computed on the executors:
+:func:`dpmo.graphs.ego_density` (the paper's section "Problem statement"), computed on the executors in
+three hash-partitioned steps whose per-partition work is compiled (:mod:`dpmo.graphs.spark.kernels`, run by
+``mapInArrow`` on all the rows of a partition at once) instead of generic joins:
 
-1. **Simple graph.** Every edge becomes ``(min, max)``; duplicates and reverse edges merge (a ``distinct``),
-   self-loops are dropped from the degrees (as in :mod:`dpmo.graphs.csr`).
-2. **Degrees and the node set.** ``degree(v)`` is the number of distinct edges at ``v``. Every endpoint must
-   lie in the public node set (an edge outside it is refused with ``ValueError``, never naming the node, as
-   :func:`dpmo.graphs.load_graph` does); nodes of the set without edges get degree 0.
-3. **Triangles, degree-ordered** (Chiba and Nishizeki 1985; Latapy 2008; Suri and Vassilvitskii 2011 for
-   the MapReduce form). Each edge is oriented from the lower to the higher ``(degree, id)``: a node has at
-   most ``sqrt(2 m)`` out-neighbours, since they all have a degree at least its own. The *wedges* are the
-   pairs ``v, w`` of out-neighbours of one node ``u`` with ``(degree, id)`` of ``v`` below ``w``'s: at most
-   ``sum_u d+(u)^2 / 2 <= m sqrt(2 m) / 2`` of them (the naive wedge join lists ``sum_v d(v)^2 / 2``). A
-   wedge is closed when the oriented edge ``v -> w`` exists (a join on ``(v, w)``); each triangle is found
-   once, from its lowest corner, and counted for its three nodes.
+1. **Degrees.** Both directions of every edge, partitioned by their first node ``x``: duplicates and
+   reverse edges merge, self-loops are dropped (as in :mod:`dpmo.graphs.csr`), and ``x`` sends its degree
+   to each neighbour.
+2. **Orientation** (Chiba and Nishizeki 1985; Latapy 2008). Partitioned by node, every node ``y`` sees its
+   neighbours with their degrees; each edge is oriented from the lower to the higher ``(degree, id)``, so
+   ``y`` has at most ``sqrt(2 m)`` out-neighbours. ``y`` sends its sorted out-neighbours to itself and,
+   to each out-neighbour ``a``, those ranked above ``a``: the degree-ordered *wedges*, ``W = sum_y d+(y)
+   (d+(y) - 1) / 2 <= m sqrt(2 m) / 2`` ids in all (the naive wedge join lists ``sum_v d(v)^2 / 2``).
+3. **Closing.** Partitioned by ``a``: the wedge ``y -> a, y -> b`` is a triangle exactly when ``b`` is an
+   out-neighbour of ``a`` (a binary search); each triangle is found once, from its lowest corner, and
+   counted for its three corners (partial counts summed by Spark with the node set's rows).
 4. **Ego density** ``2 T / (d (d - 1))`` (0 below degree 2) by
    :func:`dpmo.graphs.centrality.ego_density_from_counts` on every partition: the very function of the
    in-memory path, so the floats are the same.
 
-Nothing is collected to the driver but the first edge outside the node set, if there is one. Shuffles: the
-edge table once (``distinct``), the degrees (partial sums), the edges twice more (orientation joins), the
-oriented edges for the wedge self-join, the wedges and the oriented edges for the closing join, the
-triangle counts (partial sums) and the final joins on the ``n`` nodes. The shuffle volume of the triangle
-step is worked out for 10^9 edges in ``docs/spark.md``.
+Every endpoint must lie in the public node set: the node table is the node set's rows summed with the counts,
+and a row that only the edges name is refused with ``ValueError``, never naming the node (as
+:func:`dpmo.graphs.load_graph` does); nodes of the set without edges get degree 0. Text ids are numbered by
+the node set first (a join, which finds the endpoints outside it). Nothing is collected to the driver but one
+row flagging an endpoint outside the node set, if there is one (its value is never shown). Shuffles: ``2 m``
+rows of two ids, ``2 m`` rows of three, ``n + m`` rows carrying ``m + W`` ids, the partial counts (at most ``3
+T``) with the ``n`` nodes; the number of hash partitions is :func:`edge_partitions`. The cost is measured in
+``docs/spark.md``.
 """
 
 from __future__ import annotations
 
-from pyspark import StorageLevel
+from functools import partial
+
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..centrality import ego_density_from_counts
+from ...spark.blocks import BLOCK_SCHEMA, bucket_keys
+from ...spark.session import estimated_rows, library_call, shuffle_partitions, sql_conf, worker_udfs
 from ..nodes import OUTSIDE
-from .inputs import NodeSet, edge_frame, id_kind, node_frame
+from .inputs import NodeSet, edge_frame, id_kind, node_frame, session_of
+from .steps import announce_step, close_step, edge_blocks, final_step, member_blocks, orient_step
 
 __all__ = [
     "STATISTICS_COLUMNS",
+    "edge_partitions",
     "node_statistics",
     "prepare",
     "statistics",
-    "oriented_edges",
-    "wedges",
-    "triangle_counts",
+    "triangle_steps",
 ]
 
 #: Columns of :func:`node_statistics`.
@@ -97,8 +103,8 @@ def node_statistics(edges, nodes) -> DataFrame:
     Raises
     ------
     ValueError
-        Without a node set, for an edge naming a node outside it (the message does not name it) or with a null
-        endpoint, for duplicate ids in ``nodes``, or for a malformed text edge list.
+        Without a node set, for an edge naming a node outside it (the message does not name it) or with a
+        null endpoint, for duplicate ids in ``nodes``, or for a malformed text edge list.
     TypeError
         For edges or nodes of the wrong kind (three columns, ids that are neither integers nor strings,
         text ids against an int ``n``).
@@ -123,12 +129,16 @@ def node_statistics(edges, nodes) -> DataFrame:
     >>> stats["ego_density"].tolist() == graphs.ego_density(g).tolist()   # the same floats
     True
     """
-    e, ns = prepare(edges, nodes, "node_statistics")
-    return statistics(e, ns)
+    if nodes is None:  # refused before the edges are even looked at
+        node_frame(None, None, "int", "node_statistics")
+    with library_call(session_of(edges)):  # the workers' Python checked before any job
+        e, ns = prepare(edges, nodes, "node_statistics")
+        return statistics(e, ns)
 
 
-def statistics(e: DataFrame, ns: NodeSet) -> DataFrame:
-    """:func:`node_statistics` of the edge table ``e`` (columns ``u``, ``v``) on the node set ``ns``.
+def statistics(e: DataFrame, ns: NodeSet, partitions: int | None = None) -> DataFrame:
+    """:func:`node_statistics` of the edge table ``e`` (columns ``u``, ``v``) on the node set ``ns``, with
+    ``partitions`` hash partitions in every step (default: :func:`edge_partitions`).
 
     Examples
     --------
@@ -139,141 +149,125 @@ def statistics(e: DataFrame, ns: NodeSet) -> DataFrame:
     >>> sorted(tuple(r) for r in statistics(e, ns).select("node", "triangles").collect())
     [(0, 1), (1, 1), (2, 1), (3, 0)]
     """
-    u, v = F.col("u"), F.col("v")
-    missing = u.isNull() | v.isNull()
-    pairs = e.select(
-        F.when(missing, F.lit(None)).otherwise(F.least(u, v)).alias("a"),
-        F.when(missing, F.lit(None)).otherwise(F.greatest(u, v)).alias("b"),
-    ).distinct()
-    pairs = pairs.persist(StorageLevel.MEMORY_AND_DISK)
-    ends = pairs.select(
-        F.explode(F.array("a", "b")).alias("node"), (F.col("a") != F.col("b")).cast("int").alias("real")
+    p = edge_partitions(e, ns) if partitions is None else int(partitions)
+    with sql_conf(e.sparkSession, {"spark.sql.shuffle.partitions": p}):
+        if isinstance(e.schema["u"].dataType, T.StringType):
+            return _text_statistics(e, ns, p)
+        return _integral_statistics(e, ns, p)
+
+
+def _integral_statistics(e: DataFrame, ns: NodeSet, p: int) -> DataFrame:
+    """The pipeline on integral ids: three block steps, the node set's blocks, the node table."""
+    keys = bucket_keys(p)
+    counts = triangle_steps(e, p, keys)[2]
+    with worker_udfs(e.sparkSession):
+        members = ns.frame.mapInArrow(partial(member_blocks, partitions=p, keys=keys), BLOCK_SCHEMA)
+        table = counts.unionByName(members).repartition(p, "key")
+        done = table.mapInArrow(partial(final_step, partitions=p, keys=keys), _FINISHED)
+    done = done.localCheckpoint(eager=True)
+    _check_endpoints(done, ns)
+    return done.where(F.col("member") > 0).select(*STATISTICS_COLUMNS)
+
+
+def edge_partitions(e: DataFrame, ns: NodeSet) -> int:
+    """The hash partitions of the triangle steps: :func:`dpmo.spark.session.shuffle_partitions` of the
+    rows of the first step, ``2 m`` (both directions of every edge, at least the ``n`` nodes).
+
+    ``m`` is read from Spark's own size statistics of the edge table's plan (exact row counts for data
+    built in memory, file sizes at 8 bytes a row for Parquet and text; no job), or counted when Spark has
+    no statistics. It sets only how the work is split: the statistics and the law of the picks do not
+    depend on it (like the running time, it is not a release).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.statistics import edge_partitions, prepare
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> e, ns = prepare(session.createDataFrame([(0, 1), (1, 2)], "a long, b long"), 4, "example")
+    >>> user = session.conf.get("spark.sql.shuffle.partitions", None)
+    >>> edge_partitions(e, ns) == (1 if user is None else int(user))
+    True
+    """
+    rows = estimated_rows(e)
+    if rows is None:
+        rows = e.count()
+    return shuffle_partitions(e.sparkSession, 2 * max(int(rows), ns.n))
+
+
+def triangle_steps(e: DataFrame, partitions: int, keys=None) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """The three steps of the triangle count (:mod:`dpmo.graphs.spark.kernels`) on the integral edge table
+    ``e`` (columns ``u``, ``v``), ``partitions`` buckets: the block DataFrames
+    (:data:`dpmo.spark.blocks.BLOCK_SCHEMA`) each step sends, their rows ``(dst, src, dsrc)``,
+    ``(key, origin, degree, offsets, values)`` and ``(node, degree, triangles)``.
+
+    The wedge rows of the second (``degree == -1``) hold the ``W`` degree-ordered wedges in their lists.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.statistics import triangle_steps
+    >>> from dpmo.spark.blocks import decode
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> e = session.createDataFrame([(0, 1), (1, 2), (2, 0), (2, 3)], "u long, v long")
+    >>> _, sent, _ = triangle_steps(e, 2)
+    >>> rows = [decode(r.blob) for r in sent.collect()]  # key, origin, degree, offsets, values
+    >>> sum(int(np.diff(offsets)[degree < 0].sum()) for _, _, degree, offsets, _ in rows)  # one wedge
+    1
+    """
+    p = int(partitions)
+    keys = bucket_keys(p) if keys is None else keys
+    steps = []
+    with worker_udfs(e.sparkSession):
+        first = e.mapInArrow(partial(edge_blocks, partitions=p, keys=keys), BLOCK_SCHEMA)
+        for step in (announce_step, orient_step, close_step):
+            run = partial(step, partitions=p, keys=keys)
+            first = first.repartition(p, "key").mapInArrow(run, BLOCK_SCHEMA)
+            steps.append(first)
+    return steps[0], steps[1], steps[2]
+
+
+def _text_statistics(e: DataFrame, ns: NodeSet, p: int) -> DataFrame:
+    """Text ids: numbered by the node set (a join that also finds the endpoints outside it), counted as
+    integers, named again."""
+    index = ns.frame.select("node", F.monotonically_increasing_id().alias("index"))
+    index = index.localCheckpoint(eager=True)  # the numbering is fixed once
+    a = index.select(F.col("node").alias("u"), F.col("index").alias("iu"))
+    b = index.select(F.col("node").alias("v"), F.col("index").alias("iv"))
+    coded = e.join(a, "u", "left").join(b, "v", "left").localCheckpoint(eager=True)
+    iu, iv = F.col("iu"), F.col("iv")
+    bad = coded.where(iu.isNull() | iv.isNull()).select("u", "v", "iu").limit(1).collect()
+    if bad:
+        row = bad[0]
+        value = row["u"] if row["iu"] is None else row["v"]
+        _refuse_endpoint(value, ns)
+    numbers = NodeSet(index.select(F.col("index").alias("node")), ns.n, False)
+    stats = statistics(coded.select(iu.alias("u"), iv.alias("v")), numbers, p)
+    named = stats.join(index.withColumnRenamed("index", "code"), stats["node"] == F.col("code"))
+    return named.select(index["node"].alias("node"), "degree", "triangles", "ego_density").localCheckpoint(
+        eager=True
     )
-    deg = ends.groupBy("node").agg(F.sum("real").alias("degree")).persist(StorageLevel.MEMORY_AND_DISK)
-    cached = [pairs, deg]
-    try:
-        _check_endpoints(deg, ns)
-        oriented = oriented_edges(pairs.where(F.col("a") != F.col("b")), deg)
-        oriented = oriented.persist(StorageLevel.MEMORY_AND_DISK)
-        cached.append(oriented)
-        tri = triangle_counts(oriented)
-        counts = (
-            ns.frame.join(deg, "node", "left")
-            .join(tri, "node", "left")
-            .select(
-                "node",
-                F.coalesce("degree", F.lit(0)).cast("long").alias("degree"),
-                F.coalesce("triangles", F.lit(0)).cast("long").alias("triangles"),
-            )
-        )
-        schema = T.StructType(
-            [
-                T.StructField("node", counts.schema["node"].dataType, False),
-                T.StructField("degree", T.LongType(), False),
-                T.StructField("triangles", T.LongType(), False),
-                T.StructField("ego_density", T.DoubleType(), False),
-            ]
-        )
-        stats = counts.mapInPandas(_with_ego_density, schema)
-        return stats.localCheckpoint(eager=True)
-    finally:
-        for df in cached:
-            df.unpersist()
 
 
-def _check_endpoints(deg: DataFrame, ns: NodeSet) -> None:
+def _check_endpoints(done: DataFrame, ns: NodeSet) -> None:
     """Refuse an edge with a null endpoint or an endpoint outside the public node set (domain check)."""
-    node = F.col("node")
-    if ns.is_range:
-        outside = deg.where(node.isNull() | (node < 0) | (node >= ns.n))
-    else:
-        outside = deg.join(ns.frame, "node", "left_anti")
-    bad = outside.select("node").limit(1).collect()
-    if not bad:
-        return
-    if bad[0]["node"] is None:
+    bad = done.where(F.col("member") == 0).select("node").limit(1).collect()
+    if bad:
+        _refuse_endpoint(bad[0]["node"], ns)
+
+
+def _refuse_endpoint(value, ns: NodeSet) -> None:
+    if value is None:
         raise ValueError("an edge has a missing (null) endpoint; every edge needs two node ids")
     raise ValueError(OUTSIDE.format(size=f" of {ns.n} nodes"))
 
 
-def oriented_edges(edges: DataFrame, deg: DataFrame) -> DataFrame:
-    """The simple graph ``edges`` (columns ``a < b``) oriented from the lower to the higher ``(degree, id)``:
-    columns ``src``, ``dst`` and ``ddst`` (the degree of ``dst``). ``deg``: columns ``node``, ``degree``.
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> from dpmo.graphs.spark.statistics import oriented_edges
-    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
-    >>> edges = session.createDataFrame([(0, 1), (0, 2), (1, 2), (2, 3)], "a long, b long")
-    >>> deg = session.createDataFrame([(0, 2), (1, 2), (2, 3), (3, 1)], "node long, degree long")
-    >>> sorted((r.src, r.dst) for r in oriented_edges(edges, deg).collect())  # 3 (degree 1) -> 2
-    [(0, 1), (0, 2), (1, 2), (3, 2)]
-    """
-    da = deg.select(F.col("node").alias("a"), F.col("degree").alias("da"))
-    db = deg.select(F.col("node").alias("b"), F.col("degree").alias("db"))
-    ranked = edges.join(da, "a").join(db, "b")
-    # a < b, so (da, a) < (db, b) exactly when da <= db: orient a -> b then, else b -> a
-    fwd = F.col("da") <= F.col("db")
-    return ranked.select(
-        F.when(fwd, F.col("a")).otherwise(F.col("b")).alias("src"),
-        F.when(fwd, F.col("b")).otherwise(F.col("a")).alias("dst"),
-        F.when(fwd, F.col("db")).otherwise(F.col("da")).alias("ddst"),
-    )
-
-
-def wedges(oriented: DataFrame) -> DataFrame:
-    """The wedges ``x -> y, x -> z`` of the oriented edges with ``(degree, id)`` of ``y`` below ``z``'s:
-    columns ``x, y, z``, at most ``sum_x d+(x) (d+(x) - 1) / 2`` rows (a self-join on ``x``).
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> from dpmo.graphs.spark.statistics import wedges
-    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
-    >>> oriented = session.createDataFrame(
-    ...     [(0, 1, 2), (0, 2, 3), (1, 2, 3), (3, 2, 3)], "src long, dst long, ddst long"
-    ... )
-    >>> [tuple(r) for r in wedges(oriented).collect()]  # node 0 is the only one with two out-neighbours
-    [(0, 1, 2)]
-    """
-    # one side, joined with itself: both sides are the same plan, so Spark shuffles it once (reused exchange)
-    side = oriented.select(F.col("src").alias("x"), F.col("dst").alias("y"), F.col("ddst").alias("d"))
-    p, q = side.alias("p"), side.alias("q")
-    below = (F.col("p.d") < F.col("q.d")) | ((F.col("p.d") == F.col("q.d")) & (F.col("p.y") < F.col("q.y")))
-    return (
-        p.join(q, F.col("p.x") == F.col("q.x"))
-        .where(below)
-        .select(F.col("p.x").alias("x"), F.col("p.y").alias("y"), F.col("q.y").alias("z"))
-    )
-
-
-def triangle_counts(oriented: DataFrame) -> DataFrame:
-    """Columns ``node``, ``triangles`` (nodes in no triangle are absent): every wedge closed by the oriented
-    edge ``y -> z`` is a triangle, found once from its lowest corner ``x`` and counted for its three nodes.
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> from dpmo.graphs.spark.statistics import triangle_counts
-    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
-    >>> oriented = session.createDataFrame(
-    ...     [(0, 1, 2), (0, 2, 3), (1, 2, 3), (3, 2, 3)], "src long, dst long, ddst long"
-    ... )
-    >>> sorted(tuple(r) for r in triangle_counts(oriented).collect())  # the triangle 0-1-2
-    [(0, 1), (1, 1), (2, 1)]
-    """
-    closing = oriented.select(F.col("src").alias("y"), F.col("dst").alias("z"))
-    found = wedges(oriented).join(closing, ["y", "z"])
-    return (
-        found.select(F.explode(F.array("x", "y", "z")).alias("node"))
-        .groupBy("node")
-        .agg(F.count(F.lit(1)).alias("triangles"))
-    )
-
-
-def _with_ego_density(batches):
-    """mapInPandas: the ego density of every row from its degree and triangle count (the shared formula)."""
-    for batch in batches:
-        ego = ego_density_from_counts(batch["degree"].to_numpy(), batch["triangles"].to_numpy(), 0.0, "paper")
-        yield batch.assign(ego_density=ego)
+_FINISHED = T.StructType(
+    [
+        T.StructField("node", T.LongType(), True),
+        T.StructField("degree", T.LongType(), False),
+        T.StructField("triangles", T.LongType(), False),
+        T.StructField("ego_density", T.DoubleType(), False),
+        T.StructField("member", T.LongType(), False),
+    ]
+)

@@ -6,7 +6,8 @@ neighbours: graphs on the same public node set that differ in one edge), with th
 * the node statistics on the executors (:func:`dpmo.graphs.spark.node_statistics`);
 * ``approach="agg"`` and ``"chebyshev"``: the scores, their sensitivities and local dampening on the
   executors (:mod:`dpmo.graphs.spark.scores`), the noise on the executors and the ``k`` picks by
-  report-noisy-max whose few best candidates reach the driver (:mod:`dpmo.graphs.spark.sampling`);
+  report-noisy-max whose few best candidates reach the driver (:mod:`dpmo.spark.sampling`, shared with
+  :func:`dpmo.spark.select`);
 * ``approach="pareto"`` (the Pareto score of a node depends on all the others) and ``exact=True``: the
   statistics are collected to the driver (``n <= DRIVER_MAX_NODES``) and the in-memory pipeline
   (:func:`dpmo.select_multiobjective`) runs there, exactly as in :func:`dpmo.graphs.top_k`.
@@ -17,8 +18,6 @@ drawn; the budget never leaves the driver.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 
 from ... import _defaults
@@ -26,17 +25,18 @@ from ..._validation import check_choice, check_epsilon, check_exact, check_k, ch
 from ...accounting import check_delta
 from ...budget import resolve_budget
 from ...calls import resolve_call
-from ...epsilons import float_at_most
-from ...mechanisms import MECHANISMS, needs_rounds
+from ...mechanisms import MECHANISMS
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
+from ...spark.sampling import driver_entropy, executor_rounds, private_picks, round_recorder
+from ...spark.session import library_call
 from ..chebyshev import graph_chebyshev_approach
 from ..exact import check_weights
 from ..objectives import statistics_objectives
-from .sampling import Plan, SparkSelection, run_plan
-from .scores import SPARK_APPROACHES, ScoreSpec, round_sensitivity
+from .inputs import session_of
+from .scores import SPARK_APPROACHES, ScoreSpec, round_sensitivity, score_frame
 from .statistics import prepare, statistics
 
-__all__ = ["DRIVER_MAX_NODES", "ROUNDS_MAX_K", "top_k", "plan_rounds"]
+__all__ = ["DRIVER_MAX_NODES", "top_k"]
 
 #: Largest public node count for which the driver path (``approach="pareto"``, ``exact=True``) collects
 #: the statistics (about 24 bytes per node through Arrow, plus the in-memory pipeline's own arrays; the
@@ -44,46 +44,7 @@ __all__ = ["DRIVER_MAX_NODES", "ROUNDS_MAX_K", "top_k", "plan_rounds"]
 #: it, from ``n`` alone (public), before any data is read.
 DRIVER_MAX_NODES = 10**8
 
-#: Largest ``k`` of the one-pass per-round plan, whose partitions send ``k (k + 1) / 2`` candidates each; a
-#: larger (public) ``k`` takes the sequential plan (one pass per round, one candidate per partition).
-ROUNDS_MAX_K = 100
-
 _LABEL = "graphs.spark.top_k"
-
-
-def plan_rounds(static: bool, mechanism: str, rounds, k: int, tops) -> Plan:
-    """The plan of the ``k`` picks (module :mod:`dpmo.graphs.spark`): ``rounds`` are the public
-    ``(column, epsilon, sensitivity)`` of every round, ``tops`` the ``k`` best scores of every column.
-
-    One pass is used when :func:`dpmo.select` would sample at once (no round's candidates have log-weights
-    below ``-2^32`` relative to the column's best, :func:`dpmo.mechanisms.needs_rounds`); a static
-    approach with the exponential mechanism then takes the Gumbel top-k (one noise per node), the others
-    one noise per node and round (for ``k <= ROUNDS_MAX_K``). Otherwise one pass per round, relative to the
-    best remaining score. ``tops`` holds at least ``j + 1`` values of round ``j``'s column.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpmo.graphs.spark.topk import plan_rounds
-    >>> tops = [(np.array([9.0, 8.0]), np.array([4, 2]))]  # the best scores of the one column
-    >>> plan_rounds(True, "exponential", [(0, 0.5, 1.0)] * 2, 2, tops).mode
-    'one_shot'
-    >>> plan_rounds(True, "permute_and_flip", [(0, 0.5, 1.0)] * 2, 2, tops).mode
-    'rounds'
-    >>> plan_rounds(True, "exponential", [(0, 1e300, 1.0)] * 2, 2, tops).mode  # log-weight gap 5e299
-    'sequential'
-    >>> many = [(np.arange(200.0)[::-1], np.arange(200))]  # k = 101 > ROUNDS_MAX_K picks
-    >>> plan_rounds(True, "laplace", [(0, 0.01, 1.0)] * 101, 101, many).mode
-    'sequential'
-    """
-    safe = all(
-        not needs_rounds(np.asarray(tops[c][0][: j + 1]), e, s, j + 1) for j, (c, e, s) in enumerate(rounds)
-    )
-    if not safe:
-        return Plan("sequential", list(rounds), mechanism)
-    if static and mechanism in ("exponential", "gumbel"):
-        return Plan("one_shot", list(rounds), mechanism)
-    return Plan("rounds" if k <= ROUNDS_MAX_K else "sequential", list(rounds), mechanism)
 
 
 def top_k(
@@ -186,30 +147,37 @@ def top_k(
     w = check_weights(weights)
     exact = check_exact(exact, mechanism)
     gen = None if rng is None else check_random_state(rng)  # None: OS entropy (the secure source if exact)
-    e, ns = prepare(edges, nodes, "top_k")  # reads the schema and counts the public node set
-    n = ns.n
-    k = check_k(k, n)
-    appr = graph_chebyshev_approach(n, k) if approach == "chebyshev" else get_approach(approach)
-    on_driver = exact or appr.name not in SPARK_APPROACHES
-    if on_driver and n > DRIVER_MAX_NODES:
-        raise ValueError(
-            f"approach={approach!r}{' with exact=True' if exact else ''} runs on the driver, which takes at "
-            f"most DRIVER_MAX_NODES = {DRIVER_MAX_NODES} nodes; this node set has {n} (public). Use "
-            "approach='agg' or 'chebyshev' with exact=False (they run on the executors), or raise "
-            "dpmo.graphs.spark.topk.DRIVER_MAX_NODES with the driver's memory"
-        )
-    shares = appr.round_shares(k, 2)  # public; checks the Chebyshev settings
-    # up front: raises before anything is computed (delta > 0: the accountant's epsilons of the rounds,
-    # planned here for the executors, in the pipeline on the driver)
-    parts = None
-    if on_driver or not check_delta(delta):
-        budget, total = resolve_budget(epsilon, budget, delta=delta)
-    else:
-        relative = k if shares is None else [float(x) for x in shares]
-        budget, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, _LABEL)
-    stats = statistics(e, ns)
-    if on_driver:
-        return _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact, delta)
+    with library_call(session_of(edges)):  # the workers' Python checked before any Spark job
+        e, ns = prepare(edges, nodes, "top_k")  # reads the schema and counts the public node set
+        n = ns.n
+        k = check_k(k, n)
+        appr = graph_chebyshev_approach(n, k) if approach == "chebyshev" else get_approach(approach)
+        on_driver = exact or appr.name not in SPARK_APPROACHES
+        if on_driver and n > DRIVER_MAX_NODES:
+            raise ValueError(
+                f"approach={approach!r}{' with exact=True' if exact else ''} runs on the driver, which takes "
+                f"at most DRIVER_MAX_NODES = {DRIVER_MAX_NODES} nodes; this node set has {n} (public). Use "
+                "approach='agg' or 'chebyshev' with exact=False (they run on the executors), or raise "
+                "dpmo.graphs.spark.topk.DRIVER_MAX_NODES with the driver's memory"
+            )
+        shares = appr.round_shares(k, 2)  # public; checks the Chebyshev settings
+        # up front: raises before anything is computed (delta > 0: the accountant's epsilons of the rounds,
+        # planned here for the executors, in the pipeline on the driver)
+        parts = None
+        if on_driver or not check_delta(delta):
+            budget, total = resolve_budget(epsilon, budget, delta=delta)
+        else:
+            relative = k if shares is None else [float(x) for x in shares]
+            budget, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, _LABEL)
+        stats = statistics(e, ns)
+        if on_driver:
+            return _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact, delta)
+        return _on_executors(stats, n, k, total, shares, parts, appr, sensitivity, w, mechanism, gen, budget)
+
+
+def _on_executors(stats, n, k, total, shares, parts, appr, sensitivity, w, mechanism, gen, budget) -> list:
+    """PrivAgg and PrivChebyshev: scores and noise on the executors, the budget records on the driver
+    (``parts``: the rounds' epsilons when the accountant planned them, else None)."""
     static = appr.name == "agg"
     if static:
         spec = ScoreSpec("agg", sensitivity, w)
@@ -227,41 +195,28 @@ def top_k(
         else:
             budget.spend(parts[0], f"{_LABEL}: round 1 of 1 (one candidate left, no data used)")
         return [only]
-    # each round's float: the largest not above its exact share, as the budget returns it (and select uses)
-    if static:
-        rounds = [(0, float_at_most(total / k), sens[0])] * k
-    else:
-        rounds = [(j, float_at_most(parts[j]), sens[j]) for j in range(k)]
-    entropy = None if gen is None else gen.integers(0, 2**32, size=4).tolist()
-    sel = SparkSelection(stats, spec, entropy)
-    try:
-        tops = sel.top_values(k if static else [j + 1 for j in range(k)])
-        plan = plan_rounds(static, mechanism, rounds, k, tops)
-        before = _recorder(budget, total, parts, k, n, static, mechanism, sens, spec)
-        picks = run_plan(sel, plan, k, tops, before=before)[0]
-    finally:
-        sel.close()
-    return picks
+    label, score = _LABEL, "dampened aggregate" if spec.sensitivity == "local" else "aggregate"
 
+    def score_name(j: int) -> str:
+        return score if static else f"Chebyshev scalarisation along {spec.directions[j].tolist()}"
 
-def _recorder(budget, total: Fraction, parts, k: int, n: int, static: bool, mechanism, sens, spec):
-    """``before(j)``: the budget record(s) of round ``j``, as :func:`dpmo.select_multiobjective` makes
-    them."""
-    score = "dampened aggregate" if spec.sensitivity == "local" else "aggregate"
-
-    def before(j: int) -> None:
-        if static:
-            if j == 0:  # the k rounds are sampled together: k records of epsilon / k, all before
-                what = f"{_LABEL} ({score})"
-                budget.spend_rounds(total, k, what, mechanism=mechanism, sensitivity=sens[0], candidates=n)
-            return
-        if n - j == 1:
-            budget.spend(parts[j], f"{_LABEL}: round {j + 1} of {k} (one candidate left, no data used)")
-            return
-        what = f"{_LABEL}: round {j + 1} of {k} (Chebyshev scalarisation along {spec.directions[j].tolist()})"
-        budget.spend(parts[j], what, mechanism=mechanism, sensitivity=sens[j], candidates=n - j)
-
-    return before
+    before = round_recorder(
+        budget,
+        total=total,
+        parts=parts,
+        k=k,
+        n=n,
+        static=static,
+        mechanism=mechanism,
+        sensitivities=sens,
+        label=label,
+        score_name=score_name,
+    )
+    rounds = executor_rounds(static, total, parts, k, sens)
+    scores = score_frame(stats, spec)
+    return private_picks(
+        scores, k, rounds, static=static, mechanism=mechanism, entropy=driver_entropy(gen), before=before
+    )[0]
 
 
 def _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact, delta=0.0) -> list:

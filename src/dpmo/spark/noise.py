@@ -7,11 +7,11 @@ the log-weights (:func:`dpmo.mechanisms.scaled_scores`, as dpmo's float samplers
 permute-and-flip, Ding, Kifer et al. 2021; Laplace: report-noisy-max). ``top`` is any constant at least
 every score in play (a shift changes no argmax); see :mod:`dpmo.mechanisms.noisy_max`.
 
-Each partition draws the noise of its own nodes and sends only its ``keep`` best ``z`` per round to the
-driver, which merges them (:func:`picks_one_shot`, :func:`picks_by_round`): the global best ``keep`` of a
+Each partition draws the noise of its own candidates and sends only its ``keep`` best ``z`` per round to
+the driver, which merges them (:func:`picks_one_shot`, :func:`picks_by_round`): the global best ``keep`` of a
 round are among the partitions' best ``keep``. Why this equals the in-memory rounds in distribution is in
 ``docs/spark.md`` ("The k picks"). Pure numpy; the Spark passes that call it are in
-:mod:`dpmo.graphs.spark.sampling`.
+:mod:`dpmo.spark.sampling`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ...mechanisms import scaled_scores
+from ..mechanisms import scaled_scores
 
 __all__ = [
     "NOISE",
@@ -31,6 +31,7 @@ __all__ = [
     "batch_candidates",
     "picks_one_shot",
     "picks_by_round",
+    "frame_ids",
 ]
 
 #: The standard noise of each mechanism of :func:`dpmo.select` in its report-noisy-max form.
@@ -43,7 +44,7 @@ class Round(NamedTuple):
 
     Examples
     --------
-    >>> from dpmo.graphs.spark.noise import Round
+    >>> from dpmo.spark.noise import Round
     >>> Round(column=0, epsilon=0.5, sensitivity=1.0, top=9.0, keep=3).keep
     3
     """
@@ -55,6 +56,22 @@ class Round(NamedTuple):
     keep: int
 
 
+def frame_ids(ids: np.ndarray):
+    """``ids`` ready to be a column of a pandas DataFrame handed back to Spark: numbers as they are, text as
+    an object column (pandas 3 would infer its Arrow-backed ``str`` dtype, whose chunked arrays pyspark's
+    Arrow conversion refuses).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.spark.noise import frame_ids
+    >>> str(frame_ids(np.array(["a", "b"], dtype=object)).dtype), frame_ids(np.arange(2)).dtype.kind
+    ('object', 'i')
+    """
+    ids = np.asarray(ids)
+    return ids if ids.dtype.kind in "biuf" else pd.Series(ids, dtype=object)
+
+
 def log_weights(scores: np.ndarray, top: float, epsilon: float, sensitivity: float) -> np.ndarray:
     """``epsilon (u - top) / (2 sensitivity)`` formed as :func:`dpmo.select` forms them (``top`` >= every
     score: it plays the part of the maximum, so a batch gets the floats the whole vector would). O(n).
@@ -62,7 +79,7 @@ def log_weights(scores: np.ndarray, top: float, epsilon: float, sensitivity: flo
     Examples
     --------
     >>> import numpy as np
-    >>> from dpmo.graphs.spark.noise import log_weights
+    >>> from dpmo.spark.noise import log_weights
     >>> log_weights(np.array([3.0, 1.0]), 5.0, 2.0, 1.0).tolist()  # 2 (u - 5) / (2 * 1)
     [-2.0, -4.0]
     """
@@ -75,7 +92,7 @@ def draw_noise(rng: np.random.Generator, kind: str, size: int) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from dpmo.graphs.spark.noise import draw_noise
+    >>> from dpmo.spark.noise import draw_noise
     >>> bool((draw_noise(np.random.default_rng(0), "exponential", (2, 3)) >= 0).all())
     True
     """
@@ -97,12 +114,12 @@ def batch_candidates(
     trials: int = 1,
     exclude=None,
 ) -> pd.DataFrame:
-    """The ``keep`` best noisy log-weights of every round and trial among these nodes.
+    """The ``keep`` best noisy log-weights of every round and trial among these candidates.
 
     Parameters
     ----------
     ids : numpy.ndarray, shape (b,)
-        Node ids.
+        Candidate ids.
     scores : numpy.ndarray, shape (R, b)
         Score columns.
     rounds : sequence of Round
@@ -112,18 +129,18 @@ def batch_candidates(
     trials : int
         Independent repetitions (1 for a release; more for the distribution tests).
     exclude : sequence of collections, optional
-        Per trial, the nodes out of play (picked in earlier rounds).
+        Per trial, the ids out of play (picked in earlier rounds).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``trial``, ``round``, ``node``, ``z`` (nodes out of play never appear). O(trials * len(rounds)
-        * b) time.
+        Columns ``trial``, ``round``, ``id``, ``z`` (candidates out of play never appear).
+        O(trials * len(rounds) * b) time.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from dpmo.graphs.spark.noise import Round, batch_candidates
+    >>> from dpmo.spark.noise import Round, batch_candidates
     >>> ids, scores = np.array([10, 11, 12, 13]), np.array([[4.0, 3.0, 2.0, 1.0]])
     >>> rounds = [Round(0, 1.0, 1.0, 4.0, 1), Round(0, 1.0, 1.0, 4.0, 2)]
     >>> rows = batch_candidates(ids, scores, rounds, "gumbel", np.random.default_rng(0), trials=3)
@@ -159,7 +176,7 @@ def batch_candidates(
                 {
                     "trial": np.repeat(np.arange(trials), keep)[found],
                     "round": j,
-                    "node": ids[best.ravel()][found],
+                    "id": frame_ids(ids[best.ravel()][found]),
                     "z": zb[found],
                 }
             )
@@ -173,10 +190,10 @@ def best_rows(rows: pd.DataFrame, keep_of_round) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from dpmo.graphs.spark.noise import best_rows
+    >>> from dpmo.spark.noise import best_rows
     >>> z = [0.5, 0.7, 0.1, 0.2]
-    >>> rows = pd.DataFrame({"trial": 0, "round": [0, 0, 1, 1], "node": [1, 2, 1, 2], "z": z})
-    >>> best_rows(rows, [1, 2])["node"].tolist()  # round 0 keeps its best, round 1 both
+    >>> rows = pd.DataFrame({"trial": 0, "round": [0, 0, 1, 1], "id": [1, 2, 1, 2], "z": z})
+    >>> best_rows(rows, [1, 2])["id"].tolist()  # round 0 keeps its best, round 1 both
     [2, 2, 1]
     """
     if rows.empty:
@@ -188,13 +205,13 @@ def best_rows(rows: pd.DataFrame, keep_of_round) -> pd.DataFrame:
 
 
 def _by_trial(rows: pd.DataFrame, trials: int):
-    """``(round, node, z)`` arrays of every trial, rows sorted by decreasing ``z`` within a trial."""
+    """``(round, id, z)`` arrays of every trial, rows sorted by decreasing ``z`` within a trial."""
     rows = rows.sort_values(["trial", "z"], ascending=[True, False], kind="stable")
     t = rows["trial"].to_numpy()
     cuts = np.searchsorted(t, np.arange(1, trials))
     return zip(
         np.split(rows["round"].to_numpy(), cuts),
-        np.split(rows["node"].to_numpy(), cuts),
+        np.split(rows["id"].to_numpy(), cuts),
         np.split(rows["z"].to_numpy(), cuts),
         strict=True,
     )
@@ -205,21 +222,22 @@ def _plain(x):
 
 
 def picks_one_shot(rows: pd.DataFrame, k: int, trials: int = 1) -> list[list]:
-    """Gumbel top-k: per trial, the ``k`` nodes of largest ``z`` (one round of candidates), largest first.
+    """Gumbel top-k: per trial, the ``k`` candidates of largest ``z`` (one round of candidates), largest
+    first.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> from dpmo.graphs.spark.noise import picks_one_shot
-    >>> rows = pd.DataFrame({"trial": 0, "round": 0, "node": [5, 6, 7], "z": [0.1, 0.9, 0.4]})
+    >>> from dpmo.spark.noise import picks_one_shot
+    >>> rows = pd.DataFrame({"trial": 0, "round": 0, "id": [5, 6, 7], "z": [0.1, 0.9, 0.4]})
     >>> picks_one_shot(rows, 2)
     [[6, 7]]
     """
-    return [[_plain(x) for x in nodes[:k]] for _, nodes, _ in _by_trial(rows, trials)]
+    return [[_plain(x) for x in ids[:k]] for _, ids, _ in _by_trial(rows, trials)]
 
 
 def picks_by_round(rows: pd.DataFrame, k: int, trials: int = 1, chosen=None) -> list[list]:
-    """Rounds without replacement: per trial, round ``j`` picks the node of largest ``z`` among its
+    """Rounds without replacement: per trial, round ``j`` picks the candidate of largest ``z`` among its
     candidates not picked before (it has ``j + 1`` of them from every partition, so it always finds one).
 
     ``chosen`` (per trial, the picks of earlier passes) is extended in place and returned; ``rows`` may
@@ -228,17 +246,17 @@ def picks_by_round(rows: pd.DataFrame, k: int, trials: int = 1, chosen=None) -> 
     Examples
     --------
     >>> import pandas as pd
-    >>> from dpmo.graphs.spark.noise import picks_by_round
-    >>> rows = pd.DataFrame({"trial": 0, "round": [0, 1, 1], "node": [5, 5, 6], "z": [0.3, 0.9, 0.2]})
-    >>> picks_by_round(rows, 2)  # round 1's best, node 5, is taken: its next best
+    >>> from dpmo.spark.noise import picks_by_round
+    >>> rows = pd.DataFrame({"trial": 0, "round": [0, 1, 1], "id": [5, 5, 6], "z": [0.3, 0.9, 0.2]})
+    >>> picks_by_round(rows, 2)  # round 1's best, candidate 5, is taken: its next best
     [[5, 6]]
     """
     chosen = [[] for _ in range(trials)] if chosen is None else chosen
-    for t, (rnd, nodes, _) in enumerate(_by_trial(rows, trials)):
+    for t, (rnd, ids, _) in enumerate(_by_trial(rows, trials)):
         mine = chosen[t]
         for j in range(k):
             taken = set(mine)
-            for x in nodes[rnd == j]:  # decreasing z: the first one not taken
+            for x in ids[rnd == j]:  # decreasing z: the first one not taken
                 if _plain(x) not in taken:
                     mine.append(_plain(x))
                     break
