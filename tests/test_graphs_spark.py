@@ -423,6 +423,20 @@ def test_pareto_on_the_driver_gives_the_in_memory_answers(spark, small, sensitiv
         assert got == want.tolist()
 
 
+def test_staircase_on_the_driver_is_the_in_memory_staircase(spark, small):
+    # approach="staircase": the graph form of graphs.top_k (releases between rounds), on the driver; the
+    # same seed gives the same picks and the same ledger (a release before each round)
+    edges, g = small
+    b_spark, b_mem = dpmo.Budget(1.0), dpmo.Budget(1.0)
+    got = dpmo_spark.top_k(edges, 3, 1.0, nodes=SMALL_N, approach="staircase", rng=3, budget=b_spark)
+    want = graphs.top_k(g, 3, 1.0, approach="staircase", rng=3, exact=False, budget=b_mem)
+    assert got == want.tolist()
+    assert [(r.mechanism, r.epsilon) for r in b_spark.ledger] == [
+        (r.mechanism, r.epsilon) for r in b_mem.ledger
+    ]
+    assert [r.mechanism for r in b_spark.ledger] == ["laplace", "exponential"] * 3
+
+
 def test_exact_sampling_on_the_driver_gives_the_in_memory_answers(spark, small):
     edges, g = small
     got = dpmo_spark.top_k(edges, 3, 1.0, nodes=SMALL_N, approach="chebyshev", exact=True, rng=4)

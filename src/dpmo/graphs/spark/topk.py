@@ -29,7 +29,7 @@ from ...mechanisms import MECHANISMS
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
 from ...spark.sampling import driver_entropy, executor_rounds, private_picks, round_recorder
 from ...spark.session import library_call
-from ..chebyshev import graph_chebyshev_approach
+from ..chebyshev import graph_chebyshev_approach, graph_staircase_approach
 from ..exact import check_weights
 from ..objectives import statistics_objectives
 from .inputs import session_of
@@ -77,9 +77,14 @@ def top_k(
     nodes : int, array_like or pyspark.sql.DataFrame
         The **public** node set (ids ``0 .. n-1`` for an int ``n``, the ids, or a one-column DataFrame of
         ids). Required: refused without it (:data:`dpmo.graphs.nodes.NODES_REQUIRED`).
-    approach : {"agg", "chebyshev", "pareto"}, default "agg"
-        As in :func:`dpmo.graphs.top_k`. ``"agg"`` and ``"chebyshev"`` run in Spark; ``"pareto"`` (and any
-        other registered approach) collects the statistics and runs on the driver.
+    approach : {"agg", "chebyshev", "pareto", "staircase"}, default "agg"
+        As in :func:`dpmo.graphs.top_k`. ``"agg"`` and ``"chebyshev"`` run in Spark; ``"pareto"``,
+        ``"staircase"`` (and any other registered approach) collect the statistics and run on the driver.
+        ``"chebyshev"`` here is PrivChebyshev with the fixed public graph settings
+        (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`), which is what
+        ``graphs.top_k(..., approach="chebyshev", shares=graph_chebyshev_settings(n, k)[2])`` runs; the
+        in-memory default of ``"chebyshev"``, the private staircase (releases between rounds,
+        ``docs/pareto.md``), is ``approach="staircase"`` here (on the driver, ``n <= DRIVER_MAX_NODES``).
     sensitivity : {"local", "global"}
     weights : (float, float), default (1.0, 100.0)
         ``(w_degree, w_ego_density)`` of ``"agg"``.
@@ -115,7 +120,8 @@ def top_k(
     Notes
     -----
     Privacy: the output has exactly the distribution of :func:`dpmo.graphs.top_k` with the same arguments
-    (up to the last bits of rounding of the dampened scores), hence its guarantee: epsilon-edge-DP.
+    (``"chebyshev"``: with the fixed settings, see ``approach``; up to the last bits of rounding of the
+    dampened scores), hence its guarantee: epsilon-edge-DP.
     ``docs/spark.md`` gives the argument (Gumbel top-k, Durfee and Rogers 2019; independent noise per
     round for the other mechanisms and for PrivChebyshev).
 
@@ -151,7 +157,12 @@ def top_k(
         e, ns = prepare(edges, nodes, "top_k")  # reads the schema and counts the public node set
         n = ns.n
         k = check_k(k, n)
-        appr = graph_chebyshev_approach(n, k) if approach == "chebyshev" else get_approach(approach)
+        if approach == "chebyshev":  # the fixed public settings: the rounds run on the executors
+            appr = graph_chebyshev_approach(n, k)
+        elif approach == "staircase":  # the graph form, as graphs.top_k runs it, on the driver
+            appr = graph_staircase_approach(n, k)
+        else:
+            appr = get_approach(approach)
         on_driver = exact or appr.name not in SPARK_APPROACHES
         if on_driver and n > DRIVER_MAX_NODES:
             raise ValueError(
