@@ -89,20 +89,23 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         ``docs/defaults.md``): DP-MOET-Agg with the paper's aggregation settings. The Pareto table's
         settings are ``approach="pareto", population_size=30, selection_size=3, n_iterations=3,
         initial_depth=4, max_depth=10, n_output=3`` (what ``dpmo reproduce tree-pareto`` uses).
+
+        **Caution on** ``"pareto"``: the Pareto score of a tree is very sensitive and its picks are close
+        to uniform among the population at the usual budgets, so the tree ``predict`` uses can be worse
+        than a constant. Measured on breast cancer at epsilon 1 (training accuracy over seeds 0-9,
+        ``benchmarks/bench_tree_approaches.py``): ``approach="pareto"`` 0.25-0.79, median 0.56, 7 of 10
+        fits below the constant classifier's 0.63 (global sensitivity: 0.13-0.74, median 0.37); the default
+        ``"agg"`` 0.59-0.91, median 0.83. Use ``"pareto"`` for a set of trade-off trees (``trees_``), not
+        for ``predict`` (``docs/trees.md``, "Which approach").
     sensitivity : {"local", "global"}, default "local"
         Local dampening with the admissible local functions, or the global sensitivity.
     mechanism : {"exponential", "permute_and_flip", "laplace", "gumbel"}, default "exponential"
         Base selection mechanism of :func:`dpmo.select`.
-    population_size : int, default 100
-        ``p``: initial trees, and trees created per generation (``p // 2`` crossovers of two).
-    selection_size : int, default 20
-        ``s``: trees kept by the private selection of each generation.
-    n_iterations : int, default 2
-        ``k``: generations.
-    initial_depth : int, default 3
-        ``d``: depth of the initial full random trees (root at depth 0).
-    max_depth : int, default 5
-        ``d_max``: trees are pruned to this depth.
+    population_size, selection_size, n_iterations : int, default 100, 20, 2
+        ``p``: initial trees, and trees created per generation (``p // 2`` crossovers of two); ``s``:
+        trees kept by the private selection of each generation; ``k``: generations.
+    initial_depth, max_depth : int, default 3, 5
+        ``d``: depth of the initial full random trees (root at depth 0); trees are pruned to ``d_max``.
     n_output : int, default 1
         ``o``: trees returned by the final private selection.
     weights : pair of float, default (3.0, 2.0)
@@ -128,19 +131,14 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         label set from ``y`` (its two distinct values, sorted; the fitted ``classes_`` then reveals it,
         and a ``y`` holding one label is refused). Declared, a table in which a class has no record fits.
     exact : bool, default True
-        Make every private selection exact (:func:`dpmo.select` with ``exact=True``): the default, at
-        about the float sampler's cost (``docs/core.md``); ``False`` opts in to floating point. With
-        ``random_state=None`` the selections then read the OS's secure source; with a seed they are
-        reproducible (tests only). The random trees and operators are public randomness and keep using
-        ``random_state``.
+        Exact private selections (:func:`dpmo.select` with ``exact=True``, ``docs/core.md``); ``False``
+        opts in to floating point. With ``random_state=None`` they read the OS's secure source; the
+        random trees and operators (public randomness) keep using ``random_state``.
     delta : float, default 0
-        ``0``: the fit is epsilon-DP (basic composition of its picks and count releases). ``> 0``: the fit
-        is ``(epsilon, delta)``-DP; all its mechanism calls (the ``g s`` generation picks, the ``o`` output
-        picks and, with ``leaf_count_share > 0``, the ``o`` Laplace count releases) are planned together by
-        the accountant before anything is computed (:func:`dpmo.accounting.scaled_epsilons`: each keeps its
-        relative share from ``leaf_count_share`` and ``final_share``, the picks of ``mechanism``'s kind and
-        the counts pure, scaled as far as the composition allows), and each runs at and records its own
-        epsilon (``docs/privacy-accounting.md``, "Approximate DP").
+        ``0``: epsilon-DP (basic composition). ``> 0``: ``(epsilon, delta)``-DP; every pick and count
+        release of the fit is planned together by the accountant before anything is computed (relative
+        shares kept, :func:`dpmo.accounting.scaled_epsilons`), each recording its own epsilon
+        (``docs/privacy-accounting.md``, "Approximate DP").
     leaf_count_share : float in [0, 1), default 0.05
         Share of ``epsilon`` spent on the noisy (negative, positive) counts of the leaves of each output
         tree (Laplace, ``docs/trees.md``): :meth:`predict_proba` ranks the rows within a predicted class
