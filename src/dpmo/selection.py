@@ -224,8 +224,9 @@ def select_multiobjective(
     delta : float, default 0
         ``0``: pure epsilon-DP (basic composition of the rounds). ``> 0``: the k rounds are together
         ``(epsilon, delta)``-DP; the accountant (:func:`dpmo.accounting.scaled_epsilons`) scales the
-        rounds' shares (equal, or the approach's :meth:`Approach.round_shares`) as far as the composition
-        allows, for ``mechanism``'s kind; each round records and runs at its scaled epsilon, and
+        rounds' shares (equal, or the approach's :meth:`Approach.round_shares`; with a plan,
+        :meth:`Approach.steps`, its releases too, as pure steps) as far as the composition allows, the
+        rounds of ``mechanism``'s kind; each step records and runs at its scaled epsilon, and
         ``budget`` is charged ``(epsilon, delta)`` before anything is computed.
 
     Returns
