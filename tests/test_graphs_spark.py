@@ -32,6 +32,7 @@ from scipy import stats as sps
 import dpmo
 from dpmo import graphs
 from dpmo.epsilons import exact_epsilon, float_at_most
+from law_tests import chi_square_p
 
 pyspark = pytest.importorskip("pyspark", reason='pyspark is not installed: pip install ".[spark]"')
 
@@ -300,26 +301,6 @@ def _exact_pair_probabilities(round_scores, round_eps, sens, mechanism):
     return out
 
 
-def _chi_square_p(counts: Counter, probs: dict, trials: int) -> float:
-    """Goodness of fit, cells with an expected count below 5 pooled into one."""
-    keys = sorted(probs, key=lambda c: -probs[c])
-    obs, exp, pool_o, pool_e = [], [], 0, 0.0
-    for c in keys:
-        e = probs[c] * trials
-        if e >= 5:
-            obs.append(counts.get(c, 0))
-            exp.append(e)
-        else:
-            pool_o += counts.get(c, 0)
-            pool_e += e
-    if pool_e > 0:
-        obs.append(pool_o)
-        exp.append(pool_e)
-    assert sum(obs) == trials, "a pick outside the candidates"
-    exp = np.array(exp) * trials / np.sum(exp)
-    return float(sps.chisquare(obs, exp).pvalue)
-
-
 def _round_settings(g, approach, sensitivity, k, epsilon):
     """The in-memory scores of each round, the per-round float epsilons and the sensitivities."""
     total = exact_epsilon(epsilon)
@@ -377,10 +358,10 @@ def test_output_distribution_equals_the_exact_in_memory_one(
     counts = Counter(tuple(p) for p in picks)
     scores, eps, sens = _round_settings(g, approach, sensitivity, k, epsilon)
     probs = _exact_pair_probabilities(scores, eps, sens, mechanism)
-    assert _chi_square_p(counts, probs, trials) > 1e-3
+    assert chi_square_p(counts, probs, trials) > 1e-3
     if mode == "one_shot" and sensitivity == "local":  # the test has power: a doubled epsilon is rejected
         wrong = _exact_pair_probabilities(scores, [2 * e for e in eps], sens, mechanism)
-        assert _chi_square_p(counts, wrong, trials) < 1e-6
+        assert chi_square_p(counts, wrong, trials) < 1e-6
 
 
 def test_laplace_distribution_equals_in_memory_samples(small, small_stats):

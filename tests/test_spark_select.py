@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats as sps
 
 import dpmo
 from dpmo.chebyshev import chebyshev_selection_scores, default_directions
@@ -33,6 +32,7 @@ from dpmo.cli import main
 from dpmo.cli.select_command import read_candidates
 from dpmo.epsilons import exact_epsilon, float_at_most
 from dpmo.selection import selection_scores
+from law_tests import chi_square_p
 
 pytest.importorskip("pyspark", reason='pyspark is not installed: pip install ".[spark]"')
 
@@ -96,24 +96,6 @@ def _exact_pair_law(objs, approach, sensitivity, weights, mechanism, epsilon, k=
     return law
 
 
-def _chi_square_p(counts: Counter, probs: dict, trials: int) -> float:
-    """Goodness of fit, cells with an expected count below 5 pooled into one."""
-    obs, exp, pool_o, pool_e = [], [], 0, 0.0
-    for c in sorted(probs, key=lambda c: -probs[c]):
-        e = probs[c] * trials
-        if e >= 5:
-            obs.append(counts.get(c, 0))
-            exp.append(e)
-        else:
-            pool_o += counts.get(c, 0)
-            pool_e += e
-    if pool_e > 0:
-        obs.append(pool_o)
-        exp.append(pool_e)
-    assert sum(obs) == trials, "a pick outside the candidates"
-    return float(sps.chisquare(obs, np.array(exp) * trials / np.sum(exp)).pvalue)
-
-
 # ------------------------------------------------------------------------------------------ the law
 # (approach, sensitivity, weights, mechanism, ids): the one-shot and per-round plans, ids and row numbers
 LAW_CASES = [
@@ -146,10 +128,10 @@ def test_the_law_is_that_of_dpmo_select_on_the_same_rows(
     index = {v: i for i, v in enumerate(ids)} if id_column else {i: i for i in range(len(ids))}
     counts = Counter(tuple(index[v] for v in d) for d in draws)
     law = _exact_pair_law(objs, approach, sensitivity, weights, mechanism, epsilon)
-    assert _chi_square_p(counts, law, trials) > 1e-3
+    assert chi_square_p(counts, law, trials) > 1e-3
     if mechanism == "exponential":  # the test has power: the law at twice the epsilon is rejected
         wrong = _exact_pair_law(objs, approach, sensitivity, weights, mechanism, 2 * epsilon)
-        assert _chi_square_p(counts, wrong, trials) < 1e-6
+        assert chi_square_p(counts, wrong, trials) < 1e-6
 
 
 def _cli(argv, capsys) -> list[str]:

@@ -93,9 +93,10 @@ def announce_degrees(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 @numba.njit(cache=True, nogil=True)
 def _sort_pairs(first, second, k):  # pragma: no cover - compiled
-    """Sort ``first[:k]`` ascending (distinct values), ``second`` along: insertion sort when short."""
+    """Sort ``first[:k]`` ascending, ``second`` along, stably (equal values keep their order): insertion
+    sort when short, merge sort otherwise."""
     if k > 24:
-        o = np.argsort(first[:k])
+        o = np.argsort(first[:k], kind="mergesort")
         f = first[:k][o]
         g = second[:k][o]
         first[:k] = f
@@ -156,16 +157,7 @@ def _orient(dst, src, dsrc, starts):  # pragma: no cover - compiled
         for j in range(k):
             by_id[lo + j] = ids[j]
         if k > 1:
-            # rank (degree, id): a stable insertion of the id-ordered list by degree
-            for i in range(1, k):
-                x, dx = ids[i], degs[i]
-                j = i - 1
-                while j >= 0 and degs[j] > dx:
-                    ids[j + 1] = ids[j]
-                    degs[j + 1] = degs[j]
-                    j -= 1
-                ids[j + 1] = x
-                degs[j + 1] = dx
+            _sort_pairs(degs, ids, k)  # rank (degree, id): the id-ordered list, stably by degree
             wedge_rows += k - 1
             wedge_ids += k * (k - 1) // 2
         for j in range(k):
