@@ -13,8 +13,10 @@ Each graph is loaded once (its utilities and dampened scores are cached on it). 
 ``--out`` (CSV) as soon as its cell is done, so a long run can be followed and resumed; cells already in
 the file are skipped.
 
-Methods: ``staircase`` (``top_k(approach="chebyshev")``'s data-adaptive default, the private staircase
-of :mod:`dpmo.staircase`), ``chebyshev-fixed`` (PrivChebyshev with the fixed graph settings
+Methods: ``staircase`` (``top_k(approach="chebyshev")``'s data-adaptive default: for k = 3 the top-first
+plan at epsilon 1-2, a public coin between it and the staircase on (2, 5), else the private staircase of
+:mod:`dpmo.staircase`), ``staircase-only`` (the staircase at every epsilon, the default before the
+top-first plan), ``chebyshev-fixed`` (PrivChebyshev with the fixed graph settings
 :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`, the default before it), ``pareto-local`` and
 ``pareto-global`` (PrivPareto), ``two-stage`` (:func:`dpmo.graphs.top_k_two_stage`, 30-node shortlist).
 The float samplers are used (``exact=False``: the same distributions, faster).
@@ -29,15 +31,16 @@ from pathlib import Path
 
 import numpy as np
 
+import dpmo
 from dpmo import graphs
-from dpmo.graphs.chebyshev import graph_chebyshev_settings
+from dpmo.graphs.chebyshev import GraphStaircaseApproach, graph_chebyshev_settings
 from dpmo.metrics import best_hypervolume, front_share, hypervolume
 
 GRAPHS = {"github": ("musae_git_edges.csv", 37_700), "enron": ("Email-Enron.txt", 36_692)}
 #: Held-out graphs (never used to choose the settings): seeded synthetic graphs of about the same size.
 SYNTHETIC = ("collaboration", "powerlaw-cluster")
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
-METHODS = ("staircase", "chebyshev-fixed", "pareto-local", "pareto-global", "two-stage")
+METHODS = ("staircase", "staircase-only", "chebyshev-fixed", "pareto-local", "pareto-global", "two-stage")
 
 
 def load(name: str, data_dir: str):
@@ -56,8 +59,14 @@ def load(name: str, data_dir: str):
 
 
 def pick(method: str, g, k: int, eps: float, seed: int) -> np.ndarray:
-    if method == "staircase":
+    if method == "staircase":  # the graph default: top-first at epsilon 1-2 (k = 3), else the staircase
         return graphs.top_k(g, k, eps, approach="staircase", rng=seed, exact=False)
+    if method == "staircase-only":  # the staircase at every epsilon (the default before the top-first plan)
+        objs = graphs.objectives(g)
+        idx = dpmo.select_multiobjective(
+            objs, eps, approach=GraphStaircaseApproach(k), k=k, rng=seed, exact=False
+        )
+        return g.ids[idx]
     if method == "chebyshev-fixed":
         W, A, S = graph_chebyshev_settings(g.n_nodes, k)
         return graphs.top_k(

@@ -14,7 +14,13 @@ from hypothesis import strategies as st
 
 import dpmo
 from dpmo import graphs
-from dpmo.graphs.chebyshev import GraphStaircaseApproach, degree_ranks, ego_from_dampened
+from dpmo.graphs.chebyshev import (
+    GraphStaircaseApproach,
+    degree_ranks,
+    ego_from_dampened,
+    graph_staircase_approach,
+    top_first_probability,
+)
 from dpmo.selection import SelectionCache, selection_plan
 from dpmo.staircase import StaircaseApproach, local_lower_bounds, staircase_scores
 
@@ -176,17 +182,17 @@ def test_plan_records_and_exact_parts():
 
     g = graphs.load_graph(nx.powerlaw_cluster_graph(300, 3, 0.3, seed=2), nodes=300)
     budget = dpmo.Budget(3.0)
-    ids = graphs.top_k(g, 3, 2.0, approach="staircase", rng=0, budget=budget)
+    ids = graphs.top_k(g, 3, 0.5, approach="staircase", rng=0, budget=budget)  # below the top-first plan
     assert len(set(ids.tolist())) == 3
     plan = GraphStaircaseApproach(3).steps(3, 2)
     assert [s.kind for s in plan] == ["release", "round", "release", "round", "release", "round"]
     assert sum(s.share for s in plan) == pytest.approx(1.0)
     ledger = budget.ledger
-    assert len(ledger) == 6 and budget.spent_exact == Fraction(2)
+    assert len(ledger) == 6 and budget.spent_exact == Fraction(1, 2)
     assert [r.mechanism for r in ledger] == ["laplace", "exponential"] * 3
     assert [r.sensitivity for r in ledger] == [2.0, 1.0] * 3
     for rec, step in zip(ledger[:-1], plan[:-1], strict=True):
-        assert rec.epsilon == Fraction(2) * Fraction(step.share)
+        assert rec.epsilon == Fraction(1, 2) * Fraction(step.share)
     assert selection_plan(StaircaseApproach(), 3, 2)[1].kind == "release"
 
 
@@ -230,17 +236,108 @@ def test_delta_scales_every_release_and_round_as_one_call():
     from dpmo.accounting import scaled_epsilons
 
     g = graphs.load_graph(nx.powerlaw_cluster_graph(300, 3, 0.3, seed=2), nodes=300)
-    budget = dpmo.Budget(1.0, delta=1e-6)
-    ids = graphs.top_k(g, 3, 1.0, approach="chebyshev", rng=0, budget=budget, delta=1e-6, exact=False)
+    budget = dpmo.Budget(0.5, delta=1e-6)
+    ids = graphs.top_k(g, 3, 0.5, approach="chebyshev", rng=0, budget=budget, delta=1e-6, exact=False)
     assert len(set(ids.tolist())) == 3
     plan = GraphStaircaseApproach(3).steps(3, 2)
     kinds = [s.mechanism or "exponential" for s in plan]
-    expected = scaled_epsilons(1.0, [s.share for s in plan], delta=1e-6, kinds=kinds)
+    expected = scaled_epsilons(0.5, [s.share for s in plan], delta=1e-6, kinds=kinds)
     ledger = budget.ledger
     assert [r.mechanism for r in ledger] == ["laplace", "exponential"] * 3
     assert [float(r.epsilon) for r in ledger] == pytest.approx(expected, rel=1e-12)
     # bounded-range composition buys the rounds more than their pure shares
-    pure = [s.share for s in plan]
+    pure = [0.5 * s.share for s in plan]
     assert all(float(r.epsilon) >= p for r, p in zip(ledger, pure, strict=True) if r.mechanism != "laplace")
     with pytest.raises(dpmo.BudgetExceededError):
         graphs.top_k(g, 1, 0.01, approach="agg", rng=0, budget=budget)
+
+
+# The top-first plan's rounds on 5 nodes (released degrees of the ranks 1, 2, 4, 5; the picks so far, none
+# released; the round's epsilon). Its last round's window is shrunk to degree ranks 2 .. 3 exp(2 epsilon)
+# so that both edges act on 5 nodes (closed at epsilon 0.2, the lower edge open at 4).
+TOP_FIRST = [
+    ((4, 3, 2, 1), [], 0.02),
+    ((3, 3, 1, 0), [0], 0.02),
+    ((4, 2, 2, 0), [1, 3], 0.2),
+    ((2, 2, 1, 1), [2, 0], 4.0),
+]
+
+
+def _top_first_scores(objs, sensitivity: str, history, cache=None):
+    appr = GraphStaircaseApproach(3, top_first=True, epsilon=1.0)
+    appr.ego_window = (2.0, 3.0)
+    rounds = appr.rounds(objs, None, sensitivity, cache)
+    q, picks, eps = history
+    rounds.receive(0, [], np.array(q), 1.0)
+    rounds.begin(len(picks), eps)
+    s, sens = rounds.scores(list(picks), np.setdiff1d(np.arange(5), picks))
+    assert sens == 1.0
+    return s
+
+
+@pytest.mark.parametrize("sensitivity", ["local", "global"])
+def test_exact_audit_of_the_top_first_rounds_on_all_graphs_with_five_nodes(sensitivity):
+    """The top-first plan's rounds (two ``min(degree - W, 0)`` rounds, then the floor round inside a window
+    with both edges): on every graph with 5 nodes and every one-edge neighbour, given the public history,
+    every score moves by at most 1 (and by more than 0.3 somewhere) and the exact log-probabilities of the
+    exponential mechanism and permute-and-flip differ by at most epsilon. Its only release is the ranks',
+    audited above."""
+    scores = [[] for _ in TOP_FIRST]
+    for c in CODES:
+        objs = graphs.objectives(_graph(c))
+        cache = SelectionCache(objs)
+        for h, history in enumerate(TOP_FIRST):
+            scores[h].append(_top_first_scores(objs, sensitivity, history, cache))
+    for S in map(np.array, scores):
+        change = max(np.abs(S - S[f]).max() for f in FLIPS)
+        assert 0.3 < change <= 1.0 + 1e-9
+        rows, inv = np.unique(S, axis=0, return_inverse=True)
+        for mechanism in ("exponential", "permute_and_flip"):
+            for eps in (0.5, 4.0):
+                lp = np.vstack([dpmo.probabilities(r, eps, 1.0, mechanism=mechanism, log=True) for r in rows])
+                lp = lp[inv.ravel()]
+                assert max(np.abs(lp - lp[f]).max() for f in FLIPS) <= eps + 1e-9
+
+
+def test_top_first_plan_records_and_refusals():
+    """At epsilon 1-2 (k = 3) the graph default runs the top-first plan: the ranks' release, two rounds at
+    TOP_PICK_EPSILON each, one round with the rest; recorded in that order at those exact parts."""
+    import networkx as nx
+
+    from dpmo.graphs import chebyshev as C
+
+    g = graphs.load_graph(nx.powerlaw_cluster_graph(300, 3, 0.3, seed=2), nodes=300)
+    budget = dpmo.Budget(1.5)
+    ids = graphs.top_k(g, 3, 1.5, approach="chebyshev", rng=0, budget=budget)
+    assert len(set(ids.tolist())) == 3
+    ledger = budget.ledger
+    assert [r.mechanism for r in ledger] == ["laplace", "exponential", "exponential", "exponential"]
+    assert [r.sensitivity for r in ledger] == [2.0, 1.0, 1.0, 1.0]
+    assert float(ledger[1].epsilon) == pytest.approx(C.TOP_PICK_EPSILON)
+    assert float(ledger[0].epsilon) == pytest.approx(1.5 * C.TOP_QUANTILE_SHARE)
+    assert budget.spent_exact == Fraction(3, 2)
+    # the two top rounds take the two highest degrees when they stand thousands of edges above the rest
+    star = graphs.load_graph(
+        np.array([(h, j) for h in (0, 1) for j in range(2, 3000)] + [(2, 3), (3, 4), (2, 4)]), nodes=3000
+    )
+    for seed in range(3):
+        assert sorted(graphs.top_k(star, 3, 1.0, rng=seed, approach="chebyshev")[:2].tolist()) == [0, 1]
+    for bad in ({"k": 4}, {"epsilon": None}):
+        with pytest.raises(ValueError, match="top_first"):
+            GraphStaircaseApproach(bad.get("k", 3), top_first=True, epsilon=bad.get("epsilon", 1.0))
+
+
+def test_top_first_probability_and_its_public_coin():
+    """1 on [1, 2], falling linearly to 0 at 5, 0 below 1 and for k != 3; the coin is drawn from the call's
+    rng only when 0 < p < 1, with frequency p (binomial bound, 2,000 draws)."""
+    assert [top_first_probability(e, 3) for e in (0.1, 0.99, 1.0, 2.0, 2.6, 5.0, 50.0)] == pytest.approx(
+        [0.0, 0.0, 1.0, 1.0, 0.8, 0.0, 0.0]
+    )
+    assert top_first_probability(1.5, 2) == top_first_probability(1.5, 4) == 0.0
+    freq = np.mean([graph_staircase_approach(100, 3, epsilon=2.6, rng=s).top_first for s in range(2000)])
+    assert abs(freq - 0.8) < 4 * (0.8 * 0.2 / 2000) ** 0.5
+    rng = np.random.default_rng(0)
+    state = rng.bit_generator.state
+    assert graph_staircase_approach(100, 3, epsilon=1.5, rng=rng).top_first
+    assert rng.bit_generator.state == state  # no coin drawn where p is 0 or 1
+    assert not graph_staircase_approach(100, 3, rng=rng).top_first  # no epsilon: the staircase

@@ -210,9 +210,15 @@ def explain_topk(args, n: int) -> int:
     """``dpmo topk --explain``: the figures for the public node set's size; the graph is not opened."""
     approach = args.approach
     if approach in ("chebyshev", "staircase"):  # the graph default: the private staircase's plan
-        from ..graphs.chebyshev import graph_staircase_approach
+        from ..graphs.chebyshev import GraphStaircaseApproach, top_first_probability
 
-        approach = graph_staircase_approach(n, args.k)
+        p = top_first_probability(args.epsilon, args.k)  # the plan's table: the likelier plan (public)
+        approach = GraphStaircaseApproach(args.k, top_first=p >= 0.5, epsilon=args.epsilon)
+        if 0.0 < p < 1.0:
+            print(
+                f"# at this epsilon a public coin runs the top-first plan with probability {p:.3g}, else the "
+                f"staircase; the table shows the {'top-first plan' if p >= 0.5 else 'staircase'}"
+            )
     weights = tuple(args.weights)
     global_sens = abs(weights[0]) * 1.0 + abs(weights[1]) * 1.0  # degree and ego density: sensitivity 1
     unit, scale = _approach_unit(

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, dampened_excess, priv_chebyshev
+from ..mechanisms.exact.bits import RandomBits
 from ..staircase import (
     StaircaseApproach,
     StaircaseRounds,
@@ -29,6 +30,7 @@ __all__ = [
     "graph_chebyshev_approach",
     "graph_staircase_approach",
     "GraphStaircaseApproach",
+    "top_first_probability",
     "degree_ranks",
     "ego_from_dampened",
     "top_k_chebyshev",
@@ -141,6 +143,20 @@ DEGREE_MARGIN = 1.5
 #: ``PICK_CONFIDENCE``, the degrees of the ranks raised by ``RANK_CONFIDENCE``.
 PICK_CONFIDENCE, RANK_CONFIDENCE = 1.0, 0.5
 
+# ------------------------------------------------------------- the top-first plan (k = 3, mid budgets)
+#: ``(a, b, c)``: the graph default runs the top-first plan for ``k = 3`` with probability 1 for epsilon in
+#: ``[a, b]``, ``(c - epsilon) / (c - b)`` on ``(b, c)`` (a public coin: the expected ratio rises with
+#: epsilon into the staircase's), and 0 outside (:func:`top_first_probability`).
+TOP_FIRST_EPSILONS = (1.0, 2.0, 5.0)
+#: Picks of the top-first plan taken among the highest degrees, each at this epsilon (absolute: it is what
+#: separates the top degrees, hundreds of edges apart, from tens of thousands of ordinary nodes).
+TOP_PICKS, TOP_PICK_EPSILON = 2, 0.03
+#: Share of epsilon of the top-first plan's release of the degrees at the ranks :func:`degree_ranks`.
+TOP_QUANTILE_SHARE = 0.02
+#: The top-first plan's last round sees the nodes of degree rank ``EGO_WINDOW[0]`` (upper edge) to
+#: ``EGO_WINDOW[1] exp(epsilon_j WINDOW_GAP / 2)`` (lower edge, opening with the round's epsilon).
+EGO_WINDOW = (20.0, 50.0)
+
 
 def degree_ranks(n: int) -> np.ndarray:
     """The public ranks ``1, 2, 4, ..., 2^floor(log2 n), n`` whose degrees the staircase default releases."""
@@ -193,7 +209,12 @@ class _GraphStaircaseRounds(StaircaseRounds):
 
     def scores(self, chosen, remaining):
         """``min(max_l min_i D_i(r, l_i), degree(r) - W)``: corners in the objectives' units (the dampened
-        excesses are recomputed for each released corner; those over 0 are kept across calls)."""
+        excesses are recomputed for each released corner; those over 0 are kept across calls). The
+        top-first plan's first :data:`TOP_PICKS` rounds score ``min(degree(r) - W, 0)`` instead, ``W`` the
+        released degree of rank ``TOP_PICKS``."""
+        if self.appr.top_first and self.round < self.appr.top_picks:
+            deg = self.objectives[0].values[remaining].astype(np.float64)
+            return np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0), 1.0
         s = staircase_scores(self.objectives, self.corners(), self.sensitivity, self._cache)
         for i in range(2):
             key = (i, 0.0, self.sensitivity)
@@ -203,7 +224,17 @@ class _GraphStaircaseRounds(StaircaseRounds):
 
     def margin(self, scores, remaining):
         W = self._window()
-        return scores if W is None else np.minimum(scores, self.objectives[0].values[remaining] - W)
+        deg = self.objectives[0].values[remaining]
+        out = scores if W is None else np.minimum(scores, deg - W)
+        if self.appr.top_first and self.degrees_at_ranks is not None:  # the upper edge of the last round
+            high = float(self.appr.ego_window[0])
+            if high < self.objectives[0].n:
+                out = np.minimum(out, self._degree_at(high) - deg)
+        return out
+
+    def _degree_at(self, rank: float) -> float:
+        """The released degree (upper confidence bound) at ``rank``, interpolated in log rank (public)."""
+        return float(np.interp(math.log(rank), np.log(self.ranks.astype(np.float64)), self.degrees_at_ranks))
 
     def _window(self) -> float | None:
         """Lower degree edge of this round's window (public: the released degrees and the round's
@@ -211,10 +242,11 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if self.degrees_at_ranks is None or self.epsilon is None:
             return None
         a, n = self.appr, self.objectives[0].n
-        log_size = math.log(a.window_starts()[self.round]) + self.epsilon * a.window_gap / 2.0
+        start = a.ego_window[1] if a.top_first else a.window_starts()[self.round]
+        log_size = math.log(start) + self.epsilon * a.window_gap / 2.0
         if log_size >= math.log(n):
             return None
-        return float(np.interp(log_size, np.log(self.ranks.astype(np.float64)), self.degrees_at_ranks))
+        return self._degree_at(math.exp(log_size))
 
 
 def ego_from_dampened(D: float, degree: float, formula: str = "paper") -> float:
@@ -247,12 +279,28 @@ class GraphStaircaseApproach(StaircaseApproach):
     ``start_j exp(epsilon_j WINDOW_GAP / 2)`` (:meth:`window_starts`; no bound once that rank reaches
     ``n``). Every setting is a public constant or a function of ``n``, ``k``, the epsilon of the step and
     released values.
+
+    ``top_first=True`` (``k = 3``; ``epsilon``, the call's, required): the *top-first plan* instead. A
+    release of the degrees at the ranks (:data:`TOP_QUANTILE_SHARE`); :data:`TOP_PICKS` rounds at
+    :data:`TOP_PICK_EPSILON` each, scoring ``min(degree - W, 0)`` (``W`` the released degree of rank
+    ``TOP_PICKS``): the highest degrees, nearly free; then one round with the rest of epsilon, the
+    staircase round at the floor ``(0, 0)``, ``min(degree, D_ego)``, in the window of degree ranks
+    :data:`EGO_WINDOW` (no release between rounds). At epsilon 1-2 one well-funded ego-density round
+    buys more hypervolume than two poorly funded ones (``docs/pareto.md``).
     """
 
     name = "staircase"
 
-    def __init__(self, k: int, formula: str = "paper"):
+    def __init__(self, k: int, formula: str = "paper", *, top_first: bool = False, epsilon=None):
         super().__init__(release_share=PICK_SHARE, confidence=PICK_CONFIDENCE)
+        if top_first and (int(k) != TOP_PICKS + 1 or epsilon is None or not float(epsilon) > 0.0):
+            raise ValueError(
+                f"top_first=True takes k = {TOP_PICKS + 1} and the call's epsilon > 0, got k={k!r}, "
+                f"epsilon={epsilon!r}"
+            )
+        self.top_first, self.epsilon = bool(top_first), None if epsilon is None else float(epsilon)
+        self.top_picks, self.top_pick_epsilon = TOP_PICKS, TOP_PICK_EPSILON
+        self.top_quantile_share, self.ego_window = TOP_QUANTILE_SHARE, EGO_WINDOW
         self.k, self.formula = int(k), formula
         self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
         self.window_first, self.window_last, self.window_gap = WINDOW_FIRST, WINDOW_LAST, WINDOW_GAP
@@ -276,6 +324,12 @@ class GraphStaircaseApproach(StaircaseApproach):
     def steps(self, k: int, m: int):
         if m != 2 or k != self.k:
             raise ValueError(f"this approach was made for k = {self.k} picks over the 2 graph objectives")
+        if self.top_first:  # the ranks' release, TOP_PICKS nearly free rounds, one round with the rest
+            top = min(self.top_pick_epsilon / self.epsilon, 0.25)
+            plan = [Step("release", 0, self.top_quantile_share, "laplace")]
+            plan += [Step("round", j, top, None) for j in range(self.top_picks)]
+            last = 1.0 - self.top_quantile_share - self.top_picks * top
+            return (*plan, Step("round", self.top_picks, last, None))
         left = 1.0 - self.quantile_share - (k - 1) * self.release_share
         w = self.round_weights()
         w = w / w.sum()
@@ -297,7 +351,31 @@ class GraphStaircaseApproach(StaircaseApproach):
         return _GraphStaircaseRounds(objectives, sensitivity, keep, self)
 
 
-def graph_staircase_approach(n: int, k: int, formula: str = "paper") -> GraphStaircaseApproach:
+def top_first_probability(epsilon: float, k: int) -> float:
+    """Probability that the graph default runs the top-first plan (:class:`GraphStaircaseApproach`) for
+    ``k`` picks at ``epsilon``: public, from ``k`` and epsilon only (:data:`TOP_FIRST_EPSILONS`).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.chebyshev import top_first_probability
+    >>> [top_first_probability(e, 3) for e in (0.5, 1.0, 2.0, 3.5, 5.0)], top_first_probability(1.0, 10)
+    ([0.0, 1.0, 1.0, 0.5, 0.0], 0.0)
+    """
+    lo, full, hi = TOP_FIRST_EPSILONS
+    e = float(epsilon)
+    if int(k) != TOP_PICKS + 1 or not lo <= e < hi:
+        return 0.0
+    return 1.0 if e <= full else (hi - e) / (hi - full)
+
+
+def graph_staircase_approach(
+    n: int, k: int, formula: str = "paper", *, epsilon=None, rng=None
+) -> GraphStaircaseApproach:
     """The data-adaptive default of ``graphs.top_k(approach="chebyshev")`` for ``k`` picks on ``n`` public
-    nodes (:class:`GraphStaircaseApproach`)."""
-    return GraphStaircaseApproach(k, formula)
+    nodes at the call's ``epsilon`` (:class:`GraphStaircaseApproach`): the top-first plan with
+    :func:`top_first_probability`, else the staircase (always the staircase when ``epsilon`` is None).
+    The coin, when one is needed (``0 < p < 1``), is drawn from ``rng`` (None: the operating system's
+    secure source): public randomness, independent of the data. O(1)."""
+    p = 0.0 if epsilon is None else top_first_probability(epsilon, k)
+    top_first = p >= 1.0 or (p > 0.0 and RandomBits(rng).getrandbits(53) < p * 2.0**53)
+    return GraphStaircaseApproach(k, formula, top_first=top_first, epsilon=epsilon)

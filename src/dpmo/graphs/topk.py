@@ -163,7 +163,10 @@ def top_k(
         (not in the paper): ``"chebyshev"`` without ``directions``, ``aspirations`` and ``shares`` (and
         ``"staircase"``) runs the private staircase, whose aspirations come from private releases of the
         degree sequence and of the earlier picks
-        (:class:`dpmo.graphs.chebyshev.GraphStaircaseApproach`; ``docs/pareto.md``); with any of them,
+        (:class:`dpmo.graphs.chebyshev.GraphStaircaseApproach`; ``docs/pareto.md``) -- for ``k = 3`` at
+        epsilon 1-2 its top-first plan (the two highest degrees nearly free, then one ego-density round with
+        the rest), between 2 and 5 one of the two by a public coin drawn from ``rng``
+        (:func:`dpmo.graphs.chebyshev.graph_staircase_approach`); with any of them,
         :func:`dpmo.priv_chebyshev` with those public settings (the fixed graph settings
         :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings` for the others).
     sensitivity : {"local", "global"}
@@ -243,9 +246,9 @@ def top_k(
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
     fixed = directions is not None or aspirations is not None or shares is not None
-    if approach == "staircase" or (approach == "chebyshev" and not fixed):
-        # PrivChebyshev with private, data-adaptive aspirations (the graph default, docs/pareto.md)
-        appr = graph_staircase_approach(n, k, check_convention(low_degree, formula)[1])
+    staircase = approach == "staircase" or (approach == "chebyshev" and not fixed)
+    if staircase:  # PrivChebyshev with private, data-adaptive aspirations (the graph default, docs/pareto.md)
+        appr = None  # its plan depends on the call's epsilon: made below, once the budget is resolved
     elif approach == "chebyshev":  # PrivChebyshev with public settings (graph defaults for the unset ones)
         appr = graph_chebyshev_approach(n, k, directions, aspirations, shares)
     else:
@@ -258,6 +261,8 @@ def top_k(
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     delta = check_delta(delta)
     budget, epsilon = resolve_budget(epsilon, budget, delta=delta)  # up front: raises before anything
+    if staircase:  # the top-first plan or the staircase (a public coin on some epsilons), before any spend
+        appr = graph_staircase_approach(n, k, formula, epsilon=float(epsilon), rng=rng)
     # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
     # approach keeps each round's scores keyed by the nodes already chosen (repeated calls skip the rounds
     # already seen, always the first one), the aggregate its dampened scores. Outputs are those of

@@ -177,6 +177,8 @@ def top_k(
         parts = None
         if on_driver or not check_delta(delta):
             budget, total = resolve_budget(epsilon, budget, delta=delta)
+            if approach == "staircase":  # its plan depends on the call's epsilon (as graphs.top_k's)
+                appr = graph_staircase_approach(n, k, epsilon=float(total), rng=gen)
         else:
             relative = k if shares is None else [float(x) for x in shares]
             budget, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, _LABEL)
