@@ -10,7 +10,11 @@ neighbours: graphs on the same public node set that differ in one edge), with th
   :func:`dpmo.spark.select`);
 * ``approach="pareto"`` (the Pareto score of a node depends on all the others) and ``exact=True``: the
   statistics are collected to the driver (``n <= DRIVER_MAX_NODES``) and the in-memory pipeline
-  (:func:`dpmo.select_multiobjective`) runs there, exactly as in :func:`dpmo.graphs.top_k`.
+  (:func:`dpmo.select_multiobjective`) runs there, exactly as in :func:`dpmo.graphs.top_k`;
+* a **small** graph (:func:`dpmo.graphs.spark.small.is_small`: at most 2^16 edges possible on the public
+  node set or estimated by Spark's plan statistics), whatever the approach: its distinct edges reach the
+  driver in one Spark job, and the statistics and the picks are computed there as above (Spark's cost per
+  job and stage, about 0.3 s each in local mode, would be all of the call's time).
 
 Every epsilon is recorded in the :class:`dpmo.Budget` on the driver, right before the noise it pays for is
 drawn; the budget never leaves the driver.
@@ -128,7 +132,10 @@ def top_k(
 
     Cost: :func:`node_statistics` (O(m sqrt(m)) work), the scores (O(n) plus the dampening, per
     partition), one pass for the ``k`` largest scores and one pass of noise (``k`` passes in the rare
-    sequential plan); the driver receives O(k) rows per partition (O(k^2) for the per-round plans).
+    sequential plan); the driver receives O(k) rows per partition (O(k^2) for the per-round plans). A small
+    graph (:mod:`dpmo.graphs.spark.small`): one pass over the edges, then the in-memory cost on the driver.
+    Which path runs is decided from ``n`` and Spark's plan estimate, never from the edges; both have the
+    same output distribution and make the same budget records.
 
     Examples
     --------
