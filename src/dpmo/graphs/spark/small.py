@@ -18,22 +18,21 @@ never from the edges: at most :data:`SMALL_NODES` nodes, and either the node set
 8 bytes a row; no job) is at most :data:`SMALL_EDGES` rows. The choice changes where the work runs, not the
 output's distribution.
 
-**The one job** (:func:`driver_statistics`): every partition of the edge table sends its distinct edges, as
-pairs of positions in the sorted public node set (one int64 code ``a n + b``, ``a < b``; self-loops dropped,
-duplicates and reverse edges merged), or one flag if an endpoint is null or outside the node set. So the
-driver receives at most ``n (n - 1) / 2`` codes per partition, whatever the table holds (the table's rows,
-when fewer), and nothing names the offending endpoint.
+**The one job** (:func:`edge_codes`, :func:`driver_statistics`): a Spark SQL query, without Python
+workers (a cold worker would cost seconds of imports), turns every edge into one int64 code ``a n + b`` of the
+positions ``a <= b`` of its endpoints in the sorted public node set, or a flag if an endpoint is null or
+outside the node set, and keeps the distinct codes: the driver receives at most ``n (n + 1) / 2 + 2`` codes,
+whatever the table holds, and nothing that names the offending endpoint. Self-loops are dropped and
+duplicate and reverse edges merged on the driver, as :mod:`dpmo.graphs.csr` does.
 """
 
 from __future__ import annotations
-
-from functools import partial
 
 import numpy as np
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from ...spark.session import estimated_rows, worker_udfs
+from ...spark.session import estimated_rows
 from ..centrality import csr_triangles, ego_density_from_counts
 from ..csr import csr_from_pairs
 from .inputs import NodeSet
@@ -56,8 +55,6 @@ SMALL_EDGES = 1 << 16
 SMALL_NODES = 1 << 20
 #: Flags of :func:`edge_codes`: an endpoint outside the node set, a null endpoint.
 OUTSIDE_CODE, NULL_CODE = -1, -2
-
-_CODES = T.StructType([T.StructField("code", T.LongType(), False)])
 
 
 def is_small(e: DataFrame, ns: NodeSet) -> bool:
@@ -87,53 +84,53 @@ def is_small(e: DataFrame, ns: NodeSet) -> bool:
     return rows is not None and rows <= SMALL_EDGES
 
 
-def edge_codes(batches, n: int, members):
-    """mapInArrow over the edge table (columns ``u``, ``v``): this partition's distinct edges as codes ``a n
-    + b`` of the positions ``a < b`` of their endpoints in the sorted node set (``members``, a pyarrow-able
-    array of the sorted ids; None for the ids ``0 .. n-1``), sorted; or the one code :data:`NULL_CODE` or
-    :data:`OUTSIDE_CODE` when an endpoint is null or outside the node set (the first found).
+def edge_codes(e: DataFrame, ns: NodeSet, ids=None) -> DataFrame:
+    """The distinct codes of the edges of ``e`` (columns ``u``, ``v``): ``a n + b`` for the positions ``a <=
+    b`` of the endpoints in the sorted node set (``ids``, its sorted ids; None for ``0 .. n-1``),
+    :data:`OUTSIDE_CODE` for an edge with an endpoint outside it, :data:`NULL_CODE` for a null endpoint.
+
+    One Spark SQL query, no Python worker: the edge table in one partition (``coalesce(1)``, no shuffle),
+    the ids numbered by a broadcast join with the node set when they are not ``0 .. n-1`` (the broadcast is
+    a second, small job), and a hash aggregate of the distinct codes: at most ``n (n + 1) / 2 + 2`` rows,
+    whatever the table holds.
 
     Examples
     --------
-    >>> import pyarrow as pa
+    >>> from pyspark.sql import SparkSession
     >>> from dpmo.graphs.spark.small import edge_codes
-    >>> batch = pa.record_batch({"u": [2, 0, 1, 1], "v": [0, 2, 1, 3]})
-    >>> [b.column(0).to_pylist() for b in edge_codes([batch], 4, None)]  # (0, 2) once, no self-loop
-    [[2, 7]]
-    >>> names = pa.record_batch({"u": ["b", "x"], "v": ["a", "a"]})
-    >>> [b.column(0).to_pylist() for b in edge_codes([names], 2, ["a", "b"])]  # "x" is not a node
-    [[-1]]
+    >>> from dpmo.graphs.spark.statistics import prepare
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> edges = session.createDataFrame([(2, 0), (0, 2), (1, 1), (1, 3)], "a long, b long")
+    >>> sorted(r.code for r in edge_codes(*prepare(edges, 4, "example")).collect())  # 2 = 0 * 4 + 2
+    [2, 5, 7]
+    >>> named = session.createDataFrame([("b", "a"), ("x", "a")], "a string, b string")
+    >>> sorted(r.code for r in edge_codes(*prepare(named, ["a", "b"], "example"), ["a", "b"]).collect())
+    [-1, 1]
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    from pyspark.sql import functions as F
 
-    value_set = None if members is None else pa.array(members)
-    found, flag = np.empty(0, np.int64), 0
-    for batch in batches:  # read to the end, whatever was found
-        if flag or batch.num_rows == 0:
-            continue
-        u, v = batch.column("u"), batch.column("v")
-        if u.null_count or v.null_count:
-            flag = NULL_CODE
-            continue
-        if value_set is None:
-            a = u.to_numpy().astype(np.int64, copy=False)
-            b = v.to_numpy().astype(np.int64, copy=False)
-            if min(a.min(), b.min()) < 0 or max(a.max(), b.max()) >= n:
-                flag = OUTSIDE_CODE
-                continue
-        else:
-            a, b = pc.index_in(u, value_set=value_set), pc.index_in(v, value_set=value_set)
-            if a.null_count or b.null_count:
-                flag = OUTSIDE_CODE
-                continue
-            a = a.to_numpy().astype(np.int64, copy=False)
-            b = b.to_numpy().astype(np.int64, copy=False)
-        low, high = np.minimum(a, b), np.maximum(a, b)
-        keep = low != high
-        found = np.union1d(found, low[keep] * n + high[keep])
-    out = np.array([flag], np.int64) if flag else found
-    yield pa.RecordBatch.from_arrays([pa.array(out, pa.int64())], names=["code"])
+    n = int(ns.n)
+    u, v = F.col("u"), F.col("v")
+    rows = e.coalesce(1)
+    if ids is None:
+        a, b = u, v
+        outside = (F.least(u, v) < 0) | (F.greatest(u, v) >= n)
+    else:
+        kind = e.schema["u"].dataType
+        index = T.StructType([T.StructField("id", kind, False), T.StructField("pos", T.LongType(), False)])
+        ids = ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
+        table = e.sparkSession.createDataFrame(list(zip(ids, range(n), strict=True)), index)
+        for end, pos in (("u", "a"), ("v", "b")):
+            side = F.broadcast(table.select(F.col("id").alias(end), F.col("pos").alias(pos)))
+            rows = rows.join(side, end, "left")
+        a, b = F.col("a"), F.col("b")
+        outside = a.isNull() | b.isNull()
+    code = (
+        F.when(u.isNull() | v.isNull(), F.lit(NULL_CODE))
+        .when(outside, F.lit(OUTSIDE_CODE))
+        .otherwise(F.least(a, b) * n + F.greatest(a, b))
+    )
+    return rows.select(code.cast("long").alias("code")).distinct()
 
 
 def driver_statistics(e: DataFrame, ns: NodeSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -142,9 +139,9 @@ def driver_statistics(e: DataFrame, ns: NodeSet) -> tuple[np.ndarray, np.ndarray
     outside the node set, naming neither.
 
     Equal to :func:`dpmo.graphs.spark.node_statistics` sorted by node (the same kernels as
-    :func:`dpmo.graphs.degree` and :func:`dpmo.graphs.ego_density`). Cost: one pass over the edges on the
-    executors; on the driver O(P n^2) codes at most for ``P`` partitions (the distinct edges of each), then
-    O(m sqrt(m)) for the ``m`` distinct edges.
+    :func:`dpmo.graphs.degree` and :func:`dpmo.graphs.ego_density`). Cost: one pass over the edges in one
+    Spark task; on the driver at most ``n (n + 1) / 2 + 2`` codes, then O(m sqrt(m)) for the ``m`` distinct
+    edges.
 
     Examples
     --------
@@ -162,14 +159,13 @@ def driver_statistics(e: DataFrame, ns: NodeSet) -> tuple[np.ndarray, np.ndarray
         ids, members = np.arange(n, dtype=np.int64), None
     else:
         ids = ns.ids if ns.ids is not None else _collected_ids(ns)
-        members = ids.tolist()
-    with worker_udfs(e.sparkSession):
-        frame = e.mapInArrow(partial(edge_codes, n=n, members=members), _CODES)
-    codes = frame.toArrow().column("code").to_numpy()
+        members = ids
+    codes = edge_codes(e, ns, members).toArrow().column("code").to_numpy()
     if codes.size and codes.min() < 0:
         refuse_endpoint(None if (codes == NULL_CODE).any() else OUTSIDE_CODE, ns)
-    codes = np.unique(codes)
-    indptr, indices = csr_from_pairs(codes // n, codes % n, n)
+    a, b = codes // n, codes % n
+    keep = a != b  # self-loops dropped, as in dpmo.graphs.csr
+    indptr, indices = csr_from_pairs(a[keep], b[keep], n)
     degree = np.diff(indptr)
     ego = ego_density_from_counts(degree, csr_triangles(indptr, indices), 0.0, "paper")
     return ids, degree, ego
