@@ -76,6 +76,12 @@ def small(spark):
     return edges, g
 
 
+@pytest.fixture
+def spark_path(monkeypatch):
+    """top_k on the executors even for small graphs (no graph is small: dpmo.graphs.spark.small)."""
+    monkeypatch.setattr(dpmo_spark.small, "SMALL_NODES", 0)
+
+
 @pytest.fixture(scope="module")
 def small_stats(spark, small):
     return dpmo_spark.node_statistics(small[0], SMALL_N)
@@ -263,28 +269,43 @@ def test_budget_is_checked_before_any_spark_job(spark, small, monkeypatch):
 # ------------------------------------------------------------------------------------------ budget records
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 @pytest.mark.parametrize("approach", ["agg", "chebyshev"])
-def test_budget_records_match_the_in_memory_ones(spark, small, approach, delta):
+def test_budget_records_match_the_in_memory_ones(spark, small, approach, delta, monkeypatch):
     edges, g = small
-    b_spark, b_mem = dpmo.Budget(2.0, delta=delta), dpmo.Budget(2.0, delta=delta)
-    picks = dpmo_spark.top_k(
-        edges, 3, 1.5, nodes=SMALL_N, approach=approach, budget=b_spark, rng=3, delta=delta
-    )
+    b_small, b_spark = dpmo.Budget(2.0, delta=delta), dpmo.Budget(2.0, delta=delta)
+    b_mem = dpmo.Budget(2.0, delta=delta)
+    settings = {"nodes": SMALL_N, "approach": approach, "rng": 3, "delta": delta}
+    small_picks = dpmo_spark.top_k(edges, 3, 1.5, budget=b_small, **settings)  # small: on the driver
+    monkeypatch.setattr(dpmo_spark.small, "SMALL_NODES", 0)  # the executors
+    picks = dpmo_spark.top_k(edges, 3, 1.5, budget=b_spark, **settings)
     # Spark runs PrivChebyshev with the fixed graph settings (the in-memory default is the staircase)
     fixed = {"directions": graph_chebyshev_settings(SMALL_N, 3)[0]} if approach == "chebyshev" else {}
     graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3, delta=delta, **fixed)
-    assert len(set(picks)) == 3 and set(picks) <= set(range(SMALL_N))
+    for p in (picks, small_picks):
+        assert len(set(p)) == 3 and set(p) <= set(range(SMALL_N))
     got = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_spark.ledger]
     want = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_mem.ledger]
     assert got == want
     assert b_spark.spent_exact == Fraction(1.5)
+    # the small graph's path records exactly what the executors' path records (labels included)
+    assert list(b_small.ledger) == list(b_spark.ledger) and b_small.spent_exact == b_spark.spent_exact
+    assert b_small.spent_delta == b_spark.spent_delta
 
 
-def test_a_single_node_is_returned_without_looking_at_the_data(spark):
+@pytest.mark.parametrize("on_executors", [False, True])
+def test_a_single_node_is_returned_without_looking_at_the_data(spark, on_executors, monkeypatch):
+    if on_executors:
+        monkeypatch.setattr(dpmo_spark.small, "SMALL_NODES", 0)
     empty = spark.createDataFrame([], "src long, dst long")
+    ledgers = []
     for approach in ("agg", "chebyshev"):
         budget = dpmo.Budget(1.0)
         assert dpmo_spark.top_k(empty, 1, 1.0, nodes=[42], approach=approach, budget=budget) == [42]
         assert budget.spent_exact == 1 and budget.ledger[0].mechanism is None
+        ledgers.append([r.what for r in budget.ledger])
+    assert ledgers == [
+        ["graphs.spark.top_k: the only candidate, no data used"],
+        ["graphs.spark.top_k: round 1 of 1 (one candidate left, no data used)"],
+    ]
 
 
 # ------------------------------------------------------------------------------------------ distributions
@@ -392,9 +413,9 @@ def test_executor_scores_equal_the_in_memory_scores(small, small_stats):
 
 
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
-def test_pareto_on_the_driver_gives_the_in_memory_answers(spark, small, sensitivity):
+def test_pareto_on_the_driver_gives_the_in_memory_answers(spark, small, sensitivity, spark_path):
     # the driver path is the in-memory pipeline on the collected statistics: the same seed, the same picks
-    # (the float sampler, the Spark default, on both sides)
+    # (the float sampler, the Spark default, on both sides); the statistics computed by Spark here
     edges, g = small
     for seed in (0, 1):
         got = dpmo_spark.top_k(
@@ -438,7 +459,7 @@ def test_the_spark_path_keeps_the_float_sampler_by_default():
         assert "EXACT_SPARK" in (DOCS / page).read_text()
 
 
-def test_a_seed_reproduces_the_picks(spark, small):
+def test_a_seed_reproduces_the_picks(spark, small, spark_path):
     edges, _ = small
     a = dpmo_spark.top_k(edges, 3, 2.0, nodes=SMALL_N, mechanism="permute_and_flip", rng=7)
     b = dpmo_spark.top_k(edges, 3, 2.0, nodes=SMALL_N, mechanism="permute_and_flip", rng=7)

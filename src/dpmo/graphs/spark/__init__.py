@@ -21,7 +21,10 @@ What runs where (``docs/spark.md``, "What runs where"):
   each partition (to place the log-weights) and each partition's ``k`` best noisy values per round;
 * driver: the :class:`dpmo.Budget` (every epsilon recorded there, right before its noise is drawn), the
   merge of the partitions' candidates into the picks, and the paths that need all statistics at once:
-  PrivPareto (``approach="pareto"``) and ``exact=True``, for at most :data:`DRIVER_MAX_NODES` nodes.
+  PrivPareto (``approach="pareto"``) and ``exact=True``, for at most :data:`DRIVER_MAX_NODES` nodes;
+* small graphs (:mod:`dpmo.graphs.spark.small`: at most 2^16 edges possible on the public node set, or
+  estimated by Spark's plan statistics): the distinct edges to the driver in one job, then all of
+  :func:`top_k` there, with the in-memory pipeline (the same law and budget records).
 
 The ``k`` picks (:mod:`dpmo.spark.sampling`, shared with :func:`dpmo.spark.select`) take one of three
 plans, chosen from public settings and, like :func:`dpmo.select`, from whether one pass is numerically

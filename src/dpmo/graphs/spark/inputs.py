@@ -216,20 +216,22 @@ def edge_frame(edges, spark=None) -> DataFrame:
 
 
 class NodeSet(NamedTuple):
-    """The public node set: a DataFrame with one column ``node``, its size, and whether it is ``0 .. n-1``.
+    """The public node set: a DataFrame with one column ``node``, its size, whether it is ``0 .. n-1``,
+    and, when the caller gave them as an array, its ids sorted (None for ``0 .. n-1`` and for a DataFrame).
 
     Examples
     --------
     >>> from pyspark.sql import SparkSession
     >>> from dpmo.graphs.spark.inputs import node_frame
     >>> session = SparkSession.builder.master("local[2]").getOrCreate()
-    >>> node_frame(5, session, "int", "example")[1:]  # NodeSet(frame, n, is_range)
+    >>> node_frame(5, session, "int", "example")[1:3]  # NodeSet(frame, n, is_range, ids)
     (5, True)
     """
 
     frame: DataFrame
     n: int
     is_range: bool
+    ids: np.ndarray | None = None
 
 
 def node_frame(nodes, spark: SparkSession, kind: str, what: str) -> NodeSet:
@@ -283,7 +285,7 @@ def node_frame(nodes, spark: SparkSession, kind: str, what: str) -> NodeSet:
         return NodeSet(spark.range(n).select(F.col("id").alias("node")), n, True)
     schema = T.StructType([T.StructField("node", T.LongType() if kind == "int" else T.StringType(), False)])
     values = ids.tolist() if kind == "str" else [int(x) for x in np.asarray(ids)]
-    return NodeSet(spark.createDataFrame([(x,) for x in values], schema), n, False)
+    return NodeSet(spark.createDataFrame([(x,) for x in values], schema), n, False, ids)
 
 
 def _kind_name(kind: str) -> str:

@@ -49,6 +49,7 @@ __all__ = [
     "edge_partitions",
     "node_statistics",
     "prepare",
+    "refuse_endpoint",
     "statistics",
     "triangle_steps",
 ]
@@ -240,7 +241,7 @@ def _text_statistics(e: DataFrame, ns: NodeSet, p: int) -> DataFrame:
     if bad:
         row = bad[0]
         value = row["u"] if row["iu"] is None else row["v"]
-        _refuse_endpoint(value, ns)
+        refuse_endpoint(value, ns)
     numbers = NodeSet(index.select(F.col("index").alias("node")), ns.n, False)
     stats = statistics(coded.select(iu.alias("u"), iv.alias("v")), numbers, p)
     named = stats.join(index.withColumnRenamed("index", "code"), stats["node"] == F.col("code"))
@@ -253,10 +254,12 @@ def _check_endpoints(done: DataFrame, ns: NodeSet) -> None:
     """Refuse an edge with a null endpoint or an endpoint outside the public node set (domain check)."""
     bad = done.where(F.col("member") == 0).select("node").limit(1).collect()
     if bad:
-        _refuse_endpoint(bad[0]["node"], ns)
+        refuse_endpoint(bad[0]["node"], ns)
 
 
-def _refuse_endpoint(value, ns: NodeSet) -> None:
+def refuse_endpoint(value, ns: NodeSet) -> None:
+    """Raise the refusal of an edge endpoint outside the node set ``ns`` (``value`` None: a null endpoint);
+    the endpoint is never named (an edge is a private record)."""
     if value is None:
         raise ValueError("an edge has a missing (null) endpoint; every edge needs two node ids")
     raise ValueError(OUTSIDE.format(size=f" of {ns.n} nodes"))

@@ -10,7 +10,11 @@ neighbours: graphs on the same public node set that differ in one edge), with th
   :func:`dpmo.spark.select`);
 * ``approach="pareto"`` (the Pareto score of a node depends on all the others) and ``exact=True``: the
   statistics are collected to the driver (``n <= DRIVER_MAX_NODES``) and the in-memory pipeline
-  (:func:`dpmo.select_multiobjective`) runs there, exactly as in :func:`dpmo.graphs.top_k`.
+  (:func:`dpmo.select_multiobjective`) runs there, exactly as in :func:`dpmo.graphs.top_k`;
+* a **small** graph (:func:`dpmo.graphs.spark.small.is_small`: at most 2^16 edges possible on the public
+  node set or estimated by Spark's plan statistics), whatever the approach: its distinct edges reach the
+  driver in one Spark job, and the statistics and the picks are computed there as above (Spark's cost per
+  job and stage, about 0.3 s each in local mode, would be all of the call's time).
 
 Every epsilon is recorded in the :class:`dpmo.Budget` on the driver, right before the noise it pays for is
 drawn; the budget never leaves the driver.
@@ -34,6 +38,7 @@ from ..exact import check_weights
 from ..objectives import statistics_objectives
 from .inputs import session_of
 from .scores import SPARK_APPROACHES, ScoreSpec, round_sensitivity, score_frame
+from .small import driver_statistics, is_small
 from .statistics import prepare, statistics
 
 __all__ = ["DRIVER_MAX_NODES", "top_k"]
@@ -127,7 +132,10 @@ def top_k(
 
     Cost: :func:`node_statistics` (O(m sqrt(m)) work), the scores (O(n) plus the dampening, per
     partition), one pass for the ``k`` largest scores and one pass of noise (``k`` passes in the rare
-    sequential plan); the driver receives O(k) rows per partition (O(k^2) for the per-round plans).
+    sequential plan); the driver receives O(k) rows per partition (O(k^2) for the per-round plans). A small
+    graph (:mod:`dpmo.graphs.spark.small`): one pass over the edges, then the in-memory cost on the driver.
+    Which path runs is decided from ``n`` and Spark's plan estimate, never from the edges; both have the
+    same output distribution and make the same budget records.
 
     Examples
     --------
@@ -172,20 +180,27 @@ def top_k(
                 "dpmo.graphs.spark.topk.DRIVER_MAX_NODES with the driver's memory"
             )
         shares = appr.round_shares(k, 2)  # public; checks the Chebyshev settings
+        small = is_small(e, ns)  # public: n and Spark's estimate of the plan, no job
         # up front: raises before anything is computed (delta > 0: the accountant's epsilons of the rounds,
         # planned here for the executors, in the pipeline on the driver)
         parts = None
-        if on_driver or not check_delta(delta):
+        if on_driver or small or not check_delta(delta):
             budget, total = resolve_budget(epsilon, budget, delta=delta)
             if approach == "staircase":  # its plan depends on the call's epsilon (as graphs.top_k's)
                 appr = graph_staircase_approach(n, k, epsilon=float(total), rng=gen)
         else:
             relative = k if shares is None else [float(x) for x in shares]
             budget, total, parts = resolve_call(epsilon, budget, delta, relative, mechanism, _LABEL)
-        stats = statistics(e, ns)
-        if on_driver:
-            return _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact, delta)
-        return _on_executors(stats, n, k, total, shares, parts, appr, sensitivity, w, mechanism, gen, budget)
+        if small:  # one Spark job: the edges to the driver, the statistics and the picks there
+            table = driver_statistics(e, ns)
+        else:
+            stats = statistics(e, ns)
+            if not on_driver:
+                return _on_executors(
+                    stats, n, k, total, shares, parts, appr, sensitivity, w, mechanism, gen, budget
+                )
+            table = _collect(stats)
+        return _on_driver(table, k, total, appr, sensitivity, w, mechanism, gen, budget, exact, delta)
 
 
 def _on_executors(stats, n, k, total, shares, parts, appr, sensitivity, w, mechanism, gen, budget) -> list:
@@ -209,9 +224,13 @@ def _on_executors(stats, n, k, total, shares, parts, appr, sensitivity, w, mecha
             budget.spend(parts[0], f"{_LABEL}: round 1 of 1 (one candidate left, no data used)")
         return [only]
     label, score = _LABEL, "dampened aggregate" if spec.sensitivity == "local" else "aggregate"
+    # the words of the in-memory pipeline's records (dpmo.chebyshev)
+    unit = "dampened objectives" if spec.sensitivity == "local" else "objectives / their global sensitivities"
 
     def score_name(j: int) -> str:
-        return score if static else f"Chebyshev scalarisation along {spec.directions[j].tolist()}"
+        if static:
+            return score
+        return f"Chebyshev scalarisation of the {unit} along {spec.directions[j].tolist()}"
 
     before = round_recorder(
         budget,
@@ -232,10 +251,16 @@ def _on_executors(stats, n, k, total, shares, parts, appr, sensitivity, w, mecha
     )[0]
 
 
-def _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, exact, delta=0.0) -> list:
-    """Collect the statistics (sorted by node) and run the in-memory pipeline on the driver."""
+def _collect(stats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The statistics on the driver, sorted by node: ids, degrees, ego densities."""
     table = stats.select("node", "degree", "ego_density").orderBy("node").toPandas()
-    objs = statistics_objectives(table["degree"].to_numpy(np.int64), table["ego_density"].to_numpy())
+    return table["node"].to_numpy(), table["degree"].to_numpy(np.int64), table["ego_density"].to_numpy()
+
+
+def _on_driver(table, k, total, appr, sensitivity, w, mechanism, gen, budget, exact, delta=0.0) -> list:
+    """The in-memory pipeline on the driver, on ``table``: the ids (sorted), degrees and ego densities."""
+    ids, degree, ego = table
+    objs = statistics_objectives(degree, ego)
     idx = select_multiobjective(
         objs,
         total,
@@ -250,4 +275,4 @@ def _on_driver(stats, k, total, appr, sensitivity, w, mechanism, gen, budget, ex
         exact=exact,
         delta=delta,
     )
-    return table["node"].to_numpy()[np.asarray(idx, dtype=np.intp)].tolist()
+    return ids[np.asarray(idx, dtype=np.intp)].tolist()
