@@ -429,14 +429,18 @@ def test_staircase_on_the_driver_is_the_in_memory_staircase(spark, small):
     # approach="staircase": the graph form of graphs.top_k (releases between rounds), on the driver; the
     # same seed gives the same picks and the same ledger (a release before each round)
     edges, g = small
-    b_spark, b_mem = dpmo.Budget(1.0), dpmo.Budget(1.0)
-    got = dpmo_spark.top_k(edges, 3, 1.0, nodes=SMALL_N, approach="staircase", rng=3, budget=b_spark)
-    want = graphs.top_k(g, 3, 1.0, approach="staircase", rng=3, exact=False, budget=b_mem)
-    assert got == want.tolist()
-    assert [(r.mechanism, r.epsilon) for r in b_spark.ledger] == [
-        (r.mechanism, r.epsilon) for r in b_mem.ledger
-    ]
-    assert [r.mechanism for r in b_spark.ledger] == ["laplace", "exponential"] * 3
+    # epsilon 0.5: the staircase; 1.5: the top-first plan; 3.5: a public coin between them, drawn from the
+    # same rng on both paths (docs/pareto.md)
+    for eps, n_records in ((0.5, 6), (1.5, 4), (3.5, None)):
+        b_spark, b_mem = dpmo.Budget(eps), dpmo.Budget(eps)
+        got = dpmo_spark.top_k(edges, 3, eps, nodes=SMALL_N, approach="staircase", rng=3, budget=b_spark)
+        want = graphs.top_k(g, 3, eps, approach="staircase", rng=3, exact=False, budget=b_mem)
+        assert got == want.tolist()
+        assert [(r.mechanism, r.epsilon) for r in b_spark.ledger] == [
+            (r.mechanism, r.epsilon) for r in b_mem.ledger
+        ]
+        if n_records is not None:
+            assert len(b_spark.ledger) == n_records and b_spark.ledger[0].mechanism == "laplace"
 
 
 def test_exact_sampling_on_the_driver_gives_the_in_memory_answers(spark, small):
