@@ -1,7 +1,7 @@
 """The ``mapInArrow`` functions of :func:`dpmo.graphs.spark.node_statistics`: blocks in, blocks out.
 
 Each function runs on one Spark partition: it decodes the blocks it received (:mod:`dpmo.spark.blocks`:
-int64 arrays, grouped by bucket), runs one kernel of :mod:`dpmo.graphs.spark.kernels` on all the rows of
+int32 or int64 arrays, grouped by bucket; widened to int64 for the kernels), runs one kernel of :mod:`dpmo.graphs.spark.kernels` on all the rows of
 a bucket at once, and sends its output rows to their buckets as blocks again (the node's bucket,
 :func:`dpmo.spark.blocks.buckets`). In order:
 
