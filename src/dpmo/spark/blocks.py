@@ -1,13 +1,13 @@
 """Shuffling numpy arrays between Spark partitions in blocks: Spark moves bytes, numpy does the work.
 
-A Spark shuffle of ``r`` rows costs the JVM work per row (a row object, hashing, serialisation, and the
-Arrow conversion on both sides of a Python step). dpmo's Spark algorithms shuffle *blocks* instead: a
-Python step (``mapInArrow``) groups its output rows by target bucket itself and sends each group as one
-row ``(bucket, key, blob)``, the blob holding int64 arrays, or int32 when every value fits (:func:`split`,
-:func:`encode`, :func:`decode`, zero-copy on the way in); Spark's hash partitioning of ``key`` then puts bucket ``b`` in partition ``b``
-(:func:`bucket_keys` picks, for every bucket, an int whose Spark hash lands there), so a step receives
-all the blocks of its bucket and runs on them at once. The JVM handles a few rows of bytes per pair of
-partitions instead of one row per item.
+A Spark shuffle of ``r`` rows costs the JVM work per row (a row object, hashing, serialisation, and the Arrow
+conversion on both sides of a Python step). dpmo's Spark algorithms shuffle *blocks* instead: a Python step
+(``mapInArrow``) groups its output rows by target bucket itself and sends each group as one row ``(bucket,
+key, blob)``, the blob holding int64 arrays, or int32 when every value fits (:func:`split`, :func:`encode`,
+:func:`decode`, zero-copy on the way in); Spark's hash partitioning of ``key`` then puts bucket ``b`` in
+partition ``b`` (:func:`bucket_keys` picks, for every bucket, an int whose Spark hash lands there), so a step
+receives all the blocks of its bucket and runs on them at once. The JVM handles a few rows of bytes per pair
+of partitions instead of one row per item.
 
 * :func:`buckets`: the bucket of every int64 id (a 64-bit mixing hash, so any ids spread evenly);
 * :func:`split`: the blocks of a step's output rows, one per target bucket;

@@ -1,9 +1,9 @@
 """The ``mapInArrow`` functions of :func:`dpmo.graphs.spark.node_statistics`: blocks in, blocks out.
 
-Each function runs on one Spark partition: it decodes the blocks it received (:mod:`dpmo.spark.blocks`:
-int32 or int64 arrays, grouped by bucket; widened to int64 for the kernels), runs one kernel of :mod:`dpmo.graphs.spark.kernels` on all the rows of
-a bucket at once, and sends its output rows to their buckets as blocks again (the node's bucket,
-:func:`dpmo.spark.blocks.buckets`). In order:
+Each function runs on one Spark partition: it decodes the blocks it received (:mod:`dpmo.spark.blocks`: int32
+or int64 arrays, grouped by bucket; widened to int64 for the kernels), runs one kernel of
+:mod:`dpmo.graphs.spark.kernels` on all the rows of a bucket at once, and sends its output rows to their
+buckets as blocks again (the node's bucket, :func:`dpmo.spark.blocks.buckets`). In order:
 
 * :func:`edge_blocks`: the edge table's rows (both directions of every edge) to the bucket of their first
   node; an edge with a null endpoint sends the tag :data:`NULL_TAG` instead, which every later step
