@@ -113,6 +113,7 @@ class MemoryPoller(threading.Thread):
         self.interval = interval
         self.peak = {"python_driver": 0.0, "jvm": 0.0, "python_workers": 0.0, "total": 0.0}
         self.cpu: dict[int, tuple[str, float]] = {}
+        self.own = 0.0  # CPU seconds of this polling thread (the instrument, not the work measured)
         self._stop_event = threading.Event()
 
     def run(self):
@@ -143,11 +144,13 @@ class MemoryPoller(threading.Thread):
                 ("total", own + jvm + workers),
             ):
                 self.peak[key] = max(self.peak[key], kib / 2**20)
+            self.own = time.thread_time()
             time.sleep(self.interval)
 
     def cpu_now(self) -> float:
-        """CPU seconds used so far by all the processes seen (this one, the JVM, the workers)."""
-        return sum(c for _, c in self.cpu.values())
+        """CPU seconds used so far by all the processes seen (this one, the JVM, the workers), without
+        this polling thread's own."""
+        return sum(c for _, c in self.cpu.values()) - self.own
 
     def stop(self) -> dict:
         self._stop_event.set()

@@ -133,6 +133,20 @@ def test_text_ids_and_a_node_set_given_as_a_dataframe(spark):
     assert got["ego_density"].tolist() == g.ego_density().tolist()
 
 
+def test_a_parquet_path_is_read_by_row_groups_with_the_same_statistics(spark, small, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (folder := tmp_path / "small.parquet").mkdir()
+    u, v = np.array(SMALL).T  # two files of int64 and int32 ids, row groups of 4 rows: 3 + 2 groups
+    for i, part in enumerate((slice(0, 9), slice(9, None))):
+        table = pa.table({"a": u[part].astype(np.int32 if i else np.int64), "b": v[part]})
+        pq.write_table(table, folder / f"part-{i}.parquet", row_group_size=4)
+    assert len(spark_statistics.parquet_pieces(str(folder))[1]) == 5  # read by pyarrow, not by Spark
+    got, g = _collect_stats(dpmo_spark.node_statistics(str(folder), SMALL_N)), small[1]
+    assert got["triangles"].tolist() == g.triangles.tolist() and got["degree"].tolist() == g.degree.tolist()
+
+
 @pytest.fixture(scope="module")
 def enron(spark, shared_data):
     # read by Spark from the text file (checked line by line), kept on the executors for the tests below

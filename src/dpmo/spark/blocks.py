@@ -1,17 +1,19 @@
 """Shuffling numpy arrays between Spark partitions in blocks: Spark moves bytes, numpy does the work.
 
-A Spark shuffle of ``r`` rows costs the JVM work per row (a row object, hashing, serialisation, and the
-Arrow conversion on both sides of a Python step). dpmo's Spark algorithms shuffle *blocks* instead: a
-Python step (``mapInArrow``) groups its output rows by target bucket itself and sends each group as one
-row ``(bucket, key, blob)``, the blob holding int64 arrays (:func:`encode`, :func:`decode`, zero-copy on
-the way in); Spark's hash partitioning of ``key`` then puts bucket ``b`` in partition ``b``
-(:func:`bucket_keys` picks, for every bucket, an int whose Spark hash lands there), so a step receives
-all the blocks of its bucket and runs on them at once. The JVM handles a few rows of bytes per pair of
-partitions instead of one row per item.
+A Spark shuffle of ``r`` rows costs the JVM work per row (a row object, hashing, serialisation, and the Arrow
+conversion on both sides of a Python step). dpmo's Spark algorithms shuffle *blocks* instead: a Python step
+(``mapInArrow``) groups its output rows by target bucket itself and sends each group as one row ``(bucket,
+key, blob)``, the blob holding int64 arrays, or int32 when every value fits (:func:`split`, :func:`encode`,
+:func:`decode`, zero-copy on the way in); Spark's hash partitioning of ``key`` then puts bucket ``b`` in
+partition ``b`` (:func:`bucket_keys` picks, for every bucket, an int whose Spark hash lands there), so a step
+receives all the blocks of its bucket and runs on them at once. The JVM handles a few rows of bytes per pair
+of partitions instead of one row per item.
 
 * :func:`buckets`: the bucket of every int64 id (a 64-bit mixing hash, so any ids spread evenly);
 * :func:`split`: the blocks of a step's output rows, one per target bucket;
-* :func:`blocks_by_bucket`: the blocks a step received, decoded and grouped by bucket.
+* :func:`blocks_by_bucket`: the blocks a step received, decoded and grouped by bucket;
+* :func:`settle_worker`: once per Python worker, the heap of its imports frozen out of the cyclic
+  garbage collector (pyspark collects after every task of a reused worker).
 
 Nothing here depends on the data's meaning: the algorithms (:mod:`dpmo.graphs.spark.statistics`) choose
 the buckets of their rows. Correctness never depends on where a bucket lands (a partition that receives
@@ -20,17 +22,28 @@ two buckets runs them one after the other); only the balance does.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 
 import numba
 import numpy as np
 
-__all__ = ["BLOCK_SCHEMA", "bucket_keys", "buckets", "encode", "decode", "split", "blocks_by_bucket"]
+__all__ = [
+    "BLOCK_SCHEMA",
+    "bucket_keys",
+    "buckets",
+    "encode",
+    "decode",
+    "split",
+    "blocks_by_bucket",
+    "settle_worker",
+]
 
 #: The Spark schema of a block shuffle (DDL).
 BLOCK_SCHEMA = "bucket int, key int, tag int, blob binary"
 
 _M32 = 0xFFFFFFFF
+_settled = False
 
 
 def _spark_hash_int(value: int, seed: int = 42) -> int:
@@ -118,11 +131,17 @@ def encode(arrays) -> bytes:
 
 
 def decode(blob) -> list[np.ndarray]:
-    """The arrays of one blob (read-only views of it, no copy). See :func:`encode`."""
-    data = np.frombuffer(blob, dtype=np.int64)
-    if data.size == 0:  # a block that only carries its tag
+    """The arrays of one blob (read-only views of it, no copy). See :func:`encode`.
+
+    A blob of :func:`split` whose values all fit in 32 bits holds them as int32 (its count is written
+    negated, as an int32): its arrays are int32 views, with the same values.
+    """
+    head = np.frombuffer(blob, dtype=np.int32, count=min(1, len(blob) // 4))
+    if head.size == 0:  # a block that only carries its tag
         return []
-    count = int(data[0])
+    narrow = int(head[0]) < 0
+    data = np.frombuffer(blob, dtype=np.int32 if narrow else np.int64)
+    count = -int(data[0]) if narrow else int(data[0])
     sizes = data[1 : 1 + count]
     out, at = [], 1 + count
     for size in sizes.tolist():
@@ -131,10 +150,17 @@ def decode(blob) -> list[np.ndarray]:
     return out
 
 
+def _fits_int32(arrays) -> bool:
+    """Whether every value of the int64 arrays lies in ``[-2^31, 2^31)``."""
+    lo, hi = -(1 << 31), (1 << 31) - 1
+    return all(a.size == 0 or (int(a.min()) >= lo and int(a.max()) <= hi) for a in arrays)
+
+
 def split(target: np.ndarray, columns, tag: int, keys: np.ndarray, lists=None):
     """The Arrow batches (:data:`BLOCK_SCHEMA`) of the rows of ``columns`` (equal-length int64 arrays)
     grouped by their ``target`` bucket: one block per bucket present, written once into one buffer that
-    Arrow takes without a copy (at most ``2^30`` bytes a batch).
+    Arrow takes without a copy (at most ``2^30`` bytes a batch). When every value (and every list's
+    length) fits in 32 bits the blocks hold int32, half the bytes for Spark to move (:func:`decode`).
 
     ``lists``, optional ``(offsets, values)``: a list of ids per row, carried along (the block holds the
     rows' own offsets and values after the columns). O(rows + ids).
@@ -167,11 +193,14 @@ def split(target: np.ndarray, columns, tag: int, keys: np.ndarray, lists=None):
         ids = np.add.reduceat(sizes, bounds[:-1]) if blocks else np.empty(0, np.int64)
         length = length + rows + 1 + ids
     at = np.r_[0, np.cumsum(length)].astype(np.int64)
-    buf = np.empty(int(at[-1]), dtype=np.int64)
+    checked = columns + ([values, ids] if lists is not None else []) + [rows]
+    narrow = _fits_int32(checked)
+    width = 4 if narrow else 8
+    buf = np.empty(int(at[-1]), dtype=np.int32 if narrow else np.int64)
     for g in range(blocks):
         lo, hi = bounds[g], bounds[g + 1]
         view = buf[at[g] : at[g + 1]]
-        view[0] = arrays
+        view[0] = -arrays if narrow else arrays
         view[1 : 1 + len(columns)] = hi - lo
         w = 1 + arrays
         for c in columns:
@@ -186,7 +215,7 @@ def split(target: np.ndarray, columns, tag: int, keys: np.ndarray, lists=None):
             view[w : w + ids[g]] = _gather(values, starts[lo:hi], sizes[lo:hi])
     bucket_of = sorted_target[bounds[:-1]] if blocks else np.empty(0, np.int64)
     out, first = [], 0
-    byte_at = at * 8
+    byte_at = at * width
     while first < blocks:  # batches of at most 2^30 bytes (Arrow's binary offsets are int32)
         last = max(first + 1, int(np.searchsorted(byte_at, byte_at[first] + (1 << 30), side="right")) - 1)
         last = min(last, blocks)
@@ -218,6 +247,34 @@ def _gather(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.nda
     return values[np.arange(total, dtype=np.int64) + shift]
 
 
+def settle_worker() -> bool:
+    """In a Spark Python worker, once per process: collect, then :func:`gc.freeze` the objects alive now.
+
+    pyspark's daemon runs a full :func:`gc.collect` after every task of a reused worker; with numba and
+    scipy imported (several hundred thousand tracked objects) each one cost about 0.15 CPU-seconds, the
+    same order as a task's own work at 2^20 rows. Frozen objects are skipped by the cyclic collector;
+    reference counting still frees them, so nothing is kept alive and no value changes. Outside a
+    Spark task (the driver, tests) it does nothing. Returns whether it froze now.
+
+    Examples
+    --------
+    >>> from dpmo.spark.blocks import settle_worker
+    >>> settle_worker()   # not in a Spark task: nothing to do
+    False
+    """
+    global _settled
+    if _settled:
+        return False
+    from pyspark import TaskContext
+
+    if TaskContext.get() is None:
+        return False
+    _settled = True
+    gc.collect()
+    gc.freeze()
+    return True
+
+
 def blocks_by_bucket(batches) -> dict[tuple[int, int], list[list[np.ndarray]]]:
     """The blocks of a partition, decoded: ``{(bucket, tag): [arrays of each block]}``.
 
@@ -232,6 +289,7 @@ def blocks_by_bucket(batches) -> dict[tuple[int, int], list[list[np.ndarray]]]:
     >>> {k: [[a.tolist() for a in b] for b in v] for k, v in blocks_by_bucket([batch]).items()}
     {(0, 1): [[[3, 4]]]}
     """
+    settle_worker()
     found: dict[tuple[int, int], list[list[np.ndarray]]] = defaultdict(list)
     for batch in batches:
         bucket = batch.column("bucket").to_pylist()

@@ -5,6 +5,8 @@
   by Spark into a DataFrame ``src, dst`` without passing through the driver.
 * :func:`edge_frame`: the two endpoint columns of a Spark DataFrame (integral ids as ``long``, or text
   ids), or of a Parquet / text path.
+* :func:`parquet_pieces`: the row groups of a Parquet edge table on a local file system, for the
+  first step of :func:`dpmo.graphs.spark.node_statistics` to read with pyarrow (no JVM row conversion).
 * :func:`node_frame`: the public node set as a one-column DataFrame ``node`` and its size ``n``, from an
   int ``n`` (ids ``0 .. n-1``), an array of ids or a Spark DataFrame of ids. Without it the private
   functions refuse with :data:`dpmo.graphs.nodes.NODES_REQUIRED` (``docs/public-inputs.md``).
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import os
 from typing import NamedTuple
+from urllib.parse import unquote, urlparse
 
 import numpy as np
 from pyspark.sql import DataFrame, SparkSession
@@ -25,7 +28,7 @@ from pyspark.sql import types as T
 
 from ..nodes import NODES_REQUIRED, as_node_ids
 
-__all__ = ["NodeSet", "read_edges", "edge_frame", "node_frame", "id_kind", "session_of"]
+__all__ = ["NodeSet", "read_edges", "edge_frame", "node_frame", "id_kind", "parquet_pieces", "session_of"]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 _INT_TOKEN = r"^[+-]?[0-9]+$"
@@ -213,6 +216,65 @@ def edge_frame(edges, spark=None) -> DataFrame:
     return edges.select(
         *[F.col(f"`{f.name}`").cast(cast).alias(a) for f, a in zip(fields, "uv", strict=True)]
     )
+
+
+#: At most this many Parquet files are read by pyarrow directly (their footers are read on the driver).
+MAX_DIRECT_FILES = 4096
+
+
+def parquet_pieces(edges, spark=None) -> tuple[tuple[str, str], list[tuple[str, int]]] | None:
+    """For a Parquet path of integral ids on the local file system: its two column names and its row
+    groups ``(file, index)``, which :func:`dpmo.graphs.spark.node_statistics` reads with pyarrow on the
+    executors; None for anything else (the edges are then read by Spark).
+
+    Only what Spark itself would read qualifies: every file Spark lists for the path (``inputFiles``,
+    ``file:`` URIs, at most :data:`MAX_DIRECT_FILES`) holds exactly Spark's two columns, by name, with
+    integer types. Only the footers are read here (the schema and the row counts, for the layout).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pyarrow as pa, pyarrow.parquet as pq
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.inputs import parquet_pieces
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> folder = os.path.join(tempfile.mkdtemp(), "e.parquet"); os.mkdir(folder)
+    >>> table = pa.table({"a": [0, 1, 2], "b": [1, 2, 0]})
+    >>> pq.write_table(table, os.path.join(folder, "p.parquet"), row_group_size=2)
+    >>> names, pieces = parquet_pieces(folder)
+    >>> names, [g for _, g in pieces]
+    (('a', 'b'), [0, 1])
+    >>> parquet_pieces(session.createDataFrame([(0, 1)], "a long, b long")) is None   # a DataFrame
+    True
+    """
+    if not isinstance(edges, (str, os.PathLike)) or not os.fspath(edges).rstrip("/").endswith(".parquet"):
+        return None
+    import pyarrow.parquet as pq
+    import pyarrow.types as pat
+
+    raw = _session(spark).read.parquet(os.fspath(edges))
+    fields = raw.schema.fields
+    if len(fields) != 2 or not all(isinstance(f.dataType, _INTEGRAL) for f in fields):
+        return None  # edge_frame refuses or casts it; Spark reads it
+    names = (fields[0].name, fields[1].name)
+    files = raw.inputFiles()
+    if not files or len(files) > MAX_DIRECT_FILES:
+        return None
+    pieces = []
+    for uri in sorted(files):
+        parsed = urlparse(uri)
+        if parsed.scheme != "file":
+            return None
+        path = unquote(parsed.path)
+        try:
+            meta = pq.ParquetFile(path).metadata
+            schema = meta.schema.to_arrow_schema()
+        except (OSError, ValueError):
+            return None
+        if tuple(schema.names) != names or not all(pat.is_integer(t) for t in schema.types):
+            return None
+        pieces += [(path, g) for g in range(meta.num_row_groups) if meta.row_group(g).num_rows > 0]
+    return names, pieces
 
 
 class NodeSet(NamedTuple):

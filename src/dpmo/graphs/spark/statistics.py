@@ -41,8 +41,16 @@ from pyspark.sql import types as T
 from ...spark.blocks import BLOCK_SCHEMA, bucket_keys
 from ...spark.session import estimated_rows, library_call, shuffle_partitions, sql_conf, worker_udfs
 from ..nodes import OUTSIDE
-from .inputs import NodeSet, edge_frame, id_kind, node_frame, session_of
-from .steps import announce_step, close_step, edge_blocks, final_step, member_blocks, orient_step
+from .inputs import NodeSet, edge_frame, id_kind, node_frame, parquet_pieces, session_of
+from .steps import (
+    announce_step,
+    close_step,
+    edge_blocks,
+    final_step,
+    member_blocks,
+    orient_step,
+    piece_blocks,
+)
 
 __all__ = [
     "STATISTICS_COLUMNS",
@@ -134,12 +142,14 @@ def node_statistics(edges, nodes) -> DataFrame:
         node_frame(None, None, "int", "node_statistics")
     with library_call(session_of(edges)):  # the workers' Python checked before any job
         e, ns = prepare(edges, nodes, "node_statistics")
-        return statistics(e, ns)
+        return statistics(e, ns, pieces=parquet_pieces(edges))
 
 
-def statistics(e: DataFrame, ns: NodeSet, partitions: int | None = None) -> DataFrame:
+def statistics(e: DataFrame, ns: NodeSet, partitions: int | None = None, pieces=None) -> DataFrame:
     """:func:`node_statistics` of the edge table ``e`` (columns ``u``, ``v``) on the node set ``ns``, with
-    ``partitions`` hash partitions in every step (default: :func:`edge_partitions`).
+    ``partitions`` hash partitions in every step (default: :func:`edge_partitions`). ``pieces``, optional:
+    :func:`dpmo.graphs.spark.inputs.parquet_pieces` of the file ``e`` reads, for pyarrow to read them on
+    the executors (the same rows, without Spark's row conversion).
 
     Examples
     --------
@@ -154,13 +164,13 @@ def statistics(e: DataFrame, ns: NodeSet, partitions: int | None = None) -> Data
     with sql_conf(e.sparkSession, {"spark.sql.shuffle.partitions": p}):
         if isinstance(e.schema["u"].dataType, T.StringType):
             return _text_statistics(e, ns, p)
-        return _integral_statistics(e, ns, p)
+        return _integral_statistics(e, ns, p, pieces)
 
 
-def _integral_statistics(e: DataFrame, ns: NodeSet, p: int) -> DataFrame:
+def _integral_statistics(e: DataFrame, ns: NodeSet, p: int, pieces=None) -> DataFrame:
     """The pipeline on integral ids: three block steps, the node set's blocks, the node table."""
     keys = bucket_keys(p)
-    counts = triangle_steps(e, p, keys)[2]
+    counts = triangle_steps(e, p, keys, pieces)[2]
     with worker_udfs(e.sparkSession):
         members = ns.frame.mapInArrow(partial(member_blocks, partitions=p, keys=keys), BLOCK_SCHEMA)
         table = counts.unionByName(members).repartition(p, "key")
@@ -195,9 +205,12 @@ def edge_partitions(e: DataFrame, ns: NodeSet) -> int:
     return shuffle_partitions(e.sparkSession, 2 * max(int(rows), ns.n))
 
 
-def triangle_steps(e: DataFrame, partitions: int, keys=None) -> tuple[DataFrame, DataFrame, DataFrame]:
+def triangle_steps(
+    e: DataFrame, partitions: int, keys=None, pieces=None
+) -> tuple[DataFrame, DataFrame, DataFrame]:
     """The three steps of the triangle count (:mod:`dpmo.graphs.spark.kernels`) on the integral edge table
-    ``e`` (columns ``u``, ``v``), ``partitions`` buckets: the block DataFrames
+    ``e`` (columns ``u``, ``v``; or the Parquet row groups ``pieces``, as in :func:`statistics`),
+    ``partitions`` buckets: the block DataFrames
     (:data:`dpmo.spark.blocks.BLOCK_SCHEMA`) each step sends, their rows ``(dst, src, dsrc)``,
     ``(key, origin, degree, offsets, values)`` and ``(node, degree, triangles)``.
 
@@ -220,7 +233,13 @@ def triangle_steps(e: DataFrame, partitions: int, keys=None) -> tuple[DataFrame,
     keys = bucket_keys(p) if keys is None else keys
     steps = []
     with worker_udfs(e.sparkSession):
-        first = e.mapInArrow(partial(edge_blocks, partitions=p, keys=keys), BLOCK_SCHEMA)
+        if pieces is not None and pieces[1]:
+            names, groups = pieces
+            frame = e.sparkSession.createDataFrame(groups, "file string, group int")
+            read = partial(piece_blocks, partitions=p, keys=keys, names=names)
+            first = frame.mapInArrow(read, BLOCK_SCHEMA)
+        else:
+            first = e.mapInArrow(partial(edge_blocks, partitions=p, keys=keys), BLOCK_SCHEMA)
         for step in (announce_step, orient_step, close_step):
             run = partial(step, partitions=p, keys=keys)
             first = first.repartition(p, "key").mapInArrow(run, BLOCK_SCHEMA)

@@ -1,13 +1,14 @@
 """The ``mapInArrow`` functions of :func:`dpmo.graphs.spark.node_statistics`: blocks in, blocks out.
 
-Each function runs on one Spark partition: it decodes the blocks it received (:mod:`dpmo.spark.blocks`:
-int64 arrays, grouped by bucket), runs one kernel of :mod:`dpmo.graphs.spark.kernels` on all the rows of
-a bucket at once, and sends its output rows to their buckets as blocks again (the node's bucket,
-:func:`dpmo.spark.blocks.buckets`). In order:
+Each function runs on one Spark partition: it decodes the blocks it received (:mod:`dpmo.spark.blocks`: int32
+or int64 arrays, grouped by bucket; widened to int64 for the kernels), runs one kernel of
+:mod:`dpmo.graphs.spark.kernels` on all the rows of a bucket at once, and sends its output rows to their
+buckets as blocks again (the node's bucket, :func:`dpmo.spark.blocks.buckets`). In order:
 
 * :func:`edge_blocks`: the edge table's rows (both directions of every edge) to the bucket of their first
   node; an edge with a null endpoint sends the tag :data:`NULL_TAG` instead, which every later step
-  forwards, and the last step refuses;
+  forwards, and the last step refuses; :func:`piece_blocks` the same from Parquet row groups read by
+  pyarrow;
 * :func:`announce_step`, :func:`orient_step`, :func:`close_step`: the three steps of the kernels module;
 * :func:`member_blocks`: the public node set's ids to their buckets;
 * :func:`final_step`: per bucket, the node set's rows with their degree and triangle count summed from
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...spark.blocks import blocks_by_bucket, buckets, split
+from ...spark.blocks import blocks_by_bucket, buckets, settle_worker, split
 from ..centrality import ego_density_from_counts
 from .kernels import announce_degrees, argsort_ids, close_wedges, out_neighbours
 
@@ -29,6 +30,7 @@ __all__ = [
     "MEMBERS_TAG",
     "FINAL_COLUMNS",
     "edge_blocks",
+    "piece_blocks",
     "member_blocks",
     "announce_step",
     "orient_step",
@@ -65,6 +67,30 @@ def _null_block(keys):
 def edge_blocks(batches, partitions: int, keys):
     """mapInArrow over the edge table (columns ``u``, ``v``): rows ``(x, y)`` in both directions, in blocks
     by the bucket of ``x``, about ``2^20`` input rows at a time."""
+    settle_worker()
+    yield from _edge_rows(((b.column("u"), b.column("v")) for b in batches), partitions, keys)
+
+
+def piece_blocks(batches, partitions: int, keys, names):
+    """mapInArrow over row groups of Parquet files (columns ``file``, ``group``;
+    :func:`dpmo.graphs.spark.inputs.parquet_pieces`): each read by pyarrow (the columns ``names``), then
+    as :func:`edge_blocks`."""
+    import pyarrow.parquet as pq
+
+    settle_worker()
+
+    def columns():
+        for batch in batches:
+            files, groups = batch.column("file").to_pylist(), batch.column("group").to_pylist()
+            for path, group in zip(files, groups, strict=True):
+                table = pq.ParquetFile(path).read_row_group(group, columns=list(names), use_threads=False)
+                yield table.column(0).combine_chunks(), table.column(1).combine_chunks()
+
+    yield from _edge_rows(columns(), partitions, keys)
+
+
+def _edge_rows(pairs, partitions: int, keys):
+    """The blocks of :func:`edge_blocks` from ``(u, v)`` Arrow arrays of integers."""
     us, vs, rows, nulls = [], [], 0, False
 
     def flush():
@@ -72,8 +98,7 @@ def edge_blocks(batches, partitions: int, keys):
         y = np.concatenate(vs + us)
         return split(buckets(x, partitions), [x, y], ROWS_TAG, keys)
 
-    for batch in batches:
-        u, v = batch.column("u"), batch.column("v")
+    for u, v in pairs:
         if u.null_count or v.null_count:
             valid = np.asarray(u.is_valid()) & np.asarray(v.is_valid())
             nulls = nulls or not valid.all()
@@ -92,6 +117,7 @@ def edge_blocks(batches, partitions: int, keys):
 
 def member_blocks(batches, partitions: int, keys):
     """mapInArrow over the node set (column ``node``): its ids, in blocks by bucket."""
+    settle_worker()
     for batch in batches:
         node = batch.column("node").to_numpy().astype(np.int64, copy=False)
         if node.size:
