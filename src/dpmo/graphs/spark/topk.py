@@ -36,7 +36,7 @@ from ...spark.session import library_call
 from ..chebyshev import graph_chebyshev_approach, graph_staircase_approach
 from ..exact import check_weights
 from ..objectives import statistics_objectives
-from .inputs import session_of
+from .inputs import parquet_pieces, session_of
 from .scores import SPARK_APPROACHES, ScoreSpec, round_sensitivity, score_frame
 from .small import driver_statistics, is_small
 from .statistics import prepare, statistics
@@ -194,7 +194,7 @@ def top_k(
         if small:  # one Spark job: the edges to the driver, the statistics and the picks there
             table = driver_statistics(e, ns)
         else:
-            stats = statistics(e, ns)
+            stats = statistics(e, ns, pieces=parquet_pieces(edges))  # a local Parquet path: read by pyarrow
             if not on_driver:
                 return _on_executors(
                     stats, n, k, total, shares, parts, appr, sensitivity, w, mechanism, gen, budget
