@@ -88,8 +88,10 @@ def top_k(
         ``"chebyshev"`` here is PrivChebyshev with the fixed public graph settings
         (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`), which is what
         ``graphs.top_k(..., approach="chebyshev", shares=graph_chebyshev_settings(n, k)[2])`` runs; the
-        in-memory default of ``"chebyshev"``, the private staircase (releases between rounds,
-        ``docs/pareto.md``), is ``approach="staircase"`` here (on the driver, ``n <= DRIVER_MAX_NODES``).
+        in-memory default of ``"chebyshev"``, the private staircase (releases between rounds; for ``k = 3``
+        at epsilon 1-5 the top-first plan, chosen as :func:`dpmo.graphs.chebyshev.graph_staircase_approach`
+        does; ``docs/pareto.md``), is ``approach="staircase"`` here (on the driver,
+        ``n <= DRIVER_MAX_NODES``).
     sensitivity : {"local", "global"}
     weights : (float, float), default (1.0, 100.0)
         ``(w_degree, w_ego_density)`` of ``"agg"``.
