@@ -23,7 +23,7 @@ __all__ = [
 DROPPED_ROWS = (
     "Rows of TABLE with a missing value ('?', empty, NA or nan) in the label or a declared predictor are "
     "left out of the fit (a per-record rule: the guarantee is unchanged); their number is private and is "
-    "never printed."
+    "never printed; a table left with no record releases trees like any other (fitted on zero counts)."
 )
 
 

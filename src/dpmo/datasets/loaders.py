@@ -9,6 +9,7 @@ rows), label ``>50K``; breast cancer is scikit-learn's bundled copy with :data:`
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -29,14 +30,16 @@ __all__ = [
 def _load_binary_table(path, *, default_name: str, n_columns: int, label_column: int, name: str) -> Dataset:
     p = resolve_path(path, default_name)
     try:
-        data = np.loadtxt(p, dtype=np.float64, ndmin=2)
+        with warnings.catch_warnings():  # numpy warns on a file with no row: a table like any other
+            warnings.simplefilter("ignore", UserWarning)
+            data = np.loadtxt(p, dtype=np.float64, ndmin=2)
     except ValueError:
         raise ValueError(
             f"{p}: not a whitespace-separated numeric table (a cell that is not a number, or rows of "
             f"different lengths; {NOT_SHOWN})"
         ) from None
-    if data.shape[0] == 0:
-        raise ValueError(f"{p}: no rows")
+    if data.shape[0] == 0:  # no record: the empty table (refusing it would tell it from its neighbours)
+        data = np.empty((0, n_columns))
     if data.shape[1] != n_columns:
         raise ValueError(f"{p}: expected {n_columns} columns for {name}, found {data.shape[1]}")
     if not np.all((data == 0) | (data == 1)):
@@ -332,8 +335,8 @@ def load_adult(path_or_dir) -> Dataset:
     rows: list[list[str]] = []
     for f in files:
         rows.extend(_read_adult_file(f))
-    if not rows:
-        raise ValueError(f"{p}: no complete rows")
+    # no complete row is an empty table, returned like any other (a refusal would tell it apart from its
+    # neighbour with one complete row)
     col = {c: i for i, c in enumerate(_ADULT_COLUMNS)}
     n = len(rows)
     X = np.empty((n, len(ADULT_FEATURES)), dtype=np.float64)
