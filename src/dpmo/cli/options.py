@@ -197,5 +197,5 @@ def add_explain(sub: argparse.ArgumentParser, what: str) -> None:
         help="print what this selection can deliver instead of running it: the lead the best candidate "
         "needs over the others to be picked with probability 1/2 and 9/10, and the probability at given "
         f"leads, from public quantities only ({what}, -k, --epsilon, the sensitivity, the mechanism); "
-        "reads no private data and spends nothing (docs/core.md, 'Know before you spend')",
+        "uses no private value and spends nothing (docs/core.md, 'Know before you spend')",
     )
