@@ -5,7 +5,8 @@ from the number of candidates (the rows of the candidate table, or the declared 
 the sensitivity of the scores the approach selects on and the mechanism. No edge is read and no objective
 value is parsed or used: the candidate table's header is read, and every line's text is read to count the
 rows (public: the candidates) and check that each has the header's number of fields, by the same rule and
-with the same messages as ``dpmo select`` (which row is never named). Nothing is spent. The model behind the figures is stated in the output and in :mod:`dpmo.preview`.
+with the same messages as ``dpmo select`` (which row is never named). Nothing is spent. The model behind
+the figures is stated in the output and in :mod:`dpmo.preview`.
 """
 
 from __future__ import annotations
