@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .datasets.types import NOT_SHOWN, Dataset, Feature, LabelError, resolve_path
+from .datasets.types import NONFINITE, NOT_SHOWN, Dataset, Feature, LabelError, resolve_path
 
 __all__ = ["load_csv"]
 
@@ -237,7 +237,10 @@ def load_csv(
                 raise ValueError(
                     f"{p}: numeric column {col!r} holds a cell that is not a number ({NOT_SHOWN})"
                 )
-            X[:, j] = feat.scale(np.array(nums, dtype=np.float64))
+            vals = np.array(nums, dtype=np.float64)
+            if not np.all(np.isfinite(vals)):  # inf, -inf, nan, 1e999: refused, as fit refuses them
+                raise ValueError(f"{p}: numeric column {col!r} {NONFINITE}")
+            X[:, j] = feat.scale(vals)
         else:
             cats = tuple(categorical[col])
             feat = Feature(col, "categorical", cats)

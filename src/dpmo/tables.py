@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .datasets import Dataset, Feature, load_adult, load_csv
-from .datasets.types import NOT_SHOWN
+from .datasets.types import NONFINITE, NOT_SHOWN
 
 __all__ = ["read_table", "read_domain"]
 
@@ -114,6 +114,8 @@ def _read_dat(path: Path, label) -> Dataset:
         else:
             f = Feature(f"x{col}", "numeric", bounds=values)
             features.append(f)
+            if not np.all(np.isfinite(vals)):  # refused, as fit refuses them (finite values are clipped)
+                raise ValueError(f"{path}: numeric column {col} {NONFINITE}")
             X[:, j] = f.scale(vals)
         j += 1
     return Dataset(X, y, tuple(features), path.stem)

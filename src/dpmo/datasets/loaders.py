@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .._extras import require
-from .types import NOT_SHOWN, Dataset, Feature, resolve_path
+from .types import NONFINITE, NOT_SHOWN, Dataset, Feature, resolve_path
 
 __all__ = [
     "ADULT_FEATURES",
@@ -349,6 +349,8 @@ def load_adult(path_or_dir) -> Dataset:
                 raise ValueError(
                     f"{p}: column {feat.name!r} holds a cell that is not a number ({NOT_SHOWN})"
                 ) from None
+            if not np.all(np.isfinite(vals)):  # refused, as fit refuses them (finite values are clipped)
+                raise ValueError(f"{p}: numeric column {feat.name!r} {NONFINITE}")
             X[:, j] = feat.scale(vals)
         else:
             if feat.name == "marital-status":
