@@ -396,3 +396,15 @@ def test_the_5_node_call_at_1e_7_stays_under_300_mb_in_a_fresh_process():
     assert out.returncode == 0, out.stderr
     peak_kb = int(out.stdout.split()[-1])  # Linux: kilobytes
     assert peak_kb < 300 * 1024, peak_kb
+
+
+def test_exact_discrete_laplace_below_1e_100():
+    """The exact sampler divided by zero for some x below ~1e-100 (x = 1e-110: e^-(16 x) within the first
+    enclosure's precision of 1); the enclosure is now widened to [0, 1] there, and more bits are taken."""
+    from dpmo.mechanisms.exact import sample_discrete_laplace
+
+    x = Fraction(1e-110)
+    z = sample_discrete_laplace(4, x, np.random.default_rng(0))
+    scale = 10**110  # the noise's standard deviation is about sqrt(2) / x
+    assert all(abs(int(v)) < 100 * scale for v in z)
+    assert sum(abs(int(v)) > scale // 1000 for v in z) >= 3  # P(|Z| <= sd / 1000) ~ 1 / 700 per draw
