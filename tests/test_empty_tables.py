@@ -114,3 +114,16 @@ def test_estimators_fit_the_empty_table_like_its_neighbour(cls):
     assert attrs[0] == attrs[1]
     assert list(a.classes_) == list(b.classes_) == [0, 1]
     assert a.predict(np.array([[0.5, 0.5], [0.1, 0.9]])).shape == (2,)
+
+
+def test_adult_file_whose_every_row_has_a_question_mark_is_empty(tmp_path):
+    from dpmo.datasets import load_adult
+
+    line = (
+        "39, ?, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, "
+        "United-States, <=50K\n"
+    )
+    p = tmp_path / "adult.data"
+    p.write_text(line * 2)
+    data = load_adult(p)
+    assert data.X.shape == (0, 12) and data.y.shape == (0,)

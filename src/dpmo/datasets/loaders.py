@@ -290,8 +290,8 @@ def load_adult(path_or_dir) -> Dataset:
     Dataset
         Predictors :data:`ADULT_FEATURES` (age, workclass, education-num, marital-status folded to
         married / not married, occupation, relationship, race, sex, capital-gain, capital-loss,
-        hours-per-week, native-country); rows with a ``?`` are dropped; ``y = 1`` for ``>50K`` (the test
-        file's trailing ``.`` is removed).
+        hours-per-week, native-country); rows with a ``?`` are dropped (a file left with no row gives the
+        empty table, like any other); ``y = 1`` for ``>50K`` (the test file's trailing ``.`` is removed).
 
     Raises
     ------
