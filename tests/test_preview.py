@@ -190,6 +190,33 @@ def test_select_explain_reads_no_objective_value(tmp_path, capsys):
     assert main(["select", str(bad), *argv]) == 2
 
 
+def test_select_and_explain_refuse_a_malformed_row_with_one_message_naming_no_line(tmp_path, capsys):
+    """Issue 41: a row with the wrong field count (often a private cell holding the delimiter) is refused
+    by the same rule on both paths, and neither names the line, the row or its fields."""
+    path = tmp_path / "t.csv"
+    path.write_text("id,a,b\nc0,1,2\nc1,7391\nc2,3,4\n")
+    argv = ["select", str(path), "--objective", "a=1", "--objective", "b=1", "--id-column", "id"]
+    errs = []
+    for extra in ([], ["--explain"]):
+        assert main([*argv, *extra]) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        errs.append(err)
+    assert errs[0] == errs[1]
+    assert "header's 3 fields" in errs[0] and "not shown" in errs[0]
+    for leak in ("line", "7391", "c1", "found 2", " 2 "):
+        assert leak not in errs[0], leak
+    # a header line without the column: the same words on both paths too (the line is not shown)
+    argv[3] = "zz=1"
+    assert main(argv) == 2 and main([*argv, "--explain"]) == 2
+    first, second = capsys.readouterr().err.splitlines()[-2:]
+    assert first == second and "'zz'" in first and "'id'" not in first
+    # the header says what was read
+    path.write_text("id,a,b\nc0,1,2\nc1,3,4\n")
+    out = _explain(["select", str(path), "--objective", "a=1", "--explain"], capsys)
+    assert "every line's fields were counted" in out and "no objective value was parsed" in out
+
+
 def test_select_explain_global_pareto_says_noise_whatever_the_data(tmp_path, capsys):
     path = tmp_path / "c.csv"
     path.write_text("a,b\n" + "".join(f"{i},{-i}\n" for i in range(100)))

@@ -238,7 +238,7 @@ def test_estimator_refusals(i):
         warnings.simplefilter("ignore")  # the constant DefaultBoundsWarning (its own test)
         refused(lambda: make(classes=[0, 1], random_state=0).fit(X, bad_y), match="not in classes")
         refused(lambda: make(random_state=0).fit(X, bad_y), match="more than two labels")
-        refused(lambda: make(random_state=0).fit(X, np.full(N, "zz_secret_label")), match="one class")
+        refused(lambda: make(random_state=0).fit(X, np.full(N, "zz_secret_label")), match="fewer than two")
         refused(lambda: make(random_state=0).fit(X, y[:-1]), match="rows")
         refused(lambda: make(random_state=0).fit(X[:, 0], y), match="Reshape your data")
         refused(lambda: make(random_state=0).fit(np.column_stack([X, y]), np.c_[y, y]), match="1d array")

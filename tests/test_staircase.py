@@ -341,3 +341,70 @@ def test_top_first_probability_and_its_public_coin():
     assert graph_staircase_approach(100, 3, epsilon=1.5, rng=rng).top_first
     assert rng.bit_generator.state == state  # no coin drawn where p is 0 or 1
     assert not graph_staircase_approach(100, 3, rng=rng).top_first  # no epsilon: the staircase
+
+
+# ------------------------------------------------------------------ issue 41: work bounded at any epsilon
+PATH5 = np.array([[0, 1], [1, 2], [2, 3], [3, 4]])
+
+
+def test_tiny_epsilon_runs_in_memory_bounded_by_public_quantities():
+    """The releases' noise grows like 1 / epsilon; no array may follow it. At 1e-5 the inverse of dampening
+    at a noisy degree bound allocated 51 MB on this 5-node path (seed 0; 7.5 GB at 1e-7): now the degree
+    bound passed to it is at most n - 1 (public), and the call allocates kilobytes whatever epsilon is."""
+    import tracemalloc
+
+    g = graphs.load_graph(PATH5, nodes=5)
+    graphs.top_k(g, 3, 1.0, approach="chebyshev", exact=False, rng=0)  # first-call costs apart
+    for epsilon in (1e-5, 1e-15):
+        for seed in range(2):
+            for exact in (False, True):
+                tracemalloc.start()
+                try:
+                    picks = graphs.top_k(g, 3, epsilon, approach="chebyshev", exact=exact, rng=seed)
+                    peak = tracemalloc.get_traced_memory()[1]
+                finally:
+                    tracemalloc.stop()
+                assert len(set(picks.tolist())) == 3
+                assert peak < 5e6, (epsilon, seed, exact, peak)
+
+
+def test_discrete_laplace_sd_is_finite_below_1e_16():
+    from dpmo.staircase import discrete_laplace_sd
+
+    for x in (1e-3, 1e-12, 1e-17, 1e-300):
+        sd = discrete_laplace_sd(x)
+        assert np.isfinite(sd) and sd == pytest.approx(np.sqrt(2.0) / x, rel=1e-3)  # sqrt(2q) / (1 - q)
+
+
+@pytest.mark.slow
+def test_the_5_node_call_at_1e_7_stays_under_300_mb_in_a_fresh_process():
+    """Issue 41's figure, in a subprocess (its peak resident size is its own): graphs.top_k(g, 3, 1e-7,
+    approach="chebyshev") on 5 nodes peaked at 7.5 GB (exact=False) before the bound."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, numpy as np\n"
+        "from dpmo import graphs\n"
+        "g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 3], [3, 4]]), nodes=5)\n"
+        "for seed in range(4):\n"
+        "    for exact in (False, True):\n"
+        "        graphs.top_k(g, 3, 1e-7, approach='chebyshev', exact=exact, rng=seed)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    peak_kb = int(out.stdout.split()[-1])  # Linux: kilobytes
+    assert peak_kb < 300 * 1024, peak_kb
+
+
+def test_exact_discrete_laplace_below_1e_100():
+    """The exact sampler divided by zero for some x below ~1e-100 (x = 1e-110: e^-(16 x) within the first
+    enclosure's precision of 1); the enclosure is now widened to [0, 1] there, and more bits are taken."""
+    from dpmo.mechanisms.exact import sample_discrete_laplace
+
+    x = Fraction(1e-110)
+    z = sample_discrete_laplace(4, x, np.random.default_rng(0))
+    scale = 10**110  # the noise's standard deviation is about sqrt(2) / x
+    assert all(abs(int(v)) < 100 * scale for v in z)
+    assert sum(abs(int(v)) > scale // 1000 for v in z) >= 3  # P(|Z| <= sd / 1000) ~ 1 / 700 per draw

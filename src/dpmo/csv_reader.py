@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .datasets.types import NOT_SHOWN, Dataset, Feature, LabelError, resolve_path
+from .datasets.types import NONFINITE, NOT_SHOWN, Dataset, Feature, LabelError, resolve_path
 
 __all__ = ["load_csv"]
 
@@ -95,7 +95,10 @@ def load_csv(
         Dataset name (default: the file name without extension).
     delimiter : str, default ","
     missing : iterable of str
-        Tokens read as missing; rows with a missing value in a used column are dropped.
+        Tokens read as missing; rows with a missing value in a used column are dropped, a rule per row.
+        A table left with no record (every row dropped, or only a header line) is returned empty, like
+        any other table: refusing it would tell it apart from its neighbour with one complete record,
+        and the estimators fit it (the mechanisms run on zero counts; ``docs/public-inputs.md``).
     header : bool, default True
         Whether the first line holds the column names. False: every line is a row and the columns are
         named by their 0-based number (``"0"``, ``"1"``, ...).
@@ -164,10 +167,16 @@ def load_csv(
         try:
             first = next(reader)
         except StopIteration:
-            raise ValueError(f"{p}: empty file") from None
+            if header:  # the header line is the public schema: a file without one is malformed
+                raise ValueError(f"{p}: empty file (a header line naming the columns is needed)") from None
+            first = None  # no header line expected: an empty file is the table with no record
         header_given = bool(header)
         if header:
             header = [h.strip() for h in first]
+        elif first is None:  # the columns are the numbers the caller named (public)
+            named = [label, *categorical, *bounds]
+            width = 1 + max((int(c) for c in named if str(c).isdigit()), default=-1)
+            header = [str(i) for i in range(width)]
         else:
             header = [str(i) for i in range(len(first))]
             reader = itertools.chain([first], reader)
@@ -198,8 +207,8 @@ def load_csv(
             if any(v in missing for v in vals):
                 continue
             records.append(vals)
-    if not records:
-        raise ValueError(f"{p}: no complete rows")
+    # no complete record is an empty table, read like any other: its refusal would tell it apart from its
+    # neighbour with one complete record (issue 41); the estimators fit it (the mechanisms run on zero counts)
 
     # each label by the public rule alone (one record at a time): never a check of the label set found
     flags = {}
@@ -228,7 +237,10 @@ def load_csv(
                 raise ValueError(
                     f"{p}: numeric column {col!r} holds a cell that is not a number ({NOT_SHOWN})"
                 )
-            X[:, j] = feat.scale(np.array(nums, dtype=np.float64))
+            vals = np.array(nums, dtype=np.float64)
+            if not np.all(np.isfinite(vals)):  # inf, -inf, nan, 1e999: refused, as fit refuses them
+                raise ValueError(f"{p}: numeric column {col!r} {NONFINITE}")
+            X[:, j] = feat.scale(vals)
         else:
             cats = tuple(categorical[col])
             feat = Feature(col, "categorical", cats)

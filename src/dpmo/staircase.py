@@ -201,9 +201,10 @@ class StaircaseRounds(Rounds):
 
 def discrete_laplace_sd(x: float) -> float:
     """Standard deviation ``sqrt(2 q) / (1 - q)``, ``q = e^-x``, of the discrete Laplace law
-    ``P(z) ~ exp(-x |z|)`` (public: a function of the noise parameter only)."""
+    ``P(z) ~ exp(-x |z|)`` (public: a function of the noise parameter only). ``1 - q`` is computed as
+    ``-expm1(-x)``: finite for every ``x > 0`` (``1 - exp(-x)`` is 0 below ``x`` ~ 1e-16)."""
     q = math.exp(-x)
-    return math.sqrt(2.0 * q) / (1.0 - q) if q > 0.0 else 0.0
+    return math.sqrt(2.0 * q) / -math.expm1(-x) if q > 0.0 else 0.0
 
 
 class StaircaseApproach(Approach):

@@ -9,13 +9,14 @@ holding both) and any CSV file, with or without a header line. Domains and bound
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from .datasets import Dataset, Feature, load_adult, load_csv
-from .datasets.types import NOT_SHOWN
+from .datasets.types import NONFINITE, NOT_SHOWN
 
 __all__ = ["read_table", "read_domain"]
 
@@ -76,14 +77,16 @@ def _read_dat(path: Path, label) -> Dataset:
     if domain[label][0] != "D" or len(domain[label][1]) != 2:
         raise ValueError(f"label column {label} must be discrete with two values in {domain_path.name}")
     try:
-        data = np.loadtxt(path, dtype=np.float64, ndmin=2, encoding="utf-8-sig")
+        with warnings.catch_warnings():  # numpy warns on a file with no row: a table like any other
+            warnings.simplefilter("ignore", UserWarning)
+            data = np.loadtxt(path, dtype=np.float64, ndmin=2, encoding="utf-8-sig")
     except ValueError:
         raise ValueError(
             f"{path}: not a whitespace-separated numeric table (a cell that is not a number, or rows of "
             f"different lengths; {NOT_SHOWN})"
         ) from None
-    if data.shape[0] == 0:
-        raise ValueError(f"{path}: no rows")
+    if data.shape[0] == 0:  # no record: the empty table, of the domain's width (refusing it would tell it
+        data = np.empty((0, d))  # apart from its one-record neighbours; the estimators fit it)
     if data.shape[1] != d:
         raise ValueError(f"{path}: {data.shape[1]} columns, but {domain_path.name} describes {d}")
     features = []
@@ -111,6 +114,8 @@ def _read_dat(path: Path, label) -> Dataset:
         else:
             f = Feature(f"x{col}", "numeric", bounds=values)
             features.append(f)
+            if not np.all(np.isfinite(vals)):  # refused, as fit refuses them (finite values are clipped)
+                raise ValueError(f"{path}: numeric column {col} {NONFINITE}")
             X[:, j] = f.scale(vals)
         j += 1
     return Dataset(X, y, tuple(features), path.stem)
@@ -172,7 +177,8 @@ def read_table(
         If ``path`` does not exist.
     ValueError
         For a malformed table (the message names the file and the line or column), a file that is not
-        UTF-8 text, a missing domain file, a CSV without label or predictors, or no rows.
+        UTF-8 text, a missing domain file, or a CSV without label or predictors (a table with no record
+        is returned empty, like any other).
 
     Notes
     -----

@@ -2,9 +2,11 @@
 
 Prints public quantities only, computed by :func:`dpmo.lead_needed` and :func:`dpmo.pick_probability`
 from the number of candidates (the rows of the candidate table, or the declared node set), ``k``, epsilon,
-the sensitivity of the scores the approach selects on and the mechanism. No objective value, edge or
-record is read (the candidate table is read for its header and its number of rows, which are public),
-and nothing is spent. The model behind the figures is stated in the output and in :mod:`dpmo.preview`.
+the sensitivity of the scores the approach selects on and the mechanism. No edge is read and no objective
+value is parsed or used: the candidate table's header is read, and every line's text is read to count the
+rows (public: the candidates) and check that each has the header's number of fields, by the same rule and
+with the same messages as ``dpmo select`` (which row is never named). Nothing is spent. The model behind
+the figures is stated in the output and in :mod:`dpmo.preview`.
 """
 
 from __future__ import annotations
@@ -112,7 +114,11 @@ def _print(lines: list[str]) -> None:
 
 
 def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
-    """The number of rows of a candidate table, and a check of its header: nothing else is read."""
+    """The number of rows of a candidate table, with the checks of ``dpmo select``'s reader (the header
+    names the columns, every row has the header's number of fields; the same messages, which name no row).
+    Every line is read as text to count its fields; no cell is parsed as a number."""
+    from .select_command import absent_column_error, bad_row_error
+
     if path.suffix.lower() == ".parquet":
         from .._extras import require
 
@@ -131,15 +137,13 @@ def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
                 raise CLIError(f"{path}: empty file (a header line naming the columns is needed)")
             absent = [c for c in columns if c not in header]
             if absent:
-                raise CLIError(
-                    f"{path}: no column {absent[0]!r}; the header has {header} (--delimiter {delimiter!r})"
-                )
+                raise absent_column_error(path, absent[0], delimiter)
             rows = 0
-            for lineno, row in enumerate(reader, start=2):
+            for row in reader:
                 if not row or all(not f.strip() for f in row):
                     continue
-                if len(row) != len(header):  # the layout of the file, not a value of the data
-                    raise CLIError(f"{path}, line {lineno}: expected {len(header)} fields, found {len(row)}")
+                if len(row) != len(header):  # which row is not shown: a private cell may hold the delimiter
+                    raise bad_row_error(path, len(header), delimiter)
                 rows += 1
     except UnicodeDecodeError:
         raise CLIError(
@@ -186,7 +190,8 @@ def explain_select(args, path: Path, weights) -> int:
     unit, scale = _approach_unit(args.approach, args.sensitivity, global_sens, "each objective")
     max_lead = 1.0 if (args.approach == "pareto" and args.sensitivity == "global") else None
     print(
-        f"# dpmo select --explain: public figures only (no objective value was read, nothing was spent): "
+        "# dpmo select --explain: public figures only (the header and the number of rows were read: every "
+        "line's fields were counted, no objective value was parsed or used; nothing was spent): "
         f"{n} candidates (the rows of {path.name}), k = {args.k}, epsilon = {args.epsilon:g}, "
         f"delta = {args.delta:g}, "
         f"approach {args.approach}, sensitivity {args.sensitivity}, mechanism {args.mechanism}"

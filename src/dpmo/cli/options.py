@@ -23,7 +23,7 @@ __all__ = [
 DROPPED_ROWS = (
     "Rows of TABLE with a missing value ('?', empty, NA or nan) in the label or a declared predictor are "
     "left out of the fit (a per-record rule: the guarantee is unchanged); their number is private and is "
-    "never printed."
+    "never printed; a table left with no record releases trees like any other (fitted on zero counts)."
 )
 
 
@@ -197,5 +197,5 @@ def add_explain(sub: argparse.ArgumentParser, what: str) -> None:
         help="print what this selection can deliver instead of running it: the lead the best candidate "
         "needs over the others to be picked with probability 1/2 and 9/10, and the probability at given "
         f"leads, from public quantities only ({what}, -k, --epsilon, the sensitivity, the mechanism); "
-        "reads no private data and spends nothing (docs/core.md, 'Know before you spend')",
+        "uses no private value and spends nothing (docs/core.md, 'Know before you spend')",
     )

@@ -302,7 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_seed(sel)
     add_float_sampler(sel, exact=_defaults.EXACT)
-    add_explain(sel, "the number of rows of CANDIDATES; no objective value is read")
+    add_explain(
+        sel, "the number of rows of CANDIDATES: every line's fields are counted, no objective value is parsed"
+    )
     sel.add_argument(
         "--spark",
         action="store_true",

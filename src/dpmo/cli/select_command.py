@@ -16,7 +16,26 @@ from .. import _choices
 from .._extras import require
 from .args import CLIError, exact_sampling
 
-__all__ = ["select_command", "read_candidates"]
+__all__ = ["select_command", "read_candidates", "absent_column_error", "bad_row_error"]
+
+
+def absent_column_error(path: Path, column: str, delimiter: str) -> CLIError:
+    """The refusal of a header line without ``column`` (the line is not shown: without a header line it is
+    a candidate's row). One rule for ``dpmo select`` and ``dpmo select --explain``."""
+    return CLIError(
+        f"{path}: no column {column!r} in the header line (names match exactly, spaces stripped; "
+        f"--delimiter {delimiter!r}; the line is not shown, in case it is not a header)"
+    )
+
+
+def bad_row_error(path: Path, n_fields: int, delimiter: str) -> CLIError:
+    """The refusal of a row whose field count is not the header's. Which row, and its fields, are not
+    shown: such a row usually means that a private cell holds the delimiter. One rule for ``dpmo select``
+    and ``dpmo select --explain``."""
+    return CLIError(
+        f"{path}: a row does not have the header's {n_fields} fields (which row is not shown: "
+        f"the values are private); check --delimiter {delimiter!r} and the quoting of fields"
+    )
 
 
 def _csv_columns(path: Path, wanted: list[str], delimiter: str) -> tuple[dict[str, list[str]], int]:
@@ -28,10 +47,7 @@ def _csv_columns(path: Path, wanted: list[str], delimiter: str) -> tuple[dict[st
             raise CLIError(f"{path}: empty file (a header line naming the columns is needed)")
         absent = [c for c in wanted if c not in header]
         if absent:  # the first line is not shown: in a file without a header line it is a candidate
-            raise CLIError(
-                f"{path}: no column {absent[0]!r} in the header line (names match exactly, spaces stripped; "
-                f"--delimiter {delimiter!r}; the line is not shown, in case it is not a header)"
-            )
+            raise absent_column_error(path, absent[0], delimiter)
         pos = [header.index(c) for c in wanted]
         cells: dict[str, list[str]] = {c: [] for c in wanted}
         rows = 0
@@ -39,10 +55,7 @@ def _csv_columns(path: Path, wanted: list[str], delimiter: str) -> tuple[dict[st
             if not row or all(not f.strip() for f in row):
                 continue
             if len(row) != len(header):  # which row, and its fields, are not shown: they hold private cells
-                raise CLIError(
-                    f"{path}: a row does not have the header's {len(header)} fields (which row is not shown: "
-                    f"the values are private); check --delimiter {delimiter!r} and the quoting of fields"
-                )
+                raise bad_row_error(path, len(header), delimiter)
             for c, i in zip(wanted, pos, strict=True):
                 cells[c].append(row[i].strip())
             rows += 1

@@ -26,7 +26,10 @@ NOT_PRIVATE_TREES = (
 def _rates(clf, X, y, weights) -> list[dict]:
     from ..metrics import tpr_tnr, weighted_fitness
 
-    if hasattr(clf, "evaluate"):  # DP-MOET: every output tree
+    n_trees = len(clf.trees_) if hasattr(clf, "trees_") else 1
+    if len(y) == 0:  # a table with no record: both classes absent, rates 0 (as tpr_tnr and evaluate say)
+        objectives = np.zeros((n_trees, 2))
+    elif hasattr(clf, "evaluate"):  # DP-MOET: every output tree
         objectives = np.asarray(clf.evaluate(X, y), dtype=float).reshape(-1, 2)
     else:  # one tree: its predictions
         objectives = np.asarray(tpr_tnr(np.asarray(y), clf.predict(X)), dtype=float).reshape(1, 2)

@@ -9,12 +9,13 @@ rows), label ``>50K``; breast cancer is scikit-learn's bundled copy with :data:`
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from .._extras import require
-from .types import NOT_SHOWN, Dataset, Feature, resolve_path
+from .types import NONFINITE, NOT_SHOWN, Dataset, Feature, resolve_path
 
 __all__ = [
     "ADULT_FEATURES",
@@ -29,14 +30,16 @@ __all__ = [
 def _load_binary_table(path, *, default_name: str, n_columns: int, label_column: int, name: str) -> Dataset:
     p = resolve_path(path, default_name)
     try:
-        data = np.loadtxt(p, dtype=np.float64, ndmin=2)
+        with warnings.catch_warnings():  # numpy warns on a file with no row: a table like any other
+            warnings.simplefilter("ignore", UserWarning)
+            data = np.loadtxt(p, dtype=np.float64, ndmin=2)
     except ValueError:
         raise ValueError(
             f"{p}: not a whitespace-separated numeric table (a cell that is not a number, or rows of "
             f"different lengths; {NOT_SHOWN})"
         ) from None
-    if data.shape[0] == 0:
-        raise ValueError(f"{p}: no rows")
+    if data.shape[0] == 0:  # no record: the empty table (refusing it would tell it from its neighbours)
+        data = np.empty((0, n_columns))
     if data.shape[1] != n_columns:
         raise ValueError(f"{p}: expected {n_columns} columns for {name}, found {data.shape[1]}")
     if not np.all((data == 0) | (data == 1)):
@@ -287,8 +290,8 @@ def load_adult(path_or_dir) -> Dataset:
     Dataset
         Predictors :data:`ADULT_FEATURES` (age, workclass, education-num, marital-status folded to
         married / not married, occupation, relationship, race, sex, capital-gain, capital-loss,
-        hours-per-week, native-country); rows with a ``?`` are dropped; ``y = 1`` for ``>50K`` (the test
-        file's trailing ``.`` is removed).
+        hours-per-week, native-country); rows with a ``?`` are dropped (a file left with no row gives the
+        empty table, like any other); ``y = 1`` for ``>50K`` (the test file's trailing ``.`` is removed).
 
     Raises
     ------
@@ -332,8 +335,8 @@ def load_adult(path_or_dir) -> Dataset:
     rows: list[list[str]] = []
     for f in files:
         rows.extend(_read_adult_file(f))
-    if not rows:
-        raise ValueError(f"{p}: no complete rows")
+    # no complete row is an empty table, returned like any other (a refusal would tell it apart from its
+    # neighbour with one complete row)
     col = {c: i for i, c in enumerate(_ADULT_COLUMNS)}
     n = len(rows)
     X = np.empty((n, len(ADULT_FEATURES)), dtype=np.float64)
@@ -346,6 +349,8 @@ def load_adult(path_or_dir) -> Dataset:
                 raise ValueError(
                     f"{p}: column {feat.name!r} holds a cell that is not a number ({NOT_SHOWN})"
                 ) from None
+            if not np.all(np.isfinite(vals)):  # refused, as fit refuses them (finite values are clipped)
+                raise ValueError(f"{p}: numeric column {feat.name!r} {NONFINITE}")
             X[:, j] = feat.scale(vals)
         else:
             if feat.name == "marital-status":

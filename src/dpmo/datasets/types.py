@@ -20,6 +20,7 @@ import numpy as np
 __all__ = [
     "KINDS",
     "NOT_SHOWN",
+    "NONFINITE",
     "Feature",
     "Dataset",
     "EncodedTable",
@@ -31,6 +32,12 @@ __all__ = [
 #: Said by a refusal that one record caused, instead of the record: its row, value and the counts are not
 #: in any message the library raises or prints (the records are private; a message is an output too).
 NOT_SHOWN = "which row and value are not shown: the records are private"
+#: The refusal of a numeric value that is not a finite number, after "numeric column 'c'" (one rule for the
+#: readers, the command line and ``fit``: finite values outside the bounds are clipped, these are refused).
+NONFINITE = (
+    "holds a value that is not a finite number (inf, -inf or nan; finite values outside the public bounds "
+    f"are clipped, these are not numbers of the domain; {NOT_SHOWN})"
+)
 
 KINDS = ("categorical", "numeric")
 
@@ -100,11 +107,20 @@ class Feature:
         return len(self.categories)
 
     def scale(self, values) -> np.ndarray:
-        """Numeric only: ``(v - lo) / (hi - lo)`` clipped to ``[0, 1]`` (public bounds, data independent)."""
+        """Numeric only: ``(v - lo) / (hi - lo)`` clipped to ``[0, 1]`` (public bounds, data independent).
+
+        A finite value outside the bounds is clipped; a value that is not a finite number (``inf``,
+        ``-inf``, ``nan``) is not a number of the domain and is refused with a ValueError naming the
+        feature, never the value (:data:`NONFINITE`): the one rule of every reader, the command line and
+        the estimators' ``fit`` (``docs/public-inputs.md``).
+        """
         if self.kind != "numeric":
             raise ValueError(f"feature {self.name!r} is categorical; scale applies to numeric features")
         lo, hi = self.bounds
-        return np.clip((np.asarray(values, dtype=np.float64) - lo) / (hi - lo), 0.0, 1.0)
+        v = np.asarray(values, dtype=np.float64)
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"numeric feature {self.name!r} {NONFINITE}")
+        return np.clip((v - lo) / (hi - lo), 0.0, 1.0)
 
 
 class EncodedTable(np.ndarray):

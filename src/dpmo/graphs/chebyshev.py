@@ -199,7 +199,11 @@ class _GraphStaircaseRounds(StaircaseRounds):
         d_high = max(v[0] + self.confidence * sd, 1.0)
         D_low = v[1] - self.confidence * sd
         if self.sensitivity == "local":
-            ego_low = ego_from_dampened(D_low, d_high, self.appr.formula)
+            # the inverse of dampening at min(d+, n - 1): still an upper bound of the pick's degree (no node
+            # has more than n - 1 edges: public), and it bounds the inverse's work by n whatever the noise
+            # (at d+ ~ 1 / epsilon it took memory ~ 1 / epsilon: 7.5 GB at 1e-7, issue 41)
+            d_cap = min(d_high, max(self.objectives[0].n - 1.0, 1.0))
+            ego_low = ego_from_dampened(D_low, d_cap, self.appr.formula)
         else:  # the dampened excess is the ego density itself (global sensitivity 1)
             ego_low = D_low
         self.points.append(np.array([self.appr.degree_margin * d_high, min(max(ego_low, 0.0), 1.0)]))
@@ -252,7 +256,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
 def ego_from_dampened(D: float, degree: float, formula: str = "paper") -> float:
     """The ego density whose dampened score is ``D`` at ``degree`` (0 for ``D <= 0``; at most 1): the inverse
     of local dampening with the public :func:`ego_density_sensitivity` at that degree. Applied to released
-    values only (post-processing). O(min(D, degree)).
+    values only (post-processing). O(min(D, degree)) time and memory: callers bound ``degree`` by a public
+    range (the staircase passes at most ``n - 1``), never by a noisy value alone.
 
     Examples
     --------

@@ -33,8 +33,10 @@ declared schema).
 Labels (``y``)
 --------------
 Any two labels. The label set is public: declare it with ``classes=[negative, positive]``; otherwise it is
-read from ``y`` (documented as such), and then a ``y`` holding one label is an error. With declared
-classes a table in which one class has no record still fits.
+read from ``y`` (documented as such), and then a ``y`` holding fewer than two labels (one, or none: no
+record) is an error. With declared classes a table in which one class has no record still fits, and so
+does a table with no record at all (an empty selection input: the mechanisms run on zero counts; a
+refusal would tell it apart from its neighbour with one record, ``docs/public-inputs.md``).
 """
 
 from __future__ import annotations
@@ -191,7 +193,16 @@ def _non_numeric_columns(X) -> list[str]:
 
 
 def _validate(est, X, *, reset: bool) -> np.ndarray:
-    return validate_data(est, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_all_finite=True)
+    # fit (reset) takes a table with no row: an empty selection input the mechanisms handle (zero counts)
+    return validate_data(
+        est,
+        X,
+        reset=reset,
+        dtype=np.float64,
+        accept_sparse=False,
+        ensure_all_finite=True,
+        ensure_min_samples=0 if reset else 1,
+    )
 
 
 def _check_domains(X: np.ndarray, features, names, warn: bool) -> np.ndarray:
@@ -307,7 +318,12 @@ def check_X_predict(est, X) -> np.ndarray:
 def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
     if path != "numbers":  # raw values: categories by value, numeric columns in the units of their bounds
         columns = _frame_columns(X, features) if path == "frame" else array_columns(X, features)
-        enc = check_array(_encode_raw(columns, features, warn=not reset), dtype=np.float64, input_name="X")
+        enc = check_array(
+            _encode_raw(columns, features, warn=not reset),
+            dtype=np.float64,
+            input_name="X",
+            ensure_min_samples=0 if reset else 1,
+        )
         if reset:
             est.n_features_in_ = enc.shape[1]
             if path == "frame":
@@ -350,7 +366,9 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
 
     ``classes`` is ``est.classes`` when declared (public), otherwise the sorted distinct labels of ``y``
     (read from the data: the fitted estimator then reveals the label set). Raises ValueError for a
-    continuous target, more than two labels, one inferred label, or a label outside the declared ones.
+    continuous target, more than two labels, fewer than two inferred labels (an empty ``y`` included:
+    without declared classes there is no label set), or a label outside the declared ones. With declared
+    classes an empty ``y`` is read like any other.
     """
     with redacted():
         y = column_or_1d(y, warn=True)
@@ -367,10 +385,11 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
                 f"TNR; y holds more than two labels (which are not shown: the labels are private)"
             )
         if classes.size < 2:
-            raise ValueError(
-                "y holds one class only (which is not shown: the labels are private); a binary classifier "
-                "needs two. Declare the public label set with classes=[negative, positive] to fit a table "
-                "in which a class has no record"
+            raise ValueError(  # the same words for no record and for one class: neither is shown
+                "without classes= the label set is read from y, and y holds fewer than two labels (one "
+                "class or none; which is not shown: the labels are private); a binary classifier needs "
+                "two. Declare the public label set with classes=[negative, positive] to fit a table in "
+                "which a class has no record, or a table with no record at all"
             )
     else:
         if y.dtype.kind == "f" and declared.dtype.kind not in "fiub":

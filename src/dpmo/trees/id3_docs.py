@@ -35,8 +35,9 @@ PARAMS_DOC = """
         Selection mechanism of the split attribute (:func:`dpmo.select`).
     classes : pair of labels, optional
         The public label set ``[negative, positive]``. None reads it from ``y`` (its two distinct values,
-        sorted; the fitted ``classes_`` then reveals it, and a ``y`` with one label is refused). Declared,
-        a table in which a class has no record still fits.
+        sorted; the fitted ``classes_`` then reveals it, and a ``y`` with fewer than two labels is
+        refused). Declared, a table in which a class has no record still fits, and so does a table with
+        no record at all (the noisy counts are then noise alone).
     exact : bool, default False
         The float sampler is the default here, unlike DP-MOET's: exact discrete Laplace noise on every
         count makes a fit on Adult 4-9 times slower (``docs/core.md``, "Floating point and exact

@@ -129,7 +129,8 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
     classes : pair of labels, optional
         The public label set ``[negative, positive]``; TPR is measured on ``classes[1]``. None reads the
         label set from ``y`` (its two distinct values, sorted; the fitted ``classes_`` then reveals it,
-        and a ``y`` holding one label is refused). Declared, a table in which a class has no record fits.
+        and a ``y`` holding fewer than two labels is refused). Declared, a table in which a class has no
+        record fits, and so does a table with no record at all (the selections run on zero counts).
     exact : bool, default True
         Exact private selections (:func:`dpmo.select` with ``exact=True``, ``docs/core.md``); ``False``
         opts in to floating point. With ``random_state=None`` they read the OS's secure source; the

@@ -56,6 +56,8 @@ def _survival(a: Fraction, d: int, v: int, tail: Fraction | None) -> Enclosure:
     def bounds(bits: int) -> tuple[Fraction, Fraction]:
         l1, h1 = _public_exp(a * v, bits)
         l2, h2 = _public_exp(a * 2**d, bits)
+        if h2 >= 1:  # e^-aD within 2^-bits of 1 (a tiny x): S in [0, 1] says nothing; ``tight`` adds bits
+            return Fraction(0), Fraction(1)
         lo, hi = (l1 - h2) / (1 - h2), (h1 - l2) / (1 - l2)  # increasing in e^-av, decreasing in e^-aD
         if tail is not None:  # increasing in r and in S
             r_lo, r_hi = _public_exp(tail, bits)
