@@ -151,10 +151,32 @@ def _frame_columns(X, features) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+def listed(names, shown: int = 5, *, quote: bool = True) -> str:
+    """The first ``shown`` of ``names`` as a list, and how many more there are (``quote=False``: the items
+    are written as they are).
+
+    Examples
+    --------
+    >>> from dpmo.trees._inputs import listed
+    >>> listed(["a", "b"]), listed([str(j) for j in range(14)])
+    ("['a', 'b']", "['0', '1', '2', '3', '4'] and 9 more")
+    """
+    names = list(names)
+    more = len(names) - shown
+    text = repr(names[:shown]) if quote else "[" + ", ".join(str(n) for n in names[:shown]) + "]"
+    return text + (f" and {more} more" if more > 0 else "")
+
+
+def _clip_warning(text: str) -> None:
+    """A prediction-time clipping warning (the caller's own rows, never the private training table)."""
+    warnings.warn(text, UserWarning, stacklevel=6)  # the caller of predict
+
+
 def _encode_raw(columns, features, warn: bool) -> np.ndarray:
     """Raw columns (``(values, is_missing)`` per feature) -> encoded float matrix (features' order);
     ``warn``: say when a numeric value is clipped (never for the private training table)."""
     out = np.empty((columns[0][0].shape[0] if columns else 0, len(features)), dtype=np.float64)
+    clipped = []
     for j, (f, (values, isna)) in enumerate(zip(features, columns, strict=True)):
         if isna.any():
             raise ValueError(f"column {f.name!r} of X holds missing values (NaN/None); drop or fill them")
@@ -171,12 +193,13 @@ def _encode_raw(columns, features, warn: bool) -> np.ndarray:
                 raise ValueError(f"column {f.name!r} of X must be finite (no NaN or inf)")
             lo, hi = f.bounds
             if warn and (np.any(raw < lo) or np.any(raw > hi)):
-                warnings.warn(
-                    f"column {f.name!r} has values outside its public bounds {f.bounds}; they are clipped",
-                    UserWarning,
-                    stacklevel=4,
-                )
+                clipped.append(f"{f.name!r} {f.bounds}")
             out[:, j] = f.scale(raw)
+    if clipped:
+        _clip_warning(
+            f"numeric column(s) {listed(clipped, quote=False)} of X hold values outside their public bounds "
+            "(declared with features=, shown after each name); they are clipped to them"
+        )
     return out
 
 
@@ -194,9 +217,29 @@ def _validate(est, X, *, reset: bool) -> np.ndarray:
     return validate_data(est, X, reset=reset, dtype=np.float64, accept_sparse=False, ensure_all_finite=True)
 
 
-def _check_domains(X: np.ndarray, features, names, warn: bool) -> np.ndarray:
+#: How a table read as it is (the ``"numbers"`` path of :func:`dpmo.trees.units.read_as`) came to be in
+#: ``[0, 1]``, for the clipping warning: ``(what X is, what the range is, what to do)``.
+_RANGES = {
+    "default": (
+        "X",
+        "the default public range [0, 1] (the model was fitted without features=, so no bounds were "
+        "declared)",
+        "Declare each column's public bounds when fitting: features=[dpmo.datasets.Feature(name, "
+        "'numeric', bounds=(lo, hi)), ...], then pass rows in those units",
+    ),
+    "declared": ("X", "their declared public bounds (0, 1)", ""),
+    "encoded": (
+        "the encoded table",
+        "[0, 1], the encoded range of their public bounds",
+        "Encode rows with the features' Feature.scale, or pass raw units in a pandas DataFrame",
+    ),
+}
+
+
+def _check_domains(X: np.ndarray, features, names, warn: str | None) -> np.ndarray:
     """Categorical codes must be in the domain; numeric values are clipped to the public range [0, 1]
-    (``warn``: with a warning naming the columns; never for the private training table).
+    (``warn``: a key of :data:`_RANGES`, for a warning naming the columns; None for the private training
+    table, which is clipped silently).
 
     One pass over the whole row-major table (no strided column scans); the columns at fault are located
     only when there is one.
@@ -224,13 +267,11 @@ def _check_domains(X: np.ndarray, features, names, warn: bool) -> np.ndarray:
         )
     num = ~is_cat
     bad = [names[j] for j in np.flatnonzero(at_fault & num)]
-    if warn:
-        warnings.warn(
-            f"numeric column(s) {bad[:5]} of X hold values outside the public range [0, 1] of the "
-            "encoded form; they are clipped. Declare public bounds with features= and pass raw units "
-            "in a pandas DataFrame (or scale with Feature.scale)",
-            UserWarning,
-            stacklevel=4,
+    if warn is not None and bad:
+        table, where, todo = _RANGES[warn]
+        _clip_warning(
+            f"numeric column(s) {listed(bad)} of {table} hold values outside {where}; they are clipped to "
+            "it" + (f". {todo}" if todo else "")
         )
     X = X.copy()
     X[:, num] = np.clip(X[:, num], 0.0, 1.0)
@@ -305,6 +346,9 @@ def check_X_predict(est, X) -> np.ndarray:
 
 
 def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
+    from ..datasets import EncodedTable
+
+    encoded_table = isinstance(X, EncodedTable)
     if path != "numbers":  # raw values: categories by value, numeric columns in the units of their bounds
         columns = _frame_columns(X, features) if path == "frame" else array_columns(X, features)
         enc = check_array(_encode_raw(columns, features, warn=not reset), dtype=np.float64, input_name="X")
@@ -319,7 +363,7 @@ def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
         bad = _non_numeric_columns(X)
         if bad:
             raise ValueError(
-                f"column(s) {bad[:5]} of X hold non-numeric values; declare their public categories with "
+                f"column(s) {listed(bad)} of X hold non-numeric values; declare their public categories with "
                 "features=[dpmo.datasets.Feature(name, 'categorical', categories), ...] (one Feature per "
                 "column, numeric ones with public bounds)"
             )
@@ -327,7 +371,13 @@ def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
     if features is not None and len(features) != X.shape[1]:
         raise ValueError(f"features describes {len(features)} columns but X has {X.shape[1]}")
     # fit (reset) clips silently: a warning there would depend on the private records
-    return _check_domains(X, features, _names(est, features, X.shape[1]), warn=not reset)
+    if reset:
+        kind = None
+    elif features is None:
+        kind = "default"
+    else:
+        kind = "encoded" if getattr(est, "units_in_", RAW) != RAW or encoded_table else "declared"
+    return _check_domains(X, features, _names(est, features, X.shape[1]), warn=kind)
 
 
 # --------------------------------------------------------------------------------------------------------
