@@ -28,9 +28,9 @@ def _estimators(features=None):
 
     small = dict(population_size=4, selection_size=2, n_iterations=1)
     return [
-        lambda: DPMOETClassifier(1.0, features=features, random_state=0, **small),
-        lambda: DiffPID3Classifier(1.0, max_depth=2, features=features, random_state=0),
-        lambda: LocalDiffPID3Classifier(1.0, max_depth=2, features=features, random_state=0),
+        lambda: DPMOETClassifier(1.0, features=features, random_state=0, classes=[0, 1], **small),
+        lambda: DiffPID3Classifier(1.0, max_depth=2, features=features, random_state=0, classes=[0, 1]),
+        lambda: LocalDiffPID3Classifier(1.0, max_depth=2, features=features, random_state=0, classes=[0, 1]),
     ]
 
 

@@ -212,7 +212,7 @@ def tree_agg_run(
     weights = tuple(params.get("weights", (3.0, 2.0)))
     if method == "LocalDiffPID3":
         clf = _local_diffpid3(data, epsilon, params, rng)
-        clf.fit(data.X, data.y)
+        clf.fit(data)  # a Dataset: its public label set {0, 1}
         tpr, tnr = tpr_tnr(data.y, clf.predict(data.X))
     else:
         private = method.startswith("DP-")

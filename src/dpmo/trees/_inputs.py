@@ -33,8 +33,10 @@ declared schema).
 Labels (``y``)
 --------------
 Any two labels. The label set is public: declare it with ``classes=[negative, positive]``; otherwise it is
-read from ``y`` (documented as such), and then a ``y`` holding one label is an error. With declared
-classes a table in which one class has no record still fits.
+read from ``y`` (documented as such, and said on every such fit by an :class:`InferredClassesWarning` whose
+words never depend on ``y``), and then a ``y`` holding one label is an error. A Dataset or an EncodedData
+fitted with its own labels brings the label set ``{0, 1}`` (no warning). With declared classes a table in
+which one class has no record still fits.
 """
 
 from __future__ import annotations
@@ -50,9 +52,11 @@ from sklearn.utils.validation import check_array, check_consistent_length, colum
 
 from ._messages import (
     DEFAULT_BOUNDS_MESSAGE,
+    INFERRED_CLASSES_MESSAGE,
     NOT_SHOWN_LABEL,
     ONE_LABEL_PER_ROW,
     DefaultBoundsWarning,
+    InferredClassesWarning,
     redacted,
 )
 from .units import RAW, array_columns, encode_categories, is_frame, read_as
@@ -60,6 +64,7 @@ from .units import RAW, array_columns, encode_categories, is_frame, read_as
 __all__ = [
     "DefaultBoundsWarning",
     "DEFAULT_BOUNDS_MESSAGE",
+    "InferredClassesWarning",
     "estimator_rng",
     "check_X_fit",
     "check_X_predict",
@@ -311,6 +316,8 @@ def check_X_fit(est, X, y=None, *, encoded: bool = False):
     from ..datasets import Dataset
 
     features = _check_features(est.features)
+    # labels of a Dataset (or of an EncodedData): 0/1 by the loader's public rule, the label set {0, 1}
+    est._dataset_labels = encoded or (isinstance(X, Dataset) and y is None)
     if isinstance(X, Dataset):
         if y is None:
             y = X.y
@@ -399,14 +406,18 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``(y01, classes)``: labels as int8 0/1 and the pair ``[negative, positive]`` (1 = ``classes[1]``).
 
     ``classes`` is ``est.classes`` when declared (public), otherwise the sorted distinct labels of ``y``
-    (read from the data: the fitted estimator then reveals the label set). Raises ValueError for a
-    continuous target, more than two labels, one inferred label, or a label outside the declared ones.
+    (read from the data: the fitted estimator then reveals the label set; an :class:`InferredClassesWarning`
+    says so, unless the labels are a Dataset's or an EncodedData's, whose label set is ``{0, 1}``). Raises
+    ValueError for a continuous target, more than two labels, one inferred label, or a label outside the
+    declared ones.
     """
+    declared = _declared_classes(getattr(est, "classes", None))
+    if declared is None and not getattr(est, "_dataset_labels", False):  # the arguments only, before y
+        warnings.warn(INFERRED_CLASSES_MESSAGE, InferredClassesWarning, stacklevel=3)
     with redacted():
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
         raise ValueError(ONE_LABEL_PER_ROW)
-    declared = _declared_classes(getattr(est, "classes", None))
     if declared is None:
         if y.dtype.kind not in "biu":  # integer and boolean labels are never continuous: skip the scan
             check_classification_targets(y)

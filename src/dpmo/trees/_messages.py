@@ -1,6 +1,7 @@
 """What the tree estimators say: warnings and refusals whose words never quote the records.
 
 * :class:`DefaultBoundsWarning`: the one warning of a fit without declared bounds, the same for every table;
+* :class:`InferredClassesWarning`: the one warning of a fit without a declared label set, likewise;
 * the refusals of labels (the rule broken, never a label or a count);
 * :func:`redacted`: scikit-learn's and numpy's validation errors without the records they quote.
 
@@ -25,6 +26,8 @@ from ..datasets.types import NOT_SHOWN
 __all__ = [
     "DefaultBoundsWarning",
     "DEFAULT_BOUNDS_MESSAGE",
+    "InferredClassesWarning",
+    "INFERRED_CLASSES_MESSAGE",
     "NOT_SHOWN_LABEL",
     "ONE_LABEL_PER_ROW",
     "redacted",
@@ -50,7 +53,7 @@ class DefaultBoundsWarning(UserWarning):
     >>> X, y = np.array([[0.2], [0.9], [0.4], [0.7]]), np.array([0, 1, 0, 1])
     >>> with warnings.catch_warnings(record=True) as seen:
     ...     warnings.simplefilter("always")
-    ...     _ = DiffPID3Classifier(1.0, random_state=0).fit(X, y)
+    ...     _ = DiffPID3Classifier(1.0, classes=[0, 1], random_state=0).fit(X, y)
     >>> [w.category is DefaultBoundsWarning for w in seen]
     [True]
     """
@@ -63,6 +66,48 @@ DEFAULT_BOUNDS_MESSAGE = (
     "depends on the private records), and clipping can make the model useless on unscaled data. Declare "
     "each column's public bounds or categories with features=[dpmo.datasets.Feature(...), ...], or fit a "
     "dpmo.datasets.Dataset; this warning is the same for every table (docs/public-inputs.md)"
+)
+
+
+class InferredClassesWarning(UserWarning):
+    """A tree estimator was fitted without ``classes=``: the label set was read from ``y``.
+
+    The label set is public input (``docs/public-inputs.md``): the fitted ``classes_`` shows it, the
+    positive class is chosen by its sort order, and a ``y`` holding one label is refused. Raised by ``fit``
+    of :class:`~dpmo.trees.DPMOETClassifier`, :class:`~dpmo.trees.DiffPID3Classifier` and
+    :class:`~dpmo.trees.LocalDiffPID3Classifier` on every fit with ``classes=None`` and labels given as
+    ``y``, before ``y`` is read and with the same words (:data:`INFERRED_CLASSES_MESSAGE`) whatever it
+    holds. Silence it by declaring the label set (``classes=[negative, positive]``); a
+    :class:`~dpmo.datasets.Dataset` or an :class:`~dpmo.trees.EncodedData` fitted with its own labels
+    brings the public label set ``{0, 1}`` (1 = the loader's positive class) and gets no warning.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from dpmo.datasets import Feature
+    >>> from dpmo.trees import DiffPID3Classifier, InferredClassesWarning
+    >>> X, y = np.array([[0.2], [0.9], [0.4], [0.7]]), np.array(["no", "yes", "no", "yes"])
+    >>> features = [Feature("x", "numeric", bounds=(0, 1))]
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     _ = DiffPID3Classifier(1.0, features=features, random_state=0).fit(X, y)
+    >>> [w.category is InferredClassesWarning for w in seen]
+    [True]
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     _ = DiffPID3Classifier(1.0, features=features, classes=["no", "yes"], random_state=0).fit(X, y)
+    >>> seen
+    []
+    """
+
+
+#: The one text of :class:`InferredClassesWarning` (it never depends on the data).
+INFERRED_CLASSES_MESSAGE = (
+    "no public label set was declared (classes=None): the two labels are read from y (the larger in sort "
+    "order is the positive class), the fitted classes_ shows them, and a y holding one label is refused. "
+    "The label set is public input: declare it with classes=[negative, positive]; this warning is the same "
+    "for every table (docs/public-inputs.md)"
 )
 
 
