@@ -38,6 +38,7 @@ _EXPORTS = {
     # the warnings of a fit without declared bounds, without a declared label set, and of a one-leaf tree
     "DefaultBoundsWarning": "_messages",
     "InferredClassesWarning": "_messages",
+    "SingleLeafWarning": "_messages",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -2,6 +2,7 @@
 
 * :class:`DefaultBoundsWarning`: the one warning of a fit without declared bounds, the same for every table;
 * :class:`InferredClassesWarning`: the one warning of a fit without a declared label set, likewise;
+* :class:`SingleLeafWarning`: an ID3 tree released as a single leaf, in words from the public settings only;
 * the refusals of labels (the rule broken, never a label or a count);
 * :func:`redacted`: scikit-learn's and numpy's validation errors without the records they quote.
 
@@ -18,6 +19,7 @@ whose text its estimator checks require (it shows the shape of that empty table)
 
 from __future__ import annotations
 
+import math
 import re
 from contextlib import contextmanager
 
@@ -28,6 +30,8 @@ __all__ = [
     "DEFAULT_BOUNDS_MESSAGE",
     "InferredClassesWarning",
     "INFERRED_CLASSES_MESSAGE",
+    "SingleLeafWarning",
+    "single_leaf_message",
     "NOT_SHOWN_LABEL",
     "ONE_LABEL_PER_ROW",
     "redacted",
@@ -109,6 +113,38 @@ INFERRED_CLASSES_MESSAGE = (
     "The label set is public input: declare it with classes=[negative, positive]; this warning is the same "
     "for every table (docs/public-inputs.md)"
 )
+
+
+class SingleLeafWarning(UserWarning):
+    """A DiffP-ID3 / LocalDiffPID3 fit released a single leaf: a constant model.
+
+    The root was made a leaf by Friedman and Schuster's stopping rule: its noisy record count was below
+    ``2 sqrt(2) t / eps_c`` (``t`` the largest domain size, ``eps_c`` the count's share of epsilon, half of
+    ``epsilon / (L + 1)`` for the ``L + 1`` levels). Too few records for the budget per level. The tree is
+    the release, so saying so is post-processing; the words (:func:`single_leaf_message`) name the public
+    settings only. Not raised when the settings allow no split (``max_depth=0``).
+
+    Examples
+    --------
+    >>> from dpmo.trees._messages import single_leaf_message
+    >>> "at least 340 records" in single_leaf_message(10, 1 / 12, 6)
+    True
+    """
+
+
+def single_leaf_message(t: int, eps_c: float, levels: int) -> str:
+    """The text of :class:`SingleLeafWarning` from the public settings: ``t`` values of the widest attribute,
+    the count's epsilon ``eps_c``, and the number of levels sharing epsilon."""
+    need = 2.0 * 2.0**0.5 * t / eps_c
+    return (
+        "the fitted tree is a single leaf (a constant model: every row gets the same label). The root's "
+        f"noisy record count was below 2 sqrt(2) t / eps_c = {need:.4g}, so Friedman and Schuster's stopping "
+        f"rule made it a leaf (t = {t} values of the widest attribute, eps_c = {eps_c:.4g}: half of "
+        f"epsilon / {levels} levels). Too few records for the budget per level: a split needs a noisy count "
+        f"of at least {math.ceil(need)} records at these settings. Raise epsilon, lower max_depth (fewer "
+        "levels share epsilon), use fewer values per attribute (n_bins, coarser categories) or fit more "
+        "records"
+    )
 
 
 #: The refusals of labels: the rule, never the label or a count (the records are private).
