@@ -18,6 +18,7 @@ from dpmo.trees import (  # noqa: E402
     EncodedData,
     InferredClassesWarning,
     LocalDiffPID3Classifier,
+    SingleLeafWarning,
 )
 from dpmo.trees._messages import INFERRED_CLASSES_MESSAGE  # noqa: E402
 
@@ -37,7 +38,8 @@ def _said(fit) -> list[tuple[type, str]]:
             fit()
         except ValueError:
             pass
-    return [(w.category, str(w.message)) for w in seen]
+    # a single-leaf tree is said too (a property of the release, tests/test_id3_single_leaf.py): not counted
+    return [(w.category, str(w.message)) for w in seen if w.category is not SingleLeafWarning]
 
 
 @pytest.mark.parametrize("cls", list(SMALL))

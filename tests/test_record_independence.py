@@ -38,7 +38,9 @@ def _caught(fit) -> list[str]:
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         fit()
-    return [f"{w.category.__name__}: {w.message}" for w in seen]
+    # SingleLeafWarning is said of the released tree (post-processing): it may differ between neighbours as
+    # the release may; the warnings compared here are those about the inputs
+    return [f"{w.category.__name__}: {w.message}" for w in seen if w.category.__name__ != "SingleLeafWarning"]
 
 
 @pytest.mark.parametrize("i", range(3))

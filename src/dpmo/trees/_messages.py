@@ -57,7 +57,7 @@ class DefaultBoundsWarning(UserWarning):
     >>> X, y = np.array([[0.2], [0.9], [0.4], [0.7]]), np.array([0, 1, 0, 1])
     >>> with warnings.catch_warnings(record=True) as seen:
     ...     warnings.simplefilter("always")
-    ...     _ = DiffPID3Classifier(1.0, classes=[0, 1], random_state=0).fit(X, y)
+    ...     _ = DiffPID3Classifier(1.0, max_depth=0, classes=[0, 1], random_state=0).fit(X, y)
     >>> [w.category is DefaultBoundsWarning for w in seen]
     [True]
     """
@@ -95,12 +95,13 @@ class InferredClassesWarning(UserWarning):
     >>> features = [Feature("x", "numeric", bounds=(0, 1))]
     >>> with warnings.catch_warnings(record=True) as seen:
     ...     warnings.simplefilter("always")
-    ...     _ = DiffPID3Classifier(1.0, features=features, random_state=0).fit(X, y)
+    ...     _ = DiffPID3Classifier(1.0, max_depth=0, features=features, random_state=0).fit(X, y)
     >>> [w.category is InferredClassesWarning for w in seen]
     [True]
     >>> with warnings.catch_warnings(record=True) as seen:
     ...     warnings.simplefilter("always")
-    ...     _ = DiffPID3Classifier(1.0, features=features, classes=["no", "yes"], random_state=0).fit(X, y)
+    ...     clf = DiffPID3Classifier(1.0, max_depth=0, features=features, classes=["no", "yes"])
+    ...     _ = clf.fit(X, y)
     >>> seen
     []
     """
