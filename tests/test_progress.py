@@ -185,3 +185,18 @@ def test_cli_jobs_option(tmp_path):
     assert parser.parse_args(["reproduce", "graph-agg", "-j", "2"]).jobs == 2
     assert parser.parse_args(["reproduce", "graph-agg", "--jobs", "-1"]).jobs == (os.cpu_count() or 1)
     assert parser.parse_args(["reproduce", "graph-agg"]).progress == "auto"
+
+
+def test_the_quick_grid_has_the_runs_the_docs_state():
+    # issue 37, point 9: docs/experiments.md said 5,610 runs for `dpmo reproduce all --quick`, which did 6,390
+    import pathlib
+
+    from dpmo.experiments import EXPERIMENTS, plan_tasks
+
+    total = 0
+    for config in EXPERIMENTS.values():
+        quick = config.quick_version()
+        total += sum(len(t.runs) for t in plan_tasks(quick, {d: [] for d in quick.datasets}, seed=0))
+    docs = (pathlib.Path(__file__).parents[1] / "docs" / "experiments.md").read_text()
+    stated = re.search(r"`dpmo reproduce all --quick` runs \*\*([0-9,]+) runs\*\*", docs)
+    assert stated is not None and int(stated.group(1).replace(",", "")) == total
