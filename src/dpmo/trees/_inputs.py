@@ -34,9 +34,9 @@ Labels (``y``)
 --------------
 Any two labels. The label set is public: declare it with ``classes=[negative, positive]``; otherwise it is
 read from ``y`` (documented as such, and said on every such fit by an :class:`InferredClassesWarning` whose
-words never depend on ``y``), and then a ``y`` holding one label is an error. A Dataset or an EncodedData
-fitted with its own labels brings the label set ``{0, 1}`` (no warning). With declared classes a table in
-which one class has no record still fits.
+words never depend on ``y``), and then a ``y`` holding one label is an error. A table in the encoded form
+(a Dataset, its table ``data.X``, an EncodedData) has its labels in the encoded form, the public label set
+``{0, 1}`` (no warning). With a declared label set a table in which one class has no record still fits.
 """
 
 from __future__ import annotations
@@ -316,8 +316,11 @@ def check_X_fit(est, X, y=None, *, encoded: bool = False):
     from ..datasets import Dataset
 
     features = _check_features(est.features)
-    # labels of a Dataset (or of an EncodedData): 0/1 by the loader's public rule, the label set {0, 1}
-    est._dataset_labels = encoded or (isinstance(X, Dataset) and y is None)
+    # a table in the encoded form (a Dataset, its table data.X, an EncodedData) has its labels in the encoded
+    # form too: 0/1 by the loader's public rule, the public label set {0, 1} (a fact about the types only)
+    from ..datasets import EncodedTable
+
+    est._encoded_labels = encoded or isinstance(X, (Dataset, EncodedTable))
     if isinstance(X, Dataset):
         if y is None:
             y = X.y
@@ -407,12 +410,15 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
 
     ``classes`` is ``est.classes`` when declared (public), otherwise the sorted distinct labels of ``y``
     (read from the data: the fitted estimator then reveals the label set; an :class:`InferredClassesWarning`
-    says so, unless the labels are a Dataset's or an EncodedData's, whose label set is ``{0, 1}``). Raises
+    says so), or ``[0, 1]`` for a table in the encoded form (a Dataset, its table, an EncodedData: labels
+    encoded by the loader's public rule). Raises
     ValueError for a continuous target, more than two labels, one inferred label, or a label outside the
     declared ones.
     """
     declared = _declared_classes(getattr(est, "classes", None))
-    if declared is None and not getattr(est, "_dataset_labels", False):  # the arguments only, before y
+    if declared is None and getattr(est, "_encoded_labels", False):  # the encoded form: {0, 1}, public
+        declared = np.array([0, 1])
+    if declared is None:  # the arguments only, before y is read
         warnings.warn(INFERRED_CLASSES_MESSAGE, InferredClassesWarning, stacklevel=3)
     with redacted():
         y = column_or_1d(y, warn=True)

@@ -81,9 +81,10 @@ class InferredClassesWarning(UserWarning):
     of :class:`~dpmo.trees.DPMOETClassifier`, :class:`~dpmo.trees.DiffPID3Classifier` and
     :class:`~dpmo.trees.LocalDiffPID3Classifier` on every fit with ``classes=None`` and labels given as
     ``y``, before ``y`` is read and with the same words (:data:`INFERRED_CLASSES_MESSAGE`) whatever it
-    holds. Silence it by declaring the label set (``classes=[negative, positive]``); a
-    :class:`~dpmo.datasets.Dataset` or an :class:`~dpmo.trees.EncodedData` fitted with its own labels
-    brings the public label set ``{0, 1}`` (1 = the loader's positive class) and gets no warning.
+    holds. Silence it by declaring the label set (``classes=[negative, positive]``); a table in the encoded
+    form (a :class:`~dpmo.datasets.Dataset`, its table ``data.X``, an :class:`~dpmo.trees.EncodedData`) has
+    its labels in the encoded form, the public label set ``{0, 1}`` (1 = the loader's positive class), and
+    gets no warning.
 
     Examples
     --------
