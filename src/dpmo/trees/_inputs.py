@@ -34,9 +34,10 @@ Labels (``y``)
 --------------
 Any two labels. The label set is public: declare it with ``classes=[negative, positive]``; otherwise it is
 read from ``y`` (documented as such, and said on every such fit by an :class:`InferredClassesWarning` whose
-words never depend on ``y``), and then a ``y`` holding one label is an error. A table in the encoded form
-(a Dataset, its table ``data.X``, an EncodedData) has its labels in the encoded form, the public label set
-``{0, 1}`` (no warning). With a declared label set a table in which one class has no record still fits.
+words never depend on ``y``), and then a ``y`` holding one label is an error. The labels of a Dataset
+(``fit(data)``) or of an EncodedData are in the encoded form, the public label set ``{0, 1}`` (no warning;
+``fit(data.X, data.y)`` passes a ``y`` like any other: declare ``classes=[0, 1]``). With a declared label
+set a table in which one class has no record still fits.
 """
 
 from __future__ import annotations
@@ -316,11 +317,9 @@ def check_X_fit(est, X, y=None, *, encoded: bool = False):
     from ..datasets import Dataset
 
     features = _check_features(est.features)
-    # a table in the encoded form (a Dataset, its table data.X, an EncodedData) has its labels in the encoded
-    # form too: 0/1 by the loader's public rule, the public label set {0, 1} (a fact about the types only)
-    from ..datasets import EncodedTable
-
-    est._encoded_labels = encoded or isinstance(X, (Dataset, EncodedTable))
+    # the labels of a Dataset (y not given) or of an EncodedData: 0/1 by the loader's public rule, the public
+    # label set {0, 1} (a fact about the arguments only). A table data.X with a y of the caller's: read from y
+    est._encoded_labels = encoded or (isinstance(X, Dataset) and y is None)
     if isinstance(X, Dataset):
         if y is None:
             y = X.y
@@ -410,8 +409,8 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
 
     ``classes`` is ``est.classes`` when declared (public), otherwise the sorted distinct labels of ``y``
     (read from the data: the fitted estimator then reveals the label set; an :class:`InferredClassesWarning`
-    says so), or ``[0, 1]`` for a table in the encoded form (a Dataset, its table, an EncodedData: labels
-    encoded by the loader's public rule). Raises
+    says so), or ``[0, 1]`` for the labels of a Dataset or an EncodedData (encoded by the loader's public
+    rule). Raises
     ValueError for a continuous target, more than two labels, one inferred label, or a label outside the
     declared ones.
     """

@@ -81,10 +81,10 @@ class InferredClassesWarning(UserWarning):
     of :class:`~dpmo.trees.DPMOETClassifier`, :class:`~dpmo.trees.DiffPID3Classifier` and
     :class:`~dpmo.trees.LocalDiffPID3Classifier` on every fit with ``classes=None`` and labels given as
     ``y``, before ``y`` is read and with the same words (:data:`INFERRED_CLASSES_MESSAGE`) whatever it
-    holds. Silence it by declaring the label set (``classes=[negative, positive]``); a table in the encoded
-    form (a :class:`~dpmo.datasets.Dataset`, its table ``data.X``, an :class:`~dpmo.trees.EncodedData`) has
-    its labels in the encoded form, the public label set ``{0, 1}`` (1 = the loader's positive class), and
-    gets no warning.
+    holds. Silence it by declaring the label set (``classes=[negative, positive]``). The labels of a
+    :class:`~dpmo.datasets.Dataset` fitted as ``fit(data)`` or of an :class:`~dpmo.trees.EncodedData` are
+    encoded by the loader's public rule, the label set ``{0, 1}`` (1 = the loader's positive class), and get
+    no warning; ``fit(data.X, data.y)`` passes a ``y`` like any other (declare ``classes=[0, 1]``).
 
     Examples
     --------

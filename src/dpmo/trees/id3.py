@@ -409,7 +409,7 @@ class DiffPID3Classifier(_BaseID3):
     >>> from dpmo.datasets import load_breast_cancer
     >>> from dpmo.trees import DiffPID3Classifier
     >>> data = load_breast_cancer()
-    >>> clf = DiffPID3Classifier(1.0, features=data.features, random_state=0).fit(data.X, data.y)
+    >>> clf = DiffPID3Classifier(1.0, features=data.features, random_state=0).fit(data)
     >>> sum(r.epsilon for r in clf.budget_.ledger) == 1.0
     True
 """
@@ -439,7 +439,7 @@ class LocalDiffPID3Classifier(_BaseID3):
     >>> from dpmo.datasets import load_breast_cancer
     >>> from dpmo.trees import LocalDiffPID3Classifier
     >>> data = load_breast_cancer()
-    >>> clf = LocalDiffPID3Classifier(1.0, features=data.features, random_state=0).fit(data.X, data.y)
+    >>> clf = LocalDiffPID3Classifier(1.0, features=data.features, random_state=0).fit(data)
     >>> clf.predict(data.X).shape
     (569,)
 """
