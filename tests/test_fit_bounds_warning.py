@@ -28,6 +28,7 @@ ESTIMATORS = list(SMALL)
 
 
 def _make(cls, **kw):
+    kw = {"classes": [0, 1], **kw}  # the label set declared: its own warning is tested elsewhere
     return cls(epsilon=1.0, random_state=0, **SMALL[cls], **kw)
 
 
@@ -35,7 +36,8 @@ def _said(fit) -> list[tuple[str, str]]:
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         fit()
-    return [(w.category.__name__, str(w.message)) for w in seen]
+    # a single-leaf tree is said too (a property of the release, tests/test_id3_single_leaf.py): not counted
+    return [(w.category.__name__, str(w.message)) for w in seen if w.category.__name__ != "SingleLeafWarning"]
 
 
 def _tables():

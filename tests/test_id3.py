@@ -12,7 +12,7 @@ from sklearn.base import clone
 
 from dpmo.datasets import Dataset, EncodedTable, Feature, load_acs, load_nltcs
 from dpmo.metrics import tpr_tnr, weighted_fitness
-from dpmo.trees import DiffPID3Classifier, LocalDiffPID3Classifier
+from dpmo.trees import DiffPID3Classifier, InferredClassesWarning, LocalDiffPID3Classifier, SingleLeafWarning
 from dpmo.trees.id3 import ID3Tree, split_choice_scores
 
 ESTIMATORS = [DiffPID3Classifier, LocalDiffPID3Classifier]
@@ -187,7 +187,8 @@ def test_max_criterion_makes_both_estimators_identical():
 
 def test_tiny_budget_gives_a_single_leaf():
     data = synthetic(n=100)
-    clf = LocalDiffPID3Classifier(1e-3, features=data.features, random_state=0).fit(data.X, data.y)
+    with pytest.warns(SingleLeafWarning, match="Too few records for the budget per level"):
+        clf = LocalDiffPID3Classifier(1e-3, features=data.features, random_state=0).fit(data.X, data.y)
     assert clf.tree_.n_nodes == 1 and clf.get_depth() == 0
     assert np.isfinite(clf.tree_.noisy_count[0])
 
@@ -296,6 +297,9 @@ def test_bad_data_is_refused(cls):
     X[0, 2] = 1.5  # numeric columns are scaled to [0, 1]: clipped to the public range
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # clipped silently: a warning would depend on the records
+        # ... except the constant InferredClassesWarning of every fit without a declared label set
+        warnings.filterwarnings("ignore", category=InferredClassesWarning)
+        warnings.filterwarnings("ignore", category=SingleLeafWarning)  # a property of the release
         clf.fit(X, data.y)
     X[0, 2] = np.nan
     with pytest.raises(ValueError, match="NaN"):

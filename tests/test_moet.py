@@ -223,6 +223,7 @@ def test_parameter_validation(cancer):
         warnings.simplefilter("error")  # clipped silently: a warning would depend on the records
         # ... except the constant DefaultBoundsWarning of every fit without declared bounds
         warnings.filterwarnings("ignore", category=dpmo.trees.DefaultBoundsWarning)
+        warnings.filterwarnings("ignore", category=dpmo.trees.InferredClassesWarning)  # constant too
         DPMOETClassifier(**SMALL).fit(X * 3, y)  # not scaled with public bounds: clipped
     cat = (Feature("c", "categorical", ("a", "b")),)
     with pytest.raises(ValueError, match="codes"):  # encoded: code 2 is outside the domain

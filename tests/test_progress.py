@@ -55,6 +55,27 @@ def test_a_line_per_crossed_step_when_runs_are_slow_enough():
     assert "about" in out.getvalue().splitlines()[0] and "left" in out.getvalue().splitlines()[0]
 
 
+def test_the_time_left_comes_from_the_runs_after_the_warm_up():
+    # issue 37, point 9: a first task of 10 s (compiling the kernels) then 1,000 runs of 10 ms each; the
+    # first line used to extrapolate the warm-up over every run ("about 43.6 min left" for a 13 s run)
+    clock, out = FakeClock(), io.StringIO()
+    bar = ProgressLines(1010, "exp", stream=out, percent=1, seconds=1e9, min_interval=1.0, clock=clock)
+    clock.now = 10.0
+    bar.update(11)  # the warm-up: crosses 1%, but no run has finished after it yet
+    first = out.getvalue().splitlines()
+    assert len(first) == 1 and "left" not in first[0]
+    assert bar.seconds_left(clock.now) is None
+    for _ in range(150):
+        clock.now += 0.01
+        bar.update(1)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2  # one more line, at least 1 s after the first
+    done = _lines(lines[-1])[0][0]
+    left = float(re.search(r"about ([0-9.]+) s left", lines[-1]).group(1))
+    assert left == pytest.approx(0.01 * (1010 - done), abs=0.1)  # runs of 10 ms left, not of 100 ms
+    bar.close()
+
+
 def test_fast_runs_are_not_reported_more_than_once_a_min_interval():
     clock, out = FakeClock(), io.StringIO()
     bar = ProgressLines(1000, "exp", stream=out, percent=1, seconds=1e9, min_interval=5.0, clock=clock)
@@ -164,3 +185,18 @@ def test_cli_jobs_option(tmp_path):
     assert parser.parse_args(["reproduce", "graph-agg", "-j", "2"]).jobs == 2
     assert parser.parse_args(["reproduce", "graph-agg", "--jobs", "-1"]).jobs == (os.cpu_count() or 1)
     assert parser.parse_args(["reproduce", "graph-agg"]).progress == "auto"
+
+
+def test_the_quick_grid_has_the_runs_the_docs_state():
+    # issue 37, point 9: docs/experiments.md said 5,610 runs for `dpmo reproduce all --quick`, which did 6,390
+    import pathlib
+
+    from dpmo.experiments import EXPERIMENTS, plan_tasks
+
+    total = 0
+    for config in EXPERIMENTS.values():
+        quick = config.quick_version()
+        total += sum(len(t.runs) for t in plan_tasks(quick, {d: [] for d in quick.datasets}, seed=0))
+    docs = (pathlib.Path(__file__).parents[1] / "docs" / "experiments.md").read_text()
+    stated = re.search(r"`dpmo reproduce all --quick` runs \*\*([0-9,]+) runs\*\*", docs)
+    assert stated is not None and int(stated.group(1).replace(",", "")) == total

@@ -28,9 +28,9 @@ def _estimators(features=None):
 
     small = dict(population_size=4, selection_size=2, n_iterations=1)
     return [
-        lambda: DPMOETClassifier(1.0, features=features, random_state=0, **small),
-        lambda: DiffPID3Classifier(1.0, max_depth=2, features=features, random_state=0),
-        lambda: LocalDiffPID3Classifier(1.0, max_depth=2, features=features, random_state=0),
+        lambda: DPMOETClassifier(1.0, features=features, random_state=0, classes=[0, 1], **small),
+        lambda: DiffPID3Classifier(1.0, max_depth=2, features=features, random_state=0, classes=[0, 1]),
+        lambda: LocalDiffPID3Classifier(1.0, max_depth=2, features=features, random_state=0, classes=[0, 1]),
     ]
 
 
@@ -38,7 +38,9 @@ def _caught(fit) -> list[str]:
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         fit()
-    return [f"{w.category.__name__}: {w.message}" for w in seen]
+    # SingleLeafWarning is said of the released tree (post-processing): it may differ between neighbours as
+    # the release may; the warnings compared here are those about the inputs
+    return [f"{w.category.__name__}: {w.message}" for w in seen if w.category.__name__ != "SingleLeafWarning"]
 
 
 @pytest.mark.parametrize("i", range(3))

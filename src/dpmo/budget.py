@@ -42,13 +42,13 @@ from __future__ import annotations
 import numbers
 import threading
 from fractions import Fraction
-from typing import NamedTuple
 
 import numpy as np
 
 from . import _fork
 from .budget_calls import ApproximateDP, Charge
 from .epsilons import decimal_float_at_most, exact_epsilon, exact_text, float_at_most
+from .ledger import LedgerSummary, Spend, expand
 
 __all__ = ["Budget", "BudgetExceededError", "Charge", "Spend", "fit_budget", "resolve_budget"]
 
@@ -76,31 +76,6 @@ class BudgetExceededError(BaseException):
     """
 
 
-class Spend(NamedTuple):
-    """One record of a :class:`Budget`'s ledger: one call of a private mechanism.
-
-    Attributes
-    ----------
-    what : str
-        What was selected or released, e.g. ``"priv_pareto: round 2 of 3"``.
-    mechanism : str or None
-        The mechanism called (``"exponential"``, ``"permute_and_flip"``, ``"laplace"``, ``"gumbel"``, ...).
-    epsilon : fractions.Fraction
-        The epsilon spent, exact (a float given as the decimal it prints as); the mechanism ran at most
-        at it.
-    sensitivity : float or None
-        The sensitivity the mechanism was calibrated with (1 for dampened scores).
-    candidates : int or None
-        The number of candidates of a selection (or of released values).
-    """
-
-    what: str
-    mechanism: str | None
-    epsilon: Fraction
-    sensitivity: float | None
-    candidates: int | None
-
-
 def _restore(total: Fraction, spent: Fraction, records: list, delta=Fraction(0), spent_delta=0, charges=()):
     """Unpickle a budget with nothing left (see :meth:`Budget.__reduce_ex__`): a detached record."""
     b = Budget.__new__(Budget)
@@ -110,7 +85,7 @@ def _restore(total: Fraction, spent: Fraction, records: list, delta=Fraction(0),
     return b
 
 
-class Budget(ApproximateDP):
+class Budget(ApproximateDP, LedgerSummary):
     """A privacy budget of ``(epsilon, delta)`` (pure epsilon-DP by default, basic sequential composition).
 
     Parameters
@@ -218,17 +193,7 @@ class Budget(ApproximateDP):
     def ledger(self) -> tuple[Spend, ...]:
         with self._lock:
             entries = list(self._records)
-        out: list[Spend] = []
-        for e in entries:
-            if isinstance(e, Spend):
-                out.append(e)
-                continue
-            what, mech, eps, k, sens, cand = e
-            share = eps / k
-            for i in range(k):
-                label = f"{what}: round {i + 1} of {k}" if k > 1 else what
-                out.append(Spend(label, mech, share, sens, None if cand is None else cand - i))
-        return tuple(out)
+        return tuple(expand(entries))  # dpmo.ledger: the k-round entries and a call's records unpacked
 
     @property
     def parent(self) -> Budget | None:

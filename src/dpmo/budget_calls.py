@@ -27,7 +27,8 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from .accounting import check_delta, mechanism_kind
-from .epsilons import exact_epsilon, exact_text, float_at_most
+from .epsilons import decimal_float_at_most, exact_epsilon, exact_text, float_at_most, readable
+from .ledger import InCall
 
 __all__ = ["ApproximateDP", "Charge", "exact_delta"]
 
@@ -51,6 +52,9 @@ class Charge(NamedTuple):
     what: str
     epsilon: Fraction
     delta: Fraction
+
+    def __repr__(self) -> str:
+        return f"Charge(what={self.what!r}, epsilon={readable(self.epsilon)}, delta={readable(self.delta)})"
 
 
 def exact_delta(delta) -> Fraction:
@@ -119,8 +123,10 @@ class ApproximateDP:
 
     @property
     def remaining_delta(self) -> float:
-        """The delta still free to spend or reserve (the largest float not above the exact rest)."""
-        return float_at_most(self._delta - self._committed_delta)
+        """The delta still free to spend or reserve: the largest float whose decimal does not exceed the
+        exact rest (as :attr:`remaining`), so a call with ``delta=remaining_delta`` fits (1e-22, not
+        9.999999999999999e-23, after three calls of ``1e-6 / 3`` in a delta of 1e-6)."""
+        return decimal_float_at_most(self._delta - self._committed_delta)
 
     @property
     def remaining_delta_exact(self) -> Fraction:
@@ -186,12 +192,13 @@ class ApproximateDP:
     def _record_call(self, records, first: bool) -> None:
         """Record ``records`` of a call's budget in it and its parents; the call's ``(epsilon, delta)`` is
         charged (as spent) with its first records."""
+        entries = [InCall(self._charges[0], r) for r in records]  # the call's rows of Budget.summary
         node = self
         while node is not None:
             if first:
                 node._spent += self._total
                 node._spent_delta += self._delta
-            node._records.extend(records)
+            node._records.extend(entries)
             node = node._parent
 
     def reserve_call(self, epsilon: Fraction, delta: Fraction, plan, what: str):
@@ -215,10 +222,11 @@ class ApproximateDP:
             child._delta = delta
             child._committed, child._committed_delta = epsilon, delta
             child._plan = list(plan)
-            child._charges.append(Charge(what, epsilon, delta))
+            charge = Charge(what, epsilon, delta)  # one object: it names the call's records (InCall)
+            child._charges.append(charge)
             child._parent = self
             child._lock = self._lock
             self._committed += epsilon
             self._committed_delta += delta
-            self._charges.append(Charge(what, epsilon, delta))
+            self._charges.append(charge)
         return child

@@ -3,7 +3,8 @@
 :class:`dpmo.Budget` records every epsilon as a :class:`fractions.Fraction` (:func:`exact_epsilon`: a float
 as the decimal its ``repr`` writes, ``0.1`` as 1/10) and every float mechanism runs at
 :func:`float_at_most` of the recorded value, never above it (``docs/privacy-accounting.md``, "Decimal
-budgets"). :func:`exact_text` writes an exact value for messages.
+budgets"). :func:`exact_text` writes an exact value for messages, :func:`readable` one for people (its float,
+and its decimal digits when the float is not exact).
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["exact_epsilon", "float_at_most", "decimal_float_at_most", "exact_text"]
+__all__ = [
+    "exact_epsilon",
+    "float_at_most",
+    "decimal_float_at_most",
+    "exact_text",
+    "readable",
+    "decimal_digits",
+]
 
 _MAX_FLOAT = Fraction(np.finfo(np.float64).max)
 
@@ -125,3 +133,59 @@ def exact_text(value: Fraction) -> str:
     sign = "-" if scaled < 0 else ""
     text = str(abs(scaled)).rjust(digits + 1, "0")
     return f"{sign}{text[:-digits]}.{text[-digits:]}"
+
+
+def decimal_digits(value: Fraction, significant: int = 25) -> str:
+    """The decimal expansion of ``value`` (>= 0): exact when it ends within ``significant`` significant
+    digits, else those digits followed by ``...`` (truncated, never rounded up).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from dpmo.epsilons import decimal_digits
+    >>> decimal_digits(Fraction(1, 8)), decimal_digits(Fraction(1, 3), 5), decimal_digits(Fraction(0))
+    ('0.125', '0.33333...', '0')
+    """
+    p, q = value.numerator, value.denominator
+    if p == 0:
+        return "0"
+    whole = p // q
+    if whole:
+        places = max(significant - len(str(whole)), 0)
+    else:  # the zeros after the point do not count as significant
+        zeros, r = 0, p * 10
+        while r < q:
+            r *= 10
+            zeros += 1
+        places = zeros + significant
+    scaled, rest = divmod(p * 10**places, q)
+    text = str(scaled).rjust(places + 1, "0")
+    text = f"{text[:-places]}.{text[-places:]}" if places else text
+    if rest:
+        return text + "..."
+    return text.rstrip("0").rstrip(".") if places else text
+
+
+def readable(value: Fraction) -> str:
+    """An exact epsilon or delta for people: its float when that prints as exactly ``value`` (``0.1``), else
+    the float and the decimal digits of ``value`` (``1/3``: ``0.3333333333333333 (exactly 0.33333...)``
+    with 25 significant digits).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from dpmo.epsilons import readable
+    >>> readable(Fraction(1, 10)), readable(Fraction(1, 4))
+    ('0.1', '0.25')
+    >>> readable(Fraction(3649526702607119, 2**56))
+    '0.05064735717773437 (exactly 0.05064735717773437284616733...)'
+    """
+    if value == 0:
+        return "0"
+    try:
+        f = float(value)
+    except OverflowError:  # beyond the float range (never an epsilon a budget accepts)
+        return decimal_digits(value)
+    if 0 < f < math.inf and _decimal(f) == value:
+        return repr(f)
+    return f"{f!r} (exactly {decimal_digits(value)})"

@@ -279,7 +279,8 @@ def select_multiobjective(
     steps = selection_plan(appr, k, len(objs)) if plan is None else plan
     kinds = [st.mechanism or mechanism for st in steps]
     relative = k if plan is None and shares is None else [st.share for st in steps]
-    budget, total, every = resolve_call(epsilon, budget, check_delta(delta), relative, kinds, label)
+    check_delta(delta)  # and kept as given: a Fraction reaches the budget exactly
+    budget, total, every = resolve_call(epsilon, budget, delta, relative, kinds, label)
     if every is None:
         planned = budget.planned(len(steps))  # inside a planned call (a DP-MOET fit with delta > 0)
         if planned is not None and sum(planned, Fraction(0)) == total:

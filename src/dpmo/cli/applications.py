@@ -101,7 +101,14 @@ def topk_command(args) -> int:
         return explain_topk(args, n_public)
     from .. import graphs
     from ..budget import Budget
+    from ..graphs.exact import APPROACHES as EXACT_APPROACHES
+    from ..graphs.exact import SPREAD_APPROACHES
 
+    if args.show_exact_statistics and args.approach not in EXACT_APPROACHES:  # before anything is spent
+        raise CLIError(
+            f"--show-exact-statistics: approach {args.approach!r} has no exact reference (those of "
+            f"{list(EXACT_APPROACHES)} have one)"
+        )
     try:
         graph = graphs.load_graph(
             path,
@@ -138,10 +145,22 @@ def topk_command(args) -> int:
                 print(f"# {v}\t{int(d)}\t{e:.4f}")
             kw = {"weights": tuple(args.weights)} if _uses_weights(args.approach) else {}
             exact = graphs.top_k_exact(graph, args.k, approach=args.approach, **kw)
-            print("# exact (non-private) top-k: " + " ".join(str(v) for v in exact))
+            what = (
+                "greedy hypervolume picks over (degree, ego density), the reference of the spread approaches"
+                if args.approach in SPREAD_APPROACHES
+                else "top-k"
+            )
+            print(f"# exact (non-private) {what}: " + " ".join(str(v) for v in exact))
     except (ValueError, TypeError, KeyError) as exc:
-        raise CLIError(str(exc).strip("'\"")) from None
+        raise CLIError(_message(exc)) from None
     return 0
+
+
+def _message(exc: Exception) -> str:
+    """The text of ``exc`` for ``dpmo: error: ...`` (a KeyError's own quotes dropped, nothing else)."""
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return str(exc)
 
 
 def _parse_bounds(items: Sequence[str] | None) -> dict[str, tuple[float, float]]:

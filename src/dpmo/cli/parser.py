@@ -151,8 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     top.add_argument(
         "--show-exact-statistics",
         action="store_true",
-        help="also print the exact degree and ego density of the picks and the exact top-k, under a "
-        "NOT PRIVATE heading (never publish them)",
+        help="also print the exact degree and ego density of the picks and the exact reference of the "
+        "approach (the top-k; for chebyshev and staircase the greedy hypervolume picks), under a NOT PRIVATE "
+        "heading (never publish them)",
     )
     top.add_argument("--header", action="store_true", help="skip the first line (never guessed)")
     top.add_argument("--string-ids", action="store_true", help="node ids are text, not integers")

@@ -33,9 +33,12 @@ __all__ = [
     "pareto_front",
 ]
 
-#: Values of ``approach`` shipped with dpmo (any approach registered with
-#: :func:`dpmo.selection.register_approach` is accepted too).
-APPROACHES = ("pareto", "agg")
+#: Values of ``approach`` of :func:`top_k_exact`: every approach of :func:`dpmo.graphs.top_k` shipped with
+#: dpmo (the private functions accept any approach registered with :func:`dpmo.selection.register_approach`
+#: too; it has no exact reference here).
+APPROACHES = ("pareto", "agg", "chebyshev", "staircase")
+#: The approaches whose reference is the greedy hypervolume picks (:func:`top_k_exact`).
+SPREAD_APPROACHES = ("chebyshev", "staircase")
 #: Readings of dominance accepted by :func:`pareto_front` (as in :data:`dpmo.metrics.DOMINANCE`).
 DOMINANCE = ("pareto", "strict", "weak")
 #: The paper's weights ``(w_degree, w_ego_density)`` of the aggregate approach.
@@ -150,7 +153,13 @@ def top_k_exact(
     header: bool | None = None,
     ids: str = "int",
 ) -> np.ndarray:
-    """The non-private top-k: largest Pareto score, or largest weighted sum (original ids).
+    """The non-private top-k: largest Pareto score, largest weighted sum, or the greedy hypervolume picks.
+
+    ``"pareto"`` and ``"agg"`` sort by their score. ``"chebyshev"`` and ``"staircase"`` have no score to
+    sort by: they spread ``k`` picks along the front of (degree, ego density), so their reference is the
+    greedy hypervolume algorithm that the staircase imitates privately (``docs/pareto.md``): each round
+    takes the node that adds the largest area to the region the earlier picks dominate above ``(0, 0)``
+    (only front nodes add any; ties, and the rounds after the front adds nothing, in the fixed order below).
 
     Ties are broken by a fixed rule that does not depend on the order of the input: larger degree first,
     then larger ego density, then smaller original id (for networkx graphs whose labels cannot be sorted,
@@ -160,19 +169,21 @@ def top_k_exact(
 
     Parameters
     ----------
-    graph, approach, weights, low_degree, formula, delimiter, header, ids
+    graph, weights, low_degree, formula, delimiter, header, ids
         As in :func:`top_k`.
+    approach : {"pareto", "agg", "chebyshev", "staircase"}, default "agg"
+        As in :func:`top_k` (:data:`APPROACHES`).
     k : int
         ``1 <= k <= n``.
 
     Returns
     -------
     numpy.ndarray, shape (k,)
-        Original ids, best first.
+        Original ids, best first (``"chebyshev"``, ``"staircase"``: in the greedy order).
 
     Notes
     -----
-    O(n log n) (cached scores, one lexicographic sort).
+    O(n log n) (cached scores, one lexicographic sort); the greedy picks add O(k f) for ``f`` front nodes.
 
     Examples
     --------
@@ -183,18 +194,62 @@ def top_k_exact(
     >>> agg = graphs.degree(g) + 100 * graphs.ego_density(g)
     >>> sorted(agg.tolist(), reverse=True)[:2] == [agg[v] for v in best.tolist()]
     True
+    >>> spread = graphs.top_k_exact(g, 2, approach="staircase")  # NOT PRIVATE: greedy hypervolume picks
+    >>> deg, ed = graphs.degree(g), graphs.ego_density(g)
+    >>> first = int(spread[0])  # the first greedy pick has the largest degree * ego density
+    >>> bool(deg[first] * ed[first] == max(deg * ed))
+    True
     """
     g = _graph(graph, delimiter=delimiter, header=header, ids=ids)
     k = check_k(k, g.n_nodes)
     approach = check_choice(approach, APPROACHES, "approach")
     w = check_weights(weights)
     low, formula = check_convention(low_degree, formula)
+    if approach in SPREAD_APPROACHES:
+        return g.ids[_greedy_hypervolume(g, k, low, formula)]
     if approach == "pareto":
         primary = pareto_scores(g, low_degree=low, formula=formula)
     else:
         primary = aggregate_scores(g, weights=w, low_degree=low, formula=formula).values
     order = _exact_order(g, primary, low, formula)
     return g.ids[order[:k]]
+
+
+def _greedy_hypervolume(g: Graph, k: int, low: float, formula: str) -> np.ndarray:
+    """Indices of the greedy hypervolume picks (reference ``(0, 0)``), then the fixed order.
+
+    In the fixed order (degree desc, ego density desc, index asc) a node is a *corner* of the front when its
+    ego density exceeds that of every node before it: the distinct non-dominated points, by degree desc and
+    ego density asc; any other node adds no area once its corner is picked, so the greedy rounds look at the
+    corners only. Between picked corners ``L`` (larger degree) and ``R`` (smaller degree) a corner ``p`` adds
+    the box ``(deg_R, deg_p] x (ed_L, ed_p]`` exactly (0 where there is no such pick).
+    """
+    deg = g.degree.astype(np.float64)
+    ed = np.asarray(g.ego_density(low_degree=low, formula=formula), dtype=np.float64)
+    order = _exact_order(g, deg, low, formula)  # degree desc, then ego density desc, then index
+    eds = ed[order]
+    before = np.concatenate([[-np.inf], np.maximum.accumulate(eds)[:-1]])
+    corners = order[eds > before]
+    cd, ce = deg[corners], ed[corners]
+    f = corners.size
+    chosen = np.zeros(f, dtype=bool)
+    picks: list[int] = []
+    for _ in range(min(k, f)):
+        pos = np.arange(f)
+        left = np.maximum.accumulate(np.where(chosen, pos, -1))  # nearest pick at or before each corner
+        right = np.minimum.accumulate(np.where(chosen, pos, f)[::-1])[::-1]
+        ed_left = np.where(left >= 0, ce[np.maximum(left, 0)], 0.0)
+        deg_right = np.where(right < f, cd[np.minimum(right, f - 1)], 0.0)
+        gain = np.where(chosen, -1.0, (cd - deg_right) * (ce - ed_left))
+        j = int(np.argmax(gain))  # the first of the largest: the fixed order breaks ties
+        if gain[j] <= 0.0:
+            break
+        chosen[j] = True
+        picks.append(int(corners[j]))
+    taken = np.zeros(g.n_nodes, dtype=bool)
+    taken[picks] = True
+    rest = order[~taken[order]][: k - len(picks)]
+    return np.concatenate([np.asarray(picks, dtype=np.intp), rest.astype(np.intp)])
 
 
 def pareto_front(

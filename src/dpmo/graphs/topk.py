@@ -259,7 +259,7 @@ def top_k(
     low, formula = check_convention(low_degree, formula)
     exact = check_exact(exact, mechanism)
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
-    delta = check_delta(delta)
+    check_delta(delta)  # kept as given: a Fraction reaches the budget exactly
     budget, epsilon = resolve_budget(epsilon, budget, delta=delta)  # up front: raises before anything
     if staircase:  # the top-first plan or the staircase (a public coin on some epsilons), before any spend
         appr = graph_staircase_approach(n, k, formula, epsilon=float(epsilon), rng=rng)

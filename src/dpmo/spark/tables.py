@@ -246,7 +246,7 @@ def select_samples(
     gen = None if rng is None else check_random_state(rng)
     check_table_schema(df, objs, id_column)
     shares = appr.round_shares(k, m)  # public; checks a configured approach's settings against k and m
-    delta = check_delta(delta)
+    check_delta(delta)  # kept as given: a Fraction reaches the budget exactly
     if trials == 1:
         budget, total = resolve_budget(epsilon, budget, delta=delta)  # before any Spark job
     elif delta:

@@ -35,8 +35,10 @@ _EXPORTS = {
     "split_choice_scores": "id3_choice",
     # scikit-learn conformance
     "expected_failed_checks": "_inputs",
-    # the warning of a fit without declared bounds
+    # the warnings of a fit without declared bounds, without a declared label set, and of a one-leaf tree
     "DefaultBoundsWarning": "_messages",
+    "InferredClassesWarning": "_messages",
+    "SingleLeafWarning": "_messages",
 }
 
 __all__ = sorted(_EXPORTS)

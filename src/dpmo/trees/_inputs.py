@@ -33,10 +33,14 @@ declared schema).
 Labels (``y``)
 --------------
 Any two labels. The label set is public: declare it with ``classes=[negative, positive]``; otherwise it is
-read from ``y`` (documented as such), and then a ``y`` holding fewer than two labels (one, or none: no
-record) is an error. With declared classes a table in which one class has no record still fits, and so
-does a table with no record at all (an empty selection input: the mechanisms run on zero counts; a
-refusal would tell it apart from its neighbour with one record, ``docs/public-inputs.md``).
+read from ``y`` (documented as such, and said on every such fit by an :class:`InferredClassesWarning` whose
+words never depend on ``y``), and then a ``y`` holding fewer than two labels (one, or none: no record) is an
+error. The labels of a Dataset (``fit(data)``) or of an EncodedData are in the encoded form, the public label
+set ``{0, 1}`` (no warning; ``fit(data.X, data.y)`` passes a ``y`` like any other: declare
+``classes=[0, 1]``).
+With a declared label set a table in which one class has no record still fits, and so does a table with no
+record at all (an empty selection input: the mechanisms run on zero counts; a refusal would tell it apart from
+its neighbour with one record, ``docs/public-inputs.md``).
 """
 
 from __future__ import annotations
@@ -52,9 +56,11 @@ from sklearn.utils.validation import check_array, check_consistent_length, colum
 
 from ._messages import (
     DEFAULT_BOUNDS_MESSAGE,
+    INFERRED_CLASSES_MESSAGE,
     NOT_SHOWN_LABEL,
     ONE_LABEL_PER_ROW,
     DefaultBoundsWarning,
+    InferredClassesWarning,
     redacted,
 )
 from .units import RAW, array_columns, encode_categories, is_frame, read_as
@@ -62,6 +68,7 @@ from .units import RAW, array_columns, encode_categories, is_frame, read_as
 __all__ = [
     "DefaultBoundsWarning",
     "DEFAULT_BOUNDS_MESSAGE",
+    "InferredClassesWarning",
     "estimator_rng",
     "check_X_fit",
     "check_X_predict",
@@ -153,10 +160,32 @@ def _frame_columns(X, features) -> list[tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+def listed(names, shown: int = 5, *, quote: bool = True) -> str:
+    """The first ``shown`` of ``names`` as a list, and how many more there are (``quote=False``: the items
+    are written as they are).
+
+    Examples
+    --------
+    >>> from dpmo.trees._inputs import listed
+    >>> listed(["a", "b"]), listed([str(j) for j in range(14)])
+    ("['a', 'b']", "['0', '1', '2', '3', '4'] and 9 more")
+    """
+    names = list(names)
+    more = len(names) - shown
+    text = repr(names[:shown]) if quote else "[" + ", ".join(str(n) for n in names[:shown]) + "]"
+    return text + (f" and {more} more" if more > 0 else "")
+
+
+def _clip_warning(text: str) -> None:
+    """A prediction-time clipping warning (the caller's own rows, never the private training table)."""
+    warnings.warn(text, UserWarning, stacklevel=6)  # the caller of predict
+
+
 def _encode_raw(columns, features, warn: bool) -> np.ndarray:
     """Raw columns (``(values, is_missing)`` per feature) -> encoded float matrix (features' order);
     ``warn``: say when a numeric value is clipped (never for the private training table)."""
     out = np.empty((columns[0][0].shape[0] if columns else 0, len(features)), dtype=np.float64)
+    clipped = []
     for j, (f, (values, isna)) in enumerate(zip(features, columns, strict=True)):
         if isna.any():
             raise ValueError(f"column {f.name!r} of X holds missing values (NaN/None); drop or fill them")
@@ -173,12 +202,13 @@ def _encode_raw(columns, features, warn: bool) -> np.ndarray:
                 raise ValueError(f"column {f.name!r} of X must be finite (no NaN or inf)")
             lo, hi = f.bounds
             if warn and (np.any(raw < lo) or np.any(raw > hi)):
-                warnings.warn(
-                    f"column {f.name!r} has values outside its public bounds {f.bounds}; they are clipped",
-                    UserWarning,
-                    stacklevel=4,
-                )
+                clipped.append(f"{f.name!r} {f.bounds}")
             out[:, j] = f.scale(raw)
+    if clipped:
+        _clip_warning(
+            f"numeric column(s) {listed(clipped, quote=False)} of X hold values outside their public bounds "
+            "(declared with features=, shown after each name); they are clipped to them"
+        )
     return out
 
 
@@ -205,9 +235,29 @@ def _validate(est, X, *, reset: bool) -> np.ndarray:
     )
 
 
-def _check_domains(X: np.ndarray, features, names, warn: bool) -> np.ndarray:
+#: How a table read as it is (the ``"numbers"`` path of :func:`dpmo.trees.units.read_as`) came to be in
+#: ``[0, 1]``, for the clipping warning: ``(what X is, what the range is, what to do)``.
+_RANGES = {
+    "default": (
+        "X",
+        "the default public range [0, 1] (the model was fitted without features=, so no bounds were "
+        "declared)",
+        "Declare each column's public bounds when fitting: features=[dpmo.datasets.Feature(name, "
+        "'numeric', bounds=(lo, hi)), ...], then pass rows in those units",
+    ),
+    "declared": ("X", "their declared public bounds (0, 1)", ""),
+    "encoded": (
+        "the encoded table",
+        "[0, 1], the encoded range of their public bounds",
+        "Encode rows with the features' Feature.scale, or pass raw units in a pandas DataFrame",
+    ),
+}
+
+
+def _check_domains(X: np.ndarray, features, names, warn: str | None) -> np.ndarray:
     """Categorical codes must be in the domain; numeric values are clipped to the public range [0, 1]
-    (``warn``: with a warning naming the columns; never for the private training table).
+    (``warn``: a key of :data:`_RANGES`, for a warning naming the columns; None for the private training
+    table, which is clipped silently).
 
     One pass over the whole row-major table (no strided column scans); the columns at fault are located
     only when there is one.
@@ -235,13 +285,11 @@ def _check_domains(X: np.ndarray, features, names, warn: bool) -> np.ndarray:
         )
     num = ~is_cat
     bad = [names[j] for j in np.flatnonzero(at_fault & num)]
-    if warn:
-        warnings.warn(
-            f"numeric column(s) {bad[:5]} of X hold values outside the public range [0, 1] of the "
-            "encoded form; they are clipped. Declare public bounds with features= and pass raw units "
-            "in a pandas DataFrame (or scale with Feature.scale)",
-            UserWarning,
-            stacklevel=4,
+    if warn is not None and bad:
+        table, where, todo = _RANGES[warn]
+        _clip_warning(
+            f"numeric column(s) {listed(bad)} of {table} hold values outside {where}; they are clipped to "
+            "it" + (f". {todo}" if todo else "")
         )
     X = X.copy()
     X[:, num] = np.clip(X[:, num], 0.0, 1.0)
@@ -281,6 +329,9 @@ def check_X_fit(est, X, y=None, *, encoded: bool = False):
     from ..datasets import Dataset
 
     features = _check_features(est.features)
+    # the labels of a Dataset (y not given) or of an EncodedData: 0/1 by the loader's public rule, the public
+    # label set {0, 1} (a fact about the arguments only). A table data.X with a y of the caller's: read from y
+    est._encoded_labels = encoded or (isinstance(X, Dataset) and y is None)
     if isinstance(X, Dataset):
         if y is None:
             y = X.y
@@ -316,6 +367,9 @@ def check_X_predict(est, X) -> np.ndarray:
 
 
 def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
+    from ..datasets import EncodedTable
+
+    encoded_table = isinstance(X, EncodedTable)
     if path != "numbers":  # raw values: categories by value, numeric columns in the units of their bounds
         columns = _frame_columns(X, features) if path == "frame" else array_columns(X, features)
         enc = check_array(
@@ -335,7 +389,7 @@ def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
         bad = _non_numeric_columns(X)
         if bad:
             raise ValueError(
-                f"column(s) {bad[:5]} of X hold non-numeric values; declare their public categories with "
+                f"column(s) {listed(bad)} of X hold non-numeric values; declare their public categories with "
                 "features=[dpmo.datasets.Feature(name, 'categorical', categories), ...] (one Feature per "
                 "column, numeric ones with public bounds)"
             )
@@ -343,7 +397,13 @@ def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
     if features is not None and len(features) != X.shape[1]:
         raise ValueError(f"features describes {len(features)} columns but X has {X.shape[1]}")
     # fit (reset) clips silently: a warning there would depend on the private records
-    return _check_domains(X, features, _names(est, features, X.shape[1]), warn=not reset)
+    if reset:
+        kind = None
+    elif features is None:
+        kind = "default"
+    else:
+        kind = "encoded" if getattr(est, "units_in_", RAW) != RAW or encoded_table else "declared"
+    return _check_domains(X, features, _names(est, features, X.shape[1]), warn=kind)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -365,16 +425,21 @@ def fit_labels(est, y, n: int) -> tuple[np.ndarray, np.ndarray]:
     """``(y01, classes)``: labels as int8 0/1 and the pair ``[negative, positive]`` (1 = ``classes[1]``).
 
     ``classes`` is ``est.classes`` when declared (public), otherwise the sorted distinct labels of ``y``
-    (read from the data: the fitted estimator then reveals the label set). Raises ValueError for a
-    continuous target, more than two labels, fewer than two inferred labels (an empty ``y`` included:
-    without declared classes there is no label set), or a label outside the declared ones. With declared
-    classes an empty ``y`` is read like any other.
+    (read from the data: the fitted estimator then reveals the label set; an :class:`InferredClassesWarning`
+    says so), or ``[0, 1]`` for the labels of a Dataset or an EncodedData (encoded by the loader's public
+    rule). Raises ValueError for a continuous target, more than two labels, fewer than two inferred labels
+    (an empty ``y`` included: without declared classes there is no label set), or a label outside the
+    declared ones. With declared classes an empty ``y`` is read like any other.
     """
+    declared = _declared_classes(getattr(est, "classes", None))
+    if declared is None and getattr(est, "_encoded_labels", False):  # the encoded form: {0, 1}, public
+        declared = np.array([0, 1])
+    if declared is None:  # the arguments only, before y is read
+        warnings.warn(INFERRED_CLASSES_MESSAGE, InferredClassesWarning, stacklevel=3)
     with redacted():
         y = column_or_1d(y, warn=True)
     if y.shape[0] != n:
         raise ValueError(ONE_LABEL_PER_ROW)
-    declared = _declared_classes(getattr(est, "classes", None))
     if declared is None:
         if y.dtype.kind not in "biu":  # integer and boolean labels are never continuous: skip the scan
             check_classification_targets(y)

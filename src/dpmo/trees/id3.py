@@ -82,6 +82,7 @@ from ._inputs import (
     feature_domains,
     fit_labels,
 )
+from ._messages import SingleLeafWarning, single_leaf_message
 from .id3_choice import clip_class_counts, split_choice_scores
 from .id3_docs import PARAMS_DOC as _PARAMS_DOC
 from .id3_kernels import class_counts, encode_codes, encode_indices, split_node
@@ -327,6 +328,9 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
             frontier = nxt
 
         self.tree_ = ID3Tree(feature, first_child, n_children, label, depth_of, noisy, leaf_counts)
+        if levels > 1 and self.tree_.n_leaves == 1:  # the released tree (public): post-processing
+            message = single_leaf_message(int(size.max()), eps_half, levels)
+            warnings.warn(message, SingleLeafWarning, stacklevel=2)
         self.budget_ = own
         self.classes_, self.positive_class_ = fitted_classes(classes)
         self.features_ = None if features is None else tuple(features)
@@ -405,7 +409,7 @@ class DiffPID3Classifier(_BaseID3):
     >>> from dpmo.datasets import load_breast_cancer
     >>> from dpmo.trees import DiffPID3Classifier
     >>> data = load_breast_cancer()
-    >>> clf = DiffPID3Classifier(1.0, features=data.features, random_state=0).fit(data.X, data.y)
+    >>> clf = DiffPID3Classifier(1.0, features=data.features, random_state=0).fit(data)
     >>> sum(r.epsilon for r in clf.budget_.ledger) == 1.0
     True
 """
@@ -435,7 +439,7 @@ class LocalDiffPID3Classifier(_BaseID3):
     >>> from dpmo.datasets import load_breast_cancer
     >>> from dpmo.trees import LocalDiffPID3Classifier
     >>> data = load_breast_cancer()
-    >>> clf = LocalDiffPID3Classifier(1.0, features=data.features, random_state=0).fit(data.X, data.y)
+    >>> clf = LocalDiffPID3Classifier(1.0, features=data.features, random_state=0).fit(data)
     >>> clf.predict(data.X).shape
     (569,)
 """

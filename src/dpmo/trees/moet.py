@@ -192,7 +192,7 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
     >>> from dpmo.datasets import load_breast_cancer
     >>> from dpmo.trees import DPMOETClassifier
     >>> data = load_breast_cancer()
-    >>> clf = DPMOETClassifier(epsilon=1.0, features=data.features, random_state=0).fit(data.X, data.y)
+    >>> clf = DPMOETClassifier(epsilon=1.0, features=data.features, random_state=0).fit(data)
     >>> clf.evaluate(data.X, data.y).shape
     (1, 2)
     """
