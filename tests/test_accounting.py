@@ -69,8 +69,15 @@ def simple_zcdp_e0(eps: float, k: int, delta: float, weight: float = 0.125) -> f
 @settings(max_examples=40, deadline=None)
 @given(st.floats(1e-3, 50.0), st.integers(1, 500))
 def test_pure_is_exactly_epsilon_over_k(eps, k):
-    assert dpmo.per_pick_epsilon(eps, k) == eps / k
-    assert dpmo.per_pick_epsilon(eps, k, delta=0.0, mechanism="permute_and_flip") == eps / k
+    """delta = 0: epsilon / k, or the float just below it when that one's decimal is above the exact
+    share: k spends of the value always fit in Budget(epsilon) (a float is read as its decimal)."""
+    e0 = dpmo.per_pick_epsilon(eps, k)
+    assert e0 in (eps / k, math.nextafter(eps / k, 0.0))
+    assert k * Fraction(repr(e0)) <= Fraction(repr(eps))
+    assert e0 == eps / k or k * Fraction(repr(eps / k)) > Fraction(repr(eps))
+    assert dpmo.per_pick_epsilon(eps, k, delta=0.0, mechanism="permute_and_flip") == e0
+    budget = dpmo.Budget(eps)
+    budget.spend_rounds(Fraction(repr(e0)) * k, k, "k picks")  # fits: no BudgetExceededError
 
 
 def test_bad_arguments_are_named():
