@@ -277,11 +277,17 @@ def composed_delta(epsilon: float, epsilons, kinds="bounded_range") -> float:
 
 def _scale_bounds(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> dict[str, float]:
     """The largest scale ``c`` such that mechanisms at ``c * shares[i]`` are ``(epsilon, delta)``-DP, by
-    each bound (``"basic"``, ``"zcdp"``, ``"adaptive"``; the last where it beats the other two)."""
+    each bound (``"basic"``, ``"zcdp"``, ``"adaptive"``; the last where it beats the other two). Cached
+    (:func:`per_pick_bounds` and :func:`scaled_epsilons` share the work)."""
+    return dict(_scale_bounds_cached(epsilon, delta, shares, kinds))
+
+
+@functools.lru_cache(maxsize=256)
+def _scale_bounds_cached(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> tuple:
     s = np.asarray(shares, dtype=np.float64)
     out = {"basic": epsilon / math.fsum(shares)}
     if delta == 0:
-        return out
+        return tuple(out.items())
     weight = math.fsum(_rho_weight(kd) * x * x for x, kd in zip(shares, kinds, strict=True))
     out["zcdp"] = math.sqrt(zcdp_max_rho(epsilon, delta) / weight)
     target = delta * (1.0 - 1e-6)
@@ -294,7 +300,7 @@ def _scale_bounds(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> 
     # smallest epsilon at most, a looser bound, cheap), then from there on the default grid
     lo = max(out["basic"], out["zcdp"]) * 1.0002
     if _grid_step(epsilon, lo * s, kinds) is None:
-        return out
+        return tuple(out.items())
     for finest, grow, tol in ((6, 1.08, 1e-3), (64, 1.004, 2e-4)):
         if not fits(lo, finest):
             continue
@@ -305,7 +311,7 @@ def _scale_bounds(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> 
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if fits(mid, finest) else (lo, mid)
         out["adaptive"] = lo
-    return out
+    return tuple(out.items())
 
 
 def _at_most(value: Fraction) -> float:
