@@ -61,7 +61,16 @@ def _window(epsilon: float, eps: np.ndarray, kinds) -> tuple[float, float]:
 def grid_step(epsilon: float, eps: np.ndarray, kinds, work: int = WORK, finest: int = 64) -> float | None:
     """The grid step of :func:`adaptive_delta`: ``1/m`` of the smallest epsilon for the largest ``m`` in
     64, 48, ..., 1 (at most ``finest``) whose work fits in ``work`` array elements (equal pure steps: ``m =
-    1``, exact); None when even ``m = 1`` does not (very long calls: the recursion is not tried)."""
+    1``, exact); None when even ``m = 1`` does not (very long calls: the recursion is not tried).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.adaptive_composition import grid_step
+    >>> h = grid_step(1.0, np.full(10, 0.15), ["bounded_range"] * 10)
+    >>> round(0.15 / h)
+    64
+    """
     low, high = _window(epsilon, eps, kinds)
     smallest = float(eps.min())
     bounded = np.asarray([kd == "bounded_range" for kd in kinds])
@@ -184,7 +193,16 @@ def adaptive_delta(epsilon: float, eps: np.ndarray, kinds, *, step: float | None
     """An upper bound on ``delta(epsilon)`` of every adaptive composition of mechanisms at ``eps`` of
     ``kinds`` (``"bounded_range"`` or ``"pure"``), in that order (module notes). Arguments checked by
     :func:`dpmo.accounting.adaptive_delta`. O(k P T) for ``P`` grid points (O(sqrt(k) / h)) and ``T`` cells
-    of ``t`` per mechanism (``e / h``)."""
+    of ``t`` per mechanism (``e / h``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.adaptive_composition import adaptive_delta
+    >>> bound = adaptive_delta(1.0, np.full(10, 0.15), ["bounded_range"] * 10)
+    >>> 4.8e-7 < bound < 1e-6  # above the non-adaptive worst case 4.84e-7, below delta = 1e-6
+    True
+    """
     eps = np.asarray(eps, dtype=np.float64)
     if eps.size == 0:
         return 0.0
