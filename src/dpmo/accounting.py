@@ -296,22 +296,39 @@ def _scale_bounds_cached(epsilon: float, delta: float, shares: tuple, kinds: tup
         step = _adaptive.grid_step(epsilon, c * s, kinds, finest=finest)
         return step is not None and adaptive_delta(epsilon, c * s, kinds, step=step) <= target
 
-    # the recursion is tried only where it beats the other two: first on a coarse grid (1/8 of the
-    # smallest epsilon at most, a looser bound, cheap), then from there on the default grid
-    lo = max(out["basic"], out["zcdp"]) * 1.0002
-    if _grid_step(epsilon, lo * s, kinds) is None:
-        return tuple(out.items())
-    for finest, grow, tol in ((6, 1.08, 1e-3), (64, 1.004, 2e-4)):
-        if not fits(lo, finest):
-            continue
-        hi = lo * grow
-        while fits(hi, finest):
-            lo, hi = hi, hi * grow
-        while hi - lo > tol * lo:
+    # the recursion is tried only where it beats the other two: first on a coarse grid (1/6 of the
+    # smallest epsilon at most, a looser bound, cheap), then from there on the default grid (the one
+    # composed_delta certifies with), upwards, or downwards where the coarse value does not fit on it
+    base = max(out["basic"], out["zcdp"]) * 1.0002
+    fine = _grid_step(epsilon, base * s, kinds)
+    if fine is None or not fits(base, 6):
+        same = fine == _adaptive.grid_step(epsilon, base * s, kinds, finest=6)
+        if fine is None or same or not fits(base):
+            return tuple(out.items())
+        coarse = base
+    else:
+        coarse = _largest(fits, base, 6, 1.08, 1e-3)
+    if fits(coarse):
+        out["adaptive"] = _largest(fits, coarse, 64, 1.004, 2e-4)
+    elif fits(base):
+        lo, hi = base, coarse
+        while hi - lo > 2e-4 * lo:
             mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if fits(mid, finest) else (lo, mid)
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
         out["adaptive"] = lo
     return tuple(out.items())
+
+
+def _largest(fits, lo: float, finest: int, grow: float, tol: float) -> float:
+    """The largest scale that ``fits`` on grids of at most ``finest`` steps per epsilon, from ``lo`` (which
+    fits) by growing by ``grow`` then bisecting to the relative ``tol``."""
+    hi = lo * grow
+    while fits(hi, finest):
+        lo, hi = hi, hi * grow
+    while hi - lo > tol * lo:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if fits(mid, finest) else (lo, mid)
+    return lo
 
 
 def _at_most(value: Fraction) -> float:
@@ -337,7 +354,10 @@ def _certified(epsilon: float, delta: float, out: tuple, kinds: tuple) -> bool:
     most ``epsilon`` (basic composition, delta 0), or :func:`composed_delta` is at most ``delta``."""
     if sum(map(Fraction, out), Fraction(0)) <= Fraction(epsilon):
         return True
-    return delta > 0 and composed_delta(epsilon, out, kinds) <= delta
+    if delta == 0:
+        return False
+    rho = math.fsum(_rho_weight(kd) * e * e for e, kd in zip(out, kinds, strict=True))
+    return zcdp_delta(rho, epsilon) <= delta or composed_delta(epsilon, out, kinds) <= delta
 
 
 @functools.lru_cache(maxsize=256)
