@@ -41,8 +41,10 @@ __all__ = ["adaptive_delta", "grid_step"]
 #: step (each step is a convex combination of values in [0, 1]), and no closer.
 _MARGIN = 1e-9
 _ABS_PER_STEP = 2.0**-50
-#: Work (array elements touched) allowed for one evaluation of the recursion.
+#: Work (array elements touched) allowed for one evaluation of the recursion: WORK, or WORK_PER_STEP per
+#: mechanism for long calls (more than 125 mechanisms), so that the grid keeps a few steps per epsilon.
 WORK = 1_500_000
+WORK_PER_STEP = 12_000
 #: Grid steps tried, as fractions 1/m of the smallest epsilon, finest first.
 _STEPS = (64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1)
 
@@ -58,10 +60,13 @@ def _window(epsilon: float, eps: np.ndarray, kinds) -> tuple[float, float]:
     return low, max(high, low + float(eps.max()))
 
 
-def grid_step(epsilon: float, eps: np.ndarray, kinds, work: int = WORK, finest: int = 64) -> float | None:
+def grid_step(
+    epsilon: float, eps: np.ndarray, kinds, work: int | None = None, finest: int = 64
+) -> float | None:
     """The grid step of :func:`adaptive_delta`: ``1/m`` of the smallest epsilon for the largest ``m`` in
-    64, 48, ..., 1 (at most ``finest``) whose work fits in ``work`` array elements (equal pure steps: ``m =
-    1``, exact); None when even ``m = 1`` does not (very long calls: the recursion is not tried).
+    64, 48, ..., 1 (at most ``finest``) whose work fits in ``work`` array elements (default: :data:`WORK`
+    or :data:`WORK_PER_STEP` per mechanism, the larger; equal pure steps: ``m = 1``, exact); None when
+    even ``m = 1`` does not (very long calls: the recursion is not tried).
 
     Examples
     --------
@@ -71,6 +76,7 @@ def grid_step(epsilon: float, eps: np.ndarray, kinds, work: int = WORK, finest: 
     >>> round(0.15 / h)
     64
     """
+    work = max(WORK, WORK_PER_STEP * eps.size) if work is None else work
     low, high = _window(epsilon, eps, kinds)
     smallest = float(eps.min())
     bounded = np.asarray([kd == "bounded_range" for kd in kinds])
