@@ -36,6 +36,7 @@ def main() -> None:
     for kind in ("bounded_range", "pure"):
         for k in args.k:
             accounting._scaled.cache_clear()  # noqa: SLF001 - time the uncached computation
+            accounting._scale_bounds_cached.cache_clear()  # noqa: SLF001
             start = _cpu()
             bounds = accounting.per_pick_bounds(args.eps, k, delta=args.delta, mechanism=kind)
             e0 = accounting.per_pick_epsilon(args.eps, k, delta=args.delta, mechanism=kind)

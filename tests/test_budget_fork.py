@@ -161,3 +161,38 @@ def test_a_call_with_delta_is_refused_in_a_forked_child():
         (result,) = pool.map(_delta_call_in_worker, [0])
     assert result[0] == "refused" and MESSAGE in result[1], result
     assert SHARED.spent == 0.0 and SHARED.remaining_delta == 1e-6
+
+
+# ------------------------------------------------------------------------------------------ issue 37.13
+def _reload_then_spend(_):
+    import importlib
+
+    import dpmo._fork
+
+    importlib.reload(dpmo._fork)  # the fork counter is 0 again in this child
+    return _outcome(lambda: SHARED.spend(1.0, "after a reload", mechanism="laplace"))
+
+
+def _reset_then_spend(_):
+    import dpmo._fork
+
+    dpmo._fork.generation = 0
+    return [
+        _outcome(lambda: SHARED.spend(1.0, "after a reset", mechanism="laplace")),
+        _outcome(lambda: SHARED.check(0.5)),
+        _outcome(lambda: SHARED.split(2)),
+    ]
+
+
+def test_resetting_the_fork_counter_in_a_child_does_not_let_it_spend():
+    """``importlib.reload(dpmo._fork)`` or ``dpmo._fork.generation = 0`` in a forked child reset the
+    counter; the budget also keeps the id of the process that made it, so the child is still refused."""
+    global SHARED
+    SHARED = Budget(1.0)
+    with _pool(2) as pool:
+        reloaded = pool.map(_reload_then_spend, range(1))
+        reset = pool.map(_reset_then_spend, range(1))
+    assert reloaded[0][0] == "refused", reloaded
+    assert [r[0] for r in reset[0]] == ["refused"] * 3, reset
+    assert SHARED.spent == 0 and SHARED.remaining == 1.0
+    assert SHARED.spend(1.0, "the parent spends", mechanism="laplace") == 1.0

@@ -5,8 +5,11 @@ copies every object into the child without pickling it, so a budget's refusal to
 (``Budget.__reduce_ex__``) never runs: three forked workers each spent all of a module-level ``Budget(1.0)``
 while the parent showed nothing spent. :data:`generation` counts the forks between the process that
 imported ``dpmo`` and this one (:func:`os.register_at_fork` advances it in every forked child); a budget
-records it when it is made and refuses to spend where it differs (:func:`refuse`). Cost on the spend path:
-one comparison of two ints. See ``docs/privacy-accounting.md``, "Copies and other processes".
+records it when it is made and refuses to spend where it differs (:func:`refuse`). The budget also records
+the id of the process that made it (``os.getpid()``) and refuses where the current one differs: that state
+lives in the budget itself, so neither ``importlib.reload(dpmo._fork)`` nor ``dpmo._fork.generation = 0``
+in a forked child lets it spend there (issue 37, point 13). Cost on the spend path: a comparison of two ints
+and one ``os.getpid()``. See ``docs/privacy-accounting.md``, "Copies and other processes" (threat model).
 """
 
 from __future__ import annotations

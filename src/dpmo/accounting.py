@@ -19,17 +19,19 @@ on the earlier outputs). With ``delta = 0`` they compose by basic composition (t
   Rogers (2020, Section 6): every ``e``-bounded-range pair is dominated by a two-point generalised randomised
   response with privacy losses ``t`` and ``t - e`` (``t`` in ``[0, e]``, chosen by the adversary after the
   earlier outputs), every pure ``e``-DP pair by randomised response (losses ``+-e``; Kairouz, Oh and
-  Viswanath 2015). The recursion runs on a grid of privacy losses, every loss rounded *up* and every
-  adversary choice taken at its worst, so the number it gives is an upper bound on the exact worst case
+  Viswanath 2015). The recursion is bounded from above on a grid of privacy losses
+  (:mod:`dpmo.adaptive_composition`): chords in ``exp(-loss)`` between grid points and a closed-form bound
+  on each cell of ``t``, so the number it gives is an upper bound on the exact worst case
   (:func:`adaptive_delta`).
 
 The largest scale of given relative shares (:func:`scaled_epsilons`) is the largest over the three bounds,
-each solved for its own largest scale; :func:`per_pick_epsilon` is its case of ``k`` equal shares. Every
-result is checked once more (:func:`composed_delta` of the floats returned is at most ``delta``) before it
-is returned.
+each solved for its own largest scale; :func:`per_pick_epsilon` is its case of ``k`` equal shares. On every
+branch the floats returned are checked once more before they are returned: their exact sum (as Fractions)
+is at most ``epsilon``, or :func:`composed_delta` of them is at most ``delta``. Basic composition's shares
+are rounded *down* exactly (:mod:`dpmo.epsilons`), so they never add up to more than ``epsilon``.
 
-Layering: the ground floor, beside :mod:`dpmo.budget` (which uses it); imports only numpy, scipy and
-:mod:`dpmo.epsilons`.
+Layering: the ground floor, beside :mod:`dpmo.budget` (which uses it); imports only numpy, scipy,
+:mod:`dpmo.epsilons` and :mod:`dpmo.adaptive_composition`.
 """
 
 from __future__ import annotations
@@ -37,11 +39,13 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import minimize_scalar
+
+from . import adaptive_composition as _adaptive
+from .epsilons import decimal_float_at_most, exact_epsilon, float_at_most
 
 __all__ = [
     "KINDS",
@@ -68,8 +72,6 @@ _PURE = frozenset({"permute_and_flip", "laplace", "pure"})
 
 #: A conservative margin: a float computation of delta is trusted to this relative error and no closer.
 _MARGIN = 1e-9
-#: Work (array elements touched) allowed for one evaluation of the adaptive recursion.
-_WORK = 4_000_000
 
 
 def mechanism_kind(mechanism) -> str:
@@ -184,20 +186,6 @@ def _rho_weight(kind: str) -> float:
 
 
 # ------------------------------------------------------------------------------------------ adaptive
-def _grid_step(eps: np.ndarray, kinds: Sequence[str]) -> float | None:
-    """The loss grid of :func:`adaptive_delta`: fine (1/64 of the smallest epsilon) where the work allows;
-    None when even the coarsest grid exceeds it (very long calls: the recursion is not tried)."""
-    total, smallest = float(eps.sum()), float(eps.min())
-    bounded = np.asarray([kd == "bounded_range" for kd in kinds])
-    for m in (64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1):
-        h = smallest / m
-        width = 2.0 * total / h + 2.0
-        work = width * float(np.where(bounded, np.ceil(eps / h), 1.0).sum())
-        if work <= _WORK:
-            return h
-    return None
-
-
 def adaptive_delta(epsilon: float, epsilons, kinds, *, step: float | None = None) -> float:
     """An upper bound on ``delta(epsilon)`` of any adaptive composition of the given mechanisms, in order.
 
@@ -210,64 +198,43 @@ def adaptive_delta(epsilon: float, epsilons, kinds, *, step: float | None = None
     kinds : sequence of {"bounded_range", "pure"}
         Each mechanism's kind (:func:`mechanism_kind`).
     step : float, optional
-        Width of the privacy-loss grid (default: 1/64 of the smallest ``e_i`` where the work allows).
+        Width of the privacy-loss grid (default: 1/m of the smallest ``e_i`` for the largest ``m`` in
+        256, ..., 1 whose work fits in :data:`dpmo.adaptive_composition.WORK`).
 
     Returns
     -------
     float
-        ``V_k(0)`` of the recursion ``V_0(l) = (1 - exp(epsilon - l))_+``, ``V_j(l) = sup E[V_{j-1}(l + L)]``
-        over the worst pairs of mechanism ``k - j + 1`` (Dong, Durfee and Rogers 2020, Section 6: a
-        two-point generalised randomised response for a bounded-range mechanism, with the adversary's ``t``
-        chosen per state; randomised response for a pure one), with every loss rounded up to the grid and
-        every ``t`` in a grid cell credited with its cell's largest probability of the high loss. Each
-        rounding can only increase the value (the ``V_j`` are non-decreasing), so the result is an upper
-        bound on the exact adaptive optimum (proof: ``docs/privacy-accounting.md``, "Approximate DP").
+        An upper bound on ``V_k(0)`` of the recursion ``V_0(l) = (1 - exp(epsilon - l))_+``, ``V_j(l) = sup
+        E[V_{j-1}(l + L)]`` over the worst pairs of mechanism ``k - j + 1`` (Dong, Durfee and Rogers 2020,
+        Section 6: a two-point generalised randomised response for a bounded-range mechanism, the
+        adversary's ``t`` chosen per state; randomised response for a pure one), kept on a grid of losses
+        with chords in ``exp(-l)`` between grid points (above ``V_j`` by convexity) and the supremum over
+        each cell of ``t`` bounded in closed form (:mod:`dpmo.adaptive_composition`; proof in
+        ``docs/privacy-accounting.md``, "Approximate DP").
 
     Notes
     -----
-    O(k W T) for ``W`` grid points of accumulated loss and ``T`` cells of ``t`` (at most 4 * 10^6 array
-    elements by default).
+    O(k P T) for ``P`` grid points (O(sqrt(k) / h) for ``k`` mechanisms) and ``T`` cells of ``t`` per
+    bounded-range mechanism (``e_i / h``).
+
+    Examples
+    --------
+    >>> from dpmo.accounting import adaptive_delta
+    >>> adaptive_delta(1.0, [0.07] * 41, ["bounded_range"] * 41) < 1e-6
+    True
     """
     eps = np.asarray([_check_positive(e, "epsilons[i]") for e in epsilons], dtype=np.float64)
     kinds = [mechanism_kind(kd) for kd in kinds]
     if eps.size != len(kinds):
         raise ValueError("epsilons and kinds must have the same length")
-    if eps.size == 0:
-        return 0.0
-    h = (_grid_step(eps, kinds) or float(eps.max())) if step is None else float(step)
-    tol = 1e-12  # e / h within this of an integer is taken as that integer; the slack below covers it
-    moves = []  # per mechanism: (probabilities of the high loss, high offsets, low offsets), in grid units
-    for e, kd in zip(eps, kinds, strict=True):
-        r = e / h
-        if kd == "pure":
-            p = np.array([1.0 / (1.0 + math.exp(-e))])
-            hi = np.array([math.ceil(r - tol)])
-            lo = np.array([-math.floor(r + tol)])
-        else:
-            cells = max(1, math.ceil(r - tol))
-            a = np.minimum(np.arange(cells) * h, e)  # left ends of the cells (a, a + h] of t
-            p = (math.expm1(e) - np.expm1(a)) / math.expm1(e)  # P(loss = t) at a cell's left end: largest
-            hi = np.arange(1, cells + 1)
-            lo = np.ceil(hi - r - tol)
-        moves.append((np.clip(p, 0.0, 1.0), hi.astype(np.int64), lo.astype(np.int64)))
-    top = int(sum(int(m[1].max()) for m in moves))
-    bottom = int(sum(int(m[2].min()) for m in moves))
-    pad_hi = max(int(m[1].max()) for m in moves)
-    pad_lo = max(0, -min(int(m[2].min()) for m in moves))
-    # slack: the tolerance above may round a loss down by tol * h per mechanism; shift the threshold by it
-    slack = eps.size * tol * h * 4.0
-    grid = np.arange(bottom - pad_lo, top + pad_hi + 1, dtype=np.float64) * h
-    v = np.maximum(-np.expm1(epsilon - slack - grid), 0.0)
-    base = pad_lo  # index of the loss bottom in v
-    n = top - bottom + 1
-    windows = np.lib.stride_tricks.sliding_window_view  # v[base + j : base + j + n] for every offset j
-    for p, hi, lo in reversed(moves):
-        view = windows(v, n)
-        cand = p[:, None] * view[base + hi] + (1.0 - p)[:, None] * view[base + lo]
-        new = cand.max(axis=0)
-        # outside the computed range: at most 1 above (a delta), at least the bottom value below
-        v = np.concatenate([np.full(pad_lo, new[0]), new, np.ones(pad_hi)])
-    return min(1.0, float(v[base - bottom]) * (1.0 + _MARGIN) + 1e-300)
+    epsilon = _check_positive(epsilon, "epsilon")
+    if step is not None:
+        step = _check_positive(step, "step")
+    return _adaptive.adaptive_delta(epsilon, eps, kinds, step=step)
+
+
+def _grid_step(epsilon: float, eps, kinds) -> float | None:
+    return _adaptive.grid_step(epsilon, np.asarray(eps, dtype=np.float64), list(kinds))
 
 
 # ------------------------------------------------------------------------------------------ composition
@@ -303,48 +270,108 @@ def composed_delta(epsilon: float, epsilons, kinds="bounded_range") -> float:
     ):
         return 0.0  # basic composition
     rho = math.fsum(_rho_weight(kd) * e * e for e, kd in zip(eps, kinds, strict=True))
-    if _grid_step(np.asarray(eps), kinds) is None:  # too long for the recursion
+    if _grid_step(epsilon, eps, kinds) is None:  # too long for the recursion
         return min(1.0, zcdp_delta(rho, epsilon))
     return min(1.0, zcdp_delta(rho, epsilon), adaptive_delta(epsilon, eps, kinds))
 
 
 def _scale_bounds(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> dict[str, float]:
     """The largest scale ``c`` such that mechanisms at ``c * shares[i]`` are ``(epsilon, delta)``-DP, by
-    each bound (``"basic"``, ``"zcdp"``, ``"adaptive"``)."""
+    each bound (``"basic"``, ``"zcdp"``, ``"adaptive"``; the last where it beats the other two). Cached
+    (:func:`per_pick_bounds` and :func:`scaled_epsilons` share the work)."""
+    return dict(_scale_bounds_cached(epsilon, delta, shares, kinds))
+
+
+@functools.lru_cache(maxsize=256)
+def _scale_bounds_cached(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> tuple:
     s = np.asarray(shares, dtype=np.float64)
     out = {"basic": epsilon / math.fsum(shares)}
     if delta == 0:
-        return out
+        return tuple(out.items())
     weight = math.fsum(_rho_weight(kd) * x * x for x, kd in zip(shares, kinds, strict=True))
     out["zcdp"] = math.sqrt(zcdp_max_rho(epsilon, delta) / weight)
     target = delta * (1.0 - 1e-6)
 
-    def fits(c: float) -> bool:
-        return adaptive_delta(epsilon, c * s, kinds) <= target
+    def fits(c: float, finest: int = 64) -> bool:
+        step = _adaptive.grid_step(epsilon, c * s, kinds, finest=finest)
+        return step is not None and adaptive_delta(epsilon, c * s, kinds, step=step) <= target
 
-    # the recursion is tried only where it can beat the other two (small k); its grid costs it a little
-    lo = max(out["basic"], out["zcdp"]) * 1.002
-    if _grid_step(s, kinds) is None or not fits(lo):
-        return out
-    hi = lo * 1.25
-    while fits(hi):
-        lo, hi = hi, hi * 1.25
-    while hi - lo > 1e-4 * lo:
+    # the recursion is tried only where it beats the other two: first on a coarse grid (1/6 of the
+    # smallest epsilon at most, a looser bound, cheap), then from there on the default grid (the one
+    # composed_delta certifies with), upwards, or downwards where the coarse value does not fit on it
+    base = max(out["basic"], out["zcdp"]) * 1.0002
+    fine = _grid_step(epsilon, base * s, kinds)
+    if fine is None or not fits(base, 6):
+        same = fine == _adaptive.grid_step(epsilon, base * s, kinds, finest=6)
+        if fine is None or same or not fits(base):
+            return tuple(out.items())
+        coarse = base
+    else:
+        coarse = _largest(fits, base, 6, 1.08, 1e-3)
+    if fits(coarse):
+        out["adaptive"] = _largest(fits, coarse, 64, 1.004, 2e-4)
+    elif fits(base):
+        lo, hi = base, coarse
+        while hi - lo > 2e-4 * lo:
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        out["adaptive"] = lo
+    return tuple(out.items())
+
+
+def _largest(fits, lo: float, finest: int, grow: float, tol: float) -> float:
+    """The largest scale that ``fits`` on grids of at most ``finest`` steps per epsilon, from ``lo`` (which
+    fits) by growing by ``grow`` then bisecting to the relative ``tol``."""
+    hi = lo * grow
+    while fits(hi, finest):
+        lo, hi = hi, hi * grow
+    while hi - lo > tol * lo:
         mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-    out["adaptive"] = lo
-    return out
+        lo, hi = (mid, hi) if fits(mid, finest) else (lo, mid)
+    return lo
+
+
+def _at_most(value: Fraction) -> float:
+    """The largest float not above ``value`` read either way: as its exact binary value (how a call's plan
+    records it, :func:`dpmo.calls.call_budget`) and as the decimal it prints as (how a budget reads a
+    float)."""
+    return min(float_at_most(value), decimal_float_at_most(value))
+
+
+def _basic_shares(epsilon: float, shares: tuple, *, decimal: bool) -> tuple[float, ...]:
+    """``epsilon * shares[i] / sum(shares)``, each rounded down exactly, so that their exact sum never
+    exceeds ``epsilon`` (read as the decimal it prints as when ``decimal``, else as its binary value)."""
+    total = sum(map(Fraction, shares), Fraction(0))
+    if decimal:
+        eps = exact_epsilon(epsilon)
+        return tuple(decimal_float_at_most(eps * Fraction(x) / total) for x in shares)
+    eps = Fraction(epsilon)
+    return tuple(_at_most(eps * Fraction(x) / total) for x in shares)
+
+
+def _certified(epsilon: float, delta: float, out: tuple, kinds: tuple) -> bool:
+    """Whether mechanisms at the floats ``out`` compose to ``(epsilon, delta)``-DP: their exact sum is at
+    most ``epsilon`` (basic composition, delta 0), or :func:`composed_delta` is at most ``delta``."""
+    if sum(map(Fraction, out), Fraction(0)) <= Fraction(epsilon):
+        return True
+    if delta == 0:
+        return False
+    rho = math.fsum(_rho_weight(kd) * e * e for e, kd in zip(out, kinds, strict=True))
+    return zcdp_delta(rho, epsilon) <= delta or composed_delta(epsilon, out, kinds) <= delta
 
 
 @functools.lru_cache(maxsize=256)
 def _scaled(epsilon: float, delta: float, shares: tuple, kinds: tuple) -> tuple[float, ...]:
     bounds = _scale_bounds(epsilon, delta, shares, kinds)
     c = max(bounds.values())
-    if bounds["basic"] >= c:  # basic composition: the exact shares, as delta = 0 gives them
-        return tuple(epsilon * x / math.fsum(shares) for x in shares)
-    out = tuple(c * x for x in shares)
-    if composed_delta(epsilon, out, kinds) > delta:  # never: a safety net, fall back on basic
-        return tuple(epsilon * x / math.fsum(shares) for x in shares)
+    if bounds["basic"] < c:  # zCDP or the recursion: certified once more at the floats returned
+        out = tuple(c * x for x in shares)
+        if _certified(epsilon, delta, out, kinds):
+            return out
+    # basic composition (or the safety net of a failed check): the exact shares, rounded down
+    out = _basic_shares(epsilon, shares, decimal=False)
+    if not _certified(epsilon, delta, out, kinds):  # never: the rounding is exact
+        raise AssertionError(f"the accountant could not certify basic composition of {out} at {epsilon}")
     return out
 
 
@@ -358,7 +385,9 @@ def scaled_epsilons(epsilon, shares, *, delta=0.0, kinds="bounded_range") -> tup
     shares : sequence of float
         Relative shares (> 0) of the mechanisms, in the order they run; only their ratios matter.
     delta : float, default 0
-        The composed delta, in ``[0, 1)``. 0: basic composition, ``epsilon * shares[i] / sum(shares)``.
+        The composed delta, in ``[0, 1)``. 0: basic composition, ``epsilon * shares[i] / sum(shares)``
+        rounded down to the largest float whose decimal is at most it (their decimals never add up to more
+        than ``epsilon``).
     kinds : str or sequence of str
         The mechanisms' kinds or names (:func:`mechanism_kind`), one for all or one per share.
 
@@ -391,8 +420,7 @@ def scaled_epsilons(epsilon, shares, *, delta=0.0, kinds="bounded_range") -> tup
         raise ValueError("shares must not be empty")
     kd = tuple(_as_kinds(kinds, len(sh)))
     if delta == 0:
-        total = math.fsum(sh)
-        return tuple(epsilon * x / total for x in sh)
+        return _basic_shares(epsilon, sh, decimal=True)
     return _scaled(epsilon, delta, sh, kd)
 
 
@@ -407,7 +435,10 @@ def per_pick_epsilon(epsilon, k, *, delta=0.0, mechanism="exponential") -> float
     k : int
         Number of picks, >= 1.
     delta : float, default 0
-        In ``[0, 1)``. 0 gives exactly ``epsilon / k`` (basic composition, the library's default).
+        In ``[0, 1)``. 0 gives ``epsilon / k`` (basic composition, the library's default), as the largest
+        float whose decimal is at most the exact share (``epsilon`` read as the decimal it prints as), so
+        that ``k`` spends of it always fit in ``Budget(epsilon)``: ``0.1`` for ``(1.0, 10)``,
+        ``3.333333333333333`` for ``(10, 3)``.
     mechanism : str, default "exponential"
         ``"exponential"`` / ``"gumbel"`` (bounded-range: ``e0^2 / 8``-zCDP and the bounded-range
         recursion) or ``"permute_and_flip"`` / ``"laplace"`` (pure credit: ``e0^2 / 2``-zCDP and the
@@ -439,7 +470,7 @@ def per_pick_epsilon(epsilon, k, *, delta=0.0, mechanism="exponential") -> float
     delta = check_delta(delta)
     kind = mechanism_kind(mechanism)
     if delta == 0:
-        return epsilon / k
+        return decimal_float_at_most(exact_epsilon(epsilon) / k)
     return _scaled(epsilon, delta, (1.0,) * k, (kind,) * k)[0]
 
 

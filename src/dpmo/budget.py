@@ -40,6 +40,7 @@ the caller as *one* spend whose ``what`` says so.
 from __future__ import annotations
 
 import numbers
+import os
 import threading
 from fractions import Fraction
 
@@ -160,6 +161,7 @@ class Budget(ApproximateDP, LedgerSummary):
         self._parent: Budget | None = None
         self._lock = threading.RLock()
         self._born = _fork.generation  # spends only in this process, not in a forked child (dpmo._fork)
+        self._pid = os.getpid()  # the same, kept in the budget itself: no reload of dpmo._fork resets it
 
     # ------------------------------------------------------------------------------------ reading
     @property
@@ -244,7 +246,7 @@ class Budget(ApproximateDP, LedgerSummary):
 
     def _refuse_if_forked(self) -> None:
         """Raise (:func:`dpmo._fork.refuse`) in a process forked after this budget was made."""
-        if self._born != _fork.generation:
+        if self._born != _fork.generation or self._pid != os.getpid():
             _fork.refuse(DOCS)
 
     def check(self, epsilon, delta=0.0) -> Fraction:

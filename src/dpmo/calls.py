@@ -18,7 +18,7 @@ from .budget import Budget, BudgetExceededError, resolve_budget
 from .budget_calls import exact_delta
 from .epsilons import exact_epsilon, exact_text, float_at_most
 
-__all__ = ["call_budget", "resolve_call"]
+__all__ = ["call_budget", "check_budget_first", "resolve_call"]
 
 
 def call_budget(epsilon, budget, delta, shares, mechanisms, what: str) -> tuple[Budget, list[Fraction]]:
@@ -97,3 +97,44 @@ def resolve_call(epsilon, budget, delta, shares, mechanisms, what: str, name: st
         shares = [1.0] * int(shares)
     call, parts = call_budget(epsilon, budget, delta, shares, mechanisms, what)
     return call, sum(parts, Fraction(0)), parts
+
+
+def check_budget_first(epsilon, budget, delta=0.0, name: str = "epsilon") -> None:
+    """Raise :class:`dpmo.BudgetExceededError` when a call of ``(epsilon, delta)`` does not fit in
+    ``budget``, reading nothing but public parameters; nothing is reserved.
+
+    Every entry point calls it before any check that reads the private data (finite scores, an edge's
+    nodes, a table's labels): a call that does not fit then raises the same error on every input, so
+    the error says nothing about the data (``docs/privacy-accounting.md``, "When the budget runs out").
+    ``budget`` None: nothing to check (the call makes its own budget). ``epsilon`` None: all that
+    ``budget`` has left, which must be more than 0. Bad ``epsilon``, ``delta`` or ``budget`` types raise
+    ``ValueError``/``TypeError`` naming them (public parameters too). A budget forked from another
+    process raises its ``RuntimeError`` (:mod:`dpmo._fork`). O(1).
+
+    Examples
+    --------
+    >>> import dpmo
+    >>> from dpmo.calls import check_budget_first
+    >>> b = dpmo.Budget(1.0)
+    >>> _ = b.spend(1.0, "all of it")
+    >>> try:
+    ...     check_budget_first(0.5, b)
+    ... except dpmo.BudgetExceededError:
+    ...     print("refused before reading any data")
+    refused before reading any data
+    """
+    if budget is None:
+        return
+    if not isinstance(budget, Budget):
+        raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
+    d = check_delta(delta)
+    if epsilon is None:
+        rest = budget.remaining_exact
+        if rest <= 0:
+            raise BudgetExceededError(
+                f"the budget is used up (epsilon {exact_text(budget.epsilon_exact)}, all spent or reserved); "
+                "nothing was computed"
+            )
+        budget.check(rest, d)
+    else:
+        budget.check(exact_epsilon(epsilon, name), d)

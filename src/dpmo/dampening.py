@@ -61,7 +61,7 @@ from ._validation import (
 )
 from .accounting import check_delta
 from .breakpoints import bracket, closed_form_scores, rising_floor
-from .calls import resolve_call
+from .calls import check_budget_first, resolve_call
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
 
@@ -379,9 +379,10 @@ def local_dampening(
     """
     check_exact(exact, mechanism if isinstance(mechanism, str) and mechanism in MECHANISMS else None)
     if budget is not None or check_delta(delta) > 0:
+        check_choice(mechanism, MECHANISMS, "mechanism")
+        check_budget_first(epsilon, budget, delta)  # before the values are read (issue 37, point 11)
         n = check_scores(values, "values").size
         check_k(k, n)
-        check_choice(mechanism, MECHANISMS, "mechanism")
         if epsilon is not None or budget is None:
             check_epsilon(epsilon)
         budget, total, _ = resolve_call(epsilon, budget, delta, k, mechanism, "local_dampening")

@@ -41,7 +41,7 @@ import numpy as np
 from . import _choices, _defaults
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .accounting import check_delta
-from .calls import resolve_call
+from .calls import check_budget_first, resolve_call
 from .epsilons import float_at_most
 from .mechanisms import MECHANISMS, select
 from .registry import Approach, Rounds, approaches, get_approach, register_approach
@@ -257,6 +257,7 @@ def select_multiobjective(
     >>> len(set(picks.tolist())), [float(r.epsilon) for r in b.ledger], b.remaining
     (2, [0.25, 0.25], 0.5)
     """
+    check_budget_first(epsilon, budget, delta)  # before anything reads the objectives (issue 37, point 11)
     objs = check_objectives(objectives)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)

@@ -33,6 +33,7 @@ from .. import selection as _selection
 from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ..accounting import check_delta
 from ..budget import resolve_budget
+from ..calls import check_budget_first
 from ..mechanisms import MECHANISMS
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from .centrality import check_convention
@@ -240,6 +241,7 @@ def top_k(
     >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
     ((3,), True, True)
     """
+    check_budget_first(epsilon, budget, delta)  # before the edges are read (issue 37, point 11)
     g = public_graph(graph, nodes, "top_k", delimiter=delimiter, header=header, ids=ids)
     n = g.n_nodes
     k = check_k(k, n)

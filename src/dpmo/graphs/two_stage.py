@@ -22,7 +22,7 @@ from .._validation import (
     check_k,
     check_random_state,
 )
-from ..calls import resolve_call
+from ..calls import check_budget_first, resolve_call
 from ..mechanisms import MECHANISMS
 from ..mechanisms.exact import radix_argsort, random_permutation, sample_discrete_laplace
 from ..selection import select_multiobjective
@@ -82,6 +82,7 @@ def two_stage_candidates(
     >>> short.shape, len(set(short.tolist())) == 5
     ((5,), True)
     """
+    check_budget_first(epsilon, budget, delta)  # before the edges are read (issue 37, point 11)
     g = public_graph(graph, nodes, "two_stage_candidates", delimiter=delimiter, header=header, ids=ids)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
@@ -197,6 +198,7 @@ def top_k_two_stage(
     >>> picks.shape, len(set(picks.tolist())) == 3, set(picks.tolist()) <= set(g.nodes)
     ((3,), True, True)
     """
+    check_budget_first(epsilon, budget, delta)  # before the edges are read (issue 37, point 11)
     g = public_graph(graph, nodes, "top_k_two_stage", delimiter=delimiter, header=header, ids=ids)
     n = g.n_nodes
     if epsilon is not None or budget is None:

@@ -23,7 +23,7 @@ from .._validation import (
 )
 from ..accounting import check_delta
 from ..budget import resolve_budget
-from ..calls import resolve_call
+from ..calls import check_budget_first, resolve_call
 from ..epsilons import exact_epsilon, float_at_most
 from ._common import needs_rounds as needs_rounds  # for dpmo.graphs.spark (not in __all__)
 from ._common import scaled_scores as scaled_scores  # for dpmo.graphs.spark (not in __all__)
@@ -128,6 +128,7 @@ def select(
     [1, 3]
     """
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
+    check_budget_first(epsilon, budget, delta)  # before the scores are read (issue 37, point 11)
     scores = check_scores(scores)
     if budget is None or epsilon is not None:
         check_epsilon(epsilon)

@@ -70,7 +70,7 @@ from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..accounting import check_delta
 from ..budget import fit_budget
-from ..calls import call_budget
+from ..calls import call_budget, check_budget_first
 from ..epsilons import float_at_most
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
@@ -185,6 +185,8 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         LocalDiffPID3 the dampening loop, O(cells * number of t-steps) in blocks of distances.
         """
         eps, max_depth, n_bins, max_records = self._check_params()
+        if self.epsilon is not None:  # before the table is read (issue 37, point 11)
+            check_budget_first(self.epsilon, budget, self.delta)
         X, y, features = check_X_fit(self, X, y)
         y01, classes = fit_labels(self, y, X.shape[0])
         y = y01.astype(np.int8)  # the kernels take narrow integers (less memory to sweep)

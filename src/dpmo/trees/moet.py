@@ -35,6 +35,7 @@ from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_int
 from ..accounting import check_delta
 from ..budget import fit_budget
+from ..calls import check_budget_first
 from ..mechanisms import MECHANISMS
 from ..selection import (
     approaches,
@@ -353,6 +354,8 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         self
         """
         eps, p, s, k, d, dmax, o, w = self._validate_params()
+        if eps is not None:  # before the table is read (issue 37, point 11)
+            check_budget_first(self.epsilon, budget, self.delta)
         given = X if isinstance(X, EncodedData) else None
         if given is not None:
             X, y = self._labels_of(given, y)

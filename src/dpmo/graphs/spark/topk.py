@@ -28,7 +28,7 @@ from ... import _defaults
 from ..._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ...accounting import check_delta
 from ...budget import resolve_budget
-from ...calls import resolve_call
+from ...calls import check_budget_first, resolve_call
 from ...mechanisms import MECHANISMS
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
 from ...spark.sampling import driver_entropy, executor_rounds, private_picks, round_recorder
@@ -154,6 +154,7 @@ def top_k(
     """
     if nodes is None:
         prepare(edges, None, "top_k")  # refused with NODES_REQUIRED before the edges are read
+    check_budget_first(epsilon, budget, delta)  # before the edges are read (issue 37, point 11)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
     if approach != "chebyshev":
