@@ -1,0 +1,276 @@
+"""PrivateTreeClassifier: private greedy trees on public bins, Gini splits, noisy leaf counts.
+
+In the spirit of PrivaTree (Vos, Belle, Lukina and Verwer, "Differentially-Private Decision Trees and Provable
+Robustness to Data Poisoning", 2023): numeric features cut into bins from their public bounds, a complete
+binary tree of a public depth grown greedily with splits chosen by a selection mechanism on a Gini score of
+bounded sensitivity, and the leaves' class counts released with noise. dpmo's own code and proof (no code of
+PrivaTree's); the rules and their measurements are in ``docs/private-tree.md``.
+
+Algorithm (neighbouring relation: **add or remove one record**, on the same public schema and label set)
+---------------------------------------------------------------------------------------------------------
+1. **Bins** (public): a numeric column's public range ``[0, 1]`` (the encoded form of its declared bounds) is
+   cut into ``n_bins`` equal bins; a categorical column keeps its codes. The candidate splits
+   (:func:`dpmo.trees.binned_kernels.candidate_splits`) depend on the schema only.
+2. **Parts**: every record is assigned to one of ``n_trees`` parts, independently and uniformly at random
+   (the assignment of one record does not depend on the others).
+3. **Structure**: tree ``t`` is grown on part ``t`` only, a complete binary tree of depth ``D = max_depth``
+   (every internal node splits, so the shape is public). At depth ``l`` every node of every tree picks its
+   split among all candidates with ``mechanism`` on the Gini utility
+   (:func:`dpmo.trees.binned_kernels.gini_scores`, sensitivity 2) at ``eps_level``.
+4. **Leaves**: the ``(negative, positive)`` counts of every leaf of every tree get independent Laplace noise
+   of scale ``1 / eps_leaf``.
+
+``eps_leaf = leaf_share * epsilon`` and ``eps_level = (1 - leaf_share) * epsilon / D``.
+
+Privacy (proof in ``docs/private-tree.md``): the nodes of one depth of one tree hold disjoint records, and
+the parts are disjoint, so at depth ``l`` a record reaches exactly one node of one tree: the depth's picks
+cost ``eps_level`` by parallel composition (adaptive: which records a node holds is fixed by the earlier
+released splits), the ``D`` depths compose sequentially, and the leaf histogram (L1 sensitivity 1 over all
+trees' leaves together) costs ``eps_leaf``: ``epsilon`` in all. The random parts are covered by the coupling
+of the added record's own assignment (the others' assignments are the same independent draws). One budget
+record is made at the start of every depth, and one right before the leaves' noise is drawn.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from .._validation import check_choice, check_epsilon, check_int, check_real
+from ..accounting import check_delta
+from ..budget import fit_budget
+from ..mechanisms import select
+from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, feature_domains, fit_labels
+from .binned_kernels import GINI_SENSITIVITY, bin_codes, candidate_splits, gini_scores, node_split_counts, route
+from .leaf_counts import leaf_positive_share
+from .proba import _columns, fitted_classes, labels_of
+
+__all__ = ["PrivateTreeClassifier", "OBJECTIVES"]
+
+#: What :meth:`PrivateTreeClassifier.predict` optimises: the threshold on the ensemble's positive share.
+OBJECTIVES = ("accuracy", "balanced_accuracy")
+SELECTIONS = ("exponential", "permute_and_flip")
+
+
+class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Private trees on public bins for accuracy: Gini splits by a selection mechanism, noisy leaf counts.
+
+    dpmo's recommended private classifier for **accuracy** (and, through :meth:`predict_proba`, for
+    ranking: ROC-AUC). Algorithm, budget and proof: :mod:`dpmo.trees.private_tree` and
+    ``docs/private-tree.md``; in the spirit of PrivaTree (Vos et al. 2023).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        Total privacy budget of the fit (pure epsilon-DP, add or remove one record).
+    max_depth : int, default 4
+        Depth ``D`` of every tree (public; every tree is complete, ``2^D`` leaves).
+    n_trees : int, default 1
+        Number of trees, each grown on its own random part of the records (parallel composition).
+    n_bins : int, default 10
+        Equal bins of every numeric column's public range (the candidate thresholds).
+    leaf_share : float, default 0.5
+        Share of ``epsilon`` spent on the leaves' noisy counts; the rest is split evenly over the depths.
+    mechanism : {"permute_and_flip", "exponential"}, default "permute_and_flip"
+        Selection of each node's split.
+    objective : {"accuracy", "balanced_accuracy"}, default "accuracy"
+        What :meth:`predict` optimises: ``"accuracy"`` predicts the positive class when the ensemble's
+        positive share is at least 1/2, ``"balanced_accuracy"`` when it is at least the trees' mean noisy
+        positive rate (post-processing: no budget).
+    random_state : None, int or numpy.random.Generator
+    features : sequence of dpmo.datasets.Feature, optional
+        Public schema: categories and numeric bounds.
+    classes : [negative, positive], optional
+        Public label set (otherwise read from ``y``).
+    delta : float, default 0.0
+        Accepted for an ``(epsilon, delta)`` call: the fit is pure epsilon-DP, which is
+        ``(epsilon, delta)``-DP for every ``delta``; nothing is spent on it.
+
+    Attributes
+    ----------
+    feature_, kind_, value_ : ndarray, shape (n_trees, 2^D - 1)
+        Split of every internal node (heap layout): column, 0 threshold (bin codes ``< value`` left) or
+        1 category (code ``== value`` left).
+    leaf_counts_ : ndarray, shape (n_trees, 2^D, 2)
+        Noisy (negative, positive) counts of every leaf.
+    budget_ : dpmo.Budget
+        The fit's ledger: one record per depth and one for the leaves; it sums to ``epsilon``.
+
+    Examples
+    --------
+    >>> from dpmo.datasets import load_breast_cancer
+    >>> from dpmo.trees import PrivateTreeClassifier
+    >>> data = load_breast_cancer()
+    >>> clf = PrivateTreeClassifier(1.0, features=data.features, random_state=0).fit(data.X, data.y)
+    >>> sum(r.epsilon for r in clf.budget_.ledger) == 1.0
+    True
+    >>> clf.predict_proba(data.X).shape
+    (569, 2)
+    """
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        max_depth=4,
+        n_trees=1,
+        n_bins=10,
+        leaf_share=0.5,
+        mechanism="permute_and_flip",
+        objective="accuracy",
+        random_state=None,
+        *,
+        features=None,
+        classes=None,
+        delta=0.0,
+    ):
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.n_trees = n_trees
+        self.n_bins = n_bins
+        self.leaf_share = leaf_share
+        self.mechanism = mechanism
+        self.objective = objective
+        self.random_state = random_state
+        self.features = features
+        self.classes = classes
+        self.delta = delta
+
+    def _check_params(self):
+        check_epsilon(self.epsilon)
+        depth = check_int(self.max_depth, "max_depth", minimum=1, maximum=20)
+        trees = check_int(self.n_trees, "n_trees", minimum=1)
+        bins = check_int(self.n_bins, "n_bins", minimum=2)
+        share = check_real(self.leaf_share, "leaf_share")
+        if not 0 < share < 1:
+            raise ValueError(f"leaf_share must be in (0, 1), got {self.leaf_share!r}")
+        check_choice(self.mechanism, SELECTIONS, "mechanism")
+        check_choice(self.objective, OBJECTIVES, "objective")
+        check_delta(self.delta)
+        return depth, trees, bins, Fraction(share).limit_denominator(10**6)
+
+    def fit(self, X, y=None, budget=None):
+        """Grow the private trees (see the module docstring).
+
+        Parameters
+        ----------
+        X : array_like, shape (n, d), or dpmo.datasets.Dataset
+            Raw values with ``features``, or the encoded form (a Dataset, its ``data.X``).
+        y : array_like, shape (n,)
+        budget : dpmo.Budget, optional
+            Spend the fit's ``epsilon`` from this budget (reserved at once, :func:`dpmo.budget.fit_budget`).
+
+        Returns
+        -------
+        self
+
+        Notes
+        -----
+        O(n d D) for the counts plus O(n_trees 2^D (sum of sizes)) for the selections.
+        """
+        depth, n_trees, n_bins, share = self._check_params()
+        X, y, features = check_X_fit(self, X, y)
+        y01, classes = fit_labels(self, y, X.shape[0])
+        n, d = X.shape
+        own = fit_budget(self.epsilon, budget)  # raises before anything private is computed
+        leaf_eps = own.epsilon_exact * share
+        level_eps = (own.epsilon_exact - leaf_eps) / depth
+        rng = estimator_rng(self.random_state)
+        is_cat, size = feature_domains(features, d, n_bins)
+        codes = bin_codes(X, is_cat, n_bins)
+        splits = candidate_splits(is_cat, size)
+        offsets = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
+        y = y01.astype(np.int64)
+
+        part = rng.integers(n_trees, size=n)  # each record's part, independently
+        inner = 2**depth - 1
+        feature = np.zeros((n_trees, inner), dtype=np.int64)
+        kind = np.zeros((n_trees, inner), dtype=np.int64)
+        value = np.zeros((n_trees, inner), dtype=np.int64)
+        frontier = [[np.flatnonzero(part == t)] for t in range(n_trees)]  # rows of each node of the depth
+        for level in range(depth):
+            eps = own.spend(
+                level_eps,
+                f"depth {level}: the split of each of the {n_trees * 2**level} nodes ({self.mechanism} on "
+                f"the Gini utility, sensitivity {GINI_SENSITIVITY:g}; parallel over the depth's disjoint "
+                "nodes and the trees' disjoint parts)",
+                mechanism=self.mechanism,
+                sensitivity=GINI_SENSITIVITY,
+                candidates=splits[0].size,
+            )
+            for t in range(n_trees):
+                nxt = []
+                for i, rows in enumerate(frontier[t]):
+                    node = 2**level - 1 + i
+                    counts = node_split_counts(codes, y, rows, is_cat, size, offsets, splits)
+                    c = int(select(gini_scores(counts), eps, GINI_SENSITIVITY, mechanism=self.mechanism,
+                                   rng=rng)[0])  # fmt: skip
+                    f, k, v = splits[0][c], splits[1][c], splits[2][c]
+                    feature[t, node], kind[t, node], value[t, node] = f, k, v
+                    col = codes[rows, f]
+                    left = col < v if k == 0 else col == v
+                    nxt += [rows[left], rows[~left]]
+                frontier[t] = nxt
+        eps = own.spend(
+            leaf_eps,
+            f"noisy (negative, positive) counts of the {n_trees * 2**depth} leaves (Laplace, L1 sensitivity "
+            "1: the leaves of all trees partition the records)",
+            mechanism="laplace",
+            sensitivity=1.0,
+            candidates=2 * n_trees * 2**depth,
+        )
+        exact = np.zeros((n_trees, 2**depth, 2))
+        for t in range(n_trees):
+            for i, rows in enumerate(frontier[t]):
+                pos = int(y[rows].sum())
+                exact[t, i] = (rows.size - pos, pos)
+        self.leaf_counts_ = exact + rng.laplace(0.0, 1.0 / eps, size=exact.shape)
+        self.feature_, self.kind_, self.value_ = feature, kind, value
+        self.budget_ = own
+        self.classes_, self.positive_class_ = fitted_classes(classes)
+        self.features_ = None if features is None else tuple(features)
+        self.categorical_, self.domain_sizes_ = is_cat, size
+        self.n_bins_, self.depth_ = n_bins, depth
+        return self
+
+    # -------------------------------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "leaf_counts_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
+
+    def apply(self, X) -> np.ndarray:
+        """Leaf (``0 .. 2^D - 1``) of every row in every tree, shape (n, n_trees). O(n n_trees D)."""
+        self._check_fitted()
+        codes = bin_codes(check_X_predict(self, X), self.categorical_, self.n_bins_)
+        return np.column_stack([
+            route(codes, self.feature_[t], self.kind_[t], self.value_[t], self.depth_)
+            for t in range(self.feature_.shape[0])
+        ])  # fmt: skip
+
+    def positive_share(self, X) -> np.ndarray:
+        """Mean over the trees of the smoothed noisy positive share of each row's leaf (post-processing).
+
+        :func:`dpmo.trees.leaf_counts.leaf_positive_share` per tree. O(n n_trees D).
+        """
+        leaves = self.apply(X)
+        shares = [leaf_positive_share(self.leaf_counts_[t], leaves[:, t]) for t in range(leaves.shape[1])]
+        return np.mean(shares, axis=0)
+
+    def threshold_(self) -> float:
+        """The positive share from which :meth:`predict` says positive (1/2 for accuracy)."""
+        if self.objective == "accuracy":
+            return 0.5
+        c = np.maximum(self.leaf_counts_, 0.0).sum(axis=1)  # (trees, 2)
+        rates = np.divide(c[:, 1], c.sum(axis=1), out=np.full(c.shape[0], 0.5), where=c.sum(axis=1) > 0)
+        return float(rates.mean())
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``(n, 2)`` probabilities in the order of ``classes_``: the mean noisy positive share. O(n n_trees D)."""
+        return _columns(self, self.positive_share(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Label of every row: positive when its positive share reaches the objective's threshold."""
+        return labels_of(self, self.positive_share(X) >= self.threshold_())
