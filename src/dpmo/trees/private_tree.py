@@ -54,6 +54,26 @@ OBJECTIVES = ("accuracy", "balanced_accuracy")
 SELECTIONS = ("exponential", "permute_and_flip")
 
 
+#: Share of epsilon spent on the noisy record count that sets ``n_trees="auto"``.
+COUNT_SHARE = Fraction(1, 20)
+#: ``n_trees="auto"``: ``clip(ceil(2^(D + AUTO_LOG2) / (eps n_hat)), 1, MAX_TREES)``.
+AUTO_LOG2 = 7
+MAX_TREES = 10
+
+
+def auto_trees(epsilon: float, n_hat: float, depth: int) -> int:
+    """Number of trees for ``n_trees="auto"``: ``clip(ceil(2^(D + 7) / (epsilon n_hat)), 1, 10)``.
+
+    A function of the noisy record count ``n_hat`` (a release) and public settings. Examples
+    --------
+    >>> from dpmo.trees.private_tree import auto_trees
+    >>> auto_trees(1.0, 400.0, 5), auto_trees(1.0, 30000.0, 5), auto_trees(1.0, -3.0, 5)
+    (10, 1, 10)
+    """
+    eff = epsilon * max(n_hat, 1.0)
+    return int(min(MAX_TREES, max(1, np.ceil(2.0 ** (depth + AUTO_LOG2) / eff))))
+
+
 class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Private trees on public bins for accuracy: Gini splits by a selection mechanism, noisy leaf counts.
 
@@ -110,13 +130,16 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     (569, 2)
     """
 
+    SMOOTHING = 2.0
+    LEVELS = "even"
+
     def __init__(
         self,
         epsilon=1.0,
-        max_depth=4,
-        n_trees=1,
-        n_bins=10,
-        leaf_share=0.5,
+        max_depth=5,
+        n_trees="auto",
+        n_bins=32,
+        leaf_share=0.25,
         mechanism="permute_and_flip",
         objective="accuracy",
         random_state=None,
@@ -140,7 +163,7 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _check_params(self):
         check_epsilon(self.epsilon)
         depth = check_int(self.max_depth, "max_depth", minimum=1, maximum=20)
-        trees = check_int(self.n_trees, "n_trees", minimum=1)
+        trees = None if self.n_trees == "auto" else check_int(self.n_trees, "n_trees", minimum=1)
         bins = check_int(self.n_bins, "n_bins", minimum=2)
         share = check_real(self.leaf_share, "leaf_share")
         if not 0 < share < 1:
@@ -174,9 +197,19 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         y01, classes = fit_labels(self, y, X.shape[0])
         n, d = X.shape
         own = fit_budget(self.epsilon, budget)  # raises before anything private is computed
-        leaf_eps = own.epsilon_exact * share
-        level_eps = (own.epsilon_exact - leaf_eps) / depth
         rng = estimator_rng(self.random_state)
+        rest = own.epsilon_exact
+        self.n_records_ = None
+        if n_trees is None:  # the ensemble's size from a noisy record count (its own share)
+            count_eps = own.epsilon_exact * COUNT_SHARE
+            e = own.spend(count_eps, "noisy record count (sets n_trees)", mechanism="laplace",
+                          sensitivity=1.0, candidates=1)  # fmt: skip
+            self.n_records_ = float(n + rng.laplace(0.0, 1.0 / e))
+            rest -= count_eps
+            n_trees = auto_trees(float(rest), self.n_records_, depth)
+        leaf_eps = rest * share
+        w = [Fraction(1)] * depth if self.LEVELS == "even" else [Fraction(depth - l) for l in range(depth)]
+        level_eps_all = [(rest - leaf_eps) * x / sum(w) for x in w]
         is_cat, size = feature_domains(features, d, n_bins)
         codes = bin_codes(X, is_cat, n_bins)
         splits = candidate_splits(is_cat, size)
@@ -191,7 +224,7 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         frontier = [[np.flatnonzero(part == t)] for t in range(n_trees)]  # rows of each node of the depth
         for level in range(depth):
             eps = own.spend(
-                level_eps,
+                level_eps_all[level],
                 f"depth {level}: the split of each of the {n_trees * 2**level} nodes ({self.mechanism} on "
                 f"the Gini utility, sensitivity {GINI_SENSITIVITY:g}; parallel over the depth's disjoint "
                 "nodes and the trees' disjoint parts)",
@@ -232,6 +265,7 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.features_ = None if features is None else tuple(features)
         self.categorical_, self.domain_sizes_ = is_cat, size
         self.n_bins_, self.depth_ = n_bins, depth
+        self.leaf_epsilon_ = float(eps)
         return self
 
     # -------------------------------------------------------------------------------------------------
@@ -256,8 +290,29 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         :func:`dpmo.trees.leaf_counts.leaf_positive_share` per tree. O(n n_trees D).
         """
         leaves = self.apply(X)
-        shares = [leaf_positive_share(self.leaf_counts_[t], leaves[:, t]) for t in range(leaves.shape[1])]
-        return np.mean(shares, axis=0)
+        table = self.leaf_shares_()
+        return np.mean([table[t, leaves[:, t]] for t in range(leaves.shape[1])], axis=0)
+
+    def leaf_shares_(self) -> np.ndarray:
+        """Smoothed positive share of every leaf of every tree, ``(n_trees, 2^D)``: post-processing.
+
+        Counts clipped at 0; a node's counts are the sums of its leaves'; from the root down, a node's
+        share is ``(c1 + m p) / (c0 + c1 + m)`` with ``p`` its parent's share (the root's prior 1/2) and
+        ``m = smoothing / eps_leaf`` pseudo-records (about the noise's size).
+        """
+        counts = np.maximum(self.leaf_counts_, 0.0)
+        m = self.SMOOTHING / self.leaf_epsilon_
+        out = []
+        for c in counts:
+            levels = [c]
+            while levels[-1].shape[0] > 1:
+                levels.append(levels[-1].reshape(-1, 2, 2).sum(axis=1))
+            p = np.array([0.5])
+            for lev in reversed(levels):
+                p = np.repeat(p, lev.shape[0] // p.size)
+                p = (lev[:, 1] + m * p) / (lev.sum(axis=1) + m)
+            out.append(p)
+        return np.asarray(out)
 
     def threshold_(self) -> float:
         """The positive share from which :meth:`predict` says positive (1/2 for accuracy)."""
