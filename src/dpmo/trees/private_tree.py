@@ -139,7 +139,7 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         max_depth=5,
         n_trees="auto",
         n_bins=32,
-        leaf_share=0.25,
+        leaf_share="auto",
         mechanism="permute_and_flip",
         objective="accuracy",
         random_state=None,
@@ -165,13 +165,16 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         depth = check_int(self.max_depth, "max_depth", minimum=1, maximum=20)
         trees = None if self.n_trees == "auto" else check_int(self.n_trees, "n_trees", minimum=1)
         bins = check_int(self.n_bins, "n_bins", minimum=2)
-        share = check_real(self.leaf_share, "leaf_share")
-        if not 0 < share < 1:
-            raise ValueError(f"leaf_share must be in (0, 1), got {self.leaf_share!r}")
+        if self.leaf_share == "auto":
+            share = None
+        else:
+            share = check_real(self.leaf_share, "leaf_share")
+            if not 0 < share < 1:
+                raise ValueError(f"leaf_share must be 'auto' or in (0, 1), got {self.leaf_share!r}")
         check_choice(self.mechanism, SELECTIONS, "mechanism")
         check_choice(self.objective, OBJECTIVES, "objective")
         check_delta(self.delta)
-        return depth, trees, bins, Fraction(share).limit_denominator(10**6)
+        return depth, trees, bins, None if share is None else Fraction(share).limit_denominator(10**6)
 
     def fit(self, X, y=None, budget=None):
         """Grow the private trees (see the module docstring).
@@ -207,6 +210,8 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.n_records_ = float(n + rng.laplace(0.0, 1.0 / e))
             rest -= count_eps
             n_trees = auto_trees(float(rest), self.n_records_, depth)
+        if share is None:  # one tree: its structure matters most; an ensemble: its leaves
+            share = Fraction(1, 4) if n_trees == 1 else Fraction(1, 2)
         leaf_eps = rest * share
         w = [Fraction(1)] * depth if self.LEVELS == "even" else [Fraction(depth - l) for l in range(depth)]
         level_eps_all = [(rest - leaf_eps) * x / sum(w) for x in w]
