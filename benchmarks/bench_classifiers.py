@@ -269,7 +269,7 @@ def main(argv=None) -> None:
             cells = [name, model, privacy_of(model, args), mean_se(r.get("acc", [])), mean_se(r["ba"]),
                      mean_se(r["auc"])]  # fmt: skip
             print("| " + " | ".join(cells) + f" | {r['cpu_per_fit']:.3f} |")
-        if args.epsilon == 1 and name in PRIVATREE_QUOTED and not args.models:
+        if args.epsilon == 1 and name in PRIVATREE_QUOTED:
             a, b, c = PRIVATREE_QUOTED[name]
             print(f"| {name} | {QUOTED} | {privacy_of(QUOTED, args)} | {a:.3f} | {b:.3f} | {c:.3f} | - |")
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
