@@ -64,7 +64,10 @@ MAX_TREES = 10
 def auto_trees(epsilon: float, n_hat: float, depth: int) -> int:
     """Number of trees for ``n_trees="auto"``: ``clip(ceil(2^(D + 7) / (epsilon n_hat)), 1, 10)``.
 
-    A function of the noisy record count ``n_hat`` (a release) and public settings. Examples
+    A function of the noisy record count ``n_hat`` (a release) and public settings
+    (``docs/private-tree.md``, "Settings"). O(1).
+
+    Examples
     --------
     >>> from dpmo.trees.private_tree import auto_trees
     >>> auto_trees(1.0, 400.0, 5), auto_trees(1.0, 30000.0, 5), auto_trees(1.0, -3.0, 5)
