@@ -11,7 +11,8 @@ seed``), the same for every model. On the training part, at ``--epsilon`` (and `
 
 * **PrivateTree**: ``PrivateTreeClassifier`` with the library's defaults (dpmo's recommended classifier for
   accuracy, issue 39); **PrivateTree (balanced accuracy)**: the same with ``objective="balanced_accuracy"``;
-* **DP-MOET-Agg**: ``DPMOETClassifier`` with the library's defaults (a cost-sensitive TPR/TNR trade-off); ``--moet NAME:key=value,...`` adds
+* **DP-MOET-Agg**: ``DPMOETClassifier`` with the library's defaults (a cost-sensitive TPR/TNR trade-off);
+  ``--moet NAME:key=value,...`` adds
   a row with other constructor parameters (repeatable; e.g. ``--moet "final 0.5:final_share=0.5"``);
 * **LocalDiffPID3**: ``LocalDiffPID3Classifier`` with the library's defaults;
 * **diffprivlib tree / forest**: diffprivlib 0.6's ``DecisionTreeClassifier`` and
@@ -226,7 +227,8 @@ def mean_se(x) -> str:
 
 
 def summary(r: dict) -> str:
-    return f"acc {mean_se(r.get('acc', []))}, BA {mean_se(r['ba'])}, AUC {mean_se(r['auc'])}, {r['cpu_per_fit']:.3f} s/fit"
+    scores = f"acc {mean_se(r.get('acc', []))}, BA {mean_se(r['ba'])}, AUC {mean_se(r['auc'])}"
+    return f"{scores}, {r['cpu_per_fit']:.3f} s/fit"
 
 
 def privacy_of(model: str, args) -> str:

@@ -13,8 +13,8 @@ the labels ``y`` (0/1), the public bounds ``lo`` and ``hi`` of every column, ``e
 packed test masks ``test`` (one row per seed). For every seed, diffprivlib's ``DecisionTreeClassifier`` and
 ``RandomForestClassifier`` (their defaults: depth 5, 10 trees) are fitted on the training rows with
 ``epsilon``, the public ``bounds`` and ``classes=[0, 1]`` (so diffprivlib reads neither from the data), and
-scored on the test rows: accuracy and balanced accuracy of ``predict``, ROC-AUC of ``predict_proba``. ``OUT.json``
-gets the per-seed scores, the CPU seconds per fit and the versions used.
+scored on the test rows: accuracy and balanced accuracy of ``predict``, ROC-AUC of ``predict_proba``.
+``OUT.json`` gets the per-seed scores, the CPU seconds per fit and the versions used.
 """
 
 from __future__ import annotations

@@ -83,7 +83,8 @@ def _tree_log_density(records, choice, leaves, depth, eps_level, eps_leaf, mecha
         for i, rows in enumerate(frontier):
             node = 2**level - 1 + i
             counts = node_split_counts(codes, y, rows, IS_CAT, SIZE, OFFSETS, SPLITS)
-            lp = probabilities(gini_scores(counts), eps_level, GINI_SENSITIVITY, mechanism=mechanism, log=True)
+            scores = gini_scores(counts)
+            lp = probabilities(scores, eps_level, GINI_SENSITIVITY, mechanism=mechanism, log=True)
             c = choice[node]
             logp += lp[c]
             f, k, v = SPLITS[0][c], SPLITS[1][c], SPLITS[2][c]

@@ -42,9 +42,22 @@ from .._validation import check_choice, check_epsilon, check_int, check_real
 from ..accounting import check_delta
 from ..budget import fit_budget
 from ..mechanisms import select
-from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, feature_domains, fit_labels
-from .binned_kernels import GINI_SENSITIVITY, bin_codes, candidate_splits, gini_scores, node_split_counts, route
-from .leaf_counts import leaf_positive_share
+from ._inputs import (
+    DPEstimatorMixin,
+    check_X_fit,
+    check_X_predict,
+    estimator_rng,
+    feature_domains,
+    fit_labels,
+)
+from .binned_kernels import (
+    GINI_SENSITIVITY,
+    bin_codes,
+    candidate_splits,
+    gini_scores,
+    node_split_counts,
+    route,
+)
 from .proba import _columns, fitted_classes, labels_of
 
 __all__ = ["PrivateTreeClassifier", "OBJECTIVES"]
@@ -331,7 +344,10 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return float(rates.mean())
 
     def predict_proba(self, X) -> np.ndarray:
-        """``(n, 2)`` probabilities in the order of ``classes_``: the mean noisy positive share. O(n n_trees D)."""
+        """``(n, 2)`` probabilities in the order of ``classes_``: the mean noisy positive share.
+
+        O(n n_trees D).
+        """
         return _columns(self, self.positive_share(X))
 
     def predict(self, X) -> np.ndarray:
