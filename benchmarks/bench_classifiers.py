@@ -237,7 +237,7 @@ def privacy_of(model: str, args) -> str:
         return "pure (1, 0)-DP"
     if model == NON_PRIVATE or eps is None:
         return "NOT private"
-    if model in DIFFPRIVLIB or args.delta == 0:
+    if model in DIFFPRIVLIB or args.delta == 0 or model.startswith("PrivateTree"):  # PrivateTree: pure always
         return f"pure ({eps:g}, 0)-DP"
     return f"({eps:g}, {args.delta:g})-DP"
 
