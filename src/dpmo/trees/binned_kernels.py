@@ -73,7 +73,7 @@ def candidate_splits(is_cat: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, 
 
 def node_split_counts(codes, y, rows, is_cat, size, offsets, splits) -> np.ndarray:
     """Class counts ``(n_candidates, 4)``: ``(left 0, left 1, right 0, right 1)`` of every candidate split
-    at the node holding ``rows``. Exact: NOT private. O(|rows| d + sum of sizes).
+    at the node holding ``rows``. Exact: NOT private. O(r d + sum of sizes) for r rows.
 
     Examples
     --------
@@ -107,7 +107,7 @@ def gini_scores(counts: np.ndarray) -> np.ndarray:
     """Utility of every candidate split: minus the record-weighted Gini impurity of its two children.
 
     ``u = -(g(a_L, b_L) + g(a_R, b_R))`` with ``g(a, b) = 2 a b / (a + b)`` (``0`` for an empty child):
-    ``g(a, b) / (a + b)`` is a child's Gini impurity, so ``-u`` is ``|node|`` times the children's weighted
+    ``g(a, b) / (a + b)`` is a child's Gini impurity, so ``-u`` is the node's record count times the children's weighted
     impurity, the quantity CART minimises.
 
     Notes
