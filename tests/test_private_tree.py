@@ -218,3 +218,21 @@ def test_bad_parameters_are_refused(small, param, value, error):
     X, y, feats = small
     with pytest.raises(error, match=param if param != "epsilon" else "epsilon"):
         PrivateTreeClassifier(**{param: value}, features=feats).fit(X, y)
+
+
+@pytest.mark.slow
+def test_check_estimator_passes_except_declared_dp_checks():
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    from dpmo.trees import expected_failed_checks
+
+    est = PrivateTreeClassifier(max_depth=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(est, expected_failed_checks=expected_failed_checks(est), on_fail=None,
+                                  on_skip=None)  # fmt: skip
+    failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
+    assert failed == []
+    assert sum(r["status"] == "passed" for r in results) >= 50
