@@ -20,15 +20,18 @@ Algorithm (neighbouring relation: **add or remove one record**, on the same publ
 4. **Leaves**: the ``(negative, positive)`` counts of every leaf of every tree get independent Laplace noise
    of scale ``1 / eps_leaf``.
 
-``eps_leaf = leaf_share * epsilon`` and ``eps_level = (1 - leaf_share) * epsilon / D``.
+With ``n_trees="auto"`` a noisy record count (Laplace, ``eps_c = epsilon / 20``) first sets the number of
+trees (:func:`auto_trees`); of the rest ``e = epsilon - eps_c``, ``eps_leaf = leaf_share * e`` and
+``eps_level = (1 - leaf_share) * e / D``.
 
 Privacy (proof in ``docs/private-tree.md``): the nodes of one depth of one tree hold disjoint records, and
 the parts are disjoint, so at depth ``l`` a record reaches exactly one node of one tree: the depth's picks
 cost ``eps_level`` by parallel composition (adaptive: which records a node holds is fixed by the earlier
 released splits), the ``D`` depths compose sequentially, and the leaf histogram (L1 sensitivity 1 over all
-trees' leaves together) costs ``eps_leaf``: ``epsilon`` in all. The random parts are covered by the coupling
-of the added record's own assignment (the others' assignments are the same independent draws). One budget
-record is made at the start of every depth, and one right before the leaves' noise is drawn.
+trees' leaves together) costs ``eps_leaf``: with the count's ``eps_c``, ``epsilon`` in all. The random
+parts are covered by the coupling of the added record's own assignment (the others' assignments are the
+same independent draws). One budget record is made for the count, one at the start of every depth, and one
+right before the leaves' noise is drawn.
 """
 
 from __future__ import annotations
@@ -101,14 +104,17 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     ----------
     epsilon : float, default 1.0
         Total privacy budget of the fit (pure epsilon-DP, add or remove one record).
-    max_depth : int, default 4
+    max_depth : int, default 5
         Depth ``D`` of every tree (public; every tree is complete, ``2^D`` leaves).
-    n_trees : int, default 1
+    n_trees : int or "auto", default "auto"
         Number of trees, each grown on its own random part of the records (parallel composition).
-    n_bins : int, default 10
+        ``"auto"``: :func:`auto_trees` of a noisy record count (``epsilon / 20`` of the budget, shown as
+        ``n_records_``): one tree when ``epsilon n`` is large, up to 10 when it is small.
+    n_bins : int, default 32
         Equal bins of every numeric column's public range (the candidate thresholds).
-    leaf_share : float, default 0.5
-        Share of ``epsilon`` spent on the leaves' noisy counts; the rest is split evenly over the depths.
+    leaf_share : float or "auto", default "auto"
+        Share of the budget (after the count) spent on the leaves' noisy counts; the rest is split evenly
+        over the depths. ``"auto"``: 1/4 for one tree, 1/2 for an ensemble.
     mechanism : {"permute_and_flip", "exponential"}, default "permute_and_flip"
         Selection of each node's split.
     objective : {"accuracy", "balanced_accuracy"}, default "accuracy"
@@ -131,8 +137,11 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         1 category (code ``== value`` left).
     leaf_counts_ : ndarray, shape (n_trees, 2^D, 2)
         Noisy (negative, positive) counts of every leaf.
+    n_records_ : float or None
+        The noisy record count (``n_trees="auto"``), None otherwise.
     budget_ : dpmo.Budget
-        The fit's ledger: one record per depth and one for the leaves; it sums to ``epsilon``.
+        The fit's ledger: the count (auto), one record per depth and one for the leaves; it sums to
+        ``epsilon``.
 
     Examples
     --------
@@ -146,8 +155,8 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     (569, 2)
     """
 
+    #: pseudo-records of the leaf shares' smoothing, in units of the leaf noise's scale ``1 / eps_leaf``
     SMOOTHING = 2.0
-    LEVELS = "even"
 
     def __init__(
         self,
@@ -229,8 +238,7 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         if share is None:  # one tree: its structure matters most; an ensemble: its leaves
             share = Fraction(1, 4) if n_trees == 1 else Fraction(1, 2)
         leaf_eps = rest * share
-        w = [Fraction(1)] * depth if self.LEVELS == "even" else [Fraction(depth - l) for l in range(depth)]
-        level_eps_all = [(rest - leaf_eps) * x / sum(w) for x in w]
+        level_eps = (rest - leaf_eps) / depth  # the same for every depth
         is_cat, size = feature_domains(features, d, n_bins)
         codes = bin_codes(X, is_cat, n_bins)
         splits = candidate_splits(is_cat, size)
@@ -245,7 +253,7 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         frontier = [[np.flatnonzero(part == t)] for t in range(n_trees)]  # rows of each node of the depth
         for level in range(depth):
             eps = own.spend(
-                level_eps_all[level],
+                level_eps,
                 f"depth {level}: the split of each of the {n_trees * 2**level} nodes ({self.mechanism} on "
                 f"the Gini utility, sensitivity {GINI_SENSITIVITY:g}; parallel over the depth's disjoint "
                 "nodes and the trees' disjoint parts)",
