@@ -107,8 +107,8 @@ def gini_scores(counts: np.ndarray) -> np.ndarray:
     """Utility of every candidate split: minus the record-weighted Gini impurity of its two children.
 
     ``u = -(g(a_L, b_L) + g(a_R, b_R))`` with ``g(a, b) = 2 a b / (a + b)`` (``0`` for an empty child):
-    ``g(a, b) / (a + b)`` is a child's Gini impurity, so ``-u`` is the node's record count times the children's weighted
-    impurity, the quantity CART minimises.
+    ``g(a, b) / (a + b)`` is a child's Gini impurity, so ``-u`` is the node's record count times the
+    children's weighted impurity, the quantity CART minimises.
 
     Notes
     -----
