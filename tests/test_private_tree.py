@@ -196,7 +196,7 @@ def test_predictions_and_probabilities(small):
     assert (clf.predict(X) == (p[:, 1] >= 0.5)).all()
     assert clf.score(X, y) > 0.7
     bal = PrivateTreeClassifier(5.0, objective="balanced_accuracy", features=feats, random_state=0).fit(X, y)
-    assert (bal.predict(X) == (bal.predict_proba(X)[:, 1] >= bal.threshold_())).all()
+    assert (bal.predict(X) == (bal.predict_proba(X)[:, 1] >= bal.threshold_)).all()
     again = PrivateTreeClassifier(5.0, features=feats, random_state=0, classes=[0, 1]).fit(X, y)
     assert np.array_equal(again.leaf_counts_, clf.leaf_counts_)
 

@@ -63,7 +63,7 @@ from .binned_kernels import (
 )
 from .proba import _columns, fitted_classes, labels_of
 
-__all__ = ["PrivateTreeClassifier", "OBJECTIVES"]
+__all__ = ["PrivateTreeClassifier", "OBJECTIVES", "auto_trees", "smoothed_leaf_shares", "noisy_positive_rate"]
 
 #: What :meth:`PrivateTreeClassifier.predict` optimises: the threshold on the ensemble's positive share.
 OBJECTIVES = ("accuracy", "balanced_accuracy")
@@ -91,6 +91,56 @@ def auto_trees(epsilon: float, n_hat: float, depth: int) -> int:
     """
     eff = epsilon * max(n_hat, 1.0)
     return int(min(MAX_TREES, max(1, np.ceil(2.0 ** (depth + AUTO_LOG2) / eff))))
+
+
+def smoothed_leaf_shares(leaf_counts: np.ndarray, m: float) -> np.ndarray:
+    """Smoothed positive share of every leaf of every tree, ``(n_trees, 2^D)``, from the noisy counts.
+
+    Counts are clipped at 0 and summed up the complete tree (heap order: leaves ``2i`` and ``2i + 1`` are
+    siblings); from the root down, a node's share is ``(c1 + m p) / (c0 + c1 + m)`` with ``p`` its
+    parent's share (the root's prior 1/2) and ``m`` pseudo-records. Post-processing. O(n_trees 2^D).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.private_tree import smoothed_leaf_shares
+    >>> counts = np.array([[[8.0, 0.0], [0.0, 8.0]]])  # one stump: a negative and a positive leaf
+    >>> smoothed_leaf_shares(counts, 0.0).tolist()  # no smoothing: the raw shares
+    [[0.0, 1.0]]
+    >>> smoothed_leaf_shares(counts, 8.0).tolist()  # the root's share is 1/2; 8 pseudo-records of it
+    [[0.25, 0.75]]
+    """
+    counts = np.maximum(np.asarray(leaf_counts, dtype=np.float64), 0.0)
+    out = []
+    for c in counts:
+        levels = [c]
+        while levels[-1].shape[0] > 1:
+            levels.append(levels[-1].reshape(-1, 2, 2).sum(axis=1))
+        p = np.array([0.5])
+        for lev in reversed(levels):
+            p = np.repeat(p, lev.shape[0] // p.size)
+            total = lev.sum(axis=1) + m
+            p = np.divide(lev[:, 1] + m * p, total, out=p.copy(), where=total > 0)
+        out.append(p)
+    return np.asarray(out)
+
+
+def noisy_positive_rate(leaf_counts: np.ndarray) -> float:
+    """Mean over the trees of the positive share of their clipped noisy counts (1/2 for a tree at 0).
+
+    The threshold of ``objective="balanced_accuracy"``. Post-processing. O(n_trees 2^D).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.private_tree import noisy_positive_rate
+    >>> noisy_positive_rate(np.array([[[6.0, 1.0], [-1.0, 3.0]]]))  # 4 positives of 10
+    0.4
+    """
+    c = np.maximum(np.asarray(leaf_counts, dtype=np.float64), 0.0).sum(axis=1)  # (trees, 2)
+    tot = c.sum(axis=1)
+    rates = np.divide(c[:, 1], tot, out=np.full(c.shape[0], 0.5), where=tot > 0)
+    return float(rates.mean())
 
 
 class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -137,6 +187,11 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         1 category (code ``== value`` left).
     leaf_counts_ : ndarray, shape (n_trees, 2^D, 2)
         Noisy (negative, positive) counts of every leaf.
+    leaf_shares_ : ndarray, shape (n_trees, 2^D)
+        Smoothed positive share of every leaf (:func:`smoothed_leaf_shares`, ``m = 2 / eps_leaf``).
+    threshold_ : float
+        The positive share from which :meth:`predict` says positive: 1/2 for ``objective="accuracy"``,
+        :func:`noisy_positive_rate` for ``"balanced_accuracy"``.
     n_records_ : float or None
         The noisy record count (``n_trees="auto"``), None otherwise.
     budget_ : dpmo.Budget
@@ -295,6 +350,9 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.categorical_, self.domain_sizes_ = is_cat, size
         self.n_bins_, self.depth_ = n_bins, depth
         self.leaf_epsilon_ = float(eps)
+        # post-processing of the noisy counts only
+        self.leaf_shares_ = smoothed_leaf_shares(self.leaf_counts_, self.SMOOTHING / self.leaf_epsilon_)
+        self.threshold_ = 0.5 if self.objective == "accuracy" else noisy_positive_rate(self.leaf_counts_)
         return self
 
     # -------------------------------------------------------------------------------------------------
@@ -316,40 +374,11 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def positive_share(self, X) -> np.ndarray:
         """Mean over the trees of the smoothed noisy positive share of each row's leaf (post-processing).
 
-        :func:`dpmo.trees.leaf_counts.leaf_positive_share` per tree. O(n n_trees D).
+        Reads ``leaf_shares_`` (see :func:`smoothed_leaf_shares`). O(n n_trees D).
         """
         leaves = self.apply(X)
-        table = self.leaf_shares_()
+        table = self.leaf_shares_
         return np.mean([table[t, leaves[:, t]] for t in range(leaves.shape[1])], axis=0)
-
-    def leaf_shares_(self) -> np.ndarray:
-        """Smoothed positive share of every leaf of every tree, ``(n_trees, 2^D)``: post-processing.
-
-        Counts clipped at 0; a node's counts are the sums of its leaves'; from the root down, a node's
-        share is ``(c1 + m p) / (c0 + c1 + m)`` with ``p`` its parent's share (the root's prior 1/2) and
-        ``m = smoothing / eps_leaf`` pseudo-records (about the noise's size).
-        """
-        counts = np.maximum(self.leaf_counts_, 0.0)
-        m = self.SMOOTHING / self.leaf_epsilon_
-        out = []
-        for c in counts:
-            levels = [c]
-            while levels[-1].shape[0] > 1:
-                levels.append(levels[-1].reshape(-1, 2, 2).sum(axis=1))
-            p = np.array([0.5])
-            for lev in reversed(levels):
-                p = np.repeat(p, lev.shape[0] // p.size)
-                p = (lev[:, 1] + m * p) / (lev.sum(axis=1) + m)
-            out.append(p)
-        return np.asarray(out)
-
-    def threshold_(self) -> float:
-        """The positive share from which :meth:`predict` says positive (1/2 for accuracy)."""
-        if self.objective == "accuracy":
-            return 0.5
-        c = np.maximum(self.leaf_counts_, 0.0).sum(axis=1)  # (trees, 2)
-        rates = np.divide(c[:, 1], c.sum(axis=1), out=np.full(c.shape[0], 0.5), where=c.sum(axis=1) > 0)
-        return float(rates.mean())
 
     def predict_proba(self, X) -> np.ndarray:
         """``(n, 2)`` probabilities in the order of ``classes_``: the mean noisy positive share.
@@ -360,4 +389,4 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Label of every row: positive when its positive share reaches the objective's threshold."""
-        return labels_of(self, self.positive_share(X) >= self.threshold_())
+        return labels_of(self, self.positive_share(X) >= self.threshold_)
