@@ -236,3 +236,19 @@ def test_check_estimator_passes_except_declared_dp_checks():
     failed = [(r["check_name"], str(r["exception"])[:200]) for r in results if r["status"] == "failed"]
     assert failed == []
     assert sum(r["status"] == "passed" for r in results) >= 50
+
+
+def test_fit_says_the_same_whatever_the_records(small):
+    """No warning depends on the records (an out-of-bounds value is clipped silently), and a table whose
+    records all carry one label fits when the label set is declared."""
+    import warnings
+
+    X, y, feats = small
+    outside = X.copy()
+    outside[0, 0] = 7.0  # outside the public bounds [0, 1]: clipped, silently
+    for table in (X, outside):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            PrivateTreeClassifier(features=feats, random_state=0).fit(table, y)
+    one = PrivateTreeClassifier(features=feats, classes=[0, 1], random_state=0).fit(X, np.zeros(300, int))
+    assert one.predict(X).shape == (300,)
