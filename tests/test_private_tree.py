@@ -252,3 +252,17 @@ def test_fit_says_the_same_whatever_the_records(small):
             PrivateTreeClassifier(features=feats, random_state=0).fit(table, y)
     one = PrivateTreeClassifier(features=feats, classes=[0, 1], random_state=0).fit(X, np.zeros(300, int))
     assert one.predict(X).shape == (300,)
+
+
+def test_dpmoet_says_what_it_optimises(capsys):
+    """Issue 39, point 3: DP-MOET's docstring and ``dpmo trees --help`` say it optimises a cost-sensitive
+    trade-off, not accuracy, and how to ask for accuracy or balanced accuracy."""
+    from dpmo.cli import main
+    from dpmo.trees import DPMOETClassifier
+
+    doc = " ".join(DPMOETClassifier.__doc__.split())
+    assert "not accuracy" in doc and "weights=(1, 1)" in doc and "PrivateTreeClassifier" in doc
+    with pytest.raises(SystemExit):
+        main(["trees", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "not accuracy" in out and "--weights 1 1" in out and "PrivateTreeClassifier" in out
