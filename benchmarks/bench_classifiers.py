@@ -4,7 +4,7 @@ Run from the repository root (the tables are read from ``--data-dir``, default `
 
     PYTHONPATH=src python benchmarks/bench_classifiers.py [--seeds 50] [--epsilon 1] [--delta 0]
         [--tables breast-cancer,nltcs,adult,acs] [--diffprivlib-python PATH] [--moet NAME:key=value,...]
-        [--json FILE]
+        [--privatree-python PATH --privatree-path DIR [--privatree-commit SHA]] [--json FILE]
 
 For every table and seed ``0 .. seeds-1``: one stratified split (70% train, 30% test, ``random_state =
 seed``), the same for every model. On the training part, at ``--epsilon`` (and ``--delta``):
@@ -32,10 +32,16 @@ bounds of the encoded columns (``[0, 1]`` for a numeric column, ``[0, c - 1]`` f
 ``c`` categories) and ``classes=[0, 1]``. Scores on the test part: balanced accuracy of ``predict`` and
 ROC-AUC of ``predict_proba``, mean +- standard error over the seeds, and CPU seconds per fit.
 
-**PrivaTree** (Vos et al. 2023) is not run here (its authors' code is not a dependency and was not
-available to this script): at ``--epsilon 1`` the table quotes, as rows marked "quoted", the figures of
-issue 39 (PrivaTree run from its authors' code with its paper's settings on these splits, 10 seeds, pure
-epsilon-DP) next to the paper's own Adult figure (0.822 accuracy, 5-fold cross-validation).
+**PrivaTree (run)**: PrivaTree (Vos et al. 2023) from its authors' code
+(https://github.com/tudelft-cda-lab/PrivaTree), run by ``benchmarks/privatree_side.py`` in the interpreter
+given by ``--privatree-python`` with the checkout given by ``--privatree-path`` (outside this repository;
+never a dependency, nothing of it copied), on the same splits and seeds, with its paper's settings (depth 4,
+10 bins, its automatic epsilon split), the same public bounds and the public category counts; pure
+epsilon-DP. Its ``predict_proba`` is 0/1 (one label per leaf), so its ROC-AUC equals its balanced accuracy.
+``--privatree-commit`` records the checkout's commit when it is not a git work tree. Without
+``--privatree-python`` the row is left out. At ``--epsilon 1`` the table also quotes, as a row marked
+"quoted", the figures of issue 39 (reported there as PrivaTree on these splits, 10 seeds); the paper's own
+Adult figure is 0.822 accuracy (5-fold cross-validation, its Table 2).
 
 ``--delta`` > 0 passes ``delta=`` to the dpmo estimators (approximate DP, issue 30's accountant); the
 script refuses, before fitting anything, when the installed dpmo's estimators have no such parameter.
@@ -71,6 +77,7 @@ TABLES = {
 }
 DIFFPRIVLIB = ("diffprivlib tree", "diffprivlib forest")
 NON_PRIVATE = "non-private tree, depth 5"
+PRIVATREE = "PrivaTree (run)"
 #: PrivaTree at epsilon 1, pure DP: (accuracy, balanced accuracy, ROC-AUC) as issue 39 reports them (its
 #: authors' code, its paper's settings, these splits, 10 seeds); quoted, not run.
 PRIVATREE_QUOTED = {
@@ -196,25 +203,37 @@ def run_table(args, name: str, delta_kw: dict) -> dict:
         results[model] = {"acc": acc, "ba": ba, "auc": auc, "cpu_per_fit": cpu / len(seeds)}
         print(f"  {name} / {model}: {summary(results[model])}", file=sys.stderr, flush=True)
     if args.diffprivlib_python and not (args.models and not set(DIFFPRIVLIB) & set(args.models)):
-        results.update(run_diffprivlib(args, X, y, data.features, seeds, masks))
+        side = run_side(args, args.diffprivlib_python, ["diffprivlib_side.py"], X, y, data.features, seeds,
+                        masks)  # fmt: skip
+        results.update(side)
         for model in DIFFPRIVLIB:
             print(f"  {name} / {model}: {summary(results[model])}", file=sys.stderr, flush=True)
+    if args.privatree_python and not (args.models and PRIVATREE not in args.models):
+        extra = ["--privatree-path", args.privatree_path] + (
+            ["--commit", args.privatree_commit] if args.privatree_commit else []
+        )
+        side = run_side(args, args.privatree_python, ["privatree_side.py", *extra], X, y, data.features,
+                        seeds, masks)  # fmt: skip
+        results[PRIVATREE] = side["PrivaTree"]
+        print(f"  {name} / {PRIVATREE}: {summary(results[PRIVATREE])}", file=sys.stderr, flush=True)
     return results
 
 
-def run_diffprivlib(args, X, y, features, seeds, masks) -> dict:
+def run_side(args, python: str, script: list[str], X, y, features, seeds, masks) -> dict:
+    """Run ``benchmarks/<script>`` in ``python`` (a peer's own environment) on the splits; its results."""
     lo, hi = public_bounds(features)
+    ncat = [f.n_categories if f.is_categorical else 0 for f in features]
     with tempfile.TemporaryDirectory() as tmp:
         npz, out = Path(tmp) / "splits.npz", Path(tmp) / "out.json"
-        np.savez(npz, X=X, y=y.astype(np.int8), lo=lo, hi=hi, epsilon=args.epsilon, seeds=np.asarray(seeds),
-                 test=np.packbits(masks, axis=1))  # fmt: skip
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # diffprivlib's own environment
-        res = subprocess.run([args.diffprivlib_python, str(HERE / "diffprivlib_side.py"), str(npz), str(out)],
-                             env=env, capture_output=True, text=True)  # fmt: skip
+        np.savez(npz, X=X, y=y.astype(np.int8), lo=lo, hi=hi, ncat=np.asarray(ncat, dtype=np.int64),
+                 epsilon=args.epsilon, seeds=np.asarray(seeds), test=np.packbits(masks, axis=1))  # fmt: skip
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the peer's own environment
+        cmd = [python, str(HERE / script[0]), *script[1:], str(npz), str(out)]
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if res.returncode != 0:
-            sys.exit(f"diffprivlib's side failed ({args.diffprivlib_python}):\n{res.stderr[-3000:]}")
+            sys.exit(f"{script[0]} failed ({python}):\n{res.stderr[-3000:]}")
         side = json.loads(out.read_text())
-    print(f"  diffprivlib side: {side['versions']}", file=sys.stderr)
+    print(f"  {script[0]}: {side['versions']}", file=sys.stderr)
     return {name: dict(r, versions=side["versions"]) for name, r in side["models"].items()}
 
 
@@ -237,7 +256,8 @@ def privacy_of(model: str, args) -> str:
         return "pure (1, 0)-DP"
     if model == NON_PRIVATE or eps is None:
         return "NOT private"
-    if model in DIFFPRIVLIB or args.delta == 0 or model.startswith("PrivateTree"):  # PrivateTree: pure always
+    pure_always = model in DIFFPRIVLIB or model == PRIVATREE or model.startswith("PrivateTree")
+    if pure_always or args.delta == 0:
         return f"pure ({eps:g}, 0)-DP"
     return f"({eps:g}, {args.delta:g})-DP"
 
@@ -252,11 +272,16 @@ def main(argv=None) -> None:
     default_data = os.environ.get("DPMO_DATA_DIR", str(HERE.parents[1] / "shared" / "data"))
     ap.add_argument("--data-dir", default=default_data)
     ap.add_argument("--diffprivlib-python", default=None, help="interpreter with diffprivlib 0.6 (see above)")
+    ap.add_argument("--privatree-python", default=None, help="interpreter for benchmarks/privatree_side.py")
+    ap.add_argument("--privatree-path", default=None, help="PrivaTree's authors' checkout (not in dpmo)")
+    ap.add_argument("--privatree-commit", default=None, help="that checkout's commit, if not a git work tree")
     ap.add_argument("--moet", action="append", default=[], help="NAME:key=value,... (an extra DP-MOET row)")
     ap.add_argument("--models", default="", help="semicolon-separated subset of the model names")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     args.models = [m.strip() for m in args.models.split(";") if m.strip()]
+    if bool(args.privatree_python) != bool(args.privatree_path):
+        ap.error("--privatree-python and --privatree-path go together")
     delta_kw = check_delta(args.delta)
     warnings.filterwarnings("ignore")
     print(f"epsilon = {args.epsilon:g}, delta = {args.delta:g}, {args.seeds} seeds (splits 70/30, "
