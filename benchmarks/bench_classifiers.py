@@ -41,7 +41,7 @@ epsilon-DP. Its ``predict_proba`` is 0/1 (one label per leaf), so its ROC-AUC eq
 ``--privatree-commit`` records the checkout's commit when it is not a git work tree. Without
 ``--privatree-python`` the row is left out. At ``--epsilon 1`` the table also quotes, as a row marked
 "quoted", the figures of issue 39 (reported there as PrivaTree on these splits, 10 seeds); the paper's own
-Adult figure is 0.822 accuracy (5-fold cross-validation, its Table 2).
+Adult figure is 0.822 accuracy (5-fold cross-validation), as issue 39 quotes it.
 
 ``--delta`` > 0 passes ``delta=`` to the dpmo estimators (approximate DP, issue 30's accountant); the
 script refuses, before fitting anything, when the installed dpmo's estimators have no such parameter.
