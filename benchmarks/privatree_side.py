@@ -51,6 +51,16 @@ def checkout_commit(path: Path) -> str:
     return res.stdout.strip() if res.returncode == 0 else "unknown"
 
 
+def version_of(dist: str) -> str:
+    """The installed version of ``dist``, or ``"absent"``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "absent"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--privatree-path", required=True, help="checkout of the authors' repository")
@@ -70,8 +80,7 @@ def main(argv=None) -> int:
     from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
 
     try:
-        import diffprivlib
-        from privatree.privatree import PrivaTreeClassifier
+        from privatree.privatree import PrivaTreeClassifier  # the authors' code, from --privatree-path
     except Exception as exc:  # noqa: BLE001 - report why, in the caller's terms
         print(f"PrivaTree does not import here ({type(exc).__name__}: {exc}); create its environment as this "
               "file's docstring says", file=sys.stderr)  # fmt: skip
@@ -98,7 +107,7 @@ def main(argv=None) -> int:
             auc.append(float(roc_auc_score(y[mask], model.predict_proba(X[mask])[:, pos])))
     out = {
         "versions": {"privatree": args.commit or checkout_commit(root),
-                     "diffprivlib": diffprivlib.__version__, "scikit-learn": sklearn.__version__,
+                     "diffprivlib": version_of("diffprivlib"), "scikit-learn": sklearn.__version__,
                      "numpy": np.__version__, "scipy": scipy.__version__},
         "settings": SETTINGS,
         "models": {"PrivaTree": {"acc": acc, "ba": ba, "auc": auc, "cpu_per_fit": cpu / max(len(ba), 1)}},
