@@ -13,8 +13,8 @@ the labels ``y`` (0/1), the public bounds ``lo`` and ``hi`` of every column, ``e
 packed test masks ``test`` (one row per seed). For every seed, diffprivlib's ``DecisionTreeClassifier`` and
 ``RandomForestClassifier`` (their defaults: depth 5, 10 trees) are fitted on the training rows with
 ``epsilon``, the public ``bounds`` and ``classes=[0, 1]`` (so diffprivlib reads neither from the data), and
-scored on the test rows: balanced accuracy of ``predict``, ROC-AUC of ``predict_proba``. ``OUT.json``
-gets the per-seed scores, the CPU seconds per fit and the versions used.
+scored on the test rows: accuracy and balanced accuracy of ``predict``, ROC-AUC of ``predict_proba``.
+``OUT.json`` gets the per-seed scores, the CPU seconds per fit and the versions used.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def main(argv=None) -> int:
         return 2
     import numpy as np
     import sklearn
-    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
 
     try:
         import diffprivlib
@@ -62,14 +62,16 @@ def main(argv=None) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name, make in models.items():
-            ba, auc, cpu = [], [], 0.0
+            acc, ba, auc, cpu = [], [], [], 0.0
             for seed, mask in zip(data["seeds"].tolist(), test, strict=True):
                 start = time.process_time()
                 model = make(int(seed)).fit(X[~mask], y[~mask])
                 cpu += time.process_time() - start
-                ba.append(float(balanced_accuracy_score(y[mask], model.predict(X[mask]))))
+                pred = model.predict(X[mask])
+                acc.append(float(accuracy_score(y[mask], pred)))
+                ba.append(float(balanced_accuracy_score(y[mask], pred)))
                 auc.append(float(roc_auc_score(y[mask], model.predict_proba(X[mask])[:, 1])))
-            out["models"][name] = {"ba": ba, "auc": auc, "cpu_per_fit": cpu / max(len(ba), 1)}
+            out["models"][name] = {"acc": acc, "ba": ba, "auc": auc, "cpu_per_fit": cpu / max(len(ba), 1)}
     with open(argv[1], "w") as fh:
         json.dump(out, fh)
     return 0

@@ -93,3 +93,86 @@ def test_compare_against_a_commit_in_one_command():
     assert len(lines) == 1
     cells = [c.strip() for c in lines[0].strip("|").split("|")]
     assert float(cells[1]) > 0 and float(cells[2]) > 0 and float(cells[3]) > 0
+
+
+def _privatree_side():
+    spec = importlib.util.spec_from_file_location("privatree_side", BENCH / "privatree_side.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# A stand-in for the authors' package, written here (not their code): it records what it was given and
+# predicts the majority label of its training part, so the side runner's plumbing can be checked without it.
+_STUB = """
+import json, os
+import numpy as np
+
+class PrivaTreeClassifier:
+    def __init__(self, **kw):
+        self.kw = kw
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        self.label_ = int(np.mean(y) > 0.5)
+        with open(os.environ["STUB_LOG"], "a") as fh:
+            kw = {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in self.kw.items()}
+            fh.write(json.dumps({"kw": kw, "n": len(y)}) + "\\n")
+        return self
+
+    def predict_proba(self, X):
+        p = np.zeros((len(X), 2))
+        p[:, self.label_] = 1
+        return p
+
+    def predict(self, X):
+        return self.classes_.take(self.predict_proba(X).argmax(axis=1))
+"""
+
+
+def test_privatree_side_refuses_a_directory_without_the_package(tmp_path, capsys):
+    side = _privatree_side()
+    assert side.main(["--privatree-path", str(tmp_path), "a.npz", "b.json"]) == 2
+    assert "--privatree-path" in capsys.readouterr().err
+
+
+def test_privatree_side_passes_the_splits_bounds_categories_and_settings(tmp_path, monkeypatch):
+    import json
+
+    import numpy as np
+
+    (tmp_path / "pkg" / "privatree").mkdir(parents=True)
+    (tmp_path / "pkg" / "privatree" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "privatree" / "privatree.py").write_text(_STUB)
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("STUB_LOG", str(log))
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.random(40), rng.integers(0, 3, 40)]).astype(float)
+    y = (np.arange(40) < 30).astype(np.int8)  # 30 ones: the majority label is 1
+    test = np.zeros((2, 40), dtype=bool)
+    test[0, :5], test[0, 30:35] = True, True  # seed 0 trains on 25 ones and 5 zeros: predicts 1
+    test[1, :25], test[1, 30:32] = True, True  # seed 1 trains on 5 ones and 8 zeros: predicts 0
+    npz = tmp_path / "splits.npz"
+    np.savez(npz, X=X, y=y, lo=np.zeros(2), hi=np.array([1.0, 2.0]), ncat=np.array([0, 3]), epsilon=0.5,
+             seeds=np.array([0, 1]), test=np.packbits(test, axis=1))  # fmt: skip
+    out = tmp_path / "out.json"
+    side = _privatree_side()
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the runner prepends --privatree-path
+    monkeypatch.delitem(sys.modules, "privatree", raising=False)
+    monkeypatch.delitem(sys.modules, "privatree.privatree", raising=False)
+    assert side.main(["--privatree-path", str(tmp_path / "pkg"), "--commit", "abc", str(npz), str(out)]) == 0
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [c["n"] for c in calls] == [30, 13]
+    assert [c["kw"]["random_state"] for c in calls] == [0, 1]
+    for c in calls:
+        assert c["kw"]["epsilon"] == 0.5 and c["kw"]["max_depth"] == 4 and c["kw"]["max_bins"] == 10
+        assert c["kw"]["epsilon_shares"] == "auto"
+        assert c["kw"]["feature_range"] == [[0.0, 1.0], [0.0, 2.0]]  # one [lo, hi] row per column
+        assert c["kw"]["categorical_features"] == [0, 3]
+    res = json.loads(out.read_text())
+    assert res["versions"]["privatree"] == "abc"
+    r = res["models"]["PrivaTree"]
+    assert r["acc"] == [0.5, 2 / 27]  # seed 0: 5 of 10 test rows are 1s; seed 1: 2 of 27 are 0s
+    assert r["ba"] == [0.5, 0.5] and r["auc"] == [0.5, 0.5]  # one constant score: chance
+    monkeypatch.delitem(sys.modules, "privatree", raising=False)
+    monkeypatch.delitem(sys.modules, "privatree.privatree", raising=False)

@@ -33,6 +33,7 @@ _EXPORTS = {
     "LocalDiffPID3Classifier": "id3",
     "ID3Tree": "id3_tree",
     "split_choice_scores": "id3_choice",
+    "PrivateTreeClassifier": "private_tree",
     # scikit-learn conformance
     "expected_failed_checks": "_inputs",
     # the warnings of a fit without declared bounds, without a declared label set, and of a one-leaf tree

@@ -77,6 +77,14 @@ def _objectives(tp, p, tn, n, neighbouring: str):
 class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """DP-MOET (the paper's Algorithm "DP-MOET"): private cost-sensitive decision trees by evolution.
 
+    **What it optimises**: a cost-sensitive trade-off, ``w_tpr TPR + w_tnr TNR`` (the defaults: the paper's
+    ``3 TPR + 2 TNR``), not accuracy. Measured consequence (``docs/private-tree.md``, 10 seeds, epsilon 1,
+    the splits of ``benchmarks/bench_classifiers.py``): 0.692 accuracy on Adult, below the 0.754 of always
+    predicting the majority class. For balanced accuracy pass ``weights=(1, 1)`` (``(TPR + TNR) / 2``); for
+    accuracy pass weights proportional to the classes' shares, ``weights=(p, 1 - p)`` with ``p`` a public
+    estimate of the positive share, or use :class:`~dpmo.trees.PrivateTreeClassifier`, dpmo's recommended
+    classifier for accuracy (0.836 on Adult in the same benchmark).
+
     Parameters
     ----------
     epsilon : float or None, default 1.0
