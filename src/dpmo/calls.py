@@ -127,7 +127,8 @@ def check_budget_first(epsilon, budget, delta=0.0, name: str = "epsilon") -> Non
         return
     if not isinstance(budget, Budget):
         raise TypeError(f"budget must be a dpmo.Budget or None, got {type(budget).__name__}")
-    d = check_delta(delta)
+    check_delta(delta)  # its type and range; the budget reads the value exactly (a Fraction stays exact)
+    d = delta
     if epsilon is None:
         rest = budget.remaining_exact
         if rest <= 0:
