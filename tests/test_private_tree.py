@@ -249,7 +249,7 @@ def test_fit_says_the_same_whatever_the_records(small):
     for table in (X, outside):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            PrivateTreeClassifier(features=feats, random_state=0).fit(table, y)
+            PrivateTreeClassifier(features=feats, classes=[0, 1], random_state=0).fit(table, y)
     one = PrivateTreeClassifier(features=feats, classes=[0, 1], random_state=0).fit(X, np.zeros(300, int))
     assert one.predict(X).shape == (300,)
 

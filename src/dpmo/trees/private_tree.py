@@ -203,7 +203,7 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> from dpmo.datasets import load_breast_cancer
     >>> from dpmo.trees import PrivateTreeClassifier
     >>> data = load_breast_cancer()
-    >>> clf = PrivateTreeClassifier(1.0, features=data.features, random_state=0).fit(data.X, data.y)
+    >>> clf = PrivateTreeClassifier(1.0, features=data.features, random_state=0).fit(data)
     >>> sum(r.epsilon for r in clf.budget_.ledger) == 1.0
     True
     >>> clf.predict_proba(data.X).shape
