@@ -35,6 +35,9 @@ __all__ = [
     "ego_from_dampened",
     "top_k_chebyshev",
     "chebyshev_round_scores",
+    "tie_weight",
+    "degree_margin",
+    "quantum_for",
 ]
 
 #: Share of epsilon of the first round (degree alone: the largest degrees are hundreds apart).
@@ -158,6 +161,38 @@ TOP_QUANTILE_SHARE = 0.02
 EGO_WINDOW = (20.0, 50.0)
 
 
+def tie_weight(n: int) -> float:
+    """``rho = 1 / (2 n^2)``: the weight of the tie rule (:meth:`_GraphStaircaseRounds.augment`). Its term
+    ``rho (D_deg + D_ego)`` spans less than ``1 / n`` unit (``D_deg <= n - 1``, ``D_ego <= n / 2``): below the
+    smallest positive staircase score that exact values give (a degree step is 1 unit, an ego step at degree
+    ``d`` about ``1 / d``), so it never lifts a node inside the staircase above one outside; it only orders
+    nodes the staircase score ties, by a rule strictly increasing under dominance."""
+    return 0.5 / float(max(int(n), 1)) ** 2
+
+
+def degree_margin(margin: float, sd: float) -> float:
+    """The factor on a released pick's degree: ``1 + (margin - 1) min(1, sd)``, ``sd`` the release noise's
+    standard deviation (public). With noise of a unit or more it is ``margin`` (a later pick must have that
+    much more degree to count as filling a gap); as the noise vanishes it tends to 1, so the staircase is the
+    exact one and no node dominated by an earlier pick scores above a node that is not."""
+    return 1.0 + (float(margin) - 1.0) * min(1.0, float(sd))
+
+
+def quantum_for(epsilon) -> int:
+    """``max(1, floor(sqrt(epsilon) / 2))`` (1 for None): the grid ``1 / q`` of a pick's released dampened ego
+    density after a round at ``epsilon`` (public). The release's L1 sensitivity is ``1 + q``.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.chebyshev import quantum_for
+    >>> [quantum_for(e) for e in (None, 0.5, 15.9, 16.0, 1e5)]
+    [1, 1, 1, 2, 158]
+    """
+    if epsilon is None:
+        return 1
+    return max(1, int(math.floor(math.sqrt(float(epsilon)) / 2.0)))
+
+
 def degree_ranks(n: int) -> np.ndarray:
     """The public ranks ``1, 2, 4, ..., 2^floor(log2 n), n`` whose degrees the staircase default releases."""
     r = [1 << i for i in range(int(n).bit_length()) if (1 << i) <= n]
@@ -177,18 +212,27 @@ class _GraphStaircaseRounds(StaircaseRounds):
     def begin(self, r, epsilon):
         self.round, self.epsilon = r, epsilon
 
+    def quantum(self) -> int:
+        """``q``: a pick's dampened ego density is released as ``floor(q D_ego)`` (sensitivity ``q``), with
+        ``q = max(1, floor(sqrt(eps_prev) / 2))`` from the previous round's (public) epsilon: 1 -- the unit
+        grid -- until that epsilon reaches 16, finer beyond (at negligible noise the released staircase
+        tends to the exact one). :func:`quantum_for`."""
+        return quantum_for(self.epsilon)
+
     def release_spec(self, r, chosen):
         if r == 0:
             return f"degrees of ranks {self.ranks.tolist()} (sorted degree sequence)", 2.0, self.ranks.size
-        return f"degree and floor(dampened ego density) of pick {len(chosen)}", 2.0, 2
+        q = self.quantum()
+        what = "floor(dampened ego density)" if q == 1 else f"floor({q} x dampened ego density)"
+        return f"degree and {what} of pick {len(chosen)}", float(1 + q), 2
 
     def statistic(self, r, chosen):
         deg = self.objectives[0].values
         if r == 0:  # one edge moves the sorted degree sequence by at most 2 in L1 (Hay et al. 2009)
             return np.sort(np.asarray(deg, dtype=np.int64))[::-1][self.ranks - 1]
-        p = chosen[-1]  # its degree and floor(dampened ego density): each moves by at most 1
+        p = chosen[-1]  # its degree (moves by at most 1) and floor(q D_ego) (moves by at most q)
         D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
-        return np.array([int(deg[p]), math.floor(float(D[p]))], dtype=np.int64)
+        return np.array([int(deg[p]), math.floor(self.quantum() * float(D[p]))], dtype=np.int64)
 
     def receive(self, r, chosen, noisy, x):
         sd = discrete_laplace_sd(x)
@@ -196,13 +240,15 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if r == 0:  # post-processing: non-increasing in the rank, >= 0, then an upper confidence bound
             self.degrees_at_ranks = np.maximum(np.minimum.accumulate(v), 0.0) + self.appr.rank_confidence * sd
             return
+        q = self.quantum()
         d_high = max(v[0] + self.confidence * sd, 1.0)
-        D_low = v[1] - self.confidence * sd
+        D_low = (v[1] - self.confidence * sd) / q
+        margin = degree_margin(self.appr.degree_margin, sd)
         if self.sensitivity == "local":
             ego_low = ego_from_dampened(D_low, d_high, self.appr.formula)
         else:  # the dampened excess is the ego density itself (global sensitivity 1)
             ego_low = D_low
-        self.points.append(np.array([self.appr.degree_margin * d_high, min(max(ego_low, 0.0), 1.0)]))
+        self.points.append(np.array([margin * d_high, min(max(ego_low, 0.0), 1.0)]))
 
     def corners(self):
         return local_lower_bounds(self.points, self.floor)
@@ -214,13 +260,23 @@ class _GraphStaircaseRounds(StaircaseRounds):
         released degree of rank ``TOP_PICKS``."""
         if self.appr.top_first and self.round < self.appr.top_picks:
             deg = self.objectives[0].values[remaining].astype(np.float64)
-            return np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0), 1.0
+            s = np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0)
+            return self.augment(s, remaining), 1.0
         s = staircase_scores(self.objectives, self.corners(), self.sensitivity, self._cache)
         for i in range(2):
             key = (i, 0.0, self.sensitivity)
             if key in self._cache:
                 self._keep.setdefault(key, self._cache[key])
-        return self.margin(s[remaining], remaining), 1.0
+        return self.augment(self.margin(s[remaining], remaining), remaining), 1.0
+
+    def augment(self, scores, remaining):
+        """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = tie_weight(n)`` and ``D_i``
+        the dampened objectives over the floor 0 (each of sensitivity 1, so the result keeps sensitivity 1).
+        Strictly increasing under Pareto dominance: with negligible noise no pick is dominated by a node
+        still in play (``docs/pareto.md``, "Pareto-consistent picks")."""
+        rho = tie_weight(self.objectives[0].n)
+        D = self.dampened()[:, remaining]
+        return (scores + rho * (D[0] + D[1])) / (1.0 + 2.0 * rho)
 
     def margin(self, scores, remaining):
         W = self._window()
