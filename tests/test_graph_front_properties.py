@@ -91,3 +91,77 @@ def test_release_of_a_pick_moves_by_one_plus_q():
     S = np.array(stats)
     worst = max(np.abs(S - S[codes ^ (1 << i)]).reshape(len(codes), 5, 2).sum(axis=2).max() for i in range(10))
     assert 1 < worst <= 4
+
+
+def _five_node_graphs():
+    from itertools import combinations
+
+    pairs = list(combinations(range(5), 2))
+    codes = np.arange(1 << len(pairs))
+    out = []
+    for c in codes:
+        edges = np.array([pairs[i] for i in range(len(pairs)) if (c >> i) & 1], dtype=np.int64)
+        out.append(graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5)))
+    return out, [codes ^ (1 << i) for i in range(len(pairs))]
+
+
+@pytest.mark.parametrize(
+    "sensitivity,formula,low", [("local", "paper", 0.0), ("local", "published", 1.0), ("global", "paper", 0.0)]
+)
+def test_exact_audit_of_the_signal_release_and_the_weak_round(sensitivity, formula, low):
+    """Every graph on 5 nodes and every one-edge neighbour: (1) the ego signal ``floor(max D_ego)`` moves by
+    at most 1 (more than 0 somewhere) and the degrees of the ranks by at most 2, so the two-part release
+    (``x_a = eps_a / 2``, ``x_b = eps_b``) has log-probability ratios at most ``2 x_a + x_b = eps``; (2) the
+    round that takes the largest degree when the signal is weak, ``min(degree - W_1, 0)`` with the tie rule,
+    moves by at most 1 and its exact exponential-mechanism log-probabilities by at most epsilon."""
+    import dpmo
+    from dpmo.graphs.chebyshev import GraphStaircaseApproach
+    from dpmo.graphs.staircase_rules import ego_signal_statistic
+    from dpmo.selection import SelectionCache
+
+    gs, flips = _five_node_graphs()
+    sig, ranks, weak = [], [], []
+    appr = GraphStaircaseApproach(3, formula)
+    for g in gs:
+        objs = graphs.objectives(g, low_degree=low, formula=formula)
+        r = appr.rounds(objs, None, sensitivity, SelectionCache(objs))
+        D = r.dampened()[1]
+        sig.append(ego_signal_statistic(D))
+        ranks.append(r.statistic(0, []))
+        r.receive(0, [], np.array([4, 3, 2, 1]), 1.0)  # a public history of released ranks
+        r.signal, r.threshold = 0.0, 1.0  # a released weak signal
+        r.begin(0, 1.0)
+        assert r.weak_signal()
+        s, sens = r.scores([], np.arange(5))
+        assert sens == 1.0
+        weak.append(s)
+    sig, ranks, weak = np.array(sig), np.array(ranks), np.array(weak)
+    assert 0 < max(np.abs(sig - sig[f]).max() for f in flips) <= 1
+    assert max(np.abs(ranks - ranks[f]).sum(axis=1).max() for f in flips) <= 2
+    change = max(np.abs(weak - weak[f]).max() for f in flips)
+    assert 0.3 < change <= 1.0 + 1e-9
+    for eps in (0.5, 4.0):
+        lp = np.vstack([dpmo.probabilities(row, eps, 1.0, mechanism="exponential", log=True) for row in weak])
+        assert max(np.abs(lp - lp[f]).max() for f in flips) <= eps + 1e-9
+
+
+def test_weak_signal_takes_the_top_degree_and_records_one_release():
+    """A graph without any triangle (bipartite: every ego density 0) has no ego signal: at a large epsilon
+    round 1 takes the largest degree; the plan's first release carries QUANTILE_SHARE + SIGNAL_SHARE."""
+    import dpmo
+    from dpmo.graphs.chebyshev import QUANTILE_SHARE, GraphStaircaseApproach
+    from dpmo.graphs.staircase_rules import SIGNAL_SHARE
+
+    G = nx.star_graph(30)  # node 0: degree 30, ego density 0; leaves: degree 1
+    G.add_edges_from((i, i + 1) for i in range(31, 60, 2))
+    g = graphs.load_graph(G, nodes=61)
+    first = [graphs.top_k(g, 3, 40.0, approach="chebyshev", rng=s)[0] for s in range(20)]
+    assert first.count(0) >= 14  # the signal's release is noisy: about 0.86 of the calls see it weak
+    budget = dpmo.Budget(40.0)
+    graphs.top_k(g, 3, 40.0, approach="chebyshev", rng=1, budget=budget)
+    plan = GraphStaircaseApproach(3, epsilon=40.0).steps(3, 2)
+    assert plan[0].share == pytest.approx(QUANTILE_SHARE + SIGNAL_SHARE)
+    # below the epsilon at which round 1's window opens, no signal release: the plan without it
+    assert GraphStaircaseApproach(3, epsilon=5.0).steps(3, 2)[0].share == pytest.approx(QUANTILE_SHARE)
+    assert "largest dampened ego density" in budget.ledger[0].what
+    assert budget.ledger[0].epsilon == pytest.approx(40.0 * (QUANTILE_SHARE + SIGNAL_SHARE))

@@ -10,10 +10,12 @@ public directions, aspirations and shares that depend on the public node count `
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, dampened_excess, priv_chebyshev
+from ..mechanisms.exact import sample_discrete_laplace
 from ..mechanisms.exact.bits import RandomBits
 from ..staircase import (
     StaircaseApproach,
@@ -24,6 +26,15 @@ from ..staircase import (
 )
 from ..steps import Step
 from .objectives import ego_density_sensitivity
+from .staircase_rules import (
+    SIGNAL_SHARE,
+    degree_margin,
+    ego_signal_statistic,
+    quantum_for,
+    signal_quantum,
+    signal_threshold,
+    tie_weight,
+)
 
 __all__ = [
     "graph_chebyshev_settings",
@@ -161,38 +172,6 @@ TOP_QUANTILE_SHARE = 0.02
 EGO_WINDOW = (20.0, 50.0)
 
 
-def tie_weight(n: int) -> float:
-    """``rho = 1 / (2 n^2)``: the weight of the tie rule (:meth:`_GraphStaircaseRounds.augment`). Its term
-    ``rho (D_deg + D_ego)`` spans less than ``1 / n`` unit (``D_deg <= n - 1``, ``D_ego <= n / 2``): below the
-    smallest positive staircase score that exact values give (a degree step is 1 unit, an ego step at degree
-    ``d`` about ``1 / d``), so it never lifts a node inside the staircase above one outside; it only orders
-    nodes the staircase score ties, by a rule strictly increasing under dominance."""
-    return 0.5 / float(max(int(n), 1)) ** 2
-
-
-def degree_margin(margin: float, sd: float) -> float:
-    """The factor on a released pick's degree: ``1 + (margin - 1) min(1, sd)``, ``sd`` the release noise's
-    standard deviation (public). With noise of a unit or more it is ``margin`` (a later pick must have that
-    much more degree to count as filling a gap); as the noise vanishes it tends to 1, so the staircase is the
-    exact one and no node dominated by an earlier pick scores above a node that is not."""
-    return 1.0 + (float(margin) - 1.0) * min(1.0, float(sd))
-
-
-def quantum_for(epsilon) -> int:
-    """``max(1, floor(sqrt(epsilon) / 2))`` (1 for None): the grid ``1 / q`` of a pick's released dampened ego
-    density after a round at ``epsilon`` (public). The release's L1 sensitivity is ``1 + q``.
-
-    Examples
-    --------
-    >>> from dpmo.graphs.chebyshev import quantum_for
-    >>> [quantum_for(e) for e in (None, 0.5, 15.9, 16.0, 1e5)]
-    [1, 1, 1, 2, 158]
-    """
-    if epsilon is None:
-        return 1
-    return max(1, int(math.floor(math.sqrt(float(epsilon)) / 2.0)))
-
-
 def degree_ranks(n: int) -> np.ndarray:
     """The public ranks ``1, 2, 4, ..., 2^floor(log2 n), n`` whose degrees the staircase default releases."""
     r = [1 << i for i in range(int(n).bit_length()) if (1 << i) <= n]
@@ -208,20 +187,51 @@ class _GraphStaircaseRounds(StaircaseRounds):
         self.appr, self.round = appr, 0
         self.ranks = degree_ranks(objectives[0].n)
         self.degrees_at_ranks = None  # released degrees of the ranks (upper confidence bounds)
+        self.signal = None  # released floor(q max D_ego) / q (the staircase plan only), see staircase_rules
+        self.threshold = 0.0
 
-    def begin(self, r, epsilon):
-        self.round, self.epsilon = r, epsilon
+    def release(self, r, chosen, epsilon, rng):
+        """Before round 1 of the staircase plan: the degrees of the ranks (L1 sensitivity 2, discrete Laplace
+        ``x = eps_a / 2``) and the ego signal ``floor(max D_ego)`` (sensitivity 1, ``x = eps_b``), ``eps_a +
+        eps_b`` the step's epsilon split in the public ratio ``QUANTILE_SHARE : SIGNAL_SHARE`` (basic
+        composition). Every other release as :meth:`dpmo.staircase.StaircaseRounds.release`."""
+        if r != 0 or not self.appr.uses_signal():
+            return super().release(r, chosen, epsilon, rng)
+        eps = Fraction(epsilon)
+        qs, ss = Fraction(self.appr.quantile_share), Fraction(self.appr.signal_share)
+        x_a, e_b = eps * qs / (qs + ss) / 2, eps * ss / (qs + ss)
+        stat = self.statistic(0, chosen)
+        self.receive(0, chosen, stat + sample_discrete_laplace(stat.size, x_a, rng), float(x_a))
+        self.threshold = signal_threshold(self.objectives[0].n, self.appr.best_round_epsilon(float(eps)))
+        q = signal_quantum(self.threshold)  # the grid 1 / q is finer than the threshold
+        D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
+        noisy = ego_signal_statistic(q * D) + int(sample_discrete_laplace(1, e_b / q, rng)[0])
+        self.signal = (noisy + 0.5) / q  # the floor loses half a step on average
+
+    def weak_signal(self) -> bool:
+        """True in round 1 when the released ego signal is below :func:`signal_threshold` at the plan's
+        best-funded round (public: the release, ``n`` and the plan's shares). Round 1 then takes the
+        largest degree."""
+        return self.round == 0 and self.signal is not None and self.signal < self.threshold
 
     def quantum(self) -> int:
         """``q``: a pick's dampened ego density is released as ``floor(q D_ego)`` (sensitivity ``q``), with
-        ``q = max(1, floor(sqrt(eps_prev) / 2))`` from the previous round's (public) epsilon: 1 -- the unit
-        grid -- until that epsilon reaches 16, finer beyond (at negligible noise the released staircase
-        tends to the exact one). :func:`quantum_for`."""
+        ``q = quantum_for(eps_prev)`` from the previous round's (public) epsilon: 1 -- the unit grid -- until
+        that epsilon reaches 16, finer beyond (at negligible noise the released staircase tends to the exact
+        one)."""
         return quantum_for(self.epsilon)
 
     def release_spec(self, r, chosen):
-        if r == 0:
+        if r == 0 and not self.appr.uses_signal():
             return f"degrees of ranks {self.ranks.tolist()} (sorted degree sequence)", 2.0, self.ranks.size
+        if r == 0:  # two parts of the step's epsilon (see release): sensitivity 2 at x = eps_a / 2, 1 at eps_b
+            return (
+                f"degrees of ranks {self.ranks.tolist()} (sorted degree sequence; sensitivity 2) and "
+                "floor(q x largest dampened ego density) (sensitivity q), epsilon split "
+                f"{self.appr.quantile_share}:{self.appr.signal_share}",
+                2.0,
+                self.ranks.size + 1,
+            )
         q = self.quantum()
         what = "floor(dampened ego density)" if q == 1 else f"floor({q} x dampened ego density)"
         return f"degree and {what} of pick {len(chosen)}", float(1 + q), 2
@@ -262,6 +272,9 @@ class _GraphStaircaseRounds(StaircaseRounds):
             deg = self.objectives[0].values[remaining].astype(np.float64)
             s = np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0)
             return self.augment(s, remaining), 1.0
+        if self.weak_signal():  # no ego round can find the dense end: the top degree
+            deg = self.objectives[0].values[remaining].astype(np.float64)
+            return self.augment(np.minimum(deg - self._degree_at(1.0), 0.0), remaining), 1.0
         s = staircase_scores(self.objectives, self.corners(), self.sensitivity, self._cache)
         for i in range(2):
             key = (i, 0.0, self.sensitivity)
@@ -359,6 +372,7 @@ class GraphStaircaseApproach(StaircaseApproach):
         self.top_quantile_share, self.ego_window = TOP_QUANTILE_SHARE, EGO_WINDOW
         self.k, self.formula = int(k), formula
         self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
+        self.signal_share = SIGNAL_SHARE
         self.window_first, self.window_last, self.window_gap = WINDOW_FIRST, WINDOW_LAST, WINDOW_GAP
         self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
 
@@ -366,6 +380,24 @@ class GraphStaircaseApproach(StaircaseApproach):
         """Each round's window at epsilon -> 0: ``WINDOW_FIRST`` to ``WINDOW_LAST`` nodes, geometrically."""
         j = np.arange(self.k) / max(self.k - 1, 1)
         return self.window_first * (self.window_last / self.window_first) ** j
+
+    def uses_signal(self) -> bool:
+        """Whether the staircase plan releases the ego signal (:data:`SIGNAL_SHARE` of epsilon, with the
+        degrees of the ranks): for ``k >= 2``, when the call's epsilon is known and round 1's window opens to
+        at least ``e^2`` times its start (``eps_1 WINDOW_GAP / 2 >= 2``, ``eps_1`` round 1's epsilon in the
+        plan with the release; 22 nodes for the start 3) -- below, round 1 stays among the top degrees
+        whatever the signal, and the plan is the one without it (public: ``k``, epsilon, the plan's shares)."""
+        if self.top_first or self.epsilon is None or self.k < 2:
+            return False
+        left = 1.0 - self.quantile_share - self.signal_share - (self.k - 1) * self.release_share
+        w = self.round_weights()
+        return self.epsilon * left * float(w[0] / w.sum()) * self.window_gap / 2.0 >= 2.0
+
+    def best_round_epsilon(self, epsilon_step: float) -> float:
+        """The largest round epsilon of the staircase plan, from the epsilon of its first release (public:
+        the plan's shares)."""
+        plan = self.steps(self.k, 2)
+        return epsilon_step * max(s.share for s in plan if s.kind == "round") / plan[0].share
 
     def round_weights(self) -> np.ndarray:
         """Relative shares of the rounds: ``FIRST_ROUND`` for round 1, the rest in proportion to 1, 2, ..."""
@@ -386,11 +418,12 @@ class GraphStaircaseApproach(StaircaseApproach):
             plan += [Step("round", j, top, None) for j in range(self.top_picks)]
             last = 1.0 - self.top_quantile_share - self.top_picks * top
             return (*plan, Step("round", self.top_picks, last, None))
-        left = 1.0 - self.quantile_share - (k - 1) * self.release_share
+        first = self.quantile_share + (self.signal_share if self.uses_signal() else 0.0)
+        left = 1.0 - first - (k - 1) * self.release_share
         w = self.round_weights()
         w = w / w.sum()
         plan = [
-            Step("release", 0, self.quantile_share, "laplace"),
+            Step("release", 0, first, "laplace"),
             Step("round", 0, float(w[0] * left), None),
         ]
         for j in range(1, k):
