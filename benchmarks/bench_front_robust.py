@@ -22,7 +22,8 @@ standard error -- objectives scaled by their public ranges (degree by ``n - 1``,
 point the origin, over the best hypervolume of any ``k`` points of the exact front
 (:func:`dpmo.metrics.best_hypervolume`); a front with zero hypervolume (every ego density 0) gives ratio 1
 by convention, so the dominated share is the measure there -- and the share of dominated picks (a pick is
-dominated when another node is at least as good in both objectives and better in one). Rows are appended to
+dominated when another node is at least as good in both objectives and better in one; the dominated picks
+that no method can avoid, when the front has fewer than ``k`` distinct points, are not counted). Rows are appended to
 ``--out`` (CSV) as each cell finishes; cells already there are skipped (resume). A summary table (one line
 per case and approach, the ratios over the epsilons, ``*`` where the cell has a dominated pick) is printed
 at the end.
@@ -117,6 +118,8 @@ class GraphCase:
         self.X = np.c_[d / max(n - 1, 1), e]  # scaled by the public ranges
         self.dominated = dominated_mask(self.X)
         self.best = best_hypervolume(self.X[~self.dominated], k)
+        # dominated picks that no method can avoid: k minus the front's distinct points
+        self.unavoidable = max(0, k - np.unique(self.X[~self.dominated], axis=0).shape[0])
 
     def score(self, picks) -> tuple[float, float]:
         idx = np.searchsorted(self.g.ids, picks) if self.g.ids.dtype.kind in "iu" else None
@@ -124,7 +127,7 @@ class GraphCase:
             pos = {v: i for i, v in enumerate(self.g.ids.tolist())}
             idx = np.array([pos[v] for v in np.asarray(picks).tolist()])
         ratio = 1.0 if self.best <= 0 else hypervolume(self.X[idx], [0.0, 0.0]) / self.best
-        return float(ratio), float(self.dominated[idx].mean())
+        return float(ratio), max(0, int(self.dominated[idx].sum()) - self.unavoidable) / len(idx)
 
     def pick(self, approach: str, eps: float, seed: int):
         g, k = self.g, self.k
@@ -176,8 +179,10 @@ def table_cases():
 
 def summary(rows, epsilons) -> str:
     cells = {(r["case"], r["approach"], float(r["epsilon"])): r for r in rows}
-    keys = sorted({(r["case"], r["approach"]) for r in rows}, key=lambda c: (c[0], APPROACHES.index(c[1])
-                                                                         if c[1] in APPROACHES else 9))
+    keys = sorted(
+        {(r["case"], r["approach"]) for r in rows},
+        key=lambda c: (c[0], APPROACHES.index(c[1]) if c[1] in APPROACHES else 9),
+    )
     head = "| case | approach | " + " | ".join(f"{e:g}" for e in epsilons) + " |"
     lines = [head, "|" + "---|" * (2 + len(epsilons))]
     for case, appr in keys:

@@ -224,7 +224,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
     def release_spec(self, r, chosen):
         if r == 0 and not self.appr.uses_signal():
             return f"degrees of ranks {self.ranks.tolist()} (sorted degree sequence)", 2.0, self.ranks.size
-        if r == 0:  # two parts of the step's epsilon (see release): sensitivity 2 at x = eps_a / 2, 1 at eps_b
+        if r == 0:  # two parts of the step's epsilon (see release): sensitivity 2 (x = eps_a / 2) and q
             return (
                 f"degrees of ranks {self.ranks.tolist()} (sorted degree sequence; sensitivity 2) and "
                 "floor(q x largest dampened ego density) (sensitivity q), epsilon split "
@@ -386,7 +386,7 @@ class GraphStaircaseApproach(StaircaseApproach):
         degrees of the ranks): for ``k >= 2``, when the call's epsilon is known and round 1's window opens to
         at least ``e^2`` times its start (``eps_1 WINDOW_GAP / 2 >= 2``, ``eps_1`` round 1's epsilon in the
         plan with the release; 22 nodes for the start 3) -- below, round 1 stays among the top degrees
-        whatever the signal, and the plan is the one without it (public: ``k``, epsilon, the plan's shares)."""
+        whatever the signal, and the plan is the one without it (public: ``k``, epsilon, the shares)."""
         if self.top_first or self.epsilon is None or self.k < 2:
             return False
         left = 1.0 - self.quantile_share - self.signal_share - (self.k - 1) * self.release_share

@@ -102,10 +102,11 @@ def signal_quantum(threshold: float) -> int:
 
 
 def ego_signal_statistic(dampened_ego) -> int:
-    """``floor(max_v D_ego(v))``: the integer the signal release adds noise to (called on ``q D_ego``). Every
-    ``D_ego(v)`` moves by at most 1 between edge neighbours (dampened scores have sensitivity 1), so does their
-    maximum, and the floor of a value that moves by at most 1 moves by at most 1 (sensitivity 1; ``q`` for
-    ``q D_ego`` with an integer ``q``: ``floor`` of a value moving by at most ``q`` moves by at most ``q``).
+    """``floor(max_v D_ego(v))``: the integer the signal release adds noise to (called on ``q D_ego``).
+    Every ``D_ego(v)`` moves by at most 1 between edge neighbours (dampened scores have sensitivity 1), so
+    does their maximum, and the floor of a value that moves by at most 1 moves by at most 1 (sensitivity 1;
+    ``q`` for ``q D_ego`` with an integer ``q``: the floor of a value moving by at most ``q`` moves by at
+    most ``q``).
 
     Examples
     --------
