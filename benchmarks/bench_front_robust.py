@@ -28,8 +28,9 @@ that no method can avoid, when the front has fewer than ``k`` distinct points, a
 per case and approach, the ratios over the epsilons, ``*`` where the cell has a dominated pick) is printed
 at the end.
 
-Tables (``--part tables``): the candidate tables of ``benchmarks/front_robust_tables.py`` when that module is
-present (the general-tables side of issue 38), measured the same way.
+Tables (``--part tables``): the candidate tables of ``benchmarks/front_tables.py`` when that module is present
+(the general-tables side of issue 38; its ``run_tables(approaches, epsilons, runs)`` returns rows with the
+fields above), measured the same way.
 """
 
 from __future__ import annotations
@@ -168,13 +169,16 @@ def run_cell(case, approach: str, eps: float, runs: int) -> dict:
     }
 
 
-def table_cases():
-    """The tables side's cases (``benchmarks/front_robust_tables.py``), or an empty dict without it."""
+def table_rows(approaches, epsilons, runs: int) -> list[dict]:
+    """The tables side's rows (``benchmarks/front_tables.py``'s ``run_tables``, the general-tables side of
+    issue 38: generated candidate tables with 2-5 objectives, mixed scales, ties, minimised columns and heavy
+    tails), or an empty list without that module."""
     try:
-        import front_robust_tables  # noqa: PLC0415 - optional, the general-tables side of issue 38
+        import front_tables  # noqa: PLC0415 - optional
     except ImportError:
-        return {}, None
-    return front_robust_tables.CASES, front_robust_tables
+        print("tables: benchmarks/front_tables.py not found; skipped", flush=True)
+        return []
+    return list(front_tables.run_tables(list(approaches), list(epsilons), runs))
 
 
 def summary(rows, epsilons) -> str:
@@ -236,18 +240,12 @@ def main(argv=None) -> None:
                     f.flush()
                     print(row, flush=True)
         if a.part in ("tables", "all"):
-            cases, mod = table_cases()
-            if mod is None:
-                print("tables: benchmarks/front_robust_tables.py not found; skipped", flush=True)
-            for name, make in cases.items():
-                for appr in a.approaches:
-                    for eps in a.epsilons:
-                        if (name, appr, eps) in seen:
-                            continue
-                        row = mod.run_cell(name, make, appr, eps, a.runs, a.k)
-                        w.writerow(row)
-                        f.flush()
-                        print(row, flush=True)
+            for row in table_rows(a.approaches, a.epsilons, a.runs):
+                if (row["case"], row["approach"], float(row["epsilon"])) in seen:
+                    continue
+                w.writerow({key: row.get(key, "") for key in FIELDS})
+                f.flush()
+                print(row, flush=True)
     with out.open() as f:
         print(summary(list(csv.DictReader(f)), a.epsilons))
 

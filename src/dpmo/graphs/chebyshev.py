@@ -362,6 +362,7 @@ class GraphStaircaseApproach(StaircaseApproach):
 
     def __init__(self, k: int, formula: str = "paper", *, top_first: bool = False, epsilon=None):
         super().__init__(release_share=PICK_SHARE, confidence=PICK_CONFIDENCE)
+        self.score = "corners"  # the generic staircase's non-private utility on released corners (issue 38)
         if top_first and (int(k) != TOP_PICKS + 1 or epsilon is None or not float(epsilon) > 0.0):
             raise ValueError(
                 f"top_first=True takes k = {TOP_PICKS + 1} and the call's epsilon > 0, got k={k!r}, "
