@@ -23,8 +23,8 @@ point the origin, over the best hypervolume of any ``k`` points of the exact fro
 (:func:`dpmo.metrics.best_hypervolume`); a front with zero hypervolume (every ego density 0) gives ratio 1
 by convention, so the dominated share is the measure there -- and the share of dominated picks (a pick is
 dominated when another node is at least as good in both objectives and better in one; the dominated picks
-that no method can avoid, when the front has fewer than ``k`` distinct points, are not counted). Rows are appended to
-``--out`` (CSV) as each cell finishes; cells already there are skipped (resume). A summary table (one line
+that no method can avoid, when the front has fewer than ``k`` distinct points, are not counted). Rows are
+appended to ``--out`` (CSV) as each cell finishes; cells already there are skipped (resume). A summary table (one line
 per case and approach, the ratios over the epsilons, ``*`` where the cell has a dominated pick) is printed
 at the end.
 
