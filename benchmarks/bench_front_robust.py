@@ -24,9 +24,9 @@ point the origin, over the best hypervolume of any ``k`` points of the exact fro
 by convention, so the dominated share is the measure there -- and the share of dominated picks (a pick is
 dominated when another node is at least as good in both objectives and better in one; the dominated picks
 that no method can avoid, when the front has fewer than ``k`` distinct points, are not counted). Rows are
-appended to ``--out`` (CSV) as each cell finishes; cells already there are skipped (resume). A summary table (one line
-per case and approach, the ratios over the epsilons, ``*`` where the cell has a dominated pick) is printed
-at the end.
+appended to ``--out`` (CSV) as each cell finishes; cells already there are skipped (resume). A summary
+table (one line per case and approach, the ratios over the epsilons, ``*`` where the cell has a dominated
+pick) is printed at the end.
 
 Tables (``--part tables``): the candidate tables of ``benchmarks/front_tables.py`` when that module is present
 (the general-tables side of issue 38; its ``run_tables(approaches, epsilons, runs)`` returns rows with the
