@@ -312,7 +312,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
             return None
         a, n = self.appr, self.objectives[0].n
         start = a.ego_window[1] if a.top_first else a.window_starts()[self.round]
-        log_size = math.log(start) + self.epsilon * a.window_gap / 2.0
+        log_size = math.log(start) + self.epsilon * a.window_scale() * a.window_gap / 2.0
         if log_size >= math.log(n):
             return None
         return self._degree_at(math.exp(log_size))
@@ -393,6 +393,15 @@ class GraphStaircaseApproach(StaircaseApproach):
         left = 1.0 - self.quantile_share - self.signal_share - (self.k - 1) * self.release_share
         w = self.round_weights()
         return self.epsilon * left * float(w[0] / w.sum()) * self.window_gap / 2.0 >= 2.0
+
+    def window_scale(self) -> float:
+        """``left_0 / left``: the windows open with the round epsilons of the plan without the signal release
+        (the rounds' part ``left_0 = 1 - QUANTILE_SHARE - (k - 1) PICK_SHARE`` over the part ``left`` they
+        have), so that the release changes the rounds' budget but not where their windows stand (public)."""
+        if not self.uses_signal():
+            return 1.0
+        base = 1.0 - self.quantile_share - (self.k - 1) * self.release_share
+        return base / (base - self.signal_share)
 
     def best_round_epsilon(self, epsilon_step: float) -> float:
         """The largest round epsilon of the staircase plan, from the epsilon of its first release (public:
