@@ -202,6 +202,41 @@ def summary(rows, epsilons) -> str:
     return "\n".join(lines)
 
 
+def criteria(rows, approach: str = "chebyshev") -> str:
+    """Issue 38's targets per case for ``approach``: no dominated pick at epsilon 1e6; hypervolume ratio at 50
+    (target >= 0.85) and not below the one at 1 (within 2 standard errors); the largest shortfall against
+    ``agg`` at epsilon 5 to 50 in standard errors of the difference (target <= 2)."""
+    cells = {(r["case"], r["approach"], float(r["epsilon"])): r for r in rows}
+
+    def val(r, key="hv_ratio"):
+        return float(r[key] or 0.0)
+
+    head = (
+        "| case | dominated at 1e6 | ratio at 1 | ratio at 50 | 50 >= 1 | worst shortfall vs agg, eps >= 5 |"
+    )
+    lines = [head, "|---|---|---|---|---|---|"]
+    for case in sorted({r["case"] for r in rows if r["approach"] == approach}):
+        top, one, fifty = (cells.get((case, approach, e)) for e in (1e6, 1.0, 50.0))
+        worst, where = None, ""
+        for (c, a, e), r in cells.items():
+            if c != case or a != approach or not 5 <= e <= 50 or (c, "agg", e) not in cells:
+                continue
+            g = cells[(c, "agg", e)]
+            se = math.hypot(val(r, "hv_se"), val(g, "hv_se"))
+            gap = val(g) - val(r)
+            z = gap / se if se > 0 else (math.inf if gap > 1e-9 else 0.0)
+            if worst is None or z > worst:
+                worst, where = z, f"{z:.1f} SE at {e:g} ({val(r):.2f} vs {val(g):.2f})"
+        dom = "" if top is None else f"{val(top, 'dominated_share'):g}"
+        r1 = "" if one is None else f"{val(one):.2f}"
+        r50 = "" if fifty is None else f"{val(fifty):.2f}"
+        mono = ""
+        if one is not None and fifty is not None:
+            mono = str(val(fifty) >= val(one) - 2 * math.hypot(val(one, "hv_se"), val(fifty, "hv_se")))
+        lines.append(f"| {case} | {dom} | {r1} | {r50} | {mono} | {where} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--part", choices=("graphs", "tables", "all"), default="graphs")
@@ -247,7 +282,10 @@ def main(argv=None) -> None:
                 f.flush()
                 print(row, flush=True)
     with out.open() as f:
-        print(summary(list(csv.DictReader(f)), a.epsilons))
+        rows = list(csv.DictReader(f))
+    print(summary(rows, a.epsilons))
+    print()
+    print(criteria(rows))
 
 
 if __name__ == "__main__":
