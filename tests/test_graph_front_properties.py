@@ -167,3 +167,15 @@ def test_weak_signal_takes_the_top_degree_and_records_one_release():
     assert GraphStaircaseApproach(3, epsilon=5.0).steps(3, 2)[0].share == pytest.approx(QUANTILE_SHARE)
     assert "largest dampened ego density" in budget.ledger[0].what
     assert budget.ledger[0].epsilon == pytest.approx(40.0 * (QUANTILE_SHARE + SIGNAL_SHARE))
+
+
+def test_rounds_know_their_index():
+    """The rounds' plan-dependent scores (top-first plan, windows, the weak-signal round 1) read the round
+    index that the pipeline gives to ``begin``."""
+    from dpmo.graphs.chebyshev import GraphStaircaseApproach
+
+    g = graphs.load_graph(nx.karate_club_graph(), nodes=34)
+    for appr in (GraphStaircaseApproach(3), GraphStaircaseApproach(3, top_first=True, epsilon=1.0)):
+        r = appr.rounds(graphs.objectives(g), None, "local", None)
+        r.begin(2, 0.5)
+        assert (r.round, r.epsilon) == (2, 0.5)

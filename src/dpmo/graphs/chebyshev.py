@@ -214,6 +214,9 @@ class _GraphStaircaseRounds(StaircaseRounds):
         largest degree."""
         return self.round == 0 and self.signal is not None and self.signal < self.threshold
 
+    def begin(self, r, epsilon):
+        self.round, self.epsilon = r, epsilon
+
     def quantum(self) -> int:
         """``q``: a pick's dampened ego density is released as ``floor(q D_ego)`` (sensitivity ``q``), with
         ``q = quantum_for(eps_prev)`` from the previous round's (public) epsilon: 1 -- the unit grid -- until
