@@ -219,6 +219,16 @@ def explain_topk(args, n: int) -> int:
                 f"# at this epsilon a public coin runs the top-first plan with probability {p:.3g}, else the "
                 f"staircase; the table shows the {'top-first plan' if p >= 0.5 else 'staircase'}"
             )
+        if approach.uses_signal():
+            print(
+                "# the plan releases the largest dampened ego density (8 % of epsilon): when it is too small "
+                "for any round to find the dense end, round 1 takes the largest degree, as agg would"
+            )
+        print(
+            "# agg can be the safer choice: on graphs with few triangles (random, block-model graphs) at "
+            "epsilon 5-10, and at epsilon 0.5-2 where the top degrees barely stand above the rest "
+            "(docs/pareto.md, 'On any graph')"
+        )
     weights = tuple(args.weights)
     global_sens = abs(weights[0]) * 1.0 + abs(weights[1]) * 1.0  # degree and ego density: sensitivity 1
     unit, scale = _approach_unit(
