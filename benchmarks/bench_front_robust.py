@@ -242,7 +242,7 @@ def main(argv=None) -> None:
     ap.add_argument("--part", choices=("graphs", "tables", "all"), default="graphs")
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--k", type=int, default=3)
-    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000])
+    ap.add_argument("--sizes", type=int, nargs="*", default=[1000, 10_000])
     ap.add_argument("--generators", nargs="+", default=list(GENERATORS), choices=GENERATORS)
     ap.add_argument("--real", nargs="*", default=[], choices=tuple(REAL))
     ap.add_argument("--approaches", nargs="+", default=list(APPROACHES), choices=APPROACHES)

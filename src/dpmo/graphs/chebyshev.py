@@ -22,11 +22,11 @@ from ..staircase import (
     StaircaseRounds,
     discrete_laplace_sd,
     local_lower_bounds,
-    staircase_scores,
 )
 from ..steps import Step
 from .objectives import ego_density_sensitivity
 from .staircase_rules import (
+    CORNER_TIE,
     SIGNAL_SHARE,
     degree_margin,
     ego_signal_statistic,
@@ -278,12 +278,28 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if self.weak_signal():  # no ego round can find the dense end: the top degree
             deg = self.objectives[0].values[remaining].astype(np.float64)
             return self.augment(np.minimum(deg - self._degree_at(1.0), 0.0), remaining), 1.0
-        s = staircase_scores(self.objectives, self.corners(), self.sensitivity, self._cache)
+        s = self._corner_scores()
         for i in range(2):
             key = (i, 0.0, self.sensitivity)
             if key in self._cache:
                 self._keep.setdefault(key, self._cache[key])
         return self.augment(self.margin(s[remaining], remaining), remaining), 1.0
+
+    def _corner_scores(self) -> np.ndarray:
+        """``max_l (min(D_deg(r, l), D_ego(r, l)) + c min(|D_deg(r, l) - D_ego(r, l)|, 1)) / (1 + 2 c)``,
+        ``c = CORNER_TIE``: the staircase round (:func:`dpmo.staircase.staircase_scores`) with a bounded
+        augmented term at each corner, so that a node the binding objective ties with another is ordered by
+        the other objective (weak Pareto optimality is not enough). The minimum moves by at most 1 and
+        ``|D_deg - D_ego|`` by at most 2 between neighbours, so the numerator moves by at most ``1 + 2 c``:
+        sensitivity 1 (and the maximum over public corners keeps it)."""
+        c = CORNER_TIE
+        best = None
+        for corner in self.corners():
+            D0 = dampened_excess(self.objectives[0], corner[0], self.sensitivity, self._cache, 0)
+            D1 = dampened_excess(self.objectives[1], corner[1], self.sensitivity, self._cache, 1)
+            t = (np.minimum(D0, D1) + c * np.minimum(np.abs(D0 - D1), 1.0)) / (1.0 + 2.0 * c)
+            best = t if best is None else np.maximum(best, t)
+        return best
 
     def augment(self, scores, remaining):
         """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = tie_weight(n)`` and ``D_i``

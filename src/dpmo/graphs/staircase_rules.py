@@ -11,6 +11,7 @@ import numpy as np
 
 __all__ = [
     "SIGNAL_SHARE",
+    "CORNER_TIE",
     "tie_weight",
     "degree_margin",
     "quantum_for",
@@ -22,6 +23,13 @@ __all__ = [
 #: Share of epsilon of the release of ``floor(max_v D_ego(v))`` (the largest dampened ego density; sensitivity
 #: 1), made together with the degrees of the ranks before round 1 of the staircase plan.
 SIGNAL_SHARE = 0.08
+
+
+#: Weight of the bounded augmented term of a staircase round at each corner, ``c min(|D_deg - D_ego|, 1)``
+#: (``GraphStaircaseApproach``): it moves a score by at most 0.001 unit -- nothing at the paper's epsilons (a
+#: factor ``e^(eps_j 0.0005)`` in the exponential mechanism) -- and separates a node that the binding
+#: objective ties with a dominating one once the round's epsilon is in the tens of thousands.
+CORNER_TIE = 0.001
 
 
 def tie_weight(n: int) -> float:
