@@ -179,3 +179,27 @@ def test_rounds_know_their_index():
         r = appr.rounds(graphs.objectives(g), None, "local", None)
         r.begin(2, 0.5)
         assert (r.round, r.epsilon) == (2, 0.5)
+
+
+def test_the_robustness_benchmark_runs_and_resumes(tmp_path, capsys):
+    """``bench_front_robust.main`` at a tiny size: one CSV row per cell, the summary and the targets' check
+    printed, and a second call skips the cells already in the file."""
+    import csv
+
+    from bench_front_robust import main
+
+    out = tmp_path / "r.csv"
+    args = ["--runs", "2", "--sizes", "60", "--generators", "ba", "star-clique", "--approaches", "agg",
+            "chebyshev", "--epsilons", "1", "1e6", "--out", str(out)]  # fmt: skip
+    main(args)
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 2 * 2 * 2
+    assert {r["case"] for r in rows} == {"ba-60", "star-clique-60"}
+    for r in rows:
+        assert 0.0 <= float(r["hv_ratio"]) <= 1.0 + 1e-9 and 0.0 <= float(r["dominated_share"]) <= 1.0
+        if r["approach"] == "chebyshev" and float(r["epsilon"]) == 1e6:
+            assert float(r["dominated_share"]) == 0.0
+    text = capsys.readouterr().out
+    assert "| ba-60 | chebyshev |" in text and "worst shortfall vs agg" in text
+    main(args)
+    assert len(list(csv.DictReader(out.open()))) == 8  # resumed: nothing added
