@@ -25,7 +25,7 @@ def _values(g):
     return np.c_[d, e]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     n=st.integers(5, 40),
     p=st.floats(0.05, 0.7),
@@ -108,7 +108,11 @@ def _five_node_graphs():
 
 @pytest.mark.parametrize(
     "sensitivity,formula,low",
-    [("local", "paper", 0.0), ("local", "published", 1.0), ("global", "paper", 0.0)],
+    [
+        ("local", "paper", 0.0),
+        pytest.param("local", "published", 1.0, marks=pytest.mark.slow),
+        pytest.param("global", "paper", 0.0, marks=pytest.mark.slow),
+    ],
 )
 def test_exact_audit_of_the_signal_release_and_the_weak_round(sensitivity, formula, low):
     """Every graph on 5 nodes and every one-edge neighbour: (1) the ego signal ``floor(max D_ego)`` moves by
