@@ -32,6 +32,7 @@ cache made for other objectives, so a second set of objectives can never get the
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -291,6 +292,9 @@ def select_multiobjective(
     parts = [p for p, st in zip(every, steps, strict=True) if st.kind == "round"]
     releases = {st.round: p for p, st in zip(every, steps, strict=True) if st.kind == "release"}
     rounds = appr.rounds(objs, w, sensitivity, cache)
+    begin = getattr(rounds, "begin_selection", None)
+    if begin is not None:  # the public number of picks (the private greedy hypervolume's reference point)
+        begin(k)
     if rounds.static:
         if shares is not None or plan is not None:
             raise ValueError(f"approach {appr.name!r} draws its k picks at once: it takes equal shares only")
@@ -440,6 +444,9 @@ def argmax_multiobjective(objectives, *, approach: str = "pareto", weights=None,
     appr = get_approach(approach)
     w = appr.check_weights(weights, len(objs))
     rng = check_random_state(rng)
+    if hasattr(appr, "_argmax_k"):  # the staircase's reference point depends on the public k
+        appr = copy.copy(appr)
+        appr._argmax_k = k
     remaining = np.arange(n, dtype=np.intp)
     chosen = []
     for _ in range(k):
