@@ -44,6 +44,7 @@ from .steps import Step
 __all__ = [
     "hypervolume_gains",
     "reference_offset",
+    "round_settings",
     "HypervolumeRounds",
     "local_lower_bounds",
     "staircase_scores",
@@ -277,35 +278,21 @@ class HypervolumeRounds(Rounds):
             self._keep[key] = (np.clip(Z, 0.0, 1.0), d)
         return self._keep[key]
 
-    def _noise(self, n_left: int, sens: float) -> float:
-        """``2 ln(n_left) sens / eps_j``: the score difference (in the score's units, sensitivity ``sens``)
-        that the round's exponential mechanism resolves among ``n_left`` candidates (0 without noise)."""
-        if self.epsilon is None or not self.epsilon > 0:
-            return 0.0
-        return 2.0 * math.log(max(n_left, 2)) * sens / self.epsilon
-
-    def offset(self, n_left: int) -> float:
-        """The round's ``delta`` (public: k, m, the round's epsilon, the declared ranges, ``n_left``)."""
-        if self.delta is not None:
-            return float(self.delta)
+    def settings(self, n_left: int, first: bool) -> tuple[float, float]:
+        """``(delta, t)`` of the round (:func:`round_settings`, unless fixed at construction)."""
         _, d = self.units()
-        return reference_offset(self.k or 1, d.size, self._noise(n_left, float(np.sum(np.minimum(d, 1.0)))))
-
-    def blend(self, n_left: int, gain_sensitivity: float, m: int) -> float:
-        """``t = min(1, m * noise)``: the weight of the sum of the range-unit objectives in the round's score,
-        ``noise`` the gain's resolution (:meth:`_noise`) at its sensitivity. Public."""
-        if self.weight is not None:
-            return float(self.weight)
-        return min(1.0, m * self._noise(n_left, gain_sensitivity))
+        delta, t = round_settings(n_left, self.k or 1, d, self.epsilon, first)
+        return (delta if self.delta is None else float(self.delta)), (
+            t if self.weight is None else float(self.weight)
+        )
 
     def scores(self, chosen, remaining):
         Z, d = self.units()
         m = Z.shape[0]
-        delta = self.offset(remaining.size)
+        delta, t = self.settings(remaining.size, not chosen)
         ref = np.full(m, -delta)
         dsum = float(np.sum(np.minimum(d, 1.0)))
         gain_sens = (2.0 if chosen else 1.0) * dsum / (1.0 + delta)
-        t = self.blend(remaining.size, gain_sens, m)
         score = np.zeros(remaining.size)
         if t < 1.0:
             gains = hypervolume_gains(Z[:, chosen].T, Z[:, remaining].T, ref) / (1.0 + delta) ** m
@@ -314,6 +301,42 @@ class HypervolumeRounds(Rounds):
             score += t * np.sum(Z[:, remaining], axis=0) / m
         sens = (1.0 - t) * gain_sens + t * dsum / m
         return score / sens, 1.0
+
+
+def round_settings(n_left: int, k: int, d, epsilon: float | None, first: bool) -> tuple[float, float]:
+    """The public settings ``(delta, t)`` of one round of the private greedy hypervolume.
+
+    ``s = sum_i min(d_i, 1)`` (``d_i = Delta_i / (high_i - low_i)``), ``res(S) = 2 ln(n_left) S / eps_j``: the
+    score difference that the exponential mechanism resolves among ``n_left`` candidates for a score of
+    sensitivity ``S`` (it favours a lead of ``res`` by a factor ``n_left``). The reference offset is
+    ``delta = reference_offset(k, m, res(s))`` (values within the noise of the low end count as the low end);
+    the weight of the range-unit sum is ``t = min(1, m res(S_G))`` with ``S_G = (1 or 2) s / (1 + delta)``
+    the gain's sensitivity (round 1, later rounds): the gains of good candidates differ by about ``1 / m``
+    of the gain's range (a box's volume is a product of ``m`` range-unit sides, each changing it by about
+    a share ``1 / m``), so when the noise resolves less than that the sum, which the same noise resolves
+    ``m`` times better per unit, takes the weight. ``epsilon`` None (no noise): ``t = 0``,
+    ``delta = 1 / (m H)``. All inputs are public.
+
+    Examples
+    --------
+    >>> from dpmo.staircase import round_settings
+    >>> round_settings(500, 3, [0.002, 1 / 3000, 1 / 300], None, False)
+    (0.3333333333333333, 0.0)
+    >>> delta, t = round_settings(500, 3, [0.1, 0.1, 0.1, 0.1], 0.5, False)
+    >>> round(delta, 3), t
+    (9.943, 1.0)
+    """
+    d = np.minimum(np.asarray(d, dtype=np.float64), 1.0)
+    m, s = d.size, float(np.sum(d))
+
+    def res(sens: float) -> float:
+        if epsilon is None or not epsilon > 0:
+            return 0.0
+        return 2.0 * math.log(max(int(n_left), 2)) * sens / float(epsilon)
+
+    delta = reference_offset(k, m, res(s))
+    gain_sens = (1.0 if first else 2.0) * s / (1.0 + delta)
+    return delta, min(1.0, m * res(gain_sens))
 
 
 class StaircaseRounds(Rounds):
