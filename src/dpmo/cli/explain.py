@@ -262,7 +262,8 @@ def _front_covering_lines(args, n: int) -> list[str]:
         "agg (equal weights over the declared ranges, --weights 1/(HIGH-LOW) each) is the safer choice when "
         "one weighted sum is what you want, when every staircase round's weight above is 1, or with "
         "objectives without declared ranges; chebyshev's picks are never dominated by an unpicked row at "
-        "negligible noise, the staircase's are on the exact front while it has unpicked points (docs/pareto.md)"
+        "negligible noise, the staircase's are on the exact front while it has unpicked points "
+        "(docs/pareto.md)"
     )
     return ["# " + line for line in lines]
 
