@@ -242,9 +242,10 @@ def _strictly_dominated(V, i, among):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.integers(1, 4), st.integers(0, 2**16))
 def test_no_dominated_pick_at_negligible_noise(table, k, seed):
-    """epsilon 1e6: every pick of chebyshev, staircase and pareto is non-dominated among the candidates not
-    yet picked; the staircase's (the private greedy hypervolume) are on the exact front as long as the
-    front has a point that no earlier pick equals."""
+    """epsilon 1e6: every pick of chebyshev and pareto is non-dominated among the candidates not yet picked;
+    every pick of the staircase (the private greedy hypervolume) is on the exact front as long as the front
+    has a point that no earlier pick equals (after that every remaining candidate's gain is 0 and the pick
+    is uniform among them: docs/pareto.md)."""
     vals, spec = table
     n = vals.shape[1]
     k = min(k, n)
@@ -254,11 +255,12 @@ def test_no_dominated_pick_at_negligible_noise(table, k, seed):
         picks = dpmo.select_multiobjective(objs, 1e6, approach=approach, k=k, rng=seed, exact=False).tolist()
         for j, p in enumerate(picks):
             remaining = np.setdiff1d(np.arange(n), picks[:j])
-            assert not _strictly_dominated(vals, p, remaining), (approach, j)
-            if approach == "staircase":
-                taken = {tuple(vals[:, q]) for q in picks[:j]}
-                if any(tuple(vals[:, f]) not in taken for f in front):
-                    assert p in front, (j, picks)
+            if approach != "staircase":
+                assert not _strictly_dominated(vals, p, remaining), (approach, j)
+                continue
+            taken = {tuple(vals[:, q]) for q in picks[:j]}
+            if any(tuple(vals[:, f]) not in taken for f in front):
+                assert p in front, (j, picks)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -335,15 +337,26 @@ def test_cli_objective_syntax():
             objective(bad)
 
 
-def test_staircase_without_bounds_runs_the_augmented_chebyshev():
+def test_staircase_without_bounds_runs_the_released_corners():
+    """Without a declared range on every objective the staircase is the released-corner staircase in
+    sensitivity units (a hypervolume needs a bounded box); score='hypervolume' is refused there."""
     rng = np.random.default_rng(0)
     objs = [dpmo.Objective(rng.integers(0, 50, 30).astype(float), 1.0) for _ in range(3)]
     a = dpmo.select_multiobjective(objs, 2.0, approach="staircase", k=3, rng=1, exact=False)
-    b = dpmo.select_multiobjective(objs, 2.0, approach="chebyshev", k=3, rng=1, exact=False)
+    corners = StaircaseApproach(score="corners")
+    b = dpmo.select_multiobjective(objs, 2.0, approach=corners, k=3, rng=1, exact=False)
     assert a.tolist() == b.tolist()
-    b = dpmo.Budget(2.0)
-    dpmo.select_multiobjective(objs, 2.0, approach="staircase", k=3, rng=1, budget=b)
-    assert len(b.ledger) == 3 and sum(r.epsilon for r in b.ledger) == 2  # no release without bounds
+    budget = dpmo.Budget(2.0)
+    dpmo.select_multiobjective(objs, 2.0, approach="staircase", k=3, rng=1, budget=budget)
+    assert [r.what.split(": ")[1].split(" ")[0] for r in budget.ledger] == [
+        "round",
+        "release",
+        "round",
+        "release",
+        "round",
+    ]
+    with pytest.raises(ValueError, match="bounds"):
+        dpmo.select_multiobjective(objs, 2.0, approach=StaircaseApproach(score="hypervolume"), k=2)
 
 
 def test_the_hypervolume_plan_has_no_release_and_spends_exactly_epsilon():

@@ -155,7 +155,7 @@ def selection_scores(
     Needs at least 2 candidates. Cost: one round of the approach without the sampling.
     """
     objs = check_objectives(objectives)
-    appr = get_approach(approach)
+    appr = _resolved(get_approach(approach), objs)
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     w = appr.check_weights(weights, len(objs))
     cache = _check_cache(cache, objs)
@@ -163,6 +163,13 @@ def selection_scores(
     if n < 2:
         raise ValueError("a private selection needs at least 2 candidates to have a positive sensitivity")
     return appr.rounds(objs, w, sensitivity, cache).scores([], np.arange(n, dtype=np.intp))
+
+
+def _resolved(appr, objs):
+    """The approach for these objectives (:meth:`dpmo.staircase.StaircaseApproach.resolved`: a choice made
+    from public declarations only, the objectives' bounds), or the approach itself."""
+    resolve = getattr(appr, "resolved", None)
+    return appr if resolve is None else resolve(objs)
 
 
 def select_multiobjective(
@@ -263,7 +270,7 @@ def select_multiobjective(
         check_epsilon(epsilon)
     n = objs[0].n
     k = check_k(k, n)
-    appr = get_approach(approach)
+    appr = _resolved(get_approach(approach), objs)
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = appr.check_weights(weights, len(objs))
@@ -441,7 +448,7 @@ def argmax_multiobjective(objectives, *, approach: str = "pareto", weights=None,
     objs = check_objectives(objectives)
     n = objs[0].n
     k = check_k(k, n)
-    appr = get_approach(approach)
+    appr = _resolved(get_approach(approach), objs)
     w = appr.check_weights(weights, len(objs))
     rng = check_random_state(rng)
     if hasattr(appr, "_argmax_k"):  # the staircase's reference point depends on the public k

@@ -30,13 +30,14 @@ released values only; every release and every round is recorded in the budget wh
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 from fractions import Fraction
 
 import numpy as np
 
-from .chebyshev import _ChebyshevRounds, dampened_excess, range_units
+from .chebyshev import AUGMENT, dampened_excess, range_units
 from .mechanisms.exact import sample_discrete_laplace
 from .selection import Approach, Rounds, register_approach
 from .steps import Step
@@ -53,6 +54,8 @@ __all__ = [
     "StaircaseRounds",
     "RELEASE_SHARE",
 ]
+
+_LIM = float(np.finfo(np.float64).max) / 64.0
 
 #: Default share of epsilon of each release (one per round after the first).
 RELEASE_SHARE = 0.04
@@ -357,6 +360,7 @@ class StaircaseRounds(Rounds):
         # cache); those over released corners are new in every call and kept for this call only
         self._keep, self._cache = keep, dict(keep)
         self.points: list[np.ndarray] = []  # released (conservative) points, in the order made
+        self.augment = False  # the generic approach sets it: + AUGMENT / m times the sum (docs/pareto.md)
         self.epsilon = None  # of the current round (told by the pipeline)
         self.score_name = "staircase Chebyshev scalarisation of the dampened objectives"
 
@@ -411,6 +415,13 @@ class StaircaseRounds(Rounds):
         for corner in self.corners():
             t = np.min(D - corner[:, None], axis=0)
             s = t if s is None else np.maximum(s, t)
+        if self.augment:  # + rho * sum_i D_i (sensitivity rho m): strictly larger for a dominating candidate
+            m = D.shape[0]
+            rho = AUGMENT / m
+            with np.errstate(over="ignore", invalid="ignore"):
+                s = np.clip(
+                    (s + rho * np.sum(np.clip(D, -_LIM, _LIM), axis=0)) / (1.0 + rho * m), -_LIM, _LIM
+                )
         return self.margin(s, remaining), 1.0
 
 
@@ -436,12 +447,14 @@ class StaircaseApproach(Approach):
         ``score="corners"``: standard deviations of the release noise below each released value (>= 0).
     floor : array_like of m floats, optional
         ``score="corners"``: public lower corner of round 1 (default 0 in every objective).
-    score : {"hypervolume", "corners"}, default "hypervolume"
-        ``"hypervolume"``: the private greedy hypervolume (:class:`HypervolumeRounds`) when every objective
-        declares ``bounds``; without them, the augmented Chebyshev rounds of ``approach="chebyshev"`` in
-        sensitivity units (a hypervolume needs a bounded box). No release. ``"corners"``: PrivChebyshev
-        whose aspirations are the corners of a released staircase (:class:`StaircaseRounds`, the
-        mechanism before issue 38; the graph default builds on it).
+    score : {"auto", "hypervolume", "corners"}, default "auto"
+        ``"hypervolume"``: the private greedy hypervolume (:class:`HypervolumeRounds`; every objective must
+        declare ``bounds``, a hypervolume needs a bounded box), no release. ``"corners"``: PrivChebyshev
+        whose aspirations are the corners of a released staircase (:class:`StaircaseRounds`, in sensitivity
+        units, augmented by ``AUGMENT / m`` times the sum of the dampened objectives so that a dominating
+        candidate always scores more). ``"auto"``: ``"hypervolume"`` when every objective declares bounds,
+        else ``"corners"`` (:meth:`resolved`, which the pipeline calls with the objectives; without them,
+        e.g. :func:`dpmo.selection.selection_plan`, ``"auto"`` is ``"corners"``).
 
     Notes
     -----
@@ -458,12 +471,12 @@ class StaircaseApproach(Approach):
         release_share: float = RELEASE_SHARE,
         confidence: float = CONFIDENCE,
         floor=None,
-        score: str = "hypervolume",
+        score: str = "auto",
     ):
         self.shares, self.release_share = shares, release_share
         self.confidence, self.floor = confidence, floor
-        if score not in ("hypervolume", "corners"):
-            raise ValueError(f"score must be 'hypervolume' or 'corners', got {score!r}")
+        if score not in ("auto", "hypervolume", "corners"):
+            raise ValueError(f"score must be 'auto', 'hypervolume' or 'corners', got {score!r}")
         self.score = score
         self._argmax_k = None  # the k of argmax_multiobjective (the reference point of the exact greedy)
 
@@ -495,6 +508,22 @@ class StaircaseApproach(Approach):
         self._check(k, m)
         return None  # the plan (steps) decides
 
+    def resolved(self, objectives) -> StaircaseApproach:
+        """This approach for these objectives: ``score="auto"`` becomes ``"hypervolume"`` when every objective
+        declares bounds, else ``"corners"`` (public: the declared bounds only). ``"hypervolume"`` without
+        bounds on every objective raises ValueError."""
+        has_bounds = all(o.bounds is not None for o in objectives)
+        if self.score == "hypervolume" and not has_bounds:
+            raise ValueError(
+                "score='hypervolume' needs bounds=(low, high) on every objective (a hypervolume needs a "
+                "bounded box); declare them, or use score='auto' or 'corners'"
+            )
+        if self.score != "auto" or type(self) is not StaircaseApproach:
+            return self
+        out = copy.copy(self)
+        out.score = "hypervolume" if has_bounds else "corners"
+        return out
+
     def steps(self, k: int, m: int):
         rel = self._check(k, m)
         if self.score == "hypervolume":
@@ -509,13 +538,13 @@ class StaircaseApproach(Approach):
     def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
         m = len(objectives)
         if self.score == "hypervolume":
-            if all(o.bounds is not None for o in objectives):
-                keep = {} if cache is None else cache.slot(("hypervolume", sensitivity), dict)
-                return HypervolumeRounds(objectives, sensitivity, keep)
-            return _ChebyshevRounds(list(objectives), sensitivity, None, None)
+            keep = {} if cache is None else cache.slot(("hypervolume", sensitivity), dict)
+            return HypervolumeRounds(objectives, sensitivity, keep)
         floor = np.zeros(m) if self.floor is None else np.asarray(self.floor, dtype=np.float64)
         keep = {} if cache is None else cache.slot(("staircase", sensitivity), dict)
-        return StaircaseRounds(objectives, sensitivity, floor, self.confidence, keep)
+        rounds = StaircaseRounds(objectives, sensitivity, floor, self.confidence, keep)
+        rounds.augment = True
+        return rounds
 
     def utility(self, objectives, weights, remaining):
         """NOT private: the round's score on the exact values (``"hypervolume"``: the greedy hypervolume gain
@@ -523,13 +552,9 @@ class StaircaseApproach(Approach):
         candidates chosen so far, in units of the global sensitivities)."""
         n, m = objectives[0].n, len(objectives)
         picked = np.setdiff1d(np.arange(n), remaining)
-        if self.score == "hypervolume":
-            if all(o.bounds is not None for o in objectives):
-                r = HypervolumeRounds(objectives, "global", {}, self._argmax_k)
-                return r.scores(list(picked), remaining)[0]
-            from .chebyshev import ChebyshevApproach
-
-            return ChebyshevApproach().utility(objectives, weights, remaining)
+        if self.resolved(objectives).score == "hypervolume":
+            r = HypervolumeRounds(objectives, "global", {}, self._argmax_k)
+            return r.scores(list(picked), remaining)[0]
         pts = np.array([[o.values[p] for o in objectives] for p in picked]).reshape(-1, m)
         floor = np.zeros(m) if self.floor is None else np.asarray(self.floor, dtype=np.float64)
         return staircase_scores(objectives, local_lower_bounds(pts, floor), "global")[remaining]
