@@ -117,8 +117,15 @@ def _bounded(c, names, kind):
     ]
 
 
+_KEEP: dict = {}  # per database: its objectives and their range units (the dampening), shared by the audits
+
+
 def _hv_scores(c, names, kind, sensitivity, chosen, k=3, understate=1.0, delta=None, weight=None):
-    rounds = HypervolumeRounds(_bounded(c, names, kind), sensitivity, {}, k, delta=delta, weight=weight)
+    key = (c, names, kind, sensitivity)
+    if key not in _KEEP:
+        _KEEP[key] = (_bounded(c, names, kind), {})
+    objs, keep = _KEEP[key]
+    rounds = HypervolumeRounds(objs, sensitivity, keep, k, delta=delta, weight=weight)
     remaining = np.setdiff1d(np.arange(N_CAND), chosen)
     s, sens = rounds.scores(list(chosen), remaining)
     assert sens == 1.0
@@ -128,6 +135,13 @@ def _hv_scores(c, names, kind, sensitivity, chosen, k=3, understate=1.0, delta=N
 def _audit(score_of, eps_list=(0.5, 4.0)):
     """max |score change| and max |log P_x - log P_y| - eps over all databases and neighbours."""
     cache = {c: score_of(c) for c in CHECK}
+    logp: dict = {}
+
+    def lp(c, eps, mech):
+        if (c, eps, mech) not in logp:
+            logp[c, eps, mech] = dpmo.probabilities(cache[c], eps, 1.0, mechanism=mech, log=True)
+        return logp[c, eps, mech]
+
     moved = 0.0
     excess = -np.inf
     for c in CHECK:
@@ -137,13 +151,11 @@ def _audit(score_of, eps_list=(0.5, 4.0)):
             moved = max(moved, float(np.max(np.abs(cache[c] - cache[y]))))
             for eps in eps_list:
                 for mech in ("exponential", "permute_and_flip"):
-                    lx = dpmo.probabilities(cache[c], eps, 1.0, mechanism=mech, log=True)
-                    ly = dpmo.probabilities(cache[y], eps, 1.0, mechanism=mech, log=True)
-                    excess = max(excess, max_log_ratio(lx, ly, log=True) - eps)
+                    excess = max(excess, max_log_ratio(lp(c, eps, mech), lp(y, eps, mech), log=True) - eps)
     return moved, excess
 
 
-@pytest.mark.parametrize("names, kind", CONFIGS[:1] + CONFIGS[2:3])
+@pytest.mark.parametrize("names, kind", [CONFIGS[2], pytest.param(*CONFIGS[0], marks=pytest.mark.slow)])
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
 def test_exact_audit_of_the_private_greedy_hypervolume(names, kind, sensitivity):
     """Every round of the private greedy hypervolume (fixed public history of earlier picks; their values
@@ -166,19 +178,20 @@ def test_exact_audit_of_the_private_greedy_hypervolume(names, kind, sensitivity)
 
 
 def test_negative_control_of_the_hypervolume_audit():
-    """The same audit catches the later rounds' sensitivity understated (no factor 2 for the earlier picks'
-    own moves, and a further factor 2)."""
+    """The same audit catches a sensitivity understated by 10 (the proof's bound is worst-case: on these
+    databases the scores move by up to about a fifth of it, so a smaller understatement can pass unseen)."""
     names, kind = CONFIGS[2]
     worst = -np.inf
-    for chosen in HISTORIES[1:]:
+    for chosen in HISTORIES[1:3]:
         _, excess = _audit(
-            lambda c, ch=chosen: _hv_scores(c, names, kind, "global", ch, understate=4.0), eps_list=(4.0,)
+            lambda c, ch=chosen: _hv_scores(c, names, kind, "global", ch, understate=10.0), eps_list=(4.0,)
         )
         worst = max(worst, excess)
     assert worst > 0.0
 
 
-@pytest.mark.parametrize("names, kind", CONFIGS[:1] + CONFIGS[2:3])
+@pytest.mark.slow
+@pytest.mark.parametrize("names, kind", CONFIGS[2:3])
 def test_exact_audit_of_the_augmented_chebyshev_in_range_units(names, kind):
     m = len(names)
     for w in ([1.0] * m, [1.0] + [3.0] * (m - 1)):
