@@ -30,7 +30,8 @@ pick) is printed at the end.
 
 Tables (``--part tables``): the candidate tables of ``benchmarks/front_tables.py`` when that module is present
 (the general-tables side of issue 38; its ``run_tables(approaches, epsilons, runs)`` returns rows with the
-fields above), measured the same way.
+fields above, or tuples ``(case, approach, epsilon, mean ratio, standard error, dominated share)``),
+measured the same way.
 """
 
 from __future__ import annotations
@@ -178,7 +179,18 @@ def table_rows(approaches, epsilons, runs: int) -> list[dict]:
     except ImportError:
         print("tables: benchmarks/front_tables.py not found; skipped", flush=True)
         return []
-    return list(front_tables.run_tables(list(approaches), list(epsilons), runs))
+    out = []
+    for row in front_tables.run_tables(list(approaches), list(epsilons), runs):
+        if isinstance(row, dict):
+            out.append(row)
+            continue
+        case, appr, eps, mean, se, dom = row[:6]  # front_tables' tuples
+        out.append(
+            {"case": case, "approach": appr, "epsilon": float(eps), "runs": runs,
+             "hv_ratio": round(float(mean), 4), "hv_se": round(float(se), 4),
+             "dominated_share": round(float(dom), 4), "seconds": ""}
+        )  # fmt: skip
+    return out
 
 
 def summary(rows, epsilons) -> str:
