@@ -274,16 +274,16 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if self.appr.top_first and self.round < self.appr.top_picks:
             deg = self.objectives[0].values[remaining].astype(np.float64)
             s = np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0)
-            return self.augment(s, remaining), 1.0
+            return self.tie_break(s, remaining), 1.0
         if self.weak_signal():  # no ego round can find the dense end: the top degree
             deg = self.objectives[0].values[remaining].astype(np.float64)
-            return self.augment(np.minimum(deg - self._degree_at(1.0), 0.0), remaining), 1.0
+            return self.tie_break(np.minimum(deg - self._degree_at(1.0), 0.0), remaining), 1.0
         s = self._corner_scores()
         for i in range(2):
             key = (i, 0.0, self.sensitivity)
             if key in self._cache:
                 self._keep.setdefault(key, self._cache[key])
-        return self.augment(self.margin(s[remaining], remaining), remaining), 1.0
+        return self.tie_break(self.margin(s[remaining], remaining), remaining), 1.0
 
     def _corner_scores(self) -> np.ndarray:
         """``max_l (min(D_deg(r, l), D_ego(r, l)) + c min(|D_deg(r, l) - D_ego(r, l)|, 1)) / (1 + 2 c)``,
@@ -301,7 +301,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
             best = t if best is None else np.maximum(best, t)
         return best
 
-    def augment(self, scores, remaining):
+    def tie_break(self, scores, remaining):
         """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = tie_weight(n)`` and ``D_i``
         the dampened objectives over the floor 0 (each of sensitivity 1, so the result keeps sensitivity 1).
         Strictly increasing under Pareto dominance: with negligible noise no pick is dominated by a node

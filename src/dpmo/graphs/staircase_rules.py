@@ -33,7 +33,7 @@ CORNER_TIE = 0.001
 
 
 def tie_weight(n: int) -> float:
-    """``rho = 1 / (2 n^2)``: the weight of the tie rule (:meth:`_GraphStaircaseRounds.augment`). Its term
+    """``rho = 1 / (2 n^2)``: the weight of the tie rule (:meth:`_GraphStaircaseRounds.tie_break`). Its term
     ``rho (D_deg + D_ego)`` spans less than ``1 / n`` unit (``D_deg <= n - 1``, ``D_ego <= n / 2``): below the
     smallest positive staircase score that exact values give (a degree step is 1 unit, an ego step at degree
     ``d`` about ``1 / d``), so it never lifts a node inside the staircase above one outside; it only orders
