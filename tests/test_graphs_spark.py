@@ -444,8 +444,8 @@ def test_staircase_on_the_driver_is_the_in_memory_staircase(spark, small):
     # same seed gives the same picks and the same ledger (a release before each round)
     edges, g = small
     # epsilon 0.5: the staircase; 1.5: the top-first plan; 3.5: a public coin between them, drawn from the
-    # same rng on both paths (docs/pareto.md)
-    for eps, n_records in ((0.5, 6), (1.5, 4), (3.5, None)):
+    # same rng on both paths (docs/pareto.md); 20: the staircase with the ego signal's release (issue 38)
+    for eps, n_records in ((0.5, 6), (1.5, 4), (3.5, None), (20.0, 6)):
         b_spark, b_mem = dpmo.Budget(eps), dpmo.Budget(eps)
         got = dpmo_spark.top_k(edges, 3, eps, nodes=SMALL_N, approach="staircase", rng=3, budget=b_spark)
         want = graphs.top_k(g, 3, eps, approach="staircase", rng=3, exact=False, budget=b_mem)

@@ -47,8 +47,16 @@ __all__ = [
     "chebyshev_selection_scores",
     "dampened_excess",
     "default_directions",
+    "objective_scale",
+    "range_units",
     "ChebyshevApproach",
+    "AUGMENT",
 ]
+
+#: Augmentation of the Chebyshev scalarisation: ``rho = AUGMENT / m'`` (``m'`` objectives in the round), so
+#: that the augmentation term moves a score by at most ``AUGMENT`` of the declared range (``docs/pareto.md``,
+#: "Pareto-consistent picks"). A design constant, not fitted to any data set.
+AUGMENT = 0.01
 
 
 def _van_der_corput(j: int) -> float:
@@ -168,17 +176,93 @@ def dampened_excess(
     return out
 
 
+def objective_scale(objective) -> tuple[float, float]:
+    """``(low, unit)`` of an objective, both public: its declared ``bounds`` give ``(low, high - low)``;
+    without bounds ``(0, global sensitivity)`` (sensitivity units). Never read from the values.
+
+    Examples
+    --------
+    >>> import dpmo
+    >>> from dpmo.chebyshev import objective_scale
+    >>> objective_scale(dpmo.Objective([0.7], 0.001, bounds=(0.5, 1.0)))
+    (0.5, 0.5)
+    >>> objective_scale(dpmo.Objective([3.0], 2.0))
+    (0.0, 2.0)
+    """
+    b = objective.bounds
+    if b is None:
+        return 0.0, float(objective.global_sensitivity)
+    return float(b[0]), float(b[1]) - float(b[0])
+
+
+def _in_range_units(D: np.ndarray, objective) -> tuple[np.ndarray, float]:
+    """``(D * Delta / unit, Delta / unit)``: dampened excesses (sensitivity 1) in units of the objective's
+    range (sensitivity ``Delta / unit``), saturating below the largest float / 64."""
+    _, unit = objective_scale(objective)
+    d = float(objective.global_sensitivity) / unit
+    lim = _MAX / 64.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = np.clip(np.clip(D, -lim, lim) * d, -lim, lim)
+    return Z, d
+
+
+def range_units(objectives, sensitivity: str = "local", cache=None) -> tuple[np.ndarray, np.ndarray]:
+    """Every objective in units of its public range: ``(Z, d)`` with ``Z`` of shape (m, n) and ``d`` (m,).
+
+    ``Z_i = dampened_excess(u_i, low_i) * Delta_i / unit_i`` (:func:`objective_scale`): with declared
+    bounds ``(u_i - low_i) / (high_i - low_i)`` when the dampening is the global sensitivity; without, the
+    dampened excess over 0 in sensitivity units. For neighbouring inputs every ``Z_i(r)`` moves by at most
+    ``d_i = Delta_i / unit_i`` (``dampened_excess`` moves by at most 1). Multiplying an objective, its
+    sensitivity and its bounds by one factor ``c > 0`` changes nothing (exactly, for ``c`` a power of 2).
+    O(m n) plus m dampening loops; ``cache``: an optional dict of the dampened excesses.
+
+    Examples
+    --------
+    >>> import dpmo
+    >>> from dpmo.chebyshev import range_units
+    >>> Z, d = range_units([dpmo.Objective([0.5, 0.75, 1.0], 0.001, bounds=(0.5, 1.0))], "global")
+    >>> Z.round(6).tolist(), d.tolist()
+    ([[0.0, 0.5, 1.0]], [0.002])
+    """
+    objs = check_objectives(objectives)
+    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
+    cache = {} if cache is None else cache
+    rows, ds = [], []
+    for i, o in enumerate(objs):
+        low, _ = objective_scale(o)
+        Z, d = _in_range_units(dampened_excess(o, low, sensitivity, cache, i), o)
+        rows.append(Z)
+        ds.append(d)
+    return np.stack(rows), np.asarray(ds)
+
+
+def _aspiration_default(objs) -> np.ndarray:
+    """The default aspiration of every objective: its declared low, or 0 (public)."""
+    return np.array([objective_scale(o)[0] for o in objs])
+
+
 def _dampened(objs, aspirations_row: np.ndarray, sensitivity: str, cache: dict, used) -> np.ndarray:
     """(m', n) dampened objectives ``used`` minus the aspirations, with global sensitivity 1 each."""
     return np.stack([dampened_excess(objs[i], aspirations_row[i], sensitivity, cache, i) for i in used])
 
 
 def _round(objs, a: np.ndarray, w: np.ndarray, sensitivity: str, cache: dict) -> np.ndarray:
-    """``min_{i : w_i > 0} (w_min / w_i) D_i``; objectives with ``w_i = 0`` are never looked at."""
+    """The augmented Chebyshev score of one round, with sensitivity 1 (objectives with ``w_i = 0`` are never
+    looked at): ``[min_i c_i Z_i + rho sum_i Z_i] / S``, ``Z_i`` the dampened excess over ``a_i`` in range
+    units (sensitivity ``d_i``), ``c_i = w_min / w_i``, ``rho = AUGMENT / m'``,
+    ``S = max_i c_i d_i + rho sum_i d_i``."""
     used = np.flatnonzero(w > 0)
     c = w[used].min() / w[used]
     D = _dampened(objs, a, sensitivity, cache, used)
-    return np.min(c[:, None] * D, axis=0)
+    Z = np.empty_like(D)
+    d = np.empty(used.size)
+    for row, i in enumerate(used):
+        Z[row], d[row] = _in_range_units(D[row], objs[i])
+    rho = AUGMENT / used.size
+    S = float(np.max(c * d) + rho * np.sum(d))
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = (np.min(c[:, None] * Z, axis=0) + rho * np.sum(Z, axis=0)) / S
+    return np.clip(s, -_MAX, _MAX)
 
 
 def chebyshev_scores(objectives, direction, aspiration=None, sensitivity: str = "local") -> np.ndarray:
@@ -191,7 +275,10 @@ def chebyshev_scores(objectives, direction, aspiration=None, sensitivity: str = 
     m = len(objs)
     sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
     W = _check_directions(np.asarray(direction, dtype=np.float64).reshape(1, -1), 1, m)
-    A = _matrix(aspiration, "aspiration", 1, m, default=0.0)
+    if aspiration is None:
+        A = _aspiration_default(objs)[None, :]
+    else:
+        A = _matrix(aspiration, "aspiration", 1, m, default=0.0)
     return _round(objs, A[0], W[0], sensitivity, {})
 
 
@@ -317,7 +404,10 @@ class _ChebyshevRounds(Rounds):
     def scores(self, chosen, remaining):
         j, m = len(chosen), len(self.objectives)
         w = _row(self.directions, j, m, None)
-        a = _row(self.aspirations, j, m, 0.0)
+        if self.aspirations is None:
+            a = _aspiration_default(self.objectives)
+        else:
+            a = _row(self.aspirations, j, m, 0.0)
         self.score_name = f"Chebyshev scalarisation of the {self._unit} along {w.tolist()}"
         s = _round(self.objectives, a, w, self.sensitivity, self._cache)
         return s[remaining], 1.0
@@ -370,7 +460,7 @@ class ChebyshevApproach(Approach):
         n, m = objectives[0].n, len(objectives)
         j = n - remaining.size  # the round: one candidate is removed per round
         w = default_directions(j + 1, m)[j]
-        return _round(objectives, np.zeros(m), w, "global", {})[remaining]
+        return _round(objectives, _aspiration_default(objectives), w, "global", {})[remaining]
 
 
 register_approach(ChebyshevApproach())

@@ -32,6 +32,7 @@ cache made for other objectives, so a second set of objectives can never get the
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -154,7 +155,7 @@ def selection_scores(
     Needs at least 2 candidates. Cost: one round of the approach without the sampling.
     """
     objs = check_objectives(objectives)
-    appr = get_approach(approach)
+    appr = _resolved(get_approach(approach), objs)
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     w = appr.check_weights(weights, len(objs))
     cache = _check_cache(cache, objs)
@@ -162,6 +163,13 @@ def selection_scores(
     if n < 2:
         raise ValueError("a private selection needs at least 2 candidates to have a positive sensitivity")
     return appr.rounds(objs, w, sensitivity, cache).scores([], np.arange(n, dtype=np.intp))
+
+
+def _resolved(appr, objs):
+    """The approach for these objectives (:meth:`dpmo.staircase.StaircaseApproach.resolved`: a choice made
+    from public declarations only, the objectives' bounds), or the approach itself."""
+    resolve = getattr(appr, "resolved", None)
+    return appr if resolve is None else resolve(objs)
 
 
 def select_multiobjective(
@@ -263,7 +271,7 @@ def select_multiobjective(
         check_epsilon(epsilon)
     n = objs[0].n
     k = check_k(k, n)
-    appr = get_approach(approach)
+    appr = _resolved(get_approach(approach), objs)
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     w = appr.check_weights(weights, len(objs))
@@ -293,6 +301,9 @@ def select_multiobjective(
     parts = [p for p, st in zip(every, steps, strict=True) if st.kind == "round"]
     releases = {st.round: p for p, st in zip(every, steps, strict=True) if st.kind == "release"}
     rounds = appr.rounds(objs, w, sensitivity, cache)
+    begin = getattr(rounds, "begin_selection", None)
+    if begin is not None:  # the public number of picks (the private greedy hypervolume's reference point)
+        begin(k)
     if rounds.static:
         if shares is not None or plan is not None:
             raise ValueError(f"approach {appr.name!r} draws its k picks at once: it takes equal shares only")
@@ -439,9 +450,12 @@ def argmax_multiobjective(objectives, *, approach: str = "pareto", weights=None,
     objs = check_objectives(objectives)
     n = objs[0].n
     k = check_k(k, n)
-    appr = get_approach(approach)
+    appr = _resolved(get_approach(approach), objs)
     w = appr.check_weights(weights, len(objs))
     rng = check_random_state(rng)
+    if hasattr(appr, "_argmax_k"):  # the staircase's reference point depends on the public k
+        appr = copy.copy(appr)
+        appr._argmax_k = k
     remaining = np.arange(n, dtype=np.intp)
     chosen = []
     for _ in range(k):

@@ -208,6 +208,13 @@ class Objective:
         :class:`LocalSensitivity`. None means the constant global sensitivity (always admissible).
     name : str, optional
         Used in error messages and reports.
+    bounds : (float, float), optional
+        A **public** range ``(low, high)`` (finite, ``low < high``) in the objective's own units, declared
+        by the user before seeing the data (never read from it): where the values are expected to lie
+        (values outside it are allowed). The front-covering approaches (``"chebyshev"``,
+        ``"staircase"``) compare objectives in units of their ranges, ``(u - low) / (high - low)``, so
+        objectives in different units weigh alike (``docs/pareto.md``, "Units"). None: the objective is
+        measured in units of its global sensitivity.
 
     Notes
     -----
@@ -227,9 +234,11 @@ class Objective:
     >>> # without a local function every candidate's sensitivity is the global one
     >>> bool(np.all(degree.sensitivity(5) == 1.0))
     True
+    >>> dpmo.Objective([0.7, 0.9], 0.001, name="rate", bounds=(0.5, 1)).bounds
+    (0.5, 1.0)
     """
 
-    __slots__ = ("_values", "_global", "_local", "_name")
+    __slots__ = ("_values", "_global", "_local", "_name", "_bounds")
 
     def __init__(
         self,
@@ -238,14 +247,16 @@ class Objective:
         local: Callable | None = None,
         *,
         name: str = "objective",
+        bounds=None,
     ):
         vals = check_scores(values, name=f"values of objective {_checked_name(name)!r}").copy()
         vals.setflags(write=False)
-        self._fill(vals, global_sensitivity, local, name)
+        self._fill(vals, global_sensitivity, local, name, bounds)
 
-    def _fill(self, vals: np.ndarray, global_sensitivity, local, name: str) -> None:
+    def _fill(self, vals: np.ndarray, global_sensitivity, local, name: str, bounds=None) -> None:
         """Set the fields from checked, read-only values (the other arguments checked here)."""
         _checked_name(name)
+        object.__setattr__(self, "_bounds", check_bounds(bounds, f"bounds of objective {name!r}"))
         if local is not None and not callable(local):
             raise TypeError(f"local of objective {name!r} must be callable as local(t) or None")
         object.__setattr__(self, "_values", vals)
@@ -261,7 +272,7 @@ class Objective:
         raise AttributeError("Objective is immutable")
 
     def __reduce__(self):
-        return (_make_objective, (self._values, self._global, self._local, self._name))
+        return (_make_objective, (self._values, self._global, self._local, self._name, self._bounds))
 
     @property
     def values(self) -> np.ndarray:
@@ -281,6 +292,11 @@ class Objective:
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """The public declared range ``(low, high)``, or None."""
+        return self._bounds
 
     @property
     def n(self) -> int:
@@ -376,14 +392,15 @@ class Objective:
                 ],
                 name=getattr(local, "name", None),
             )
-        return Objective(self._values[idx], self._global, new_local, name=self._name)
+        return Objective(self._values[idx], self._global, new_local, name=self._name, bounds=self._bounds)
 
 
 def objectives_on_rows(values, specs, *, copy: bool = True) -> list[Objective]:
     """Objectives whose values are the rows of one read-only (m, n) float64 array (internal).
 
     ``values`` (m, n) is copied once into a C-ordered array; ``specs`` gives each row's
-    ``(global_sensitivity, local, name)``, checked as :class:`Objective` checks them. The objectives are
+    ``(global_sensitivity, local, name)`` (or ``(..., bounds)``), checked as :class:`Objective` checks them.
+    The objectives are
     those ``Objective(values[i], *specs[i])`` would make (read-only values, the same floats), except that
     their values share one array: a computation that needs the (m, n) matrix of all the values (the
     counting state of PrivPareto, :func:`stacked_values`) takes it without a copy (at 10^7 candidates
@@ -400,10 +417,12 @@ def objectives_on_rows(values, specs, *, copy: bool = True) -> list[Objective]:
         raise ValueError(f"values must be (m, n) with one spec per row, got {V.shape} and {len(specs)}")
     V.setflags(write=False)
     out = []
-    for i, (global_sensitivity, local, name) in enumerate(specs):
+    for i, spec in enumerate(specs):
+        global_sensitivity, local, name = spec[:3]
+        bounds = spec[3] if len(spec) > 3 else None
         check_scores(V[i], name=f"values of objective {_checked_name(name)!r}")
         obj = object.__new__(Objective)
-        obj._fill(V[i], global_sensitivity, local, name)  # a read-only view of the shared array
+        obj._fill(V[i], global_sensitivity, local, name, bounds)  # a read-only view of the shared array
         out.append(obj)
     return out
 
@@ -436,6 +455,21 @@ def _checked_name(name) -> str:
     return name
 
 
-def _make_objective(values, global_sensitivity, local, name):
+def _make_objective(values, global_sensitivity, local, name, bounds=None):
     """Unpickling helper of :class:`Objective`."""
-    return Objective(values, global_sensitivity, local, name=name)
+    return Objective(values, global_sensitivity, local, name=name, bounds=bounds)
+
+
+def check_bounds(bounds, name: str = "bounds") -> tuple[float, float] | None:
+    """``bounds`` as a tuple ``(low, high)`` of finite floats with ``low < high`` (None stays None)."""
+    if bounds is None:
+        return None
+    if isinstance(bounds, (str, bytes)):
+        raise TypeError(f"{name} must be a pair (low, high) of finite numbers, got {bounds!r}")
+    try:
+        low, high = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a pair (low, high) of finite numbers, got {bounds!r}") from None
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"{name} must be finite with low < high, got {bounds!r}")
+    return (low, high)

@@ -110,27 +110,65 @@ def delimiter(text: str) -> str:
     return value
 
 
-def objective(text: str) -> tuple[str, float, str]:
-    """``COL=SENS[:max|:min]`` -> ``(column, global sensitivity, direction)``; the column name may hold
+class ObjectiveSpec(tuple):
+    """``(column, global sensitivity, direction)`` of one ``--objective``, with its public declared range in
+    the column's own units as ``.bounds`` (``(low, high)`` or None). A 3-tuple, so ``col, sens, direction =
+    spec`` keeps working."""
+
+    bounds: tuple[float, float] | None
+
+    def __new__(cls, col: str, sens: float, direction: str, bounds=None):
+        self = super().__new__(cls, (col, sens, direction))
+        self.bounds = bounds
+        return self
+
+    def objective_bounds(self) -> tuple[float, float] | None:
+        """The bounds of the objective the command builds (``(-high, -low)`` for a negated ``min`` column)."""
+        if self.bounds is None:
+            return None
+        low, high = self.bounds
+        return (-high, -low) if self[2] == "min" else (low, high)
+
+
+def objective(text: str) -> ObjectiveSpec:
+    """``COL=SENS[@LOW:HIGH][:max|:min]`` -> ``(column, global sensitivity, direction)`` with ``.bounds``
+    (``(LOW, HIGH)``, the public declared range in the column's units, or None); the column name may hold
     ``=`` (the last one separates it)."""
     col, sep, rest = text.rpartition("=")
-    sens, _, direction = rest.partition(":")
-    direction = direction.strip().lower() or "max"
+    bounds = None
+    usage = (
+        "expected COL=SENS, COL=SENS:min or COL=SENS@LOW:HIGH[:min] (SENS: the column's global sensitivity; "
+        f"LOW:HIGH: its public declared range), got {text!r}"
+    )
     try:
         if not col or not sep:
             raise ValueError
+        if "@" in rest:
+            sens, _, after = rest.partition("@")
+            parts = after.split(":")
+            if len(parts) not in (2, 3):
+                raise ValueError
+            low, high = float(parts[0]), float(parts[1])
+            direction = parts[2] if len(parts) == 3 else ""
+            bounds = (low, high)
+        else:
+            sens, _, direction = rest.partition(":")
+        direction = direction.strip().lower() or "max"
         value = float(sens)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected COL=SENS or COL=SENS:min (SENS: the column's global sensitivity), got {text!r}"
-        ) from None
+        raise argparse.ArgumentTypeError(usage) from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(
             f"{col}: the global sensitivity must be a positive number, got {sens}"
         )
+    if bounds is not None and not (math.isfinite(bounds[0] + bounds[1]) and bounds[0] < bounds[1]):
+        raise argparse.ArgumentTypeError(
+            f"{col}: the declared range LOW:HIGH must be finite with LOW < HIGH, "
+            f"got {bounds[0]:g}:{bounds[1]:g}"
+        )
     if direction not in ("max", "min"):
         raise argparse.ArgumentTypeError(f"{col}: the direction must be max or min, got {direction!r}")
-    return col, value, direction
+    return ObjectiveSpec(col, value, direction, bounds)
 
 
 def exact_sampling(args) -> bool:

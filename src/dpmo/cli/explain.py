@@ -153,7 +153,13 @@ def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
 
 
 def _rounds(
-    n: int, k: int, epsilon: float, approach, *, delta: float = 0.0, mechanism: str = "exponential",
+    n: int,
+    k: int,
+    epsilon: float,
+    approach,
+    *,
+    delta: float = 0.0,
+    mechanism: str = "exponential",
     m: int = 2,
 ) -> list[tuple[int, int, float]]:
     """One entry ``(n, k, e)`` with ``e`` each pick's epsilon, or for a selection in rounds
@@ -199,7 +205,12 @@ def explain_select(args, path: Path, weights) -> int:
     _print(
         explain_lines(
             _rounds(
-                n, args.k, args.epsilon, args.approach, delta=args.delta, mechanism=args.mechanism,
+                n,
+                args.k,
+                args.epsilon,
+                args.approach,
+                delta=args.delta,
+                mechanism=args.mechanism,
                 m=len(columns),
             ),
             mechanism=args.mechanism,
@@ -208,7 +219,58 @@ def explain_select(args, path: Path, weights) -> int:
             max_lead=max_lead,
         )
     )
+    if args.approach in ("chebyshev", "staircase"):
+        _print(_front_covering_lines(args, n))
     return 0
+
+
+def _front_covering_lines(args, n: int) -> list[str]:
+    """What ``chebyshev`` / ``staircase`` compare and when ``agg`` is the safer choice (public figures:
+    the declared sensitivities and ranges, n, k, epsilon; ``docs/pareto.md``, "Which approach")."""
+    from ..selection import selection_plan
+    from ..staircase import round_settings
+
+    specs = list(args.objective)
+    bounds = [getattr(s, "bounds", None) for s in specs]
+    lines = []
+    if any(b is None for b in bounds):
+        missing = ", ".join(s[0] for s, b in zip(specs, bounds, strict=True) if b is None)
+        lines.append(
+            f"objectives without a declared range ({missing}) are compared in units of their sensitivities; "
+            "declare COL=SENS@LOW:HIGH when the columns are in different units"
+            + (
+                "; without ranges on every objective the staircase runs chebyshev"
+                if args.approach == "staircase"
+                else ""
+            )
+        )
+    else:
+        d = [s[1] / (b[1] - b[0]) for s, b in zip(specs, bounds, strict=True)]
+        res = ", ".join(f"{s[0]} {1 / di:.4g}" for s, di in zip(specs, d, strict=True))
+        lines.append(
+            f"objectives compared in units of their declared ranges; sensitivity units per range: {res}"
+        )
+        if args.approach == "staircase" and args.delta == 0:
+            plan = [st for st in selection_plan("staircase", args.k, len(specs)) if st.kind == "round"]
+            ts = []
+            for j, st in enumerate(plan):
+                _, t = round_settings(n - j, args.k, d, args.epsilon * st.share, j == 0)
+                ts.append(t)
+            lines.append(
+                "staircase rounds (private greedy hypervolume): weight of the range-unit sum (agg's score) "
+                "in each round: "
+                + ", ".join(f"{t:.2f}" for t in ts)
+                + " (0: the hypervolume gain alone; 1: agg's "
+                "score, the noise being too large for the gains)"
+            )
+    lines.append(
+        "agg (equal weights over the declared ranges, --weights 1/(HIGH-LOW) each) is the safer choice when "
+        "one weighted sum is what you want, when every staircase round's weight above is 1, or with "
+        "objectives without declared ranges; chebyshev's picks are never dominated by an unpicked row at "
+        "negligible noise, the staircase's are on the exact front while it has unpicked points "
+        "(docs/pareto.md)"
+    )
+    return ["# " + line for line in lines]
 
 
 def explain_topk(args, n: int) -> int:
@@ -224,6 +286,16 @@ def explain_topk(args, n: int) -> int:
                 f"# at this epsilon a public coin runs the top-first plan with probability {p:.3g}, else the "
                 f"staircase; the table shows the {'top-first plan' if p >= 0.5 else 'staircase'}"
             )
+        if approach.uses_signal():
+            print(
+                "# the plan releases the largest dampened ego density (8 % of epsilon): when it is too small "
+                "for any round to find the dense end, round 1 takes the largest degree, as agg would"
+            )
+        print(
+            "# agg can be the safer choice: on graphs with few triangles (random, block-model graphs) at "
+            "epsilon 5-10, and at epsilon 0.5-2 where the top degrees barely stand above the rest "
+            "(docs/pareto.md, 'On any graph')"
+        )
     weights = tuple(args.weights)
     global_sens = abs(weights[0]) * 1.0 + abs(weights[1]) * 1.0  # degree and ego density: sensitivity 1
     unit, scale = _approach_unit(

@@ -141,7 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_selection_options(
         top,
         approach=_defaults.GRAPH_APPROACH,
-        approach_help="agg = weighted sum, pareto = Pareto score (near-random on real graphs)",
+        approach_help="agg = weighted sum, pareto = Pareto score (near-random on real graphs), chebyshev = "
+        "staircase = picks spread along the front (no dominated pick without noise); agg is the safer choice "
+        "on graphs with few triangles at epsilon 5-10 and where the top degrees barely stand out (--explain)",
         weights=_defaults.GRAPH_WEIGHTS,
         weight_names=("W_DEGREE", "W_EGO"),
     )
@@ -278,10 +280,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=objective,
         action="append",
         required=True,
-        metavar="COL=SENS[:max|:min]",
-        help="an objective column, its global sensitivity and direction (max: larger is better, the "
-        "default; min: smaller is better), e.g. --objective accuracy=0.01 --objective cost=2:min "
-        "(repeat for each objective)",
+        metavar="COL=SENS[@LOW:HIGH][:max|:min]",
+        help="an objective column, its global sensitivity, optionally its public declared range LOW:HIGH "
+        "in the column's units (declared by you, never read from the data), and its direction (max: larger "
+        "is better, the default; min: smaller is better), e.g. --objective rate=0.001@0.5:1 "
+        "--objective cost=2@0:300:min (repeat for each objective). chebyshev and staircase compare the "
+        "objectives in units of their ranges; without ranges, in units of their sensitivities (declare "
+        "ranges when the columns are in different units)",
     )
     sel.add_argument("-k", type=positive_int, default=1, help="number of candidates to pick")
     sel.add_argument("--epsilon", type=epsilon, default=_defaults.EPSILON, help="total privacy budget")
@@ -301,7 +306,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_selection_options(
         sel,
         approach="pareto",
-        approach_help="pareto = PrivPareto, agg = PrivAgg (needs --weights), chebyshev = PrivChebyshev",
+        approach_help="pareto = PrivPareto, agg = PrivAgg (needs --weights), chebyshev = PrivChebyshev "
+        "(augmented, along fixed directions), staircase = private greedy hypervolume (every objective needs "
+        "@LOW:HIGH; without ranges it runs chebyshev). Picks are never dominated by an unpicked row when "
+        "the noise is negligible; agg is the safer choice when one weighted sum is what you want, at "
+        "small epsilon (below about 1 per pick), or with few rows per sensitivity unit (docs/pareto.md, "
+        "'Which approach')",
         weights=None,
         weight_names="W",
     )

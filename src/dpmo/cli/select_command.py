@@ -1,7 +1,9 @@
 """``dpmo select``: the paper's general problem from the command line, on a table of candidates.
 
-A row is a candidate (public), a column named by ``--objective COL=SENS[:max|:min]`` holds one utility of
-every candidate computed on the private data, with its declared global sensitivity. The command is
+A row is a candidate (public), a column named by ``--objective COL=SENS[@LOW:HIGH][:max|:min]`` holds one
+utility of every candidate computed on the private data, with its declared global sensitivity and, optionally,
+its public declared range ``LOW:HIGH`` (``dpmo.Objective(bounds=...)``; a ``min`` column's range is negated
+with it). The command is
 :func:`dpmo.select_multiobjective` on those objectives (a ``min`` column is negated: sensitivity
 unchanged) with the same seed, so ``dpmo select --seed S`` prints the ids of
 ``select_multiobjective(..., rng=S)``. It prints the ids of the k picks and nothing else.
@@ -152,8 +154,14 @@ def select_command(args) -> int:
     if args.k > len(ids):  # the candidate set is public: so is this check
         raise CLIError(f"-k {args.k} is larger than the number of candidates ({len(ids)})")
     objectives = [
-        Objective(-values[c] if direction == "min" else values[c], sens, name=c)
-        for c, sens, direction in args.objective
+        Objective(
+            -values[c] if spec[2] == "min" else values[c],
+            spec[1],
+            name=spec[0],
+            bounds=spec.objective_bounds() if hasattr(spec, "objective_bounds") else None,
+        )
+        for spec in args.objective
+        for c in (spec[0],)
     ]
     picks = select_multiobjective(
         objectives,

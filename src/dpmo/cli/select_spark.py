@@ -32,6 +32,10 @@ def spark_select_command(args) -> int:
     if not path.exists():
         raise CLIError(f"cannot read {path}: no such file or folder")
     names = [c for c, _, _ in args.objective]
+    if any(getattr(spec, "bounds", None) is not None for spec in args.objective):
+        raise CLIError(
+            "--spark does not take declared ranges (COL=SENS@LOW:HIGH) yet: drop @LOW:HIGH or --spark"
+        )
     if len(set(names)) != len(names):
         raise CLIError("--objective: each column may be named once")
     exact = bool(args.exact_sampler) or (not args.float_sampler and _defaults.EXACT_SPARK)

@@ -10,20 +10,31 @@ public directions, aspirations and shares that depend on the public node count `
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, dampened_excess, priv_chebyshev
+from ..mechanisms.exact import sample_discrete_laplace
 from ..mechanisms.exact.bits import RandomBits
 from ..staircase import (
     StaircaseApproach,
     StaircaseRounds,
     discrete_laplace_sd,
     local_lower_bounds,
-    staircase_scores,
 )
 from ..steps import Step
 from .objectives import ego_density_sensitivity
+from .staircase_rules import (
+    CORNER_TIE,
+    SIGNAL_SHARE,
+    degree_margin,
+    ego_signal_statistic,
+    quantum_for,
+    signal_quantum,
+    signal_threshold,
+    tie_weight,
+)
 
 __all__ = [
     "graph_chebyshev_settings",
@@ -35,6 +46,9 @@ __all__ = [
     "ego_from_dampened",
     "top_k_chebyshev",
     "chebyshev_round_scores",
+    "tie_weight",
+    "degree_margin",
+    "quantum_for",
 ]
 
 #: Share of epsilon of the first round (degree alone: the largest degrees are hundreds apart).
@@ -173,22 +187,65 @@ class _GraphStaircaseRounds(StaircaseRounds):
         self.appr, self.round = appr, 0
         self.ranks = degree_ranks(objectives[0].n)
         self.degrees_at_ranks = None  # released degrees of the ranks (upper confidence bounds)
+        self.signal = None  # released floor(q max D_ego) / q (the staircase plan only), see staircase_rules
+        self.threshold = 0.0
+
+    def release(self, r, chosen, epsilon, rng):
+        """Before round 1 of the staircase plan: the degrees of the ranks (L1 sensitivity 2, discrete Laplace
+        ``x = eps_a / 2``) and the ego signal ``floor(max D_ego)`` (sensitivity 1, ``x = eps_b``), ``eps_a +
+        eps_b`` the step's epsilon split in the public ratio ``QUANTILE_SHARE : SIGNAL_SHARE`` (basic
+        composition). Every other release as :meth:`dpmo.staircase.StaircaseRounds.release`."""
+        if r != 0 or not self.appr.uses_signal():
+            return super().release(r, chosen, epsilon, rng)
+        eps = Fraction(epsilon)
+        qs, ss = Fraction(self.appr.quantile_share), Fraction(self.appr.signal_share)
+        x_a, e_b = eps * qs / (qs + ss) / 2, eps * ss / (qs + ss)
+        stat = self.statistic(0, chosen)
+        self.receive(0, chosen, stat + sample_discrete_laplace(stat.size, x_a, rng), float(x_a))
+        self.threshold = signal_threshold(self.objectives[0].n, self.appr.best_round_epsilon(float(eps)))
+        q = signal_quantum(self.threshold)  # the grid 1 / q is finer than the threshold
+        D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
+        noisy = ego_signal_statistic(q * D) + int(sample_discrete_laplace(1, e_b / q, rng)[0])
+        self.signal = (noisy + 0.5) / q  # the floor loses half a step on average
+
+    def weak_signal(self) -> bool:
+        """True in round 1 when the released ego signal is below :func:`signal_threshold` at the plan's
+        best-funded round (public: the release, ``n`` and the plan's shares). Round 1 then takes the
+        largest degree."""
+        return self.round == 0 and self.signal is not None and self.signal < self.threshold
 
     def begin(self, r, epsilon):
         self.round, self.epsilon = r, epsilon
 
+    def quantum(self) -> int:
+        """``q``: a pick's dampened ego density is released as ``floor(q D_ego)`` (sensitivity ``q``), with
+        ``q = quantum_for(eps_prev)`` from the previous round's (public) epsilon: 1 -- the unit grid -- until
+        that epsilon reaches 16, finer beyond (at negligible noise the released staircase tends to the exact
+        one)."""
+        return quantum_for(self.epsilon)
+
     def release_spec(self, r, chosen):
-        if r == 0:
+        if r == 0 and not self.appr.uses_signal():
             return f"degrees of ranks {self.ranks.tolist()} (sorted degree sequence)", 2.0, self.ranks.size
-        return f"degree and floor(dampened ego density) of pick {len(chosen)}", 2.0, 2
+        if r == 0:  # two parts of the step's epsilon (see release): sensitivity 2 (x = eps_a / 2) and q
+            return (
+                f"degrees of ranks {self.ranks.tolist()} (sorted degree sequence; sensitivity 2) and "
+                "floor(q x largest dampened ego density) (sensitivity q), epsilon split "
+                f"{self.appr.quantile_share}:{self.appr.signal_share}",
+                2.0,
+                self.ranks.size + 1,
+            )
+        q = self.quantum()
+        what = "floor(dampened ego density)" if q == 1 else f"floor({q} x dampened ego density)"
+        return f"degree and {what} of pick {len(chosen)}", float(1 + q), 2
 
     def statistic(self, r, chosen):
         deg = self.objectives[0].values
         if r == 0:  # one edge moves the sorted degree sequence by at most 2 in L1 (Hay et al. 2009)
             return np.sort(np.asarray(deg, dtype=np.int64))[::-1][self.ranks - 1]
-        p = chosen[-1]  # its degree and floor(dampened ego density): each moves by at most 1
+        p = chosen[-1]  # its degree (moves by at most 1) and floor(q D_ego) (moves by at most q)
         D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
-        return np.array([int(deg[p]), math.floor(float(D[p]))], dtype=np.int64)
+        return np.array([int(deg[p]), math.floor(self.quantum() * float(D[p]))], dtype=np.int64)
 
     def receive(self, r, chosen, noisy, x):
         sd = discrete_laplace_sd(x)
@@ -196,8 +253,10 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if r == 0:  # post-processing: non-increasing in the rank, >= 0, then an upper confidence bound
             self.degrees_at_ranks = np.maximum(np.minimum.accumulate(v), 0.0) + self.appr.rank_confidence * sd
             return
+        q = self.quantum()
         d_high = max(v[0] + self.confidence * sd, 1.0)
-        D_low = v[1] - self.confidence * sd
+        D_low = (v[1] - self.confidence * sd) / q
+        margin = degree_margin(self.appr.degree_margin, sd)
         if self.sensitivity == "local":
             # the inverse of dampening at min(d+, n - 1): still an upper bound of the pick's degree (no node
             # has more than n - 1 edges: public), and it bounds the inverse's work by n whatever the noise
@@ -206,7 +265,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
             ego_low = ego_from_dampened(D_low, d_cap, self.appr.formula)
         else:  # the dampened excess is the ego density itself (global sensitivity 1)
             ego_low = D_low
-        self.points.append(np.array([self.appr.degree_margin * d_high, min(max(ego_low, 0.0), 1.0)]))
+        self.points.append(np.array([margin * d_high, min(max(ego_low, 0.0), 1.0)]))
 
     def corners(self):
         return local_lower_bounds(self.points, self.floor)
@@ -218,13 +277,42 @@ class _GraphStaircaseRounds(StaircaseRounds):
         released degree of rank ``TOP_PICKS``."""
         if self.appr.top_first and self.round < self.appr.top_picks:
             deg = self.objectives[0].values[remaining].astype(np.float64)
-            return np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0), 1.0
-        s = staircase_scores(self.objectives, self.corners(), self.sensitivity, self._cache)
+            s = np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0)
+            return self.tie_break(s, remaining), 1.0
+        if self.weak_signal():  # no ego round can find the dense end: the top degree
+            deg = self.objectives[0].values[remaining].astype(np.float64)
+            return self.tie_break(np.minimum(deg - self._degree_at(1.0), 0.0), remaining), 1.0
+        s = self._corner_scores()
         for i in range(2):
             key = (i, 0.0, self.sensitivity)
             if key in self._cache:
                 self._keep.setdefault(key, self._cache[key])
-        return self.margin(s[remaining], remaining), 1.0
+        return self.tie_break(self.margin(s[remaining], remaining), remaining), 1.0
+
+    def _corner_scores(self) -> np.ndarray:
+        """``max_l (min(D_deg(r, l), D_ego(r, l)) + c min(|D_deg(r, l) - D_ego(r, l)|, 1)) / (1 + 2 c)``,
+        ``c = CORNER_TIE``: the staircase round (:func:`dpmo.staircase.staircase_scores`) with a bounded
+        augmented term at each corner, so that a node the binding objective ties with another is ordered by
+        the other objective (weak Pareto optimality is not enough). The minimum moves by at most 1 and
+        ``|D_deg - D_ego|`` by at most 2 between neighbours, so the numerator moves by at most ``1 + 2 c``:
+        sensitivity 1 (and the maximum over public corners keeps it)."""
+        c = CORNER_TIE
+        best = None
+        for corner in self.corners():
+            D0 = dampened_excess(self.objectives[0], corner[0], self.sensitivity, self._cache, 0)
+            D1 = dampened_excess(self.objectives[1], corner[1], self.sensitivity, self._cache, 1)
+            t = (np.minimum(D0, D1) + c * np.minimum(np.abs(D0 - D1), 1.0)) / (1.0 + 2.0 * c)
+            best = t if best is None else np.maximum(best, t)
+        return best
+
+    def tie_break(self, scores, remaining):
+        """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = tie_weight(n)`` and ``D_i``
+        the dampened objectives over the floor 0 (each of sensitivity 1, so the result keeps sensitivity 1).
+        Strictly increasing under Pareto dominance: with negligible noise no pick is dominated by a node
+        still in play (``docs/pareto.md``, "Pareto-consistent picks")."""
+        rho = tie_weight(self.objectives[0].n)
+        D = self.dampened()[:, remaining]
+        return (scores + rho * (D[0] + D[1])) / (1.0 + 2.0 * rho)
 
     def margin(self, scores, remaining):
         W = self._window()
@@ -247,7 +335,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
             return None
         a, n = self.appr, self.objectives[0].n
         start = a.ego_window[1] if a.top_first else a.window_starts()[self.round]
-        log_size = math.log(start) + self.epsilon * a.window_gap / 2.0
+        log_size = math.log(start) + self.epsilon * a.window_scale() * a.window_gap / 2.0
         if log_size >= math.log(n):
             return None
         return self._degree_at(math.exp(log_size))
@@ -298,6 +386,7 @@ class GraphStaircaseApproach(StaircaseApproach):
 
     def __init__(self, k: int, formula: str = "paper", *, top_first: bool = False, epsilon=None):
         super().__init__(release_share=PICK_SHARE, confidence=PICK_CONFIDENCE)
+        self.score = "corners"  # the generic staircase's non-private utility on released corners (issue 38)
         if top_first and (int(k) != TOP_PICKS + 1 or epsilon is None or not float(epsilon) > 0.0):
             raise ValueError(
                 f"top_first=True takes k = {TOP_PICKS + 1} and the call's epsilon > 0, got k={k!r}, "
@@ -308,6 +397,7 @@ class GraphStaircaseApproach(StaircaseApproach):
         self.top_quantile_share, self.ego_window = TOP_QUANTILE_SHARE, EGO_WINDOW
         self.k, self.formula = int(k), formula
         self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
+        self.signal_share = SIGNAL_SHARE
         self.window_first, self.window_last, self.window_gap = WINDOW_FIRST, WINDOW_LAST, WINDOW_GAP
         self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
 
@@ -315,6 +405,33 @@ class GraphStaircaseApproach(StaircaseApproach):
         """Each round's window at epsilon -> 0: ``WINDOW_FIRST`` to ``WINDOW_LAST`` nodes, geometrically."""
         j = np.arange(self.k) / max(self.k - 1, 1)
         return self.window_first * (self.window_last / self.window_first) ** j
+
+    def uses_signal(self) -> bool:
+        """Whether the staircase plan releases the ego signal (:data:`SIGNAL_SHARE` of epsilon, with the
+        degrees of the ranks): for ``k >= 2``, when the call's epsilon is known and round 1's window opens to
+        at least ``e^2`` times its start (``eps_1 WINDOW_GAP / 2 >= 2``, ``eps_1`` round 1's epsilon in the
+        plan with the release; 22 nodes for the start 3) -- below, round 1 stays among the top degrees
+        whatever the signal, and the plan is the one without it (public: ``k``, epsilon, the shares)."""
+        if self.top_first or self.epsilon is None or self.k < 2:
+            return False
+        left = 1.0 - self.quantile_share - self.signal_share - (self.k - 1) * self.release_share
+        w = self.round_weights()
+        return self.epsilon * left * float(w[0] / w.sum()) * self.window_gap / 2.0 >= 2.0
+
+    def window_scale(self) -> float:
+        """``left_0 / left``: the windows open with the round epsilons of the plan without the signal release
+        (the rounds' part ``left_0 = 1 - QUANTILE_SHARE - (k - 1) PICK_SHARE`` over the part ``left`` they
+        have), so that the release changes the rounds' budget but not where their windows stand (public)."""
+        if not self.uses_signal():
+            return 1.0
+        base = 1.0 - self.quantile_share - (self.k - 1) * self.release_share
+        return base / (base - self.signal_share)
+
+    def best_round_epsilon(self, epsilon_step: float) -> float:
+        """The largest round epsilon of the staircase plan, from the epsilon of its first release (public:
+        the plan's shares)."""
+        plan = self.steps(self.k, 2)
+        return epsilon_step * max(s.share for s in plan if s.kind == "round") / plan[0].share
 
     def round_weights(self) -> np.ndarray:
         """Relative shares of the rounds: ``FIRST_ROUND`` for round 1, the rest in proportion to 1, 2, ..."""
@@ -335,11 +452,12 @@ class GraphStaircaseApproach(StaircaseApproach):
             plan += [Step("round", j, top, None) for j in range(self.top_picks)]
             last = 1.0 - self.top_quantile_share - self.top_picks * top
             return (*plan, Step("round", self.top_picks, last, None))
-        left = 1.0 - self.quantile_share - (k - 1) * self.release_share
+        first = self.quantile_share + (self.signal_share if self.uses_signal() else 0.0)
+        left = 1.0 - first - (k - 1) * self.release_share
         w = self.round_weights()
         w = w / w.sum()
         plan = [
-            Step("release", 0, self.quantile_share, "laplace"),
+            Step("release", 0, first, "laplace"),
             Step("round", 0, float(w[0] * left), None),
         ]
         for j in range(1, k):

@@ -1,0 +1,126 @@
+"""Public rules of the graph staircase (:class:`dpmo.graphs.chebyshev.GraphStaircaseApproach`): functions of
+public quantities only (``n``, a round's epsilon, the noise of a release), each derived in ``docs/pareto.md``
+("Graph default on any data"). Issue 38: settings must be rules, not constants fitted to GitHub and Enron.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "SIGNAL_SHARE",
+    "CORNER_TIE",
+    "tie_weight",
+    "degree_margin",
+    "quantum_for",
+    "signal_threshold",
+    "signal_quantum",
+    "ego_signal_statistic",
+]
+
+#: Share of epsilon of the release of ``floor(max_v D_ego(v))`` (the largest dampened ego density; sensitivity
+#: 1), made together with the degrees of the ranks before round 1 of the staircase plan.
+SIGNAL_SHARE = 0.08
+
+
+#: Weight of the bounded augmented term of a staircase round at each corner, ``c min(|D_deg - D_ego|, 1)``
+#: (``GraphStaircaseApproach``): it moves a score by at most 0.001 unit -- nothing at the paper's epsilons (a
+#: factor ``e^(eps_j 0.0005)`` in the exponential mechanism) -- and separates a node that the binding
+#: objective ties with a dominating one once the round's epsilon is in the tens of thousands.
+CORNER_TIE = 0.001
+
+
+def tie_weight(n: int) -> float:
+    """``rho = 1 / (2 n^2)``: the weight of the tie rule (:meth:`_GraphStaircaseRounds.tie_break`). Its term
+    ``rho (D_deg + D_ego)`` spans less than ``1 / n`` unit (``D_deg <= n - 1``, ``D_ego <= n / 2``): below the
+    smallest positive staircase score that exact values give (a degree step is 1 unit, an ego step at degree
+    ``d`` about ``1 / d``), so it never lifts a node inside the staircase above one outside; it only orders
+    nodes the staircase score ties, by a rule strictly increasing under dominance.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import tie_weight
+    >>> tie_weight(10)
+    0.005
+    """
+    return 0.5 / float(max(int(n), 1)) ** 2
+
+
+def degree_margin(margin: float, sd: float) -> float:
+    """The factor on a released pick's degree: ``1 + (margin - 1) min(1, sd)``, ``sd`` the release noise's
+    standard deviation (public). With noise of a unit or more it is ``margin`` (a later pick must have that
+    much more degree to count as filling a gap); as the noise vanishes it tends to 1, so the staircase is the
+    exact one and no node dominated by an earlier pick scores above a node that is not.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import degree_margin
+    >>> degree_margin(1.5, 2.0), degree_margin(1.5, 0.0)
+    (1.5, 1.0)
+    """
+    return 1.0 + (float(margin) - 1.0) * min(1.0, float(sd))
+
+
+def quantum_for(epsilon) -> int:
+    """``max(1, floor(sqrt(epsilon) / 2))`` (1 for None): the grid ``1 / q`` of a pick's released dampened ego
+    density after a round at ``epsilon`` (public). The release's L1 sensitivity is ``1 + q``.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.chebyshev import quantum_for
+    >>> [quantum_for(e) for e in (None, 0.5, 15.9, 16.0, 1e5)]
+    [1, 1, 1, 2, 158]
+    """
+    if epsilon is None:
+        return 1
+    return max(1, int(math.floor(math.sqrt(float(epsilon)) / 2.0)))
+
+
+def signal_threshold(n: int, epsilon_best: float) -> float:
+    """``2 (ln n + 1) / epsilon_best``: the smallest margin, in dampened units, by which a node must lead
+    ``n - 1`` others for the exponential mechanism at ``epsilon_best`` (the plan's best-funded round) to be
+    ``e`` times likelier than all of them together (``e^(eps G / 2) >= e n``; probability at least 0.73).
+    Below it no ego-density round of the plan can single out the dense end of the front, and the
+    staircase's first round takes the largest degree instead.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import signal_threshold
+    >>> round(signal_threshold(10_000, 20.0), 3)
+    1.021
+    """
+    return 2.0 * (math.log(max(int(n), 2)) + 1.0) / float(epsilon_best)
+
+
+def signal_quantum(threshold: float) -> int:
+    """``q = max(1, ceil(2 / threshold))``: the signal is released as ``floor(q max D_ego)`` (sensitivity
+    ``q``, discrete Laplace ``x = eps_b / q``), a grid at least twice as fine as :func:`signal_threshold`, so
+    that a graph with no ego signal at all (``max D_ego`` near 0) can be told from one whose dense end the
+    best round can find.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import signal_quantum
+    >>> signal_quantum(5.0), signal_quantum(0.45)
+    (1, 5)
+    """
+    return max(1, int(math.ceil(2.0 / float(threshold))))
+
+
+def ego_signal_statistic(dampened_ego) -> int:
+    """``floor(max_v D_ego(v))``: the integer the signal release adds noise to (called on ``q D_ego``).
+    Every ``D_ego(v)`` moves by at most 1 between edge neighbours (dampened scores have sensitivity 1), so
+    does their maximum, and the floor of a value that moves by at most 1 moves by at most 1 (sensitivity 1;
+    ``q`` for ``q D_ego`` with an integer ``q``: the floor of a value moving by at most ``q`` moves by at
+    most ``q``).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import ego_signal_statistic
+    >>> ego_signal_statistic([0.2, 3.7, 1.0])
+    3
+    """
+    D = np.asarray(dampened_ego, dtype=np.float64)
+    return int(math.floor(float(np.clip(D.max(), -(2.0**62), 2.0**62)))) if D.size else 0
