@@ -33,6 +33,7 @@ import numpy as np
 
 from ..epsilons import float_at_most
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
+from .bitsets import node_class_counts
 
 __all__ = ["leaf_class_counts", "noisy_leaf_counts", "leaf_positive_share", "COUNT_SENSITIVITY"]
 
@@ -56,7 +57,8 @@ def leaf_class_counts(population, enc) -> list[np.ndarray]:
 
     Notes
     -----
-    O(T n depth) (one compiled walk per tree and row) plus O(T n) for the counting.
+    With the bit sets (``enc.bitset``): O(W) word operations per node reached (:func:`dpmo.trees.bitsets.
+    node_class_counts`); otherwise O(T n depth) (one compiled walk per tree and row) plus O(T n).
 
     Examples
     --------
@@ -70,11 +72,19 @@ def leaf_class_counts(population, enc) -> list[np.ndarray]:
     """
     if enc.y is None:
         raise ValueError("leaf counts need labels: build the EncodedData with y")
+    offsets = population.offsets
+    if enc.bitset:  # the packed row sets: O(W) per node reached, no (T, n) leaf table
+        population._check_features(enc.d)
+        rows = enc.test_index(population.feature, population.value, population.categorical)
+        counts = node_class_counts(
+            enc.tables, enc.all_bits, enc.pos_bits, rows, population.feature, population.size,
+            population.depth, offsets,
+        )  # fmt: skip
+        return [counts[offsets[t] : offsets[t + 1]] for t in range(len(population))]
     leaves = population.leaf_index(enc.X)  # (T, n) global node indices
     m = population.feature.shape[0]
     cells = leaves * 2 + enc.y.astype(np.int64)[None, :]
     counts = np.bincount(cells.ravel(), minlength=2 * m).reshape(m, 2)
-    offsets = population.offsets
     return [counts[offsets[t] : offsets[t + 1]] for t in range(len(population))]
 
 

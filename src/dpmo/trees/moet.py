@@ -44,6 +44,7 @@ from ..selection import (
     select_multiobjective,
 )
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
+from .columns import CodedColumns
 from .breeding import COLUMNS, breed, node_arrays, node_matrix, random_population
 from .encoding import EncodedData
 from .evaluation import TreePopulation
@@ -195,6 +196,8 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
     >>> clf.evaluate(data.X, data.y).shape
     (1, 2)
     """
+
+    _coded_fit = True  # a raw table is read column by column (dpmo.trees.columns), no float copy
 
     def __init__(
         self,
@@ -359,7 +362,10 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         y01, classes = fit_labels(self, y, X.shape[0])
         if given is not None and given.X is not X:  # clipped: encode the clipped table
             given = None
-        enc = given if given is not None else EncodedData.cached(X, y01)
+        if isinstance(X, CodedColumns):  # a raw table read column by column (the lean fit)
+            enc = EncodedData.from_columns(X, y01)
+        else:
+            enc = given if given is not None else EncodedData.cached(X, y01)
         features = features if features is not None else X.shape[1]
         is_cat, ncat = feature_spec(features)
         if eps is None:
