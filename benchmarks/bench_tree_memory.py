@@ -7,8 +7,8 @@ fresh process, so that the peak is the fit's own:
 
 * ``time``: wall-clock seconds of ``fit``;
 * ``peak``: the largest resident memory of the process during the fit minus the resident memory just
-  before it (the kernel's high-water mark ``VmHWM``, reset just before the fit, and a 5 ms sampling thread), i.e. what the fit adds on top
-  of the caller's table; ``traced`` (with ``--traced``, which slows a fit that makes many Python objects
+  before it (the kernel's high-water mark ``VmHWM``, reset just before the fit, and a 5 ms sampling
+  thread), i.e. what the fit adds on top of the caller's table; ``traced`` (with ``--traced``, which slows a fit that makes many Python objects
   several times): tracemalloc's peak during the fit (numpy's allocations, not numba's);
 * ``bytes/row``: ``peak / rows``.
 
@@ -120,8 +120,13 @@ def measure(rows: int, name: str, as_object: bool, traced: bool = False) -> dict
     import dpmo
 
     return dict(
-        estimator=name, rows=rows, time=elapsed, peak=peak_rss - base, traced=traced,
-        per_row=(peak_rss - base) / rows, path=os.path.dirname(dpmo.__file__),
+        estimator=name,
+        rows=rows,
+        time=elapsed,
+        peak=peak_rss - base,
+        traced=traced,
+        per_row=(peak_rss - base) / rows,
+        path=os.path.dirname(dpmo.__file__),
     )
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .units import _code, _lookup, _unknown, encode_categories
+from .units import _code, _isna, _lookup, _unknown, encode_categories
 
 __all__ = ["CodedColumns", "coded_columns", "narrow_codes"]
 
@@ -111,8 +111,9 @@ def _categorical(values, feature) -> np.ndarray:
             codes, uniq = pd.factorize(values, use_na_sentinel=True)
             uniques = list(uniq.tolist()) if hasattr(uniq, "tolist") else list(uniq)
     except TypeError:  # unhashable values: the per-value reading (it refuses them as unknown)
-        raw = values.to_numpy(dtype=object) if hasattr(values, "to_numpy") else np.asarray(values, dtype=object)
-        from .units import _isna
+        raw = np.asarray(
+            values.to_numpy(dtype=object) if hasattr(values, "to_numpy") else values, dtype=object
+        )
 
         if _isna(raw).any():
             raise _missing(feature.name) from None
@@ -136,7 +137,9 @@ def _numeric(values, isna: np.ndarray, feature) -> np.ndarray:
     if isna.any():
         raise _missing(feature.name)
     try:
-        raw = values.to_numpy(dtype=np.float64) if hasattr(values, "to_numpy") else np.asarray(values, np.float64)
+        raw = np.asarray(
+            values.to_numpy(dtype=np.float64) if hasattr(values, "to_numpy") else values, np.float64
+        )
     except (TypeError, ValueError):
         raise ValueError(
             f"column {feature.name!r} of X is numeric (bounds {feature.bounds}) but holds non-numeric values"

@@ -99,8 +99,9 @@ class EncodedData:
         self._encode(uniq_codes, engine, max_distinct, max_bytes)
 
     @classmethod
-    def from_columns(cls, columns, y=None, *, engine: str = "auto", max_distinct: int = 4096,
-                     max_bytes: int = 256 << 20) -> EncodedData:
+    def from_columns(
+        cls, columns, y=None, *, engine: str = "auto", max_distinct: int = 4096, max_bytes: int = 256 << 20
+    ) -> EncodedData:
         """The encoding of a :class:`~dpmo.trees.columns.CodedColumns` (the lean fit of a raw table).
 
         The same tables and counts as ``EncodedData(columns.to_matrix(), y)``, built column by column from

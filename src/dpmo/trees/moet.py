@@ -44,8 +44,8 @@ from ..selection import (
     select_multiobjective,
 )
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
-from .columns import CodedColumns
 from .breeding import COLUMNS, breed, node_arrays, node_matrix, random_population
+from .columns import CodedColumns
 from .encoding import EncodedData
 from .evaluation import TreePopulation
 from .leaf_counts import noisy_leaf_counts
