@@ -8,8 +8,8 @@ fresh process, so that the peak is the fit's own:
 * ``time``: wall-clock seconds of ``fit``;
 * ``peak``: the largest resident memory of the process during the fit minus the resident memory just
   before it (the kernel's high-water mark ``VmHWM``, reset just before the fit, and a 5 ms sampling
-  thread), i.e. what the fit adds on top of the caller's table; ``traced`` (with ``--traced``, which slows a fit that makes many Python objects
-  several times): tracemalloc's peak during the fit (numpy's allocations, not numba's);
+  thread), i.e. what the fit adds on top of the caller's table; ``traced`` (with ``--traced``, which
+  slows a fit that makes many Python objects several times): tracemalloc's peak during the fit;
 * ``bytes/row``: ``peak / rows``.
 
 Usage (the code before issue 40 side by side: a worktree of the old commit on ``PYTHONPATH``)::
