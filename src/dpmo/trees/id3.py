@@ -82,6 +82,7 @@ from ._inputs import (
     feature_domains,
     fit_labels,
 )
+from .columns import CodedColumns
 from .id3_choice import clip_class_counts, split_choice_scores
 from .id3_docs import PARAMS_DOC as _PARAMS_DOC
 from .id3_kernels import class_counts, encode_codes, encode_indices, split_node
@@ -97,6 +98,7 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
     """Shared fit/predict of the two private ID3 estimators (see the module docstring)."""
 
     _local = False
+    _coded_fit = True  # a raw table is read column by column (dpmo.trees.columns), no float copy
     # LocalDiffPID3's form of the attribute choice (see split_choice_scores); class-level, not parameters:
     # the defaults are the shipped algorithm, benchmarks/bench_id3.py --ablation overrides them in
     # subclasses to measure each part.
@@ -226,10 +228,18 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         narrow = np.int16 if total < 2**15 else np.int32  # value indices; codes one attribute per row
         # the codes of _encode, written straight into the two narrow layouts the kernels sweep
         flat, columns = np.empty((n, d), dtype=narrow), np.empty((d, n), dtype=narrow)
-        encode_indices(
-            np.ascontiguousarray(X, dtype=np.float64), is_cat.astype(bool), size.astype(np.int64),
-            offsets[:-1].astype(np.int64), flat, columns,
-        )  # fmt: skip
+        if isinstance(X, CodedColumns):  # a raw table read column by column (the lean fit)
+            for f, col in enumerate(X.columns):
+                if is_cat[f]:
+                    columns[f] = col
+                else:  # the bins of encode_codes, min(floor(x * size), size - 1)
+                    columns[f] = np.minimum(np.floor(col * size[f]), size[f] - 1)
+                flat[:, f] = columns[f] + narrow(offsets[f])
+        else:
+            encode_indices(
+                np.ascontiguousarray(X, dtype=np.float64), is_cat.astype(bool), size.astype(np.int64),
+                offsets[:-1].astype(np.int64), flat, columns,
+            )  # fmt: skip
         value_attribute = np.repeat(np.arange(d), size)  # the attribute of each global value index
 
         feature, first_child, n_children, label = [-1], [-1], [0], [0]
