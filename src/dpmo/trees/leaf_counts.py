@@ -88,7 +88,9 @@ def leaf_class_counts(population, enc) -> list[np.ndarray]:
     return [counts[offsets[t] : offsets[t + 1]] for t in range(len(population))]
 
 
-def noisy_leaf_counts(population, enc, epsilon, budget, *, neighbouring, exact, rng) -> list[np.ndarray]:
+def noisy_leaf_counts(
+    population, enc, epsilon, budget, *, neighbouring, exact, rng, counts=None
+) -> list[np.ndarray]:
     """Release the (negative, positive) counts of every leaf of every tree, ``epsilon`` per tree (or its own).
 
     Parameters
@@ -108,6 +110,9 @@ def noisy_leaf_counts(population, enc, epsilon, budget, *, neighbouring, exact, 
         Discrete Laplace noise from :class:`dpmo.mechanisms.exact.RandomBits` (``rng`` None: the operating
         system's secure source) instead of float Laplace noise from ``rng``.
     rng : numpy.random.Generator or None
+    counts : list of ndarray, optional
+        The exact counts of :func:`leaf_class_counts`, when the caller has them (a fit on Spark: counted
+        on the executors); ``enc`` is then not read.
 
     Returns
     -------
@@ -127,7 +132,8 @@ def noisy_leaf_counts(population, enc, epsilon, budget, *, neighbouring, exact, 
         raise ValueError("epsilon must be None for every tree or for none")
     bits = RandomBits(rng) if exact and private else None
     out = []
-    for t, counts in enumerate(leaf_class_counts(population, enc)):
+    exact_counts = leaf_class_counts(population, enc) if counts is None else counts
+    for t, counts in enumerate(exact_counts):
         eps = per_tree[t]
         leaf = np.flatnonzero(population[t].feature < 0)
         noisy = np.full(counts.shape, np.nan)
