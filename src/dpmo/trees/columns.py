@@ -25,7 +25,7 @@ import numpy as np
 
 from .units import _code, _isna, _lookup, _unknown, encode_categories
 
-__all__ = ["CodedColumns", "coded_columns", "narrow_codes"]
+__all__ = ["CodedColumns", "coded_columns", "id3_codes", "id3_column_codes", "map_categories", "narrow_codes"]
 
 
 def narrow_codes(k: int):
@@ -120,7 +120,27 @@ def _categorical(values, feature) -> np.ndarray:
         return encode_categories(raw, feature).astype(narrow_codes(feature.n_categories))
     if codes.size and int(codes.min()) < 0:
         raise _missing(feature.name)
-    used = np.bincount(codes.astype(np.intp, copy=False), minlength=len(uniques)) > 0
+    mapped = map_categories(codes, uniques, feature)
+    if mapped is None:
+        _unknown(feature)
+    return mapped
+
+
+def map_categories(codes: np.ndarray, uniques, feature) -> np.ndarray | None:
+    """The feature's codes of a column given as ``uniques[codes]`` (its distinct raw values and the index
+    of each row's value among them), or None when a value that occurs is not one of the public
+    categories. The rule of :func:`dpmo.trees.units.encode_categories`, one look-up per distinct value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.datasets import Feature
+    >>> from dpmo.trees.columns import map_categories
+    >>> sex = Feature("sex", "categorical", ("F", "M"))
+    >>> map_categories(np.array([0, 1, 0]), ["M", "F", "X"], sex).tolist()  # "X" does not occur
+    [1, 0, 1]
+    """
+    used = np.bincount(np.asarray(codes, dtype=np.intp), minlength=len(uniques)) > 0
     lookup = _lookup(feature)
     mapping = np.zeros(max(len(uniques), 1), dtype=narrow_codes(feature.n_categories))
     for i, v in enumerate(uniques):
@@ -128,7 +148,7 @@ def _categorical(values, feature) -> np.ndarray:
             continue
         c = _code(lookup, v)
         if c is None:
-            _unknown(feature)
+            return None
         mapping[i] = c
     return mapping[codes]
 
@@ -196,3 +216,42 @@ def coded_columns(X, features, path: str) -> CodedColumns:
                 na = values.isna().to_numpy()
             out.append(_numeric(values, na, f))
     return CodedColumns(out, features)
+
+
+def id3_column_codes(col: np.ndarray, categorical: bool, size: int) -> np.ndarray:
+    """The ID3 estimators' code of one coded column: a category code as it is, a scaled number in
+    ``[0, 1]`` cut into ``size`` equal bins (``min(floor(x * size), size - 1)``, as
+    :func:`dpmo.trees.id3_kernels.encode_codes`). int64, O(n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.columns import id3_column_codes
+    >>> id3_column_codes(np.array([0.0, 0.99, 1.0]), False, 5).tolist()
+    [0, 4, 4]
+    """
+    if categorical:
+        return col.astype(np.int64)
+    return np.minimum(np.floor(col * size), size - 1).astype(np.int64)
+
+
+def id3_codes(columns: CodedColumns, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, offsets)``: every row's global value index per attribute, int64 (n, d), and each
+    attribute's first index (domain sizes: the categories, ``n_bins`` bins of a numeric column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.datasets import Feature
+    >>> from dpmo.trees.columns import CodedColumns, id3_codes
+    >>> f = [Feature("x", "numeric", bounds=(0, 1)), Feature("s", "categorical", ("a", "b"))]
+    >>> codes, offsets = id3_codes(CodedColumns([np.array([0.1, 0.9]), np.array([1, 0], np.uint8)], f), 4)
+    >>> codes.tolist(), offsets.tolist()
+    ([[0, 5], [3, 4]], [0, 4])
+    """
+    sizes = [f.n_categories if f.is_categorical else n_bins for f in columns.features]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    codes = np.empty(columns.shape, dtype=np.int64)
+    for j, (f, col) in enumerate(zip(columns.features, columns.columns, strict=True)):
+        codes[:, j] = id3_column_codes(col, f.is_categorical, sizes[j]) + offsets[j]
+    return codes, offsets

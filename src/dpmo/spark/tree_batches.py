@@ -1,0 +1,198 @@
+"""What the executors do for :func:`dpmo.spark.fit`: Arrow batches of a table read into the trees' codes,
+checked, encoded, and counted. Every function here runs on a partition (inside ``mapInArrow``) and yields
+one small row per partition: flags, label tallies or counts, never a record.
+
+* :func:`check_partition`: per column, whether some value is null, outside the public categories,
+  non-numeric or infinite (:data:`NULL`, :data:`UNKNOWN`, :data:`NOT_NUMERIC`, :data:`NOT_FINITE`: bit
+  flags, no value, no row), the number of rows and the tally of each label value (at most three distinct
+  values are kept: two are a binary label, three say "more than two");
+* :func:`encode_partition`: each batch as an :class:`~dpmo.trees.EncodedData` (the bit sets of
+  :mod:`dpmo.trees.encoding`, 1 bit per row and split set), pickled: the table that later passes read
+  from Spark's cache (it stays on the executors);
+* :func:`count_partition`: the (negative, positive) records at every node of a population of DP-MOET
+  trees, summed over the partition's batches (:func:`dpmo.trees.leaf_counts.leaf_class_counts`);
+* :func:`id3_partition`: the class counts of every (node, attribute value) of an ID3 tree's frontier.
+
+The reading of a column follows :mod:`dpmo.trees.columns` (the in-memory lean fit): categories are matched
+with the rule of :func:`dpmo.trees.units.encode_categories` on the column's distinct values (Arrow's
+``dictionary_encode``), numeric values are scaled with the public bounds and clipped.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = [
+    "NULL",
+    "UNKNOWN",
+    "NOT_NUMERIC",
+    "NOT_FINITE",
+    "BLOB_SCHEMA",
+    "batch_columns",
+    "check_partition",
+    "encode_partition",
+    "count_partition",
+    "id3_partition",
+]
+
+#: Problem flags of a column (bits of :func:`check_partition`'s result).
+NULL, UNKNOWN, NOT_NUMERIC, NOT_FINITE = 1, 2, 4, 8
+#: The one column of every row the executors return.
+BLOB_SCHEMA = "blob binary"
+
+
+def _blob_batch(blob: bytes) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays([pa.array([blob], type=pa.binary())], names=["blob"])
+
+
+def _plain(arr):
+    return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+
+
+def _categorical(arr, feature):
+    """Codes of one categorical Arrow column, or None when a value is outside the public categories."""
+    from ..trees.columns import map_categories
+
+    try:
+        if pa.types.is_dictionary(arr.type):
+            idx, dic = arr.indices, arr.dictionary
+        else:
+            encoded = pc.dictionary_encode(arr)
+            idx, dic = encoded.indices, encoded.dictionary
+        codes = idx.to_numpy(zero_copy_only=False)
+        uniques = dic.to_pylist()
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # types without a dictionary kernel
+        import pandas as pd
+
+        codes, uniq = pd.factorize(np.asarray(arr.to_pylist(), dtype=object))
+        uniques = list(uniq)
+    return map_categories(codes, uniques, feature)
+
+
+def _numeric(arr, feature):
+    """Scaled values of one numeric Arrow column and its problem flag (0, NOT_NUMERIC or NOT_FINITE)."""
+    try:
+        values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError):
+        return None, NOT_NUMERIC
+    if not np.all(np.isfinite(values)):
+        return None, NOT_FINITE
+    return feature.scale(values), 0
+
+
+def batch_columns(batch: pa.RecordBatch, features) -> tuple[list, np.ndarray]:
+    """The coded columns of a batch whose first ``len(features)`` columns are the features (in order), and
+    a problem flag per column (0: none). O(rows x columns), vectorised."""
+    cols, flags = [], np.zeros(len(features), dtype=np.int64)
+    for j, f in enumerate(features):
+        arr = _plain(batch.column(j))
+        if arr.null_count:
+            flags[j] = NULL
+            cols.append(None)
+            continue
+        if f.is_categorical:
+            col = _categorical(arr, f)
+            flags[j] = UNKNOWN if col is None else 0
+        else:
+            col, flags[j] = _numeric(arr, f)
+        cols.append(col)
+    return cols, flags
+
+
+def _labels(batch: pa.RecordBatch, d: int) -> np.ndarray:
+    return np.asarray(_plain(batch.column(d)).to_numpy(zero_copy_only=False))
+
+
+def check_partition(batches, features):
+    """One row per partition: pickled ``(flags per column and the label's, rows, {label: count})``."""
+    d = len(features)
+    flags = np.zeros(d + 1, dtype=np.int64)
+    tally: dict = {}
+    rows = 0
+    for batch in batches:
+        rows += batch.num_rows
+        _, f = batch_columns(batch, features)
+        flags[:d] |= f
+        lab = _plain(batch.column(d))
+        if lab.null_count:
+            flags[d] |= NULL
+            continue
+        if len(tally) > 2:
+            continue
+        counts = pc.value_counts(lab)
+        for v, c in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True):
+            tally[v] = tally.get(v, 0) + int(c)
+    yield _blob_batch(pickle.dumps((flags, rows, tally)))
+
+
+def encode_partition(batches, features, positive):
+    """One row per batch: the batch as a pickled EncodedData with labels ``label == positive``."""
+    from ..trees.columns import CodedColumns
+    from ..trees.encoding import EncodedData
+
+    d = len(features)
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        cols, _ = batch_columns(batch, features)
+        y = (_labels(batch, d) == positive).astype(np.int8)
+        enc = EncodedData.from_columns(CodedColumns(cols, features), y)
+        if enc.bitset:
+            enc._columns = None  # the bit sets answer every count; the columns are not kept
+        yield _blob_batch(pickle.dumps(enc, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def count_partition(batches, arrays, offsets):
+    """One row per partition: the int64 (nodes, 2) leaf counts of the population, summed, as bytes."""
+    from ..trees.evaluation import TreePopulation
+    from ..trees.leaf_counts import leaf_class_counts
+
+    population = TreePopulation.from_arrays(*arrays, offsets)
+    total = np.zeros((population.feature.shape[0], 2), dtype=np.int64)
+    for batch in batches:
+        for blob in batch.column(0).to_pylist():
+            total += np.concatenate(leaf_class_counts(population, pickle.loads(blob)))
+    yield _blob_batch(total.tobytes())
+
+
+def id3_partition(batches, features, positive, n_bins, tree, frontier, total):
+    """One row per partition: class counts of ``(frontier node, global value index)`` and of each node.
+
+    ``tree = (feature, first_child)`` of the nodes grown so far (``feature`` -1: not split); a row walks
+    from the root through the split nodes, taking the child of its code. ``frontier`` maps a node to its
+    position among the nodes counted (-1: not counted). Returns int64 ``(F, total, 2)`` and ``(F, 2)``
+    arrays as bytes. O(rows x (depth + columns)) per batch.
+    """
+    from ..trees.columns import CodedColumns, id3_codes
+
+    feature, first_child = (np.asarray(a, dtype=np.int64) for a in tree)
+    frontier = np.asarray(frontier, dtype=np.int64)
+    F = int(frontier.max()) + 1 if frontier.size else 0
+    d = len(features)
+    table = np.zeros((F, total, 2), dtype=np.int64)
+    sizes = np.zeros((F, 2), dtype=np.int64)
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        cols, _ = batch_columns(batch, features)
+        y = (_labels(batch, d) == positive).astype(np.int64)
+        codes, offsets = id3_codes(CodedColumns(cols, features), n_bins)  # (n, d) global value indices
+        node = np.zeros(batch.num_rows, dtype=np.int64)
+        split = feature[node] >= 0
+        while split.any():
+            at = np.flatnonzero(split)
+            f = feature[node[at]]
+            node[at] = first_child[node[at]] + codes[at, f] - offsets[f]
+            split = feature[node] >= 0
+        pos = frontier[node]
+        keep = pos >= 0
+        pos, yk, ck = pos[keep], y[keep], codes[keep]
+        sizes += np.bincount(pos * 2 + yk, minlength=2 * F).reshape(F, 2)
+        for j in range(d):
+            cell = (pos * total + ck[:, j]) * 2 + yk
+            table += np.bincount(cell, minlength=F * total * 2).reshape(F, total, 2)
+    yield _blob_batch(pickle.dumps((table, sizes)))
