@@ -28,6 +28,7 @@ word, as in memory.
 from __future__ import annotations
 
 import pickle
+import time
 from functools import partial
 
 import numpy as np
@@ -51,15 +52,18 @@ _ARRAYS = ("feature", "value", "categorical", "label", "size", "depth")
 
 
 class FitStats:
-    """What the last :func:`fit` ran: ``jobs`` (Spark jobs started by dpmo) and ``passes`` (their names)."""
+    """What the last :func:`fit` ran: ``jobs`` (Spark jobs started by dpmo), ``passes`` (their names) and
+    ``seconds`` (the wall-clock time of each)."""
 
     def __init__(self):
         self.jobs = 0
         self.passes: list[str] = []
+        self.seconds: list[float] = []
 
-    def add(self, name: str) -> None:
+    def add(self, name: str, seconds: float) -> None:
         self.jobs += 1
         self.passes.append(name)
+        self.seconds.append(seconds)
 
 
 #: The counters of the last :func:`fit` (read by the benchmarks and the tests).
@@ -67,8 +71,10 @@ last_fit = FitStats()
 
 
 def _collect(frame, fn, name: str) -> list[bytes]:
-    last_fit.add(name)
-    return [bytes(r[0]) for r in frame.mapInArrow(fn, BLOB_SCHEMA).collect()]
+    start = time.perf_counter()
+    out = [bytes(r[0]) for r in frame.mapInArrow(fn, BLOB_SCHEMA).collect()]
+    last_fit.add(name, time.perf_counter() - start)
+    return out
 
 
 def _estimator_kind(estimator) -> str:
