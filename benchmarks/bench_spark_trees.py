@@ -113,7 +113,7 @@ def run_spark(path: Path) -> None:
     print(
         f"spark  rows={ROWS} total={t2 - t0:6.1f}s (session {started - t0:4.1f}s) fit={t2 - t1:6.1f}s "
         f"jobs={stats.jobs} ({stats.passes.count('counts') - 1} generation(s) of {gens}: 1 job each; "
-        f"+1 check, +1 initial population) partitions={df.rdd.getNumPartitions()} "
+        f"+1 check and encode, +1 initial population) partitions={df.rdd.getNumPartitions()} "
         f"job_seconds={[round(x, 1) for x in stats.seconds]} "
         f"driver_python_peak={_hwm() / 2**20:.0f}MB jvm_peak_rss={peak_jvm[0] / 2**20:.0f}MB",
         flush=True,

@@ -162,7 +162,7 @@ def test_jobs_and_what_reaches_the_driver(spark, monkeypatch):
         frame, y, features = generated(rows)
         df = spark_frame(spark, frame, y).coalesce(2)
         dpspark.fit(DPMOETClassifier(1.0, features=features, random_state=0, **SMALL_MOET), df)
-        assert spark_trees.last_fit.passes == ["check", "counts", "counts"]  # n_iterations + 1 populations
+        assert spark_trees.last_fit.passes == ["check and encode", "counts", "counts"]  # n_iterations + 1
     counts_small = [s for n, s in sizes[300] if n == "counts"]
     counts_large = [s for n, s in sizes[1200] if n == "counts"]
     assert counts_small == counts_large  # (nodes x 2) int64 per partition, whatever the rows
@@ -267,3 +267,18 @@ def test_a_virtual_environment_run_without_activation(spark, tmp_path, bare_pyth
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "SAME True True" in proc.stdout, proc.stdout + proc.stderr[-3000:]
     assert sys.executable != str(python)
+
+
+@pytest.mark.slow
+def test_the_docs_example_runs(spark, tmp_path):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "spark.md").read_text()
+    block = re.search(r"```python\n(# trees: a Parquet table.*?)```", text, re.S).group(1)
+    block = block.replace('"people.parquet"', repr(str(tmp_path / "people.parquet")))  # the JVM's cwd is its own
+    namespace: dict = {}
+    exec(compile(block, "docs/spark.md", "exec"), namespace)  # noqa: S102 - the page's own example
+    assert namespace["budget"].spent == 1.0
+    assert namespace["model"].budget_.ledger and len(namespace["model"].trees_) == 1
+    assert spark_trees.last_fit.passes == ["check and encode", "counts", "counts", "counts"]

@@ -6,9 +6,10 @@ one small row per partition: flags, label tallies or counts, never a record.
   non-numeric or infinite (:data:`NULL`, :data:`UNKNOWN`, :data:`NOT_NUMERIC`, :data:`NOT_FINITE`: bit
   flags, no value, no row), the number of rows and the tally of each label value (at most three distinct
   values are kept: two are a binary label, three say "more than two");
-* :func:`encode_partition`: each batch as an :class:`~dpmo.trees.EncodedData` (the bit sets of
-  :mod:`dpmo.trees.encoding`, 1 bit per row and split set), pickled: the table that later passes read
-  from Spark's cache (it stays on the executors);
+* :func:`encode_partition`: the same check and, in the same pass, each batch as an
+  :class:`~dpmo.trees.EncodedData` (the bit sets of :mod:`dpmo.trees.encoding`, 1 bit per row and split
+  set) with its labels' codes, pickled: the table that later passes read from Spark's cache (it stays on
+  the executors);
 * :func:`count_partition`: the (negative, positive) records at every node of a population of DP-MOET
   trees, summed over the partition's batches (:func:`dpmo.trees.leaf_counts.leaf_class_counts`);
 * :func:`id3_partition`: the class counts of every (node, attribute value) of an ID3 tree's frontier.
@@ -32,6 +33,7 @@ __all__ = [
     "NOT_NUMERIC",
     "NOT_FINITE",
     "BLOB_SCHEMA",
+    "ENCODED_SCHEMA",
     "batch_columns",
     "check_partition",
     "encode_partition",
@@ -107,6 +109,14 @@ def _labels(batch: pa.RecordBatch, d: int) -> np.ndarray:
     return np.asarray(_plain(batch.column(d)).to_numpy(zero_copy_only=False))
 
 
+def _label_tally(lab, tally: dict) -> None:
+    if len(tally) > 2:
+        return
+    counts = pc.value_counts(lab)
+    for v, c in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True):
+        tally[v] = tally.get(v, 0) + int(c)
+
+
 def check_partition(batches, features):
     """One row per partition: pickled ``(flags per column and the label's, rows, {label: count})``."""
     d = len(features)
@@ -121,33 +131,58 @@ def check_partition(batches, features):
         if lab.null_count:
             flags[d] |= NULL
             continue
-        if len(tally) > 2:
-            continue
-        counts = pc.value_counts(lab)
-        for v, c in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(), strict=True):
-            tally[v] = tally.get(v, 0) + int(c)
+        _label_tally(lab, tally)
     yield _blob_batch(pickle.dumps((flags, rows, tally)))
 
 
-def encode_partition(batches, features, positive):
-    """One row per batch: the batch as a pickled EncodedData with labels ``label == positive``."""
-    from ..trees.columns import CodedColumns
+#: Rows of :func:`encode_partition`: ``kind`` 0 holds a batch's encoding, 1 the partition's check.
+ENCODED_SCHEMA = "kind int, blob binary"
+
+
+def _kind_batch(kind: int, blob: bytes) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays(
+        [pa.array([kind], type=pa.int32()), pa.array([blob], type=pa.binary())], names=["kind", "blob"]
+    )
+
+
+def encode_partition(batches, features):
+    """The check of :func:`check_partition` and the encoding, in one pass: one row per batch (``kind``
+    0: the batch's pickled ``(EncodedData without labels, label codes, label values)``, the bit sets of
+    :mod:`dpmo.trees.encoding`) and, last, the partition's check (``kind`` 1). A batch at fault is not
+    encoded (the fit is refused anyway)."""
+    from ..trees.columns import CodedColumns, narrow_codes
     from ..trees.encoding import EncodedData
 
     d = len(features)
+    flags = np.zeros(d + 1, dtype=np.int64)
+    tally: dict = {}
+    rows = 0
     for batch in batches:
         if batch.num_rows == 0:
             continue
-        cols, _ = batch_columns(batch, features)
-        y = (_labels(batch, d) == positive).astype(np.int8)
-        enc = EncodedData.from_columns(CodedColumns(cols, features), y)
+        rows += batch.num_rows
+        cols, f = batch_columns(batch, features)
+        flags[:d] |= f
+        lab = _plain(batch.column(d))
+        if lab.null_count:
+            flags[d] |= NULL
+            continue
+        _label_tally(lab, tally)
+        if flags.any():
+            continue
+        encoded = pc.dictionary_encode(lab)
+        values = encoded.dictionary.to_pylist()
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(narrow_codes(max(len(values), 1)))
+        enc = EncodedData.from_columns(CodedColumns(cols, features))
         if enc.bitset:
             enc._columns = None  # the bit sets answer every count; the columns are not kept
-        yield _blob_batch(pickle.dumps(enc, protocol=pickle.HIGHEST_PROTOCOL))
+        yield _kind_batch(0, pickle.dumps((enc, codes, values), protocol=pickle.HIGHEST_PROTOCOL))
+    yield _kind_batch(1, pickle.dumps((flags, rows, tally)))
 
 
-def count_partition(batches, arrays, offsets):
-    """One row per partition: the int64 (nodes, 2) leaf counts of the population, summed, as bytes."""
+def count_partition(batches, arrays, offsets, positive):
+    """One row per partition: the int64 (nodes, 2) leaf counts of the population, summed, as bytes; the
+    labels of a batch are 1 where they equal ``positive``."""
     from ..trees.evaluation import TreePopulation
     from ..trees.leaf_counts import leaf_class_counts
 
@@ -155,7 +190,10 @@ def count_partition(batches, arrays, offsets):
     total = np.zeros((population.feature.shape[0], 2), dtype=np.int64)
     for batch in batches:
         for blob in batch.column(0).to_pylist():
-            total += np.concatenate(leaf_class_counts(population, pickle.loads(blob)))
+            enc, codes, values = pickle.loads(blob)
+            is_positive = np.array([v == positive for v in values] + [False], dtype=bool)
+            enc._set_labels(is_positive[codes].astype(np.int8))
+            total += np.concatenate(leaf_class_counts(population, enc))
     yield _blob_batch(total.tobytes())
 
 

@@ -36,6 +36,7 @@ import numpy as np
 from .session import library_call
 from .tree_batches import (
     BLOB_SCHEMA,
+    ENCODED_SCHEMA,
     NOT_FINITE,
     NOT_NUMERIC,
     NULL,
@@ -205,51 +206,54 @@ def fit(estimator, df, label: str = "label", *, budget=None):
     spark = df.sparkSession
     with library_call(spark):
         frame = df.select(*[f.name for f in features], label)
-        results = [
-            pickle.loads(b) for b in _collect(frame, partial(check_partition, features=features), "check")
-        ]
-        flags = np.zeros(len(features) + 1, dtype=np.int64)
-        rows, tally = 0, {}
-        for f, n, t in results:
-            flags |= f
-            rows += n
-            for v, c in t.items():
-                tally[v] = tally.get(v, 0) + c
-        _refuse(flags, features)
-        if rows == 0:
-            raise ValueError("df has no row: a fit needs at least one record")
-        classes, positives = _labels(estimator, tally, rows)
-        estimator.n_features_in_ = len(features)
-        estimator.feature_names_in_ = np.asarray(order, dtype=object)
-        estimator.units_in_ = "raw"
-        positive = classes[1].item() if hasattr(classes[1], "item") else classes[1]
-        if kind == "moet":
-            return _fit_moet(estimator, frame, features, classes, positive, positives, rows, budget)
-        return _fit_id3(estimator, frame, features, classes, positive, positives, rows, budget)
+        encoded = None
+        if kind == "moet":  # check and encode in one pass; the encoding stays in Spark's cache
+            fn = partial(encode_partition, features=features)
+            encoded = frame.mapInArrow(fn, ENCODED_SCHEMA).persist()
+            start = time.perf_counter()
+            blobs = [bytes(r[0]) for r in encoded.filter("kind = 1").select("blob").collect()]
+            last_fit.add("check and encode", time.perf_counter() - start)
+        else:
+            blobs = _collect(frame, partial(check_partition, features=features), "check")
+        try:
+            flags = np.zeros(len(features) + 1, dtype=np.int64)
+            rows, tally = 0, {}
+            for f, n, t in (pickle.loads(b) for b in blobs):
+                flags |= f
+                rows += n
+                for v, c in t.items():
+                    tally[v] = tally.get(v, 0) + c
+            _refuse(flags, features)
+            if rows == 0:
+                raise ValueError("df has no row: a fit needs at least one record")
+            classes, positives = _labels(estimator, tally, rows)
+            estimator.n_features_in_ = len(features)
+            estimator.feature_names_in_ = np.asarray(order, dtype=object)
+            estimator.units_in_ = "raw"
+            positive = classes[1].item() if hasattr(classes[1], "item") else classes[1]
+            if kind == "moet":
+                batches = encoded.filter("kind = 0").select("blob")
+                return _fit_moet(estimator, batches, classes, positive, positives, rows, budget)
+            return _fit_id3(estimator, frame, features, classes, positive, positives, rows, budget)
+        finally:
+            if encoded is not None:
+                encoded.unpersist()
 
 
-def _fit_moet(estimator, frame, features, classes, positive, positives, rows, budget):
+def _fit_moet(estimator, batches, classes, positive, positives, rows, budget):
     from ..trees.counts import NodeCounts
 
-    encoded = frame.mapInArrow(partial(encode_partition, features=features, positive=positive), BLOB_SCHEMA)
-    encoded = encoded.persist()
-    try:
+    def count_nodes(population):
+        arrays = [getattr(population, n) for n in _ARRAYS]
+        fn = partial(count_partition, arrays=arrays, offsets=population.offsets, positive=positive)
+        m = population.feature.shape[0]
+        total = np.zeros((m, 2), dtype=np.int64)
+        for blob in _collect(batches, fn, "counts"):
+            total += np.frombuffer(blob, dtype=np.int64).reshape(m, 2)
+        return total
 
-        def count_nodes(population):
-            arrays = [
-                getattr(population, n) for n in ("feature", "value", "categorical", "label", "size", "depth")
-            ]
-            fn = partial(count_partition, arrays=arrays, offsets=population.offsets)
-            m = population.feature.shape[0]
-            total = np.zeros((m, 2), dtype=np.int64)
-            for blob in _collect(encoded, fn, "counts"):
-                total += np.frombuffer(blob, dtype=np.int64).reshape(m, 2)
-            return total
-
-        counts = NodeCounts(count_nodes, positives, rows - positives)
-        return estimator._evolve(counts, tuple(features), classes, budget)
-    finally:
-        encoded.unpersist()
+    counts = NodeCounts(count_nodes, positives, rows - positives)
+    return estimator._evolve(counts, tuple(estimator.features), classes, budget)
 
 
 class SparkID3Counts:
