@@ -37,6 +37,8 @@ __all__ = [
     "batch_columns",
     "check_partition",
     "encode_partition",
+    "encode_pieces",
+    "read_pieces",
     "count_partition",
     "id3_partition",
 ]
@@ -178,6 +180,23 @@ def encode_partition(batches, features):
             enc._columns = None  # the bit sets answer every count; the columns are not kept
         yield _kind_batch(0, pickle.dumps((enc, codes, values), protocol=pickle.HIGHEST_PROTOCOL))
     yield _kind_batch(1, pickle.dumps((flags, rows, tally)))
+
+
+def read_pieces(batches, names, batch_rows: int = 1 << 16):
+    """The record batches of the Parquet row groups listed in ``batches`` (rows ``path``, ``group``), read
+    by pyarrow with the columns ``names`` in that order (dictionary columns kept as such): the rows Spark
+    would read, without its row conversion."""
+    import pyarrow.parquet as pq
+
+    for batch in batches:
+        for path, group in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
+            table = pq.ParquetFile(path).read_row_group(group, columns=list(names))
+            yield from table.select(list(names)).to_batches(max_chunksize=batch_rows)
+
+
+def encode_pieces(batches, features, names):
+    """:func:`encode_partition` of the Parquet row groups listed in ``batches`` (:func:`read_pieces`)."""
+    yield from encode_partition(read_pieces(batches, names), features)
 
 
 def count_partition(batches, arrays, offsets, positive):

@@ -44,6 +44,7 @@ from .tree_batches import (
     check_partition,
     count_partition,
     encode_partition,
+    encode_pieces,
     id3_partition,
 )
 
@@ -208,8 +209,19 @@ def fit(estimator, df, label: str = "label", *, budget=None):
         frame = df.select(*[f.name for f in features], label)
         encoded = None
         if kind == "moet":  # check and encode in one pass; the encoding stays in Spark's cache
-            fn = partial(encode_partition, features=features)
-            encoded = frame.mapInArrow(fn, ENCODED_SCHEMA).persist()
+            names = [f.name for f in features] + [label]
+            pieces = parquet_pieces(df, names)
+            if pieces is None:
+                fn = partial(encode_partition, features=features)
+                encoded = frame.mapInArrow(fn, ENCODED_SCHEMA)
+            else:  # a plain Parquet table on the local file system: pyarrow reads its row groups
+                slices = max(1, min(len(pieces), 4 * spark.sparkContext.defaultParallelism))
+                listed = spark.createDataFrame(
+                    spark.sparkContext.parallelize(pieces, slices), "path string, grp int"
+                )
+                fn = partial(encode_pieces, features=features, names=names)
+                encoded = listed.mapInArrow(fn, ENCODED_SCHEMA)
+            encoded = encoded.persist()
             start = time.perf_counter()
             blobs = [bytes(r[0]) for r in encoded.filter("kind = 1").select("blob").collect()]
             last_fit.add("check and encode", time.perf_counter() - start)
@@ -238,6 +250,58 @@ def fit(estimator, df, label: str = "label", *, budget=None):
         finally:
             if encoded is not None:
                 encoded.unpersist()
+
+
+#: At most this many Parquet files are read by pyarrow directly (their footers are read on the driver).
+MAX_DIRECT_FILES = 4096
+
+
+def parquet_pieces(df, names) -> list[tuple[str, int]] | None:
+    """The row groups ``(file, index)`` of ``df`` when it is exactly a Parquet table on the local file
+    system (``spark.read.parquet(path)``: its analysed plan is the file relation itself, every file Spark
+    lists is a ``file:`` URI holding the columns ``names``); None for anything else (Spark reads it).
+    Only the footers are read here. The rows are the ones Spark would read; pyarrow reads them on the
+    executors without Spark's conversion of every value into a row and back (the costly part of a pass).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.spark.trees import parquet_pieces
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> parquet_pieces(session.createDataFrame([(0, 1)], "a long, b long"), ["a", "b"]) is None
+    True
+    """
+    import os
+    from urllib.parse import unquote, urlparse
+
+    import pyarrow.parquet as pq
+
+    try:
+        plan = df._jdf.queryExecution().analyzed()
+        if plan.getClass().getSimpleName() != "LogicalRelation":
+            return None
+        if "parquet" not in str(plan.relation().fileFormat().toString()).lower():
+            return None
+        files = list(df.inputFiles())
+    except Exception:  # Spark Connect, another plan or relation: Spark reads it
+        return None
+    if not files or len(files) > MAX_DIRECT_FILES:
+        return None
+    pieces = []
+    for uri in sorted(files):
+        parsed = urlparse(uri)
+        if parsed.scheme != "file":
+            return None
+        path = unquote(parsed.path)
+        try:
+            meta = pq.ParquetFile(path).metadata
+            have = set(meta.schema.to_arrow_schema().names)
+        except (OSError, ValueError):
+            return None
+        if not set(names) <= have or not os.path.isfile(path):
+            return None
+        pieces += [(path, g) for g in range(meta.num_row_groups) if meta.row_group(g).num_rows > 0]
+    return pieces
 
 
 def _fit_moet(estimator, batches, classes, positive, positives, rows, budget):
