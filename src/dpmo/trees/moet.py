@@ -339,9 +339,11 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             Raw values (a DataFrame or a plain array) or an encoded table (a Dataset, its ``data.X``),
             as ``features`` says. A Dataset supplies ``y`` and (when ``features`` is None) the metadata.
             An EncodedData built with labels (``EncodedData(X, y)``, encoded) supplies both and is used
-            as it is: fitting many estimators on one table then encodes it once (otherwise
-            :meth:`EncodedData.cached` recognises the table by comparing it with its stored copy, a
-            fraction of a millisecond per call).
+            as it is: fitting many estimators on one table then encodes it once (otherwise an encoded
+            table is recognised by :meth:`EncodedData.cached`, which compares it with its stored copy, a
+            fraction of a millisecond per call). A raw table is read column by column into narrow codes
+            and bit sets on every fit, with no float copy (:mod:`dpmo.trees.columns`; about 44 bytes per
+            row for 12 categorical columns, ``docs/trees.md``, "Large tables").
         y : array_like of 0/1, shape (n,)
             1 = positive class (not with an EncodedData).
         budget : dpmo.Budget, optional
