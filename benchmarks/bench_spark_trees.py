@@ -69,7 +69,6 @@ def write_table(rows: int, files: int, folder: Path) -> Path:
 
 def features():
     from bench_tree_memory import D, K
-
     from dpmo.datasets import Feature
 
     return [Feature(f"f{f}", "categorical", tuple(f"c{j}" for j in range(K))) for f in range(D)]

@@ -276,7 +276,8 @@ def test_the_docs_example_runs(spark, tmp_path):
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "spark.md").read_text()
     block = re.search(r"```python\n(# trees: a Parquet table.*?)```", text, re.S).group(1)
-    block = block.replace('"people.parquet"', repr(str(tmp_path / "people.parquet")))  # the JVM's cwd is its own
+    # the JVM resolves relative paths from its own working directory
+    block = block.replace('"people.parquet"', repr(str(tmp_path / "people.parquet")))
     namespace: dict = {}
     exec(compile(block, "docs/spark.md", "exec"), namespace)  # noqa: S102 - the page's own example
     assert namespace["budget"].spent == 1.0
