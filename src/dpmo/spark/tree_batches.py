@@ -12,7 +12,8 @@ one small row per partition: flags, label tallies or counts, never a record.
   the executors);
 * :func:`count_partition`: the (negative, positive) records at every node of a population of DP-MOET
   trees, summed over the partition's batches (:func:`dpmo.trees.leaf_counts.leaf_class_counts`);
-* :func:`id3_partition`: the class counts of every (node, attribute value) of an ID3 tree's frontier.
+* :func:`id3_partition`: the class counts of every (node, attribute value) of an ID3 tree's frontier,
+  from the cached codes.
 
 The reading of a column follows :mod:`dpmo.trees.columns` (the in-memory lean fit): categories are matched
 with the rule of :func:`dpmo.trees.units.encode_categories` on the column's distinct values (Arrow's
@@ -147,12 +148,13 @@ def _kind_batch(kind: int, blob: bytes) -> pa.RecordBatch:
     )
 
 
-def encode_partition(batches, features):
+def encode_partition(batches, features, n_bins=None):
     """The check of :func:`check_partition` and the encoding, in one pass: one row per batch (``kind``
-    0: the batch's pickled ``(EncodedData without labels, label codes, label values)``, the bit sets of
-    :mod:`dpmo.trees.encoding`) and, last, the partition's check (``kind`` 1). A batch at fault is not
-    encoded (the fit is refused anyway)."""
-    from ..trees.columns import CodedColumns, narrow_codes
+    0: the batch's pickled ``(encoding, label codes, label values)``) and, last, the partition's check
+    (``kind`` 1). The encoding: DP-MOET's (``n_bins`` None) is an EncodedData without labels (the bit sets
+    of :mod:`dpmo.trees.encoding`), the ID3 estimators' the (n, d) global value indices in 16 bits
+    (:func:`dpmo.trees.columns.id3_codes`). A batch at fault is not encoded (the fit is refused anyway)."""
+    from ..trees.columns import CodedColumns, id3_codes, narrow_codes
     from ..trees.encoding import EncodedData
 
     d = len(features)
@@ -175,9 +177,13 @@ def encode_partition(batches, features):
         encoded = pc.dictionary_encode(lab)
         values = encoded.dictionary.to_pylist()
         codes = encoded.indices.to_numpy(zero_copy_only=False).astype(narrow_codes(max(len(values), 1)))
-        enc = EncodedData.from_columns(CodedColumns(cols, features))
-        if enc.bitset:
-            enc._columns = None  # the bit sets answer every count; the columns are not kept
+        if n_bins is not None:
+            ids, _ = id3_codes(CodedColumns(cols, features), n_bins)
+            enc = ids.astype(np.int16 if int(ids.max(initial=0)) < 2**15 else np.int32)
+        else:
+            enc = EncodedData.from_columns(CodedColumns(cols, features))
+            if enc.bitset:
+                enc._columns = None  # the bit sets answer every count; the columns are not kept
         yield _kind_batch(0, pickle.dumps((enc, codes, values), protocol=pickle.HIGHEST_PROTOCOL))
     yield _kind_batch(1, pickle.dumps((flags, rows, tally)))
 
@@ -194,9 +200,9 @@ def read_pieces(batches, names, batch_rows: int = 1 << 16):
             yield from table.select(list(names)).to_batches(max_chunksize=batch_rows)
 
 
-def encode_pieces(batches, features, names):
+def encode_pieces(batches, features, names, n_bins=None):
     """:func:`encode_partition` of the Parquet row groups listed in ``batches`` (:func:`read_pieces`)."""
-    yield from encode_partition(read_pieces(batches, names), features)
+    yield from encode_partition(read_pieces(batches, names), features, n_bins)
 
 
 def count_partition(batches, arrays, offsets, positive):
@@ -216,40 +222,38 @@ def count_partition(batches, arrays, offsets, positive):
     yield _blob_batch(total.tobytes())
 
 
-def id3_partition(batches, features, positive, n_bins, tree, frontier, total):
-    """One row per partition: class counts of ``(frontier node, global value index)`` and of each node.
+def id3_partition(batches, offsets, positive, tree, frontier, total):
+    """One row per partition: class counts of ``(frontier node, global value index)`` and of each node,
+    from the cached batches of :func:`encode_partition` (ID3 codes).
 
     ``tree = (feature, first_child)`` of the nodes grown so far (``feature`` -1: not split); a row walks
     from the root through the split nodes, taking the child of its code. ``frontier`` maps a node to its
-    position among the nodes counted (-1: not counted). Returns int64 ``(F, total, 2)`` and ``(F, 2)``
-    arrays as bytes. O(rows x (depth + columns)) per batch.
+    position among the nodes counted (-1: not counted); ``offsets``: each attribute's first value index.
+    Returns pickled int64 ``(F, total, 2)`` and ``(F, 2)`` arrays. O(rows x (depth + columns)) per batch.
     """
-    from ..trees.columns import CodedColumns, id3_codes
-
     feature, first_child = (np.asarray(a, dtype=np.int64) for a in tree)
     frontier = np.asarray(frontier, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
     F = int(frontier.max()) + 1 if frontier.size else 0
-    d = len(features)
     table = np.zeros((F, total, 2), dtype=np.int64)
     sizes = np.zeros((F, 2), dtype=np.int64)
     for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        cols, _ = batch_columns(batch, features)
-        y = (_labels(batch, d) == positive).astype(np.int64)
-        codes, offsets = id3_codes(CodedColumns(cols, features), n_bins)  # (n, d) global value indices
-        node = np.zeros(batch.num_rows, dtype=np.int64)
-        split = feature[node] >= 0
-        while split.any():
-            at = np.flatnonzero(split)
-            f = feature[node[at]]
-            node[at] = first_child[node[at]] + codes[at, f] - offsets[f]
+        for blob in batch.column(0).to_pylist():
+            codes, lab, values = pickle.loads(blob)
+            is_positive = np.array([v == positive for v in values] + [False], dtype=bool)
+            y = is_positive[lab].astype(np.int64)
+            node = np.zeros(codes.shape[0], dtype=np.int64)
             split = feature[node] >= 0
-        pos = frontier[node]
-        keep = pos >= 0
-        pos, yk, ck = pos[keep], y[keep], codes[keep]
-        sizes += np.bincount(pos * 2 + yk, minlength=2 * F).reshape(F, 2)
-        for j in range(d):
-            cell = (pos * total + ck[:, j]) * 2 + yk
-            table += np.bincount(cell, minlength=F * total * 2).reshape(F, total, 2)
+            while split.any():
+                at = np.flatnonzero(split)
+                f = feature[node[at]]
+                node[at] = first_child[node[at]] + codes[at, f] - offsets[f]
+                split = feature[node] >= 0
+            pos = frontier[node]
+            keep = pos >= 0
+            pos, yk, ck = pos[keep], y[keep], codes[keep].astype(np.int64)
+            sizes += np.bincount(pos * 2 + yk, minlength=2 * F).reshape(F, 2)
+            for j in range(codes.shape[1]):
+                cell = (pos * total + ck[:, j]) * 2 + yk
+                table += np.bincount(cell, minlength=F * total * 2).reshape(F, total, 2)
     yield _blob_batch(pickle.dumps((table, sizes)))

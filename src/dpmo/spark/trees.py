@@ -7,12 +7,14 @@ usual. The estimators read their private table only through counts (:mod:`dpmo.t
 :mod:`dpmo.trees.id3_counts`); here those counts are computed on the executors and summed, and only they
 reach the driver, never a row:
 
-* a check pass: per column, whether some value is null, outside its public categories, non-numeric or
-  infinite (flags, no value), the number of rows and the tally of each label (at most three labels);
-* DP-MOET: the table encoded once into the bit sets of :class:`~dpmo.trees.EncodedData`, batch by batch,
-  kept in Spark's cache on the executors; then one job per population evaluated (the initial trees, then
-  one per generation), returning the (negative, positive) records at every leaf of every tree. TP and TN
-  are sums of those counts; the output trees' leaf counts are among them (no further pass);
+* one pass that checks and encodes: per column, whether some value is null, outside its public
+  categories, non-numeric or infinite (flags, no value), the number of rows and the tally of each label
+  (at most three labels) reach the driver; the encoded table, batch by batch, stays in Spark's cache on the
+  executors (DP-MOET: the bit sets of :class:`~dpmo.trees.EncodedData`; the ID3 estimators: 16-bit value
+  codes). A plain Parquet table on the local file system is read by pyarrow (:func:`parquet_pieces`);
+* DP-MOET: one job per population evaluated (the initial trees, then one per generation), returning the
+  (negative, positive) records at every leaf of every tree. TP and TN are sums of those counts; the output
+  trees' leaf counts are among them (no further pass);
 * DiffP-ID3 / LocalDiffPID3: one job per depth, returning the class counts of every (node, attribute
   value) of the depth's nodes and each node's class counts.
 
@@ -41,7 +43,6 @@ from .tree_batches import (
     NOT_NUMERIC,
     NULL,
     UNKNOWN,
-    check_partition,
     count_partition,
     encode_partition,
     encode_pieces,
@@ -164,9 +165,9 @@ def fit(estimator, df, label: str = "label", *, budget=None):
 
     Notes
     -----
-    Spark jobs: one check pass; DP-MOET: one job per population evaluated (``n_iterations + 1``, the
-    first one also encodes the table into Spark's cache: 1 bit per row and split set); the ID3 estimators:
-    one per depth. Each job returns one small row per partition. Time: O(rows x columns) to read, then
+    Spark jobs: one pass that checks and encodes the table into Spark's cache (DP-MOET: 1 bit per row and
+    split set; ID3: 2 bytes per row and column); then DP-MOET: one job per population evaluated
+    (``n_iterations + 1``); the ID3 estimators: one per depth. Each job returns one small row per partition. Time: O(rows x columns) to read, then
     O(W) word operations per tree node reached per batch of 2^16 rows (DP-MOET) or O(rows x columns) per
     depth (ID3). Driver memory: the counts only.
 
@@ -207,26 +208,25 @@ def fit(estimator, df, label: str = "label", *, budget=None):
     spark = df.sparkSession
     with library_call(spark):
         frame = df.select(*[f.name for f in features], label)
-        encoded = None
-        if kind == "moet":  # check and encode in one pass; the encoding stays in Spark's cache
-            names = [f.name for f in features] + [label]
-            pieces = parquet_pieces(df, names)
-            if pieces is None:
-                fn = partial(encode_partition, features=features)
-                encoded = frame.mapInArrow(fn, ENCODED_SCHEMA)
-            else:  # a plain Parquet table on the local file system: pyarrow reads its row groups
-                slices = max(1, min(len(pieces), 4 * spark.sparkContext.defaultParallelism))
-                listed = spark.createDataFrame(
-                    spark.sparkContext.parallelize(pieces, slices), "path string, grp int"
-                )
-                fn = partial(encode_pieces, features=features, names=names)
-                encoded = listed.mapInArrow(fn, ENCODED_SCHEMA)
-            encoded = encoded.persist()
-            start = time.perf_counter()
-            blobs = [bytes(r[0]) for r in encoded.filter("kind = 1").select("blob").collect()]
-            last_fit.add("check and encode", time.perf_counter() - start)
-        else:
-            blobs = _collect(frame, partial(check_partition, features=features), "check")
+        # check and encode in one pass; the encoding stays in Spark's cache on the executors
+        n_bins = None if kind == "moet" else estimator._check_params()[2]
+        names = [f.name for f in features] + [label]
+        pieces = parquet_pieces(df, names)
+        if pieces is None:
+            encoded = frame.mapInArrow(
+                partial(encode_partition, features=features, n_bins=n_bins), ENCODED_SCHEMA
+            )
+        else:  # a plain Parquet table on the local file system: pyarrow reads its row groups
+            slices = max(1, min(len(pieces), 4 * spark.sparkContext.defaultParallelism))
+            listed = spark.createDataFrame(
+                spark.sparkContext.parallelize(pieces, slices), "path string, grp int"
+            )
+            fn = partial(encode_pieces, features=features, names=names, n_bins=n_bins)
+            encoded = listed.mapInArrow(fn, ENCODED_SCHEMA)
+        encoded = encoded.persist()
+        start = time.perf_counter()
+        blobs = [bytes(r[0]) for r in encoded.filter("kind = 1").select("blob").collect()]
+        last_fit.add("check and encode", time.perf_counter() - start)
         try:
             flags = np.zeros(len(features) + 1, dtype=np.int64)
             rows, tally = 0, {}
@@ -243,13 +243,12 @@ def fit(estimator, df, label: str = "label", *, budget=None):
             estimator.feature_names_in_ = np.asarray(order, dtype=object)
             estimator.units_in_ = "raw"
             positive = classes[1].item() if hasattr(classes[1], "item") else classes[1]
+            batches = encoded.filter("kind = 0").select("blob")
             if kind == "moet":
-                batches = encoded.filter("kind = 0").select("blob")
                 return _fit_moet(estimator, batches, classes, positive, positives, rows, budget)
-            return _fit_id3(estimator, frame, features, classes, positive, positives, rows, budget)
+            return _fit_id3(estimator, batches, features, classes, positive, positives, rows, budget)
         finally:
-            if encoded is not None:
-                encoded.unpersist()
+            encoded.unpersist()
 
 
 #: At most this many Parquet files are read by pyarrow directly (their footers are read on the driver).
@@ -323,10 +322,11 @@ def _fit_moet(estimator, batches, classes, positive, positives, rows, budget):
 class SparkID3Counts:
     """The ID3 counts provider of :func:`fit`: one Spark job per depth (:func:`id3_partition`)."""
 
-    def __init__(self, frame, features, positive, n_bins, positives, rows, size):
-        self.frame, self.features, self.positive, self.n_bins = frame, features, positive, n_bins
-        self.d = len(features)
+    def __init__(self, batches, d, positive, positives, rows, size):
+        self.batches, self.positive = batches, positive
+        self.d = d
         self.total = int(np.sum(size))
+        self.offsets = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
         self._root = (int(rows), int(positives))
         self._table = self._sizes = None
         self._pos: dict[int, int] = {}
@@ -343,13 +343,13 @@ class SparkID3Counts:
         frontier = np.full(len(tree[0]), -1, dtype=np.int64)
         frontier[np.asarray(handles, dtype=np.int64)] = np.arange(len(handles))
         fn = partial(
-            id3_partition, features=self.features, positive=self.positive, n_bins=self.n_bins,
+            id3_partition, offsets=self.offsets, positive=self.positive,
             tree=(list(tree[0]), list(tree[1])), frontier=frontier, total=self.total,
         )  # fmt: skip
         F = len(handles)
         table = np.zeros((F, self.total, 2), dtype=np.int64)
         sizes = np.zeros((F, 2), dtype=np.int64)
-        for blob in _collect(self.frame, fn, "depth"):
+        for blob in _collect(self.batches, fn, "depth"):
             t, s = pickle.loads(blob)
             if t.shape[0]:
                 table += t
@@ -370,10 +370,10 @@ class SparkID3Counts:
         return list(range(first, first + k))
 
 
-def _fit_id3(estimator, frame, features, classes, positive, positives, rows, budget):
+def _fit_id3(estimator, batches, features, classes, positive, positives, rows, budget):
     from ..trees._inputs import feature_domains
 
     _, _, n_bins, _ = estimator._check_params()
     _, size = feature_domains(features, len(features), n_bins)
-    counts = SparkID3Counts(frame, features, positive, n_bins, positives, rows, size)
+    counts = SparkID3Counts(batches, len(features), positive, positives, rows, size)
     return estimator._grow(counts, tuple(features), classes, budget)
