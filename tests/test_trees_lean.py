@@ -72,9 +72,7 @@ def same(a, b) -> None:
     assert list(a.feature_names_in_) == list(b.feature_names_in_) and a.n_features_in_ == b.n_features_in_
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**16), rows=st.integers(1, 400))
-def test_the_lean_fit_equals_the_float_path(seed, rows):
+def check_paths_agree(seed: int, rows: int) -> None:
     frame, y, features = table(seed, rows)
     for cls, kw in SMALL.items():
         est = dict(features=features, random_state=seed, classes=["a", "b"], **kw)
@@ -88,6 +86,17 @@ def test_the_lean_fit_equals_the_float_path(seed, rows):
             assert [t.to_nested() for t in arr.trees_] == [t.to_nested() for t in ref.trees_]
         else:
             assert pickle.dumps(arr.tree_) == pickle.dumps(ref.tree_)
+
+
+def test_the_lean_fit_equals_the_float_path():
+    check_paths_agree(0, 300)
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**16), rows=st.integers(1, 400))
+def test_the_lean_fit_equals_the_float_path_on_generated_tables(seed, rows):
+    check_paths_agree(seed, rows)
 
 
 @pytest.mark.parametrize(
