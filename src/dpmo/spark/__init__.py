@@ -9,6 +9,12 @@ imports pyspark; ``from dpmo import spark`` does.
   the scores and the noise on the executors (PrivPareto and exact sampling on the driver, below
   :data:`dpmo.spark.tables.DRIVER_MAX_ROWS` rows). ``docs/spark.md``, "Candidate tables".
 
+* :func:`fit` ``(estimator, df, label, *, budget=...)``: a :mod:`dpmo.trees` estimator (DP-MOET,
+  DiffP-ID3, LocalDiffPID3) fitted on a Spark DataFrame; only counts leave the executors, and the released
+  model and ledger are the in-memory fit's on the same rows for the same ``random_state``
+  (``docs/spark.md``, "Trees on Spark"). Modules :mod:`.trees` (driver) and :mod:`.tree_batches`
+  (executors).
+
 Layout: :mod:`.tables` (:func:`select`), :mod:`.checks` (the table's checks), :mod:`.scores` (the
 per-candidate scores of PrivAgg and PrivChebyshev), :mod:`.sampling` (the Spark passes, the plans of the
 ``k`` picks and their budget records), :mod:`.noise` (report-noisy-max kernels), :mod:`.session` (what
@@ -29,5 +35,6 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
     ) from None
 
 from .tables import select
+from .trees import fit
 
-__all__ = ["select"]
+__all__ = ["fit", "select"]

@@ -366,10 +366,26 @@ def check_X_predict(est, X) -> np.ndarray:
         return _table(est, X, features, path, reset=False)
 
 
+def _has_rows(X) -> bool:
+    shape = getattr(X, "shape", None)
+    return bool(shape[0]) if shape else bool(len(X))
+
+
 def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
     from ..datasets import EncodedTable
 
     encoded_table = isinstance(X, EncodedTable)
+    if path != "numbers" and reset and getattr(est, "_coded_fit", False) and _has_rows(X):
+        # the lean fit (dpmo.trees.columns): narrow columns, no (n, d) float table
+        from .columns import coded_columns
+
+        enc = coded_columns(X, features, path)
+        est.n_features_in_ = enc.shape[1]
+        if path == "frame":
+            est.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
+        elif hasattr(est, "feature_names_in_"):
+            del est.feature_names_in_
+        return enc
     if path != "numbers":  # raw values: categories by value, numeric columns in the units of their bounds
         columns = _frame_columns(X, features) if path == "frame" else array_columns(X, features)
         enc = check_array(

@@ -31,6 +31,8 @@ from numba.extending import intrinsic
 __all__ = [
     "pack_rows",
     "build_split_tables",
+    "add_column_sets",
+    "node_class_counts",
     "split_rows",
     "subtree_labels",
     "positive_sets",
@@ -126,6 +128,100 @@ def build_split_tables(codes, ks, n_rows):  # pragma: no cover - compiled
                 tables[base + j, w] = tables[base + j - 1, w] | tables[eq + j, w]
         base += ks[f]
     return tables
+
+
+@numba.njit(cache=True, nogil=True)
+def add_column_sets(tables, codes, k, base, eq):  # pragma: no cover - compiled
+    """Write one column's split sets into ``tables`` (the layout of :func:`build_split_tables`, in place).
+
+    ``codes[i]`` is the index of row ``i``'s value among the column's ``k`` sorted distinct values (any
+    integer type); rows ``base .. base + k - 1`` receive ``{x <= u_j}`` and rows ``eq .. eq + k - 1``
+    receive ``{x == u_j}``. One column at a time, so the fit never holds a (d, n) table of codes.
+    O(n + k W).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees.bitsets import add_column_sets
+    >>> t = np.zeros((5, 1), np.uint64)
+    >>> add_column_sets(t, np.array([0, 1, 1, 0], np.uint8), 2, 1, 3)
+    >>> [int(w) for w in t[:, 0]]  # empty, {x <= u0}, {x <= u1}, {x == u0}, {x == u1}
+    [0, 9, 15, 9, 6]
+    """
+    W = tables.shape[1]
+    one = np.uint64(1)
+    for i in range(codes.shape[0]):
+        tables[eq + np.int64(codes[i]), i >> 6] |= one << np.uint64(i & 63)
+    for w in range(W):
+        tables[base, w] = tables[eq, w]
+    for j in range(1, k):
+        for w in range(W):
+            tables[base + j, w] = tables[base + j - 1, w] | tables[eq + j, w]
+
+
+@numba.njit(cache=True, nogil=True)
+def node_class_counts(tables, all_rows, pos_bits, rows, feature, size, depth, offsets):  # pragma: no cover
+    """(negative, positive) row counts at every leaf of every tree, int64 (nodes, 2); decision nodes 0.
+
+    Each tree is walked in preorder holding one packed set per level: a child's set is its parent's AND
+    the split's set (left) or AND NOT (right); a node with no row skips its subtree. Exact: the counts of
+    :func:`dpmo.trees.leaf_counts.leaf_class_counts`, in O(W) word operations per node reached instead of
+    a walk per row (and no (n, d) float table). ``rows``: :func:`split_rows`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.trees import EncodedData, TreePopulation, tree_from_nested
+    >>> from dpmo.trees.bitsets import node_class_counts
+    >>> enc = EncodedData(np.array([[0.1], [0.2], [0.9], [0.8]]), np.array([0, 1, 1, 1]))
+    >>> pop = TreePopulation([tree_from_nested((0, 0.5, False, 0, 1))])
+    >>> r = enc.test_index(pop.feature, pop.value, pop.categorical)
+    >>> node_class_counts(enc.tables, enc.all_bits, enc.pos_bits, r, pop.feature, pop.size, pop.depth,
+    ...                   pop.offsets).tolist()
+    [[0, 0], [1, 1], [0, 2]]
+    """
+    m = feature.shape[0]
+    W = all_rows.shape[0]
+    out = np.zeros((m, 2), dtype=np.int64)
+    maxd = 0
+    for i in range(m):
+        if depth[i] > maxd:
+            maxd = depth[i]
+    sets = np.empty((maxd + 2, W), dtype=np.uint64)
+    path = np.empty(maxd + 2, dtype=np.int64)
+    for t in range(offsets.shape[0] - 1):
+        root = offsets[t]
+        i = root
+        while i < offsets[t + 1]:
+            lvl = depth[i] - depth[root]
+            nz = np.uint64(0)
+            if lvl == 0:
+                for w in range(W):
+                    sets[0, w] = all_rows[w]
+                    nz |= all_rows[w]
+            else:
+                p = path[lvl - 1]
+                tab = tables[rows[p]]
+                left = i == p + 1
+                for w in range(W):
+                    v = sets[lvl - 1, w] & tab[w] if left else sets[lvl - 1, w] & ~tab[w]
+                    sets[lvl, w] = v
+                    nz |= v
+            path[lvl] = i
+            if nz == 0:  # no row reaches this node: its subtree counts nothing
+                i += size[i]
+                continue
+            if feature[i] < 0:
+                c = np.uint64(0)
+                h = np.uint64(0)
+                for w in range(W):
+                    v = sets[lvl, w]
+                    c += _popcount(v)
+                    h += _popcount(v & pos_bits[w])
+                out[i, 1] = np.int64(h)
+                out[i, 0] = np.int64(c) - np.int64(h)
+            i += 1
+    return out
 
 
 @numba.njit(cache=True, nogil=True)

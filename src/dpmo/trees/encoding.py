@@ -15,7 +15,8 @@ import threading
 import numpy as np
 
 from .._validation import check_X
-from .bitsets import build_split_tables, pack_rows, split_rows
+from .bitsets import add_column_sets, pack_rows, split_rows
+from .columns import narrow_codes
 
 __all__ = ["EncodedData"]
 
@@ -89,9 +90,66 @@ class EncodedData:
         if engine not in _ENGINES:
             raise ValueError(f"engine must be one of {list(_ENGINES)}, got {engine!r}")
         X = check_X(X)
-        self.X = X
+        self._X = X
+        self._columns = None
         self.n, self.d = X.shape
         self.W = (self.n + 63) // 64
+        self._set_labels(y)
+        uniq_codes = [_unique_codes(X[:, f]) for f in range(self.d)]
+        self._encode(uniq_codes, engine, max_distinct, max_bytes)
+
+    @classmethod
+    def from_columns(
+        cls, columns, y=None, *, engine: str = "auto", max_distinct: int = 4096, max_bytes: int = 256 << 20
+    ) -> EncodedData:
+        """The encoding of a :class:`~dpmo.trees.columns.CodedColumns` (the lean fit of a raw table).
+
+        The same tables and counts as ``EncodedData(columns.to_matrix(), y)``, built column by column from
+        the narrow codes: no (n, d) float table is made unless the level engine needs it (:attr:`X`, on
+        first use). Memory ``n / 8`` bytes per split set plus one code array per column at a time.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from dpmo.datasets import Feature
+        >>> from dpmo.trees import EncodedData
+        >>> from dpmo.trees.columns import coded_columns
+        >>> f = [Feature("sex", "categorical", ("F", "M"))]
+        >>> cc = coded_columns(pd.DataFrame({"sex": ["M", "F", "M"]}), f, "frame")
+        >>> enc = EncodedData.from_columns(cc, np.array([1, 0, 0]))
+        >>> np.array_equal(enc.tables, EncodedData(cc.to_matrix(), np.array([1, 0, 0])).tables)
+        True
+        """
+        if engine not in _ENGINES:
+            raise ValueError(f"engine must be one of {list(_ENGINES)}, got {engine!r}")
+        self = object.__new__(cls)
+        self._X = None
+        self._columns = columns
+        self.n, self.d = columns.shape
+        self.W = (self.n + 63) // 64
+        self._set_labels(y)
+        uniq_codes = []
+        for f, col in enumerate(columns.columns):
+            if columns.features[f].is_categorical:
+                present = np.bincount(col, minlength=1) > 0
+                rank = (np.cumsum(present) - 1).astype(col.dtype)
+                uniq_codes.append((np.flatnonzero(present).astype(np.float64), rank[col]))
+            else:
+                u, code = _unique_codes(col)
+                uniq_codes.append((u, code.astype(narrow_codes(max(u.size, 1)))))
+        self._encode(uniq_codes, engine, max_distinct, max_bytes)
+        return self
+
+    @property
+    def X(self) -> np.ndarray:
+        """The (n, d) float64 table in the encoded form (built on first use for :meth:`from_columns`)."""
+        if self._X is None:
+            X = self._columns.to_matrix()
+            X.setflags(write=False)
+            self._X = X
+        return self._X
+
+    def _set_labels(self, y) -> None:
         if y is not None:
             y = np.asarray(y)
             if y.shape != (self.n,):
@@ -109,7 +167,8 @@ class EncodedData:
             self.positives = self.negatives = None
             self.pos_bits = self.neg_bits = None
         self.all_bits = pack_rows(np.ones(self.n, dtype=bool))
-        uniq_codes = [_unique_codes(X[:, f]) for f in range(self.d)]
+
+    def _encode(self, uniq_codes, engine, max_distinct, max_bytes) -> None:
         self.uniques = [u for u, _ in uniq_codes]
         self._codes = [c for _, c in uniq_codes]
         total = sum(u.size for u in self.uniques)
@@ -177,10 +236,9 @@ class EncodedData:
         ks = np.array([u.size for u in self.uniques], dtype=np.int64)
         self.offset_le = 1 + np.concatenate([[0], np.cumsum(ks)[:-1]]).astype(np.int64)
         self.offset_eq = self.offset_le + ks.sum()
-        codes = np.empty((self.d, self.n), dtype=np.int64)
-        for f, c in enumerate(self._codes):
-            codes[f] = c
-        tables = build_split_tables(codes, ks, self.n)
+        tables = np.zeros((1 + 2 * int(ks.sum()), self.W), dtype=np.uint64)
+        for f, c in enumerate(self._codes):  # one column at a time: no (d, n) table of codes
+            add_column_sets(tables, c, int(ks[f]), int(self.offset_le[f]), int(self.offset_eq[f]))
         tables.setflags(write=False)
         self.tables = tables
         self._uniq_start = np.concatenate([[0], np.cumsum(ks)]).astype(np.int64)

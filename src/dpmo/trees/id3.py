@@ -84,8 +84,9 @@ from ._inputs import (
 )
 from ._messages import SingleLeafWarning, single_leaf_message
 from .id3_choice import clip_class_counts, split_choice_scores
+from .id3_counts import MemoryID3Counts
 from .id3_docs import PARAMS_DOC as _PARAMS_DOC
-from .id3_kernels import class_counts, encode_codes, encode_indices, split_node
+from .id3_kernels import encode_codes
 from .id3_tree import ID3Tree
 from .proba import LeafCountScoresMixin, fitted_classes, labels_of
 from .split_sensitivity import CRITERIA
@@ -98,6 +99,7 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
     """Shared fit/predict of the two private ID3 estimators (see the module docstring)."""
 
     _local = False
+    _coded_fit = True  # a raw table is read column by column (dpmo.trees.columns), no float copy
     # LocalDiffPID3's form of the attribute choice (see split_choice_scores); class-level, not parameters:
     # the defaults are the shipped algorithm, benchmarks/bench_id3.py --ablation overrides them in
     # subclasses to measure each part.
@@ -190,9 +192,19 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         X, y, features = check_X_fit(self, X, y)
         y01, classes = fit_labels(self, y, X.shape[0])
         y = y01.astype(np.int8)  # the kernels take narrow integers (less memory to sweep)
-        n, d = X.shape
+        d = X.shape[1]
         # no refusal on the private size: information-gain counts are clipped at max_records // 2 below
         # (clip_class_counts: the sensitivity bound then holds for every table)
+        is_cat, size = feature_domains(features, d, n_bins)
+        counts = MemoryID3Counts(X, y, is_cat, size)
+        return self._grow(counts, features, classes, budget)
+
+    def _grow(self, counts, features, classes, budget):
+        """Grow the tree level by level on the exact counts that ``counts`` (an ID3 counts provider:
+        :class:`~dpmo.trees.id3_counts.MemoryID3Counts`, or the Spark aggregations of
+        :func:`dpmo.spark.fit`) gives, and set the fitted attributes."""
+        eps, max_depth, n_bins, max_records = self._check_params()
+        d = counts.d
         is_cat, size = feature_domains(features, d, n_bins)
         levels = min(max_depth, d) + 1
         if not self.delta:  # raises before anything private is computed
@@ -216,23 +228,13 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
                 "noise does not underestimate the node size). Pass a public max_records for a strict "
                 "guarantee.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
 
         # the float mechanisms run at the largest floats not above the recorded shares
         eps_level = float_at_most(level_share)
         eps_half = float_at_most(half_share)
         how = "local dampening" if self._local else f"{self.mechanism} mechanism"
-
-        offsets = np.concatenate([[0], np.cumsum(size)])
-        total = int(offsets[-1])
-        narrow = np.int16 if total < 2**15 else np.int32  # value indices; codes one attribute per row
-        # the codes of _encode, written straight into the two narrow layouts the kernels sweep
-        flat, columns = np.empty((n, d), dtype=narrow), np.empty((d, n), dtype=narrow)
-        encode_indices(
-            np.ascontiguousarray(X, dtype=np.float64), is_cat.astype(bool), size.astype(np.int64),
-            offsets[:-1].astype(np.int64), flat, columns,
-        )  # fmt: skip
         value_attribute = np.repeat(np.arange(d), size)  # the attribute of each global value index
 
         feature, first_child, n_children, label = [-1], [-1], [0], [0]
@@ -249,14 +251,15 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
             label[node] = int(counts[1] > counts[0])
             leaf_counts[node] = (float(counts[0]), float(counts[1]))
 
-        # a node: (index, its rows, remaining attributes, its class counts or None, its rows with y = 1)
-        rows = np.arange(n, dtype=np.int32 if n < 2**31 else np.int64)
-        frontier = [(0, rows, np.arange(d), None, int(y.sum()))]
+        # a node: (index, its handle in the counts provider, remaining attributes)
+        frontier = [(0, counts.root(), np.arange(d))]
         sqrt2 = math.sqrt(2.0)
         for level in range(levels):
             last = level == levels - 1
             nxt = []
             nodes = len(frontier)
+            # the provider's pass over the table for this depth (Spark: one job), before any draw
+            counts.begin_level([h for _, h, _ in frontier], (feature, first_child), tables=not last)
             if last:
                 own.spend(
                     level_share,
@@ -268,8 +271,11 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
                 )
                 # float noise: one draw for the whole depth, the same numbers as one draw per leaf
                 noise = None if bits is not None else rng.laplace(0.0, 1.0 / eps_level, size=(nodes, 2))
-                for i, (node, idx, _, _, c1) in enumerate(frontier):
-                    make_leaf(node, idx.size, c1, eps_level, level_share, None if noise is None else noise[i])
+                for i, (node, h, _) in enumerate(frontier):
+                    make_leaf(
+                        node, counts.size(h), counts.positives(h), eps_level, level_share,
+                        None if noise is None else noise[i],
+                    )  # fmt: skip
                 break
             own.spend(
                 half_share,
@@ -286,18 +292,18 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
                 mechanism="local_dampening" if self._local else self.mechanism,
                 candidates=nodes,
             )
-            for node, idx, remaining, table, c1 in frontier:
+            for node, h, remaining in frontier:
+                rows = counts.size(h)
                 if bits is not None:
-                    n_hat = float(idx.size + int(sample_discrete_laplace(1, half_share, bits)[0]))
+                    n_hat = float(rows + int(sample_discrete_laplace(1, half_share, bits)[0]))
                 else:
-                    n_hat = idx.size + float(rng.laplace(0.0, 1.0 / eps_half))
+                    n_hat = rows + float(rng.laplace(0.0, 1.0 / eps_half))
                 noisy[node] = n_hat
                 t_max = int(size[remaining].max())
                 if self._stopping_rule and n_hat / (t_max * 2) < sqrt2 / eps_half:
-                    make_leaf(node, idx.size, c1, eps_half, half_share)
+                    make_leaf(node, rows, counts.positives(h), eps_half, half_share)
                     continue
-                if table is None:  # the root: class counts of every (attribute, value) pair, compiled
-                    table = class_counts(flat, y, idx, remaining, total)
+                table = counts.table(h, remaining)
                 value_ids = np.flatnonzero(np.bincount(remaining, minlength=d)[value_attribute])
                 groups = np.repeat(np.arange(remaining.size), size[remaining])
                 n0 = table[value_ids, 0].astype(np.float64)
@@ -314,19 +320,14 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
                 first_child[node] = len(feature)
                 n_children[node] = k
                 child_remaining = remaining[remaining != a]
-                # children's rows (stable: each keeps idx's order), positives and, unless they are at the
-                # last depth (always leaves), class counts
+                # the children (unless they are at the last depth, always leaves, with class counts)
                 with_tables = level + 1 < levels - 1
-                grouped, bounds, positives, tables = split_node(
-                    idx, columns, flat, y, a, k, child_remaining, offsets, table, with_tables
-                )
+                children = counts.split(h, a, k, child_remaining, with_tables, first_child[node])
                 new = (-1, -1, 0, 0, level + 1, np.nan, (np.nan, np.nan))  # k children, leaves for now
                 for column, value in zip(node_lists, new, strict=True):
                     column.extend([value] * k)
                 for v in range(k):
-                    rows = grouped[bounds[v] : bounds[v + 1]]
-                    child_table = tables[v] if with_tables else None
-                    nxt.append((first_child[node] + v, rows, child_remaining, child_table, int(positives[v])))
+                    nxt.append((first_child[node] + v, children[v], child_remaining))
             frontier = nxt
 
         self.tree_ = ID3Tree(feature, first_child, n_children, label, depth_of, noisy, leaf_counts)

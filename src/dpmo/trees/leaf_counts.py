@@ -33,6 +33,7 @@ import numpy as np
 
 from ..epsilons import float_at_most
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
+from .bitsets import node_class_counts
 
 __all__ = ["leaf_class_counts", "noisy_leaf_counts", "leaf_positive_share", "COUNT_SENSITIVITY"]
 
@@ -56,7 +57,8 @@ def leaf_class_counts(population, enc) -> list[np.ndarray]:
 
     Notes
     -----
-    O(T n depth) (one compiled walk per tree and row) plus O(T n) for the counting.
+    With the bit sets (``enc.bitset``): O(W) word operations per node reached (:func:`dpmo.trees.bitsets.
+    node_class_counts`); otherwise O(T n depth) (one compiled walk per tree and row) plus O(T n).
 
     Examples
     --------
@@ -70,15 +72,25 @@ def leaf_class_counts(population, enc) -> list[np.ndarray]:
     """
     if enc.y is None:
         raise ValueError("leaf counts need labels: build the EncodedData with y")
+    offsets = population.offsets
+    if enc.bitset:  # the packed row sets: O(W) per node reached, no (T, n) leaf table
+        population._check_features(enc.d)
+        rows = enc.test_index(population.feature, population.value, population.categorical)
+        counts = node_class_counts(
+            enc.tables, enc.all_bits, enc.pos_bits, rows, population.feature, population.size,
+            population.depth, offsets,
+        )  # fmt: skip
+        return [counts[offsets[t] : offsets[t + 1]] for t in range(len(population))]
     leaves = population.leaf_index(enc.X)  # (T, n) global node indices
     m = population.feature.shape[0]
     cells = leaves * 2 + enc.y.astype(np.int64)[None, :]
     counts = np.bincount(cells.ravel(), minlength=2 * m).reshape(m, 2)
-    offsets = population.offsets
     return [counts[offsets[t] : offsets[t + 1]] for t in range(len(population))]
 
 
-def noisy_leaf_counts(population, enc, epsilon, budget, *, neighbouring, exact, rng) -> list[np.ndarray]:
+def noisy_leaf_counts(
+    population, enc, epsilon, budget, *, neighbouring, exact, rng, counts=None
+) -> list[np.ndarray]:
     """Release the (negative, positive) counts of every leaf of every tree, ``epsilon`` per tree (or its own).
 
     Parameters
@@ -98,6 +110,9 @@ def noisy_leaf_counts(population, enc, epsilon, budget, *, neighbouring, exact, 
         Discrete Laplace noise from :class:`dpmo.mechanisms.exact.RandomBits` (``rng`` None: the operating
         system's secure source) instead of float Laplace noise from ``rng``.
     rng : numpy.random.Generator or None
+    counts : list of ndarray, optional
+        The exact counts of :func:`leaf_class_counts`, when the caller has them (a fit on Spark: counted
+        on the executors); ``enc`` is then not read.
 
     Returns
     -------
@@ -117,7 +132,8 @@ def noisy_leaf_counts(population, enc, epsilon, budget, *, neighbouring, exact, 
         raise ValueError("epsilon must be None for every tree or for none")
     bits = RandomBits(rng) if exact and private else None
     out = []
-    for t, counts in enumerate(leaf_class_counts(population, enc)):
+    exact_counts = leaf_class_counts(population, enc) if counts is None else counts
+    for t, counts in enumerate(exact_counts):
         eps = per_tree[t]
         leaf = np.flatnonzero(population[t].feature < 0)
         noisy = np.full(counts.shape, np.nan)

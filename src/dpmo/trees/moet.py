@@ -46,6 +46,8 @@ from ..selection import (
 )
 from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
 from .breeding import COLUMNS, breed, node_arrays, node_matrix, random_population
+from .columns import CodedColumns
+from .counts import MemoryCounts
 from .encoding import EncodedData
 from .evaluation import TreePopulation
 from .leaf_counts import noisy_leaf_counts
@@ -206,6 +208,8 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
     (1, 2)
     """
 
+    _coded_fit = True  # a raw table is read column by column (dpmo.trees.columns), no float copy
+
     def __init__(
         self,
         epsilon=_defaults.EPSILON,
@@ -345,9 +349,11 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             Raw values (a DataFrame or a plain array) or an encoded table (a Dataset, its ``data.X``),
             as ``features`` says. A Dataset supplies ``y`` and (when ``features`` is None) the metadata.
             An EncodedData built with labels (``EncodedData(X, y)``, encoded) supplies both and is used
-            as it is: fitting many estimators on one table then encodes it once (otherwise
-            :meth:`EncodedData.cached` recognises the table by comparing it with its stored copy, a
-            fraction of a millisecond per call).
+            as it is: fitting many estimators on one table then encodes it once (otherwise an encoded
+            table is recognised by :meth:`EncodedData.cached`, which compares it with its stored copy, a
+            fraction of a millisecond per call). A raw table is read column by column into narrow codes
+            and bit sets on every fit, with no float copy (:mod:`dpmo.trees.columns`; about 44 bytes per
+            row for 12 categorical columns, ``docs/trees.md``, "Large tables").
         y : array_like of 0/1, shape (n,)
             1 = positive class (not with an EncodedData).
         budget : dpmo.Budget, optional
@@ -371,8 +377,18 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         y01, classes = fit_labels(self, y, X.shape[0])
         if given is not None and given.X is not X:  # clipped: encode the clipped table
             given = None
-        enc = given if given is not None else EncodedData.cached(X, y01)
+        if isinstance(X, CodedColumns):  # a raw table read column by column (the lean fit)
+            enc = EncodedData.from_columns(X, y01)
+        else:
+            enc = given if given is not None else EncodedData.cached(X, y01)
         features = features if features is not None else X.shape[1]
+        return self._evolve(MemoryCounts(enc), features, classes, budget)
+
+    def _evolve(self, counts, features, classes, budget):
+        """The evolution and the private selections of :meth:`fit` on the exact counts that ``counts`` (a
+        counts provider: :class:`MemoryCounts`, or the Spark aggregations of :func:`dpmo.spark.fit`) gives;
+        ``features``: the Feature tuple or the number of columns. Sets the fitted attributes."""
+        eps, p, s, k, d, dmax, o, w = self._validate_params()
         is_cat, ncat = feature_spec(features)
         if eps is None:
             if budget is not None:
@@ -388,7 +404,7 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         else:  # every pick and count release of the fit planned together; raises before anything private
             own, round_eps, leaf_eps = self._plan(budget, s, k, o)
         rng = estimator_rng(self.random_state)
-        P, N = enc.positives, enc.negatives
+        P, N = counts.positives, counts.negatives
 
         # the genetic operators (public randomness, no data) run compiled on the population's arrays, with
         # the same draws as dpmo.trees.random_tree / crossover / mutate / prune called one by one
@@ -396,7 +412,7 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         with lock:
             nodes, offsets = random_population(p, d, is_cat, ncat, rng)
         population = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
-        tp, _, tn, _ = population.counts(enc)
+        tp, tn = counts.confusion(population)
         voters = ()
 
         for rnd in range(k):
@@ -409,7 +425,7 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
             with lock:
                 nodes, offsets = breed(parents, population.offsets, p // 2, dmax, is_cat, ncat, rng)
             children = TreePopulation.from_arrays(*node_arrays(nodes), offsets)
-            ctp, _, ctn, _ = children.counts(enc)
+            ctp, ctn = counts.confusion(children)
             population = population.concat(children)
             tp = np.concatenate([tp, ctp])
             tn = np.concatenate([tn, ctn])
@@ -421,8 +437,9 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         self.leaf_counts_ = None
         if self.leaf_count_share:  # after the trees are chosen, own share; NOT private for epsilon=None
             self.leaf_counts_ = noisy_leaf_counts(
-                self.population_, enc, leaf_eps, own, neighbouring=self.neighbouring, exact=self.exact,
+                self.population_, None, leaf_eps, own, neighbouring=self.neighbouring, exact=self.exact,
                 rng=None if self.exact and self.random_state is None else rng,
+                counts=counts.leaf_counts(self.population_),
             )  # fmt: skip
         self.budget_ = own
         self.features_ = None if isinstance(features, int) else features
