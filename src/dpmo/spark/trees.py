@@ -170,6 +170,7 @@ def fit(estimator, df, label: str = "label", *, budget=None):
     (``n_iterations + 1``); the ID3 estimators: one per depth. Each job returns one small row per
     partition. Time: O(rows x columns) to read, then O(W) word operations per tree node reached per batch
     of 2^16 rows (DP-MOET) or O(rows x columns) per depth (ID3). Driver memory: the counts only.
+
     Examples
     --------
     >>> from pyspark.sql import SparkSession
