@@ -283,3 +283,28 @@ def test_the_docs_example_runs(spark, tmp_path):
     assert namespace["budget"].spent == 1.0
     assert namespace["model"].budget_.ledger and len(namespace["model"].trees_) == 1
     assert spark_trees.last_fit.passes == ["check and encode", "counts", "counts", "counts"]
+
+
+@pytest.mark.slow
+def test_an_empty_table_fits_and_an_exhausted_budget_reads_no_data(spark):
+    """Issue 41 on Spark: a DataFrame with no row fits (declared classes) as in memory, like its
+    neighbour with one record; issue 37, point 11: an exhausted budget refuses before any row is read, so a
+    table with an undeclared category and a clean one give the same error."""
+    frame, y, features = generated(40)
+    kw = dict(features=features, classes=["no", "yes"], random_state=3)
+    empty_frame, empty_y = frame.iloc[:0], y[:0]
+    schema = spark_frame(spark, frame, y).schema
+    empty = spark.createDataFrame([], schema)
+    one = spark_frame(spark, frame.iloc[:1], y[:1])
+    for cls, extra in ESTIMATORS:
+        here = cls(1.0, **kw, **extra).fit(empty_frame, empty_y)
+        there = dpspark.fit(cls(1.0, **kw, **extra), empty, "label")
+        same_model(here, there)
+        neighbour = dpspark.fit(cls(1.0, **kw, **extra), one, "label")
+        assert type(neighbour) is type(there)
+    bad = frame.assign(colour=frame["colour"].where(frame.index != 5, "mauve"))
+    for table in (frame, bad):
+        spent = dpmo.Budget(1.0)
+        spent.spend(1.0, "all of it")
+        with pytest.raises(dpmo.BudgetExceededError):
+            dpspark.fit(DPMOETClassifier(0.5, **kw, **SMALL_MOET), spark_frame(spark, table, y), budget=spent)

@@ -203,6 +203,10 @@ def fit(estimator, df, label: str = "label", *, budget=None):
             raise ValueError("epsilon=None (the non-private variant) spends no budget; pass budget=None")
     else:
         estimator._check_params()
+    if getattr(estimator, "epsilon", None) is not None:  # before the table is read (issue 37, point 11)
+        from ..calls import check_budget_first
+
+        check_budget_first(estimator.epsilon, budget, estimator.delta)
     order = _check_columns(df, features, label)
     last_fit.__init__()
     spark = df.sparkSession
@@ -236,8 +240,8 @@ def fit(estimator, df, label: str = "label", *, budget=None):
                 for v, c in t.items():
                     tally[v] = tally.get(v, 0) + c
             _refuse(flags, features)
-            if rows == 0:
-                raise ValueError("df has no row: a fit needs at least one record")
+            # no row: an empty selection input, fitted as in memory when the label set is declared
+            # (issue 41: a refusal would tell the table apart from its neighbour with one record)
             classes, positives = _labels(estimator, tally, rows)
             estimator.n_features_in_ = len(features)
             estimator.feature_names_in_ = np.asarray(order, dtype=object)
