@@ -154,7 +154,7 @@ def reference_offset(k: int, m: int, noise: float = 0.0) -> float:
     """
     k, m = max(int(k), 1), max(int(m), 1)
     H = 1
-    while math.comb(H + m - 1, m - 1) < k:
+    while m > 1 and math.comb(H + m - 1, m - 1) < k:  # one objective: one best point, H = 1
         H += 1
     return max(1.0 / (m * H), float(noise))
 
