@@ -158,7 +158,8 @@ def _audit(score_of, eps_list=(0.5, 4.0)):
     return moved, excess
 
 
-@pytest.mark.parametrize("names, kind", [CONFIGS[2], pytest.param(*CONFIGS[0], marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("names, kind", CONFIGS[:1] + CONFIGS[2:3])
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
 def test_exact_audit_of_the_private_greedy_hypervolume(names, kind, sensitivity):
     """Every round of the private greedy hypervolume (fixed public history of earlier picks; their values
@@ -178,6 +179,22 @@ def test_exact_audit_of_the_private_greedy_hypervolume(names, kind, sensitivity)
             assert excess <= 1e-9
             nonvacuous = max(nonvacuous, moved)
     assert nonvacuous > 0.1
+
+
+def test_exact_audit_of_the_private_greedy_hypervolume_fast():
+    """The fast tier's part of the audit above: three objectives, global sensitivity, two settings, two
+    histories (the whole matrix is marked slow)."""
+    names, kind = CONFIGS[2]
+    for delta, weight in ((None, None), (0.8, 0.5)):
+        for chosen in (HISTORIES[0], HISTORIES[2]):
+            moved, excess = _audit(
+                lambda c, ch=chosen, a=delta, w=weight: _hv_scores(
+                    c, names, kind, "global", ch, delta=a, weight=w
+                ),
+                eps_list=(4.0,),
+            )
+            assert 0.05 < moved <= 1.0 + 1e-9
+            assert excess <= 1e-9
 
 
 def test_negative_control_of_the_hypervolume_audit():
