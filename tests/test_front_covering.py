@@ -25,6 +25,7 @@ import dpmo
 from dpmo.audit import max_log_ratio
 from dpmo.chebyshev import chebyshev_selection_scores, objective_scale, range_units
 from dpmo.hypervolume import hypervolume
+from dpmo.selection import argmax_multiobjective
 from dpmo.staircase import HypervolumeRounds, StaircaseApproach, hypervolume_gains, reference_offset
 from test_privacy_multiobjective import CHECK, CONFIGS, N_CAND, N_CHECK, neighbours
 from test_privacy_multiobjective import objectives as db_objectives
@@ -444,5 +445,5 @@ def test_hypervolume_ratio_does_not_fall_with_epsilon():
     for a in range(3):
         for b in range(a + 1, 3):
             assert means[b] >= means[a] - 2 * np.hypot(ses[a], ses[b]), (means, ses)
-    greedy = dpmo.argmax_multiobjective(objs, approach="staircase", k=3, rng=0)
+    greedy = argmax_multiobjective(objs, approach="staircase", k=3, rng=0)
     assert means[-1] >= hypervolume(Z[greedy], np.zeros(3)) / best - 0.05
