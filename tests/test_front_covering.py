@@ -88,7 +88,7 @@ def test_hypervolume_gains_equal_their_definition(data):
 
 
 def test_hypervolume_gains_beyond_inclusion_exclusion(monkeypatch):
-    import dpmo.staircase as sc
+    import dpmo.greedy_hypervolume as sc
 
     rng = np.random.default_rng(1)
     P, Q = rng.uniform(0, 1, (6, 3)), rng.uniform(0, 1, (20, 3))
