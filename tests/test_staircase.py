@@ -376,26 +376,23 @@ def test_discrete_laplace_sd_is_finite_below_1e_16():
         assert np.isfinite(sd) and sd == pytest.approx(np.sqrt(2.0) / x, rel=1e-3)  # sqrt(2q) / (1 - q)
 
 
-@pytest.mark.slow
-def test_the_5_node_call_at_1e_7_stays_under_300_mb_in_a_fresh_process():
-    """Issue 41's figure, in a subprocess (its peak resident size is its own): graphs.top_k(g, 3, 1e-7,
-    approach="chebyshev") on 5 nodes peaked at 7.5 GB (exact=False) before the bound."""
-    import subprocess
-    import sys
+def test_the_5_node_call_at_1e_7_stays_under_300_mb():
+    """Issue 41's figure: graphs.top_k(g, 3, 1e-7, approach="chebyshev") on 5 nodes peaked at 7.5 GB
+    (exact=False) before the bound. Measured as the peak of the memory the calls allocate (tracemalloc
+    traces numpy's arrays, where the growth was), not the process's resident size, which a cold numba
+    compilation in a loaded test run can raise by hundreds of MB whatever the epsilon."""
+    import tracemalloc
 
-    code = (
-        "import resource, numpy as np\n"
-        "from dpmo import graphs\n"
-        "g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 3], [3, 4]]), nodes=5)\n"
-        "for seed in range(4):\n"
-        "    for exact in (False, True):\n"
-        "        graphs.top_k(g, 3, 1e-7, approach='chebyshev', exact=exact, rng=seed)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    peak_kb = int(out.stdout.split()[-1])  # Linux: kilobytes
-    assert peak_kb < 300 * 1024, peak_kb
+    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 3], [3, 4]]), nodes=5)
+    for seed in range(4):
+        for exact in (False, True):
+            tracemalloc.start()
+            try:
+                graphs.top_k(g, 3, 1e-7, approach="chebyshev", exact=exact, rng=seed)
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+            assert peak < 300e6, (seed, exact, peak)
 
 
 def test_exact_discrete_laplace_below_1e_100():
