@@ -38,6 +38,7 @@ def _compare_module():
     return module
 
 
+@pytest.mark.slow
 def test_every_benchmark_runs_once_at_a_tiny_size():
     # without pytest-benchmark (as in CI): the stand-in fixture of benchmarks/conftest.py calls each once
     cmd = [sys.executable, "-m", "pytest", str(BENCH), "-q", "-p", "no:cacheprovider", "-m", "not slow",
@@ -77,6 +78,7 @@ def test_seconds_format_and_tables():
 
 @pytest.mark.skipif(not _has_pytest_benchmark(), reason="pytest-benchmark (the bench extra) not installed")
 @pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(), reason="not a git checkout")
+@pytest.mark.slow
 def test_compare_against_a_commit_in_one_command():
     cmd = [
         sys.executable,

@@ -185,7 +185,7 @@ def test_another_copy_of_dpmo_on_the_workers_is_refused(tmp_path):
         workers.check_worker_python(stand_in)
 
 
-def test_a_bad_worker_python_is_refused_before_any_spark_job(spark, bare_python, monkeypatch):
+def test_a_bad_worker_python_is_refused_before_any_spark_job(spark, spark_jobs, bare_python, monkeypatch):
     # as if the user had set PYSPARK_PYTHON to an interpreter without dpmo before starting the session
     from dpmo.graphs import spark as dpmo_spark
 
@@ -194,20 +194,17 @@ def test_a_bad_worker_python_is_refused_before_any_spark_job(spark, bare_python,
     monkeypatch.setattr(sc, "pythonExec", str(bare_python / "python3"))
     edges = spark.createDataFrame([(0, 1), (1, 2)], "src long, dst long")
     budget = dpmo.Budget(1.0)
-    sc.setJobGroup("dpmo-refused", "nothing may run")
-    try:
+    with spark_jobs() as jobs:
         for call in (
             lambda: dpmo_spark.top_k(edges, 1, 1.0, nodes=3, budget=budget),
             lambda: dpmo_spark.node_statistics(edges, 3),
         ):
             with pytest.raises(SparkEnvironmentError, match="PYSPARK_PYTHON"):
                 call()
-        assert sc.statusTracker().getJobIdsForGroup("dpmo-refused") == []
-        assert budget.spent == 0
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
+    assert jobs == [] and budget.spent == 0
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_import_is_reported_in_one_line(spark, bare_python):
     sc = spark.sparkContext
     with pytest.raises(SparkEnvironmentError, match="a Python worker .* cannot import pyarrow"):
