@@ -177,7 +177,8 @@ def test_a_worker_python_without_dpmo_is_refused_in_one_line(bare_python):
         workers.check_worker_python(_stand_in(exec_="/no/such/python"))
 
 
-def test_another_copy_of_dpmo_on_the_workers_is_refused(tmp_path):
+def test_another_copy_of_dpmo_on_the_workers_is_refused(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)  # local mode, pyspark's default: this interpreter
     (tmp_path / "dpmo").mkdir()
     (tmp_path / "dpmo" / "__init__.py").write_text("")  # another dpmo, first on the workers' path
     stand_in = _stand_in(environment={"PYTHONPATH": str(tmp_path)})
