@@ -33,6 +33,7 @@ def test_every_page_is_in_the_site():
     assert {"start-here", "privacy-accounting", "errata"} <= pages
 
 
+@pytest.mark.slow
 def test_start_here_tutorial_runs(tmp_path):
     pytest.importorskip("networkx")
     pytest.importorskip("pandas")
