@@ -113,6 +113,7 @@ def test_dpmo_imports_without_pyspark():
 
 
 # ------------------------------------------------------------------------------------------ statistics
+@pytest.mark.slow  # small_stats: the executor pipeline, its Python workers started cold (about 28 s of CPU)
 def test_small_graph_statistics_equal_the_in_memory_ones(small, small_stats):
     _, g = small
     got = _collect_stats(small_stats)
@@ -420,6 +421,7 @@ def test_laplace_distribution_equals_in_memory_samples(small, small_stats):
     assert sps.chi2_contingency(table).pvalue > 1e-3
 
 
+@pytest.mark.slow  # small_stats: the executor pipeline, its Python workers started cold (about 28 s of CPU)
 def test_executor_scores_equal_the_in_memory_scores(small, small_stats):
     _, g = small
     for sensitivity in ("local", "global"):
