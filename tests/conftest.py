@@ -6,6 +6,8 @@ import os
 import re
 import shutil
 import subprocess
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,32 @@ def spark(bare_python, needs_java):
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def spark_jobs(spark):
+    """``with spark_jobs() as jobs:`` -- after the block, ``jobs`` lists the ids of the Spark jobs that the
+    block's calls ran, and no others.
+
+    The block runs in a job group of its own (a fresh name), so jobs of other tests or threads in the same
+    JVM are not counted; and Spark's listener bus is drained before the group is read (the status tracker
+    learns of a job from that bus, asynchronously: on a loaded machine a job that has finished can still be
+    missing from it), so the count does not depend on the load.
+    """
+
+    @contextmanager
+    def counted():
+        sc = spark.sparkContext
+        group = f"dpmo-tests-{uuid.uuid4().hex}"
+        jobs: list[int] = []
+        sc.setJobGroup(group, "counted by a test")
+        try:
+            yield jobs
+        finally:
+            sc.setLocalProperty("spark.jobGroup.id", None)
+            sc.setLocalProperty("spark.job.description", None)
+        # every event posted so far delivered (a job's start is posted before the job runs); 2 min at most
+        sc._jsc.sc().listenerBus().waitUntilEmpty(120_000)
+        jobs.extend(sorted(sc.statusTracker().getJobIdsForGroup(group)))
+
+    return counted

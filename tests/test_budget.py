@@ -207,6 +207,7 @@ CALL_NAMES = [name for name, _ in _calls()]
 
 
 @pytest.mark.parametrize("name", CALL_NAMES)
+@pytest.mark.slow
 def test_entry_point_ledger_sums_to_epsilon_and_output_unchanged(name):
     call = dict(_calls())[name]
     b = Budget(2.0)
@@ -311,6 +312,7 @@ def _estimators(features):
 
 
 @pytest.mark.parametrize("i", range(4))
+@pytest.mark.slow
 def test_estimator_budget_and_shared_budget(cancer, i):
     from sklearn.base import clone
 

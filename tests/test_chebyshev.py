@@ -37,6 +37,7 @@ def five_node_scores(formula: str, low: float, sensitivity: str):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
 @pytest.mark.parametrize("formula,low", [("paper", 0.0), ("published", 1.0)])
 def test_exact_audit_all_graphs_with_five_nodes(formula, low, sensitivity):

@@ -13,6 +13,7 @@ import pytest
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
+@pytest.mark.slow
 def test_sphinx_builds_without_warnings(tmp_path):
     pytest.importorskip("sphinx")
     pytest.importorskip("myst_parser")
@@ -32,6 +33,7 @@ def test_every_page_is_in_the_site():
     assert {"start-here", "privacy-accounting", "errata"} <= pages
 
 
+@pytest.mark.slow
 def test_start_here_tutorial_runs(tmp_path):
     pytest.importorskip("networkx")
     pytest.importorskip("pandas")

@@ -102,6 +102,7 @@ def test_triangles_with_large_and_tied_degrees_match_networkx(seed):
 
 @settings(max_examples=60, deadline=None)
 @given(case=pairs_strategy)
+@pytest.mark.slow
 def test_triangle_kernels_in_both_record_widths(case):
     n, pairs = case
     arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)

@@ -1,4 +1,7 @@
-"""DP-MOTkIN on the real GitHub and Enron graphs (read from ../shared/data; skipped when absent)."""
+"""DP-MOTkIN on the real GitHub and Enron graphs (read from ../shared/data; skipped when absent).
+
+Loading both graphs (about 1 s of CPU) is in the fast tier; the experiments on them are marked slow.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +10,6 @@ import pytest
 
 import dpmo
 from dpmo import graphs
-
-pytestmark = pytest.mark.slow
 
 EPS_GRID = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 
@@ -42,6 +43,7 @@ def test_real_graphs_load_as_documented(real, name):
     assert np.all(ed[g.degree < 2] == 0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_local_aggregate_recall_far_above_global(real, name):
     """The paper's Figure (DP-MOTkIN-Agg): epsilon = 1, k = 5, weights (1, 100), recall of the exact top-5."""
@@ -61,6 +63,7 @@ def test_local_aggregate_recall_far_above_global(real, name):
     assert recalls["global"] <= recalls["local"] - 0.6
 
 
+@pytest.mark.slow
 def test_github_pareto_measured_honestly(real):
     """ERRATA point 5: delta^PS is huge for most nodes and the dampened scores are squeezed into [-2, 0]."""
     g = real["github"]
@@ -76,6 +79,7 @@ def test_github_pareto_measured_honestly(real):
     assert 0.0005 <= p1 <= 0.004 and 0.003 <= p50 <= 0.015
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(EXPECTED))
 @pytest.mark.parametrize("low", [0.0, 1.0])
 def test_local_pareto_front_share_not_below_global(real, name, low):
@@ -91,6 +95,7 @@ def test_local_pareto_front_share_not_below_global(real, name, low):
         assert pl >= pg - 1e-12, (eps, pl, pg)
 
 
+@pytest.mark.slow
 def test_local_pareto_front_share_same_seeds(real):
     """Sampled with k = 3 on the same seeds: the local method's share of picks on the front is not below the
     global one's by more than the sampling noise."""

@@ -302,6 +302,7 @@ def five_node_tables(formula: str, low: float):
 
 
 @pytest.mark.parametrize("formula,low", [("paper", 0.0), ("published", 1.0)])
+@pytest.mark.slow
 def test_dampened_scores_change_by_at_most_one(formula, low):
     S, tab, sens = five_node_tables(formula, low)
     for key in ("D_degree", "D_ego", "D_agg", ("pareto", "local"), ("agg", "local")):
@@ -332,6 +333,7 @@ def test_pareto_sensitivity_admissible_on_graphs(formula, low):
 
 
 @pytest.mark.parametrize("path", PATHS)
+@pytest.mark.slow
 def test_pareto_sensitivity_on_every_counting_path_equals_the_audited_values(monkeypatch, path):
     # delta^PS on all 5-node graphs with each counting path forced (normally chosen by sizes) equals the
     # values audited above (both admissibility conditions), bit for bit
@@ -355,6 +357,7 @@ def _log_probabilities(scores: np.ndarray, epsilon: float, sensitivity: float, m
 
 @pytest.mark.parametrize("mechanism", ["exponential", "permute_and_flip"])
 @pytest.mark.parametrize("formula,low", [("paper", 0.0), ("published", 1.0)])
+@pytest.mark.slow
 def test_exact_privacy_audit_five_nodes(mechanism, formula, low):
     """For every graph on 5 nodes, every one-edge neighbour and the four methods (k = 1): the exact output
     log-probabilities differ by at most epsilon."""
@@ -395,6 +398,7 @@ def test_two_stage_degree_vector_has_l1_sensitivity_two():
 
 
 @pytest.mark.parametrize("formula,low", [("paper", 0.0), ("published", 1.0)])
+@pytest.mark.slow
 def test_two_stage_shortlist_selection_audit_five_nodes(formula, low):
     """Stage 2 of top_k_two_stage for EVERY shortlist of every graph on 5 nodes: PrivPareto (local) on the
     restricted objectives has output log-probabilities within epsilon on one-edge neighbours, for the

@@ -88,6 +88,7 @@ def small_stats(spark, small):
 
 
 # ------------------------------------------------------------------------------------------ imports
+@pytest.mark.slow
 def test_dpmo_imports_without_pyspark():
     # pyspark made unimportable: dpmo and dpmo.graphs import; the Spark module says what to install
     code = (
@@ -112,6 +113,7 @@ def test_dpmo_imports_without_pyspark():
 
 
 # ------------------------------------------------------------------------------------------ statistics
+@pytest.mark.slow  # small_stats: the executor pipeline, its Python workers started cold (about 28 s of CPU)
 def test_small_graph_statistics_equal_the_in_memory_ones(small, small_stats):
     _, g = small
     got = _collect_stats(small_stats)
@@ -122,6 +124,7 @@ def test_small_graph_statistics_equal_the_in_memory_ones(small, small_stats):
     assert got["ego_density"].tolist() == g.ego_density().tolist()  # the same floats
 
 
+@pytest.mark.slow
 def test_text_ids_and_a_node_set_given_as_a_dataframe(spark):
     pairs = [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d"), ("d", "c")]
     ids = np.array(["a", "b", "c", "d", "e"])
@@ -133,6 +136,7 @@ def test_text_ids_and_a_node_set_given_as_a_dataframe(spark):
     assert got["ego_density"].tolist() == g.ego_density().tolist()
 
 
+@pytest.mark.slow
 def test_a_parquet_path_is_read_by_row_groups_with_the_same_statistics(spark, small, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -183,6 +187,7 @@ def test_enron_top_k_at_huge_epsilon_is_the_exact_top_k(enron):
     assert sum(r.epsilon for r in budget.ledger) == Fraction(1e6) and len(budget.ledger) == 10
 
 
+@pytest.mark.slow
 def test_triangles_use_degree_ordered_wedges(spark):
     # a hub joined to 300 leaves, and a path among some leaves: the naive wedge join lists C(300, 2) = 44,850
     # wedges at the hub; oriented from lower to higher (degree, id), every leaf points to the hub
@@ -210,6 +215,7 @@ def test_triangles_use_degree_ordered_wedges(spark):
 
 
 # ------------------------------------------------------------------------------------------ refusals
+@pytest.mark.slow
 def test_refusals(spark, small):
     edges, _ = small
     for call in (
@@ -245,6 +251,7 @@ def test_refusals(spark, small):
         dpmo_spark.top_k(edges, 2, 1.0, nodes=SMALL_N, mechanism="nope")
 
 
+@pytest.mark.slow
 def test_malformed_text_edge_list_is_refused(spark, tmp_path):
     path = tmp_path / "edges.txt"
     path.write_text("% comment\n1 2\n2 3 4\n")
@@ -264,25 +271,22 @@ def test_malformed_text_edge_list_is_refused(spark, tmp_path):
     assert got == [(1, 2), (2, 3), (3, 4)]
 
 
-def test_budget_is_checked_before_any_spark_job(spark, small, monkeypatch):
+def test_budget_is_checked_before_any_spark_job(spark, spark_jobs, small, monkeypatch):
     edges, _ = small
-    tracker = spark.sparkContext.statusTracker()
-    spark.sparkContext.setJobGroup("dpmo-refusal", "nothing may run")
-    try:
+    with spark_jobs() as jobs:
         with pytest.raises(dpmo.BudgetExceededError):
             dpmo_spark.top_k(edges, 2, 1.0, nodes=SMALL_N, budget=dpmo.Budget(0.5))
         # the driver paths refuse a node set above the limit from n alone (public), also before any job
         monkeypatch.setattr(dpmo_spark.topk, "DRIVER_MAX_NODES", 5)
         with pytest.raises(ValueError, match="DRIVER_MAX_NODES"):
             dpmo_spark.top_k(edges, 2, 1.0, nodes=SMALL_N, approach="pareto")
-        assert tracker.getJobIdsForGroup("dpmo-refusal") == []
-    finally:
-        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    assert jobs == []
 
 
 # ------------------------------------------------------------------------------------------ budget records
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 @pytest.mark.parametrize("approach", ["agg", "chebyshev"])
+@pytest.mark.slow
 def test_budget_records_match_the_in_memory_ones(spark, small, approach, delta, monkeypatch):
     edges, g = small
     b_small, b_spark = dpmo.Budget(2.0, delta=delta), dpmo.Budget(2.0, delta=delta)
@@ -306,6 +310,7 @@ def test_budget_records_match_the_in_memory_ones(spark, small, approach, delta, 
 
 
 @pytest.mark.parametrize("on_executors", [False, True])
+@pytest.mark.slow
 def test_a_single_node_is_returned_without_looking_at_the_data(spark, on_executors, monkeypatch):
     if on_executors:
         monkeypatch.setattr(dpmo_spark.small, "SMALL_NODES", 0)
@@ -381,6 +386,7 @@ DISTRIBUTION_CASES = [
 
 
 @pytest.mark.parametrize("approach, sensitivity, mechanism, mode", DISTRIBUTION_CASES)
+@pytest.mark.slow
 def test_output_distribution_equals_the_exact_in_memory_one(
     small, small_stats, approach, sensitivity, mechanism, mode
 ):
@@ -399,6 +405,7 @@ def test_output_distribution_equals_the_exact_in_memory_one(
         assert chi_square_p(counts, wrong, trials) < 1e-6
 
 
+@pytest.mark.slow
 def test_laplace_distribution_equals_in_memory_samples(small, small_stats):
     _, g = small
     k, epsilon, trials = 2, 3.0, 3000
@@ -414,6 +421,7 @@ def test_laplace_distribution_equals_in_memory_samples(small, small_stats):
     assert sps.chi2_contingency(table).pvalue > 1e-3
 
 
+@pytest.mark.slow  # small_stats: the executor pipeline, its Python workers started cold (about 28 s of CPU)
 def test_executor_scores_equal_the_in_memory_scores(small, small_stats):
     _, g = small
     for sensitivity in ("local", "global"):
@@ -427,6 +435,7 @@ def test_executor_scores_equal_the_in_memory_scores(small, small_stats):
 
 
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
+@pytest.mark.slow
 def test_pareto_on_the_driver_gives_the_in_memory_answers(spark, small, sensitivity, spark_path):
     # the driver path is the in-memory pipeline on the collected statistics: the same seed, the same picks
     # (the float sampler, the Spark default, on both sides); the statistics computed by Spark here
@@ -477,6 +486,7 @@ def test_the_spark_path_keeps_the_float_sampler_by_default():
         assert "EXACT_SPARK" in (DOCS / page).read_text()
 
 
+@pytest.mark.slow
 def test_a_seed_reproduces_the_picks(spark, small, spark_path):
     edges, _ = small
     a = dpmo_spark.top_k(edges, 3, 2.0, nodes=SMALL_N, mechanism="permute_and_flip", rng=7)
@@ -492,6 +502,7 @@ def _spark_modules() -> list[str]:
     )
 
 
+@pytest.mark.slow
 def test_doctests_of_the_spark_modules(spark):
     # run here, in the Spark session (tests/test_doctests.py leaves these modules out)
     failures = []

@@ -199,6 +199,7 @@ def test_first_pick_draws_from_the_audited_scores(karate, approach, sensitivity)
         assert sens == (101.0 if sensitivity == "global" else 1.0)
 
 
+@pytest.mark.slow
 def test_empirical_distribution_matches_exact_probabilities():
     G = nx.Graph([(0, 1), (0, 2), (0, 3), (1, 2), (3, 4), (4, 5), (5, 3), (5, 6)])
     g = load_graph(G)

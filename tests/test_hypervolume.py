@@ -41,6 +41,7 @@ def test_hypervolume_matches_cell_count(data):
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 3).flatmap(lambda m: _pts(m, max_size=7, lo=0, hi=5)), st.integers(1, 4))
+@pytest.mark.slow
 def test_best_hypervolume_matches_subset_enumeration(pts, k):
     m = len(pts[0]) if pts else 2
     P = np.asarray(pts, dtype=np.float64).reshape(-1, m)

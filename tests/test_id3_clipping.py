@@ -23,6 +23,7 @@ def test_a_table_larger_than_max_records_fits(cls):
 
 
 @pytest.mark.parametrize("max_records", [1, 2, 3, 4, 5])
+@pytest.mark.slow
 def test_clipped_info_gain_is_within_the_global_sensitivity_on_every_neighbour(max_records):
     """Every table of one attribute with 2 values, each cell in 0..max_records + 2 (beyond the bound), and
     every neighbour (one record added to one cell): the criterion on clipped counts moves by at most the

@@ -278,6 +278,7 @@ def _audit_functions(criterion: str, t_max: int, nonnegative: bool = False):
 
 @pytest.mark.parametrize("k, n_max, t_max, nonnegative", FORMS)
 @pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.slow
 def test_local_sensitivity_is_admissible_on_all_small_tables(criterion, k, n_max, t_max, nonnegative):
     utility, delta = _audit_functions(criterion, t_max, nonnegative)
     violations = check_admissibility(tables(k, n_max), neighbours, utility, delta, t_max, atol=1e-9)
@@ -286,6 +287,7 @@ def test_local_sensitivity_is_admissible_on_all_small_tables(criterion, k, n_max
 
 @pytest.mark.parametrize("k, n_max, t_max, nonnegative", FORMS)
 @pytest.mark.parametrize("criterion", CRITERIA)
+@pytest.mark.slow
 def test_local_sensitivity_equals_brute_force_at_distance_t(criterion, k, n_max, t_max, nonnegative):
     utility, delta = _audit_functions(criterion, t_max, nonnegative)
     states = list(tables(k, n_max))
@@ -395,6 +397,7 @@ def node_counts(state: tuple):
         ("gini", False, 10, 3.0, 3, True, True),
     ],
 )
+@pytest.mark.slow
 def test_attribute_choice_is_epsilon_dp_on_all_small_datasets(
     criterion, local, max_records, epsilon, n_max, nonnegative, shared
 ):
@@ -428,6 +431,7 @@ def test_attribute_choice_is_epsilon_dp_on_all_small_datasets(
 
 
 @pytest.mark.parametrize("criterion, n_max", [("info_gain", 4), ("gini", 4)])
+@pytest.mark.slow
 def test_shared_curve_is_admissible_on_all_small_datasets(criterion, n_max):
     # utility: both attributes' non-negative criterion on a dataset over (A binary, B ternary, class);
     # delta: the node's shared curve. Exhaustive over all datasets of at most n_max records, t <= 4.

@@ -115,6 +115,7 @@ def test_type_checking_imports_match_the_table():
         )
 
 
+@pytest.mark.slow
 def test_a_public_name_that_is_also_a_submodule_stays_the_function():
     """``dpmo.aggregate`` is the function even when ``dpmo/aggregate.py`` is imported first."""
     out = _fresh(
@@ -126,6 +127,7 @@ def test_a_public_name_that_is_also_a_submodule_stays_the_function():
     assert out.split() == ["True", "False", "True"]
 
 
+@pytest.mark.slow
 def test_selection_alone_knows_the_built_in_approaches():
     out = _fresh(
         "from dpmo.selection import approaches, select_multiobjective\n"
@@ -200,6 +202,7 @@ def _imports(path: pathlib.Path, package: str):
             yield from (a.name for a in node.names if a.name.startswith("dpmo"))
 
 
+@pytest.mark.slow
 def test_lower_layers_never_import_higher_ones():
     bad = []
     for path in SRC.rglob("*.py"):

@@ -110,6 +110,7 @@ def test_laplace_sampling_matches_quadrature():
     assert chi_square_pvalue(np.bincount(draws, minlength=4), probs) > 1e-4
 
 
+@pytest.mark.slow
 def test_exponential_top_k_equals_sequential_rounds():
     # k = 2 with total epsilon: each round is an exponential mechanism with epsilon / 2 on what is left.
     scores = np.array([0.0, 1.0, 2.0, 3.0])
@@ -149,6 +150,7 @@ finite = st.floats(-50, 50, allow_nan=False, allow_infinity=False)
     sens=st.floats(0.1, 10),
     mechanism=st.sampled_from(EXACT),
 )
+@pytest.mark.slow
 def test_exact_audit_random_neighbours(x, shift_seed, eps, sens, mechanism):
     x = np.array(x)
     rng = np.random.default_rng(shift_seed)

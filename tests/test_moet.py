@@ -388,6 +388,7 @@ def _base_states(max_size):
 
 
 @pytest.mark.parametrize("relation", ["add_remove", "substitution"])
+@pytest.mark.slow
 def test_exhaustive_privacy_audit_one_round(relation):
     """Every data set of at most 3 records, every neighbour (add/remove one record, or change one record),
     the four private variants, two base mechanisms, two budgets: the exact probability of each tree being

@@ -211,6 +211,7 @@ def test_sweep_counts_equal_direct_comparison(n_p, n_q, scale, seed):
     scale=st.sampled_from([1.0, 0.3, 1e-300, 1e300]),
     seed=st.integers(0, 2**31),
 )
+@pytest.mark.slow
 def test_count_2d_with_shifted_axes_and_scratch_equals_materialised_arrays(n, c, scale, seed):
     # an axis given as u sorted with a shift (+c or -c, as PrivPareto's state does for a constant running
     # sum) counts exactly as the arrays u + c and u - c sorted; and the counts are the same whether the
@@ -243,6 +244,7 @@ def test_count_2d_with_shifted_axes_and_scratch_equals_materialised_arrays(n, c,
                 np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.slow
 def test_scores_from_counts_as_float64_are_the_int64_scores():
     # the Pareto scores of a round, asked as float64 (the dampening's input) or int64: the same integers,
     # with and without removed candidates
@@ -260,6 +262,7 @@ def test_scores_from_counts_as_float64_are_the_int64_scores():
         sweep_mod.scores_from_counts(ps_all, U, removed, idx, np.float32)
 
 
+@pytest.mark.slow
 def test_sweep_large_input_against_dominance_reference():
     # large enough for many words of the bitmap and several radix passes (values over many exponents)
     rng = np.random.default_rng(3)
@@ -334,6 +337,7 @@ def test_removal_corrections_equal_direct_comparison():
     removed=st.lists(st.integers(0, 39), max_size=4, unique=True),
     seed=st.integers(0, 2**31),
 )
+@pytest.mark.slow
 def test_sweep_path_with_shared_orders_equals_set_definition(m, n, kinds, t, removed, seed):
     # the sweep path reuses the order of u_i for u_i +- S_i when S_i is the same for every candidate (an
     # objective without local function, or a constant local one like the degree's): delta^PS and the
@@ -442,6 +446,7 @@ def delta_problems(draw):
 
 @settings(max_examples=150, deadline=None)
 @given(problem=delta_problems(), path=st.sampled_from(["few", "sort", "sweep"]))
+@pytest.mark.slow
 def test_delta_ps_identity_equals_set_definition(problem, path):
     U, deltas, globals_, t = problem
     n = U.shape[0]
@@ -465,6 +470,7 @@ def test_delta_ps_identity_equals_set_definition(problem, path):
 
 @settings(max_examples=120, deadline=None)
 @given(problem=delta_problems(), path=st.sampled_from(["brute", "count", "default"]), chunk=st.booleans())
+@pytest.mark.slow
 def test_delta_ps_blocks_of_distances_equal_set_definition(problem, path, chunk):
     # t of shape (B, 1) gives (B, q): every row equals the set definition at its distance, on both block
     # paths (vectorised brute force; single-t counting per row), with tiny chunks (memory bound) or not.

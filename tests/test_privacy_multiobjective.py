@@ -234,6 +234,7 @@ def _assert_probability_ratios(local, glob):
 
 
 @pytest.mark.parametrize("names, kind", CONFIGS + BLOCK_CONFIGS)
+@pytest.mark.slow
 def test_priv_pareto_dampened_scores_and_probability_ratios(names, kind):
     local = _cached(lambda c: pareto_selection_scores(objectives(c, names, kind), "local"))
     glob = _cached(lambda c: pareto_selection_scores(objectives(c, names, kind), "global"))
@@ -244,6 +245,7 @@ def test_priv_pareto_dampened_scores_and_probability_ratios(names, kind):
 
 
 @pytest.mark.parametrize("names, kind", CONFIGS[:2] + BLOCK_CONFIGS[:1])
+@pytest.mark.slow
 def test_priv_pareto_two_rounds_compose(names, kind):
     """k = 2: P(r1, r2) = P1(r1) P2(r2 | remaining), each round with epsilon / 2 on the candidates left."""
     eps = 1.0
@@ -372,6 +374,7 @@ CHEB_ROUNDS = {
 
 
 @pytest.mark.parametrize("names, kind", CONFIGS + BLOCK_CONFIGS[:1])
+@pytest.mark.slow
 def test_priv_chebyshev_scores_and_probability_ratios(names, kind):
     """PrivChebyshev's round scores move by at most 1 between neighbouring databases (local and global), and
     the exact output distributions of every round (on all candidates and on every set of remaining ones)
@@ -401,6 +404,7 @@ def test_priv_chebyshev_scores_and_probability_ratios(names, kind):
                         assert max_log_ratio(lx, ly, log=True) <= 1.0 + 1e-9
 
 
+@pytest.mark.slow
 def test_priv_chebyshev_negative_control():
     """The audit catches a Chebyshev scalarisation with understated sensitivity (weights not normalised)."""
     names, kind = CONFIGS[0]

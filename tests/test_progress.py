@@ -117,6 +117,7 @@ def test_run_experiment_writes_lines_to_stderr_without_a_terminal(tmp_path, caps
     assert [d for d, _, _ in lines] == sorted(d for d, _, _ in lines)
 
 
+@pytest.mark.slow
 def test_reproduce_piped_into_a_log_shows_progress_lines(tmp_path):
     # what a user does: dpmo reproduce ... > log 2>&1 (no terminal anywhere)
     log = tmp_path / "log"
@@ -163,6 +164,7 @@ def _results(path):
 
 
 @pytest.mark.parametrize("idle", [1.0, 0.0])
+@pytest.mark.slow
 def test_auto_jobs_hands_long_work_to_a_pool_only_when_cores_are_idle(tmp_path, monkeypatch, idle):
     monkeypatch.setattr(backends_mod, "AUTO_SERIAL_SECONDS", -1.0)  # any work counts as long
     monkeypatch.setattr(backends_mod, "AUTO_WINDOW_SECONDS", 0.0)

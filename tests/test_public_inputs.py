@@ -137,6 +137,7 @@ def _run_with_limit(code: str, seconds: float = 120.0) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_zero_local_sensitivities_do_not_hang():
     out = _run_with_limit(
         "import numpy as np, dpmo\n"

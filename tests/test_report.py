@@ -197,6 +197,7 @@ def test_git_commit_without_git(monkeypatch, tmp_path):
     assert env_mod.git_commit() is None
 
 
+@pytest.mark.slow
 def test_reproduce_writes_software_into_meta_and_report(tmp_path):
     out = tmp_path / "out"
     src = Path(dpmo.__file__).resolve().parents[1]

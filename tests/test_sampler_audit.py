@@ -89,6 +89,7 @@ def run(release, draws, seed):
 
 
 @pytest.mark.parametrize("approach", ["agg", "pareto"])
+@pytest.mark.slow
 def test_graph_neighbours_exact_release(approach):
     from dpmo.graphs import load_graph, selection_scores, top_k
 
@@ -111,6 +112,7 @@ def test_graph_neighbours_exact_release(approach):
 
 
 @pytest.mark.parametrize("approach", ["agg", "pareto"])
+@pytest.mark.slow
 def test_table_neighbours_exact_release(approach):
     """One DP-MOET pick among 4 trees; y adds a positive record that trees 0 and 1 classify right."""
     from dpmo.trees import selection_scores, tnr_objective, tpr_objective

@@ -37,6 +37,7 @@ DP_WORDS = ("privacy", "private", "noise", "epsilon", "public", "binary")
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.slow
 def test_check_estimator_passes_except_declared_dp_checks(cls):
     est = small(cls)
     expected = expected_failed_checks(est)

@@ -106,6 +106,7 @@ LAW_CASES = [
 
 
 @pytest.mark.parametrize("approach, sensitivity, weights, mechanism, id_column", LAW_CASES)
+@pytest.mark.slow
 def test_the_law_is_that_of_dpmo_select_on_the_same_rows(
     spark, table, table_csv, approach, sensitivity, weights, mechanism, id_column
 ):
@@ -157,6 +158,7 @@ def _cli(argv, capsys) -> list[str]:
         ],  # row numbers
     ],
 )
+@pytest.mark.slow
 def test_the_driver_paths_give_the_picks_of_dpmo_select(spark, table_csv, capsys, extra):
     # PrivPareto and exact sampling run the in-memory pipeline on the driver, on the rows in the file's order:
     # the same seed gives the same picks as the in-memory command
@@ -168,6 +170,7 @@ def test_the_driver_paths_give_the_picks_of_dpmo_select(spark, table_csv, capsys
 # ------------------------------------------------------------------------------------------ budget
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 @pytest.mark.parametrize("approach", ["agg", "chebyshev"])
+@pytest.mark.slow
 def test_budget_records_match_the_in_memory_ones_and_a_seed_reproduces(
     spark, table, table_csv, approach, delta
 ):
@@ -209,11 +212,9 @@ def test_a_single_candidate_is_returned_without_looking_at_its_values(spark):
 
 
 # ------------------------------------------------------------------------------------------ refusals
-def test_argument_and_schema_refusals_run_no_spark_job(spark, table, monkeypatch):
+def test_argument_and_schema_refusals_run_no_spark_job(spark, spark_jobs, table, monkeypatch):
     objectives = {"a": 1.0, "b": (2.0, "min")}
-    tracker = spark.sparkContext.statusTracker()
-    spark.sparkContext.setJobGroup("dpmo-table-refusal", "nothing may run")
-    try:
+    with spark_jobs() as jobs:
         cases = [
             ({"objectives": {"zz": 1.0}}, ValueError, r"no column 'zz'.*\['id', 'a', 'b'\]"),
             ({"objectives": {"id": 1.0}}, TypeError, "objective column 'id' must be numeric.*string"),
@@ -235,11 +236,10 @@ def test_argument_and_schema_refusals_run_no_spark_job(spark, table, monkeypatch
             dpmo_spark.select("candidates.parquet", 2, 1.0, objectives=objectives)
         with pytest.raises(dpmo.BudgetExceededError):
             dpmo_spark.select(table, 2, 1.0, objectives=objectives, budget=dpmo.Budget(0.5))
-        assert tracker.getJobIdsForGroup("dpmo-table-refusal") == []
-    finally:
-        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    assert jobs == []
 
 
+@pytest.mark.slow
 def test_value_refusals_name_the_column_and_the_rule_never_a_value(spark, monkeypatch):
     nan, inf = float("nan"), float("inf")
     rows = [("p", 123.456, 1.0, 1.0, 1.0), ("q", 7.25, nan, None, -inf), ("r", 0.5, 2.0, 3.0, 4.0)]
@@ -283,6 +283,7 @@ def test_the_command_line_refuses_in_one_line_without_a_value(spark, tmp_path, c
     assert code == 2 and "no such file or folder" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_command_line_reads_parquet_and_prints_the_ids_only(spark, table, tmp_path, capsys):
     folder = tmp_path / "candidates.parquet"  # a folder of part files, as Spark writes Parquet
     folder.mkdir()
@@ -314,6 +315,7 @@ def test_the_general_layer_never_imports_the_graphs():
         assert not re.search(r"^\s*(from|import)\s+\S*graphs", path.read_text(), re.M), path
 
 
+@pytest.mark.slow
 def test_doctests_of_the_general_spark_modules(spark):
     # run here, in the Spark session (tests/test_doctests.py leaves these modules out)
     names = ["dpmo.spark"] + [
@@ -331,6 +333,7 @@ def test_doctests_of_the_general_spark_modules(spark):
     assert not failures, "\n".join(failures)
 
 
+@pytest.mark.slow
 def test_the_docs_page_table_example_runs(spark, tmp_path):
     text = (DOCS / "spark.md").read_text()
     block = re.search(r"```python\n(# example: a candidate table.*?)```", text, re.S)

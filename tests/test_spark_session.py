@@ -8,8 +8,10 @@ on ``PATH`` has no dpmo. Tests of the rules themselves use stand-in sessions (no
 
 from __future__ import annotations
 
+import doctest
 import os
 import re
+import site
 import subprocess
 import sys
 import textwrap
@@ -17,6 +19,7 @@ import threading
 import time
 import venv
 import warnings
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -143,6 +146,20 @@ def test_the_worker_python_rule(monkeypatch):
     assert workers.worker_python(SimpleNamespace()) is None  # no SparkContext here (Spark Connect)
 
 
+@pytest.mark.parametrize("value", [None, "python3", "/env/bin/python"])
+def test_the_worker_python_example_holds_with_pyspark_python_set_or_unset(monkeypatch, value):
+    # the docstring's example describes the rule whatever the caller's environment says
+    if value is None:
+        monkeypatch.delenv("PYSPARK_PYTHON", raising=False)
+    else:
+        monkeypatch.setenv("PYSPARK_PYTHON", value)
+    (test,) = doctest.DocTestFinder().find(workers.worker_python, "worker_python", globs={})
+    runner = doctest.DocTestRunner()
+    out = []
+    runner.run(test, out=out.append)
+    assert runner.failures == 0 and runner.tries >= 5, "".join(out)
+
+
 def test_a_worker_python_without_dpmo_is_refused_in_one_line(bare_python):
     python = str(bare_python / "python3")
     with pytest.raises(SparkEnvironmentError) as info:
@@ -160,7 +177,8 @@ def test_a_worker_python_without_dpmo_is_refused_in_one_line(bare_python):
         workers.check_worker_python(_stand_in(exec_="/no/such/python"))
 
 
-def test_another_copy_of_dpmo_on_the_workers_is_refused(tmp_path):
+def test_another_copy_of_dpmo_on_the_workers_is_refused(tmp_path, monkeypatch):
+    monkeypatch.delenv("PYSPARK_PYTHON", raising=False)  # local mode, pyspark's default: this interpreter
     (tmp_path / "dpmo").mkdir()
     (tmp_path / "dpmo" / "__init__.py").write_text("")  # another dpmo, first on the workers' path
     stand_in = _stand_in(environment={"PYTHONPATH": str(tmp_path)})
@@ -168,7 +186,7 @@ def test_another_copy_of_dpmo_on_the_workers_is_refused(tmp_path):
         workers.check_worker_python(stand_in)
 
 
-def test_a_bad_worker_python_is_refused_before_any_spark_job(spark, bare_python, monkeypatch):
+def test_a_bad_worker_python_is_refused_before_any_spark_job(spark, spark_jobs, bare_python, monkeypatch):
     # as if the user had set PYSPARK_PYTHON to an interpreter without dpmo before starting the session
     from dpmo.graphs import spark as dpmo_spark
 
@@ -177,20 +195,17 @@ def test_a_bad_worker_python_is_refused_before_any_spark_job(spark, bare_python,
     monkeypatch.setattr(sc, "pythonExec", str(bare_python / "python3"))
     edges = spark.createDataFrame([(0, 1), (1, 2)], "src long, dst long")
     budget = dpmo.Budget(1.0)
-    sc.setJobGroup("dpmo-refused", "nothing may run")
-    try:
+    with spark_jobs() as jobs:
         for call in (
             lambda: dpmo_spark.top_k(edges, 1, 1.0, nodes=3, budget=budget),
             lambda: dpmo_spark.node_statistics(edges, 3),
         ):
             with pytest.raises(SparkEnvironmentError, match="PYSPARK_PYTHON"):
                 call()
-        assert sc.statusTracker().getJobIdsForGroup("dpmo-refused") == []
-        assert budget.spent == 0
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
+    assert jobs == [] and budget.spent == 0
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_import_is_reported_in_one_line(spark, bare_python):
     sc = spark.sparkContext
     with pytest.raises(SparkEnvironmentError, match="a Python worker .* cannot import pyarrow"):
@@ -260,15 +275,36 @@ except SparkEnvironmentError as exc:
 """
 
 
+def _venv_seeing_this_environment(env_dir):
+    """A new virtual environment whose ``site-packages`` holds one ``.pth`` file that adds this interpreter's
+    site directories (``.pth`` files included): it sees exactly the packages the suite runs with (an
+    activated venv's, never the base interpreter's); its python, by path."""
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        stdin=subprocess.DEVNULL,
+    ).stdout.strip()
+    ours = [p for p in site.getsitepackages() if os.path.isdir(p)]
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        ours.append(site.getusersitepackages())
+    lines = "".join(f"import site; site.addsitedir({p!r})\n" for p in ours)
+    (Path(purelib) / "_dpmo_tests_outer_environment.pth").write_text(lines)
+    return python
+
+
 @pytest.mark.slow
 def test_a_virtual_environment_run_without_activation(spark, tmp_path, bare_python):
-    # a venv that sees the packages installed here (pyspark, numpy, dpmo), its python run by path, without
-    # activation, while python3 on PATH has none of them: the picks; then, with PYSPARK_PYTHON pointing at
+    # a venv that sees the packages installed here (pyspark, numpy, dpmo: through a .pth file, not the base
+    # interpreter's site-packages), its python run by path, without activation, while python3 on PATH has
+    # none of them: the picks; then, with PYSPARK_PYTHON pointing at
     # an interpreter without dpmo, the one-line refusal before any Spark job (the fixture ``spark`` only
     # skips the test where Spark cannot run)
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, system_site_packages=True, with_pip=False)
-    python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
+    python = _venv_seeing_this_environment(env_dir)
     script = tmp_path / "script.py"
     script.write_text(textwrap.dedent(_SCRIPT))
     env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "VIRTUAL_ENV")}

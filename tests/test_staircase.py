@@ -85,6 +85,7 @@ def _five_node(sensitivity: str, formula: str, low: float, leak: bool = False):
     "sensitivity,formula,low",
     [("local", "paper", 0.0), ("local", "published", 1.0), ("global", "paper", 0.0)],
 )
+@pytest.mark.slow
 def test_exact_audit_of_the_staircase_on_all_graphs_with_five_nodes(sensitivity, formula, low):
     """Every graph on 5 nodes and every one-edge neighbour: (1) the released integers (the degrees of the
     ranks, and each node's degree and floor(dampened ego density)) move by at most 2 in L1, so the
@@ -108,6 +109,7 @@ def test_exact_audit_of_the_staircase_on_all_graphs_with_five_nodes(sensitivity,
                 assert max(np.abs(lp - lp[f]).max() for f in FLIPS) <= eps + 1e-9
 
 
+@pytest.mark.slow
 def test_negative_controls():
     """(1) Corners made of the picks' exact values instead of released ones: a round's scores move by more
     than 1 between neighbours (the audit above fails). (2) The degree release calibrated as if its
@@ -276,6 +278,7 @@ def _top_first_scores(objs, sensitivity: str, history, cache=None):
 
 
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
+@pytest.mark.slow
 def test_exact_audit_of_the_top_first_rounds_on_all_graphs_with_five_nodes(sensitivity):
     """The top-first plan's rounds (two ``min(degree - W, 0)`` rounds, then the floor round inside a window
     with both edges): on every graph with 5 nodes and every one-edge neighbour, given the public history,

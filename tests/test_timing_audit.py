@@ -274,6 +274,7 @@ def by_output(samples, key=lambda v: v):
     return groups
 
 
+@pytest.mark.slow
 def test_timing_discrete_laplace_per_output():
     runs = timed_calls({"z": lambda: int(sample_discrete_laplace(1, 1.0)[0])}, 3000, 10, budget=2.0)
     groups = by_output(runs["z"], key=lambda z: max(-2, min(2, z)))  # |z| >= 2 pooled
@@ -359,6 +360,7 @@ def _top_k_pareto(edges, n):
     return lambda: int(graphs.top_k(graphs.load_graph(edges, nodes=n), 1, 1.0, approach="pareto", rng=1)[0])
 
 
+@pytest.mark.slow
 def test_timing_scope_the_sampler_is_constant_work_the_scores_are_not():
     """``docs/core.md``, "Timing", scope: ``dpmo.select(..., exact=True)`` as a whole (checks, budget,
     sampling) executes the same lines for any scores of the same size; computing the scores does not, and

@@ -190,6 +190,7 @@ def test_fit_equals_the_loop_of_the_public_operators(approach, epsilon):
         assert nested(est.trees_) == nested(want)
 
 
+@pytest.mark.slow
 def test_tree_modules_do_not_import_each_other_back():
     # tree.py builds on export/simplify/bitsets, evaluation.py on tree.py: no module imports one above it
     code = (

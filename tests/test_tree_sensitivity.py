@@ -254,6 +254,7 @@ def test_dampened_rates_move_by_at_most_one(neighbouring):
 # the aggregate 3 TPR + 2 TNR of one tree over joint count states
 
 
+@pytest.mark.slow
 def test_weighted_sum_of_rates_admissible_on_joint_states():
     lim = 5
     joint = [

@@ -287,6 +287,7 @@ def test_paper_example_global_sensitivity_tree():
 
 
 @pytest.mark.parametrize("n", [1, 63, 64, 65, 500])
+@pytest.mark.slow
 def test_population_matches_per_row_traversal(n):
     rng = np.random.default_rng(n)
     X, y = random_data(rng, n)

@@ -119,11 +119,17 @@ def worker_python(spark) -> tuple[str, str] | None:
 
     Examples
     --------
-    >>> import sys
+    >>> import os, sys
     >>> from types import SimpleNamespace
     >>> from dpmo.spark.session import worker_python
-    >>> sc = SimpleNamespace(master="local[2]", pythonExec="python3")
-    >>> worker_python(SimpleNamespace(sparkContext=sc)) == (sys.executable, "this interpreter")
+    >>> chosen = SimpleNamespace(master="local[2]", pythonExec="/env/bin/python")  # PYSPARK_PYTHON was set
+    >>> worker_python(SimpleNamespace(sparkContext=chosen))
+    ('/env/bin/python', 'PYSPARK_PYTHON')
+    >>> default = SimpleNamespace(master="local[2]", pythonExec="python3")  # pyspark's default
+    >>> expected = (sys.executable, "this interpreter")  # in local mode, with PYSPARK_PYTHON unset
+    >>> if "PYSPARK_PYTHON" in os.environ:  # set (even to pyspark's default): kept
+    ...     expected = ("python3", "PYSPARK_PYTHON")
+    >>> worker_python(SimpleNamespace(sparkContext=default)) == expected
     True
     """
     sc = spark_context(spark)

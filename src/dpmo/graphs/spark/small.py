@@ -90,9 +90,9 @@ def edge_codes(e: DataFrame, ns: NodeSet, ids=None) -> DataFrame:
     :data:`OUTSIDE_CODE` for an edge with an endpoint outside it, :data:`NULL_CODE` for a null endpoint.
 
     One Spark SQL query, no Python worker: the edge table in one partition (``coalesce(1)``, no shuffle),
-    the ids numbered by a broadcast join with the node set when they are not ``0 .. n-1`` (the broadcast is
-    a second, small job), and a hash aggregate of the distinct codes: at most ``n (n + 1) / 2 + 2`` rows,
-    whatever the table holds.
+    the ids numbered by a broadcast join with the node set when they are not ``0 .. n-1`` (the broadcast
+    may be a second, small job, as Spark plans the local table), and a hash aggregate of the distinct
+    codes: at most ``n (n + 1) / 2 + 2`` rows, whatever the table holds.
 
     Examples
     --------
