@@ -112,7 +112,7 @@ def _check_columns(df, features, label: str) -> list[str]:
 
 def _refuse(flags: np.ndarray, features) -> None:
     """The in-memory refusal of the first column at fault (features' order), with its words."""
-    from ..trees.units import _unknown
+    from ..trees.units import unknown_category as _unknown
 
     for f, flag in zip(features, flags[: len(features)], strict=True):
         if flag & NULL:
@@ -189,7 +189,7 @@ def fit(estimator, df, label: str = "label", *, budget=None):
     kind = _estimator_kind(estimator)
     if not isinstance(label, str):
         raise TypeError(f"label must be the name of the label column (a str), got {type(label).__name__}")
-    from ..trees._inputs import _check_features
+    from ..trees._inputs import check_features as _check_features
 
     features = _check_features(estimator.features)
     if features is None:

@@ -125,7 +125,7 @@ def estimator_rng(random_state) -> np.random.Generator:
 # tables
 
 
-def _check_features(features):
+def check_features(features):
     if features is None:
         return None
     from ..datasets import Feature
@@ -328,7 +328,7 @@ def check_X_fit(est, X, y=None, *, encoded: bool = False):
     """
     from ..datasets import Dataset
 
-    features = _check_features(est.features)
+    features = check_features(est.features)
     # the labels of a Dataset (y not given) or of an EncodedData: 0/1 by the loader's public rule, the public
     # label set {0, 1} (a fact about the arguments only). A table data.X with a y of the caller's: read from y
     est._encoded_labels = encoded or (isinstance(X, Dataset) and y is None)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .units import _code, _isna, _lookup, _unknown, encode_categories
+from .units import category_code, category_lookup, encode_categories, isna_mask, unknown_category
 
 __all__ = ["CodedColumns", "coded_columns", "id3_codes", "id3_column_codes", "map_categories", "narrow_codes"]
 
@@ -115,14 +115,14 @@ def _categorical(values, feature) -> np.ndarray:
             values.to_numpy(dtype=object) if hasattr(values, "to_numpy") else values, dtype=object
         )
 
-        if _isna(raw).any():
+        if isna_mask(raw).any():
             raise _missing(feature.name) from None
         return encode_categories(raw, feature).astype(narrow_codes(feature.n_categories))
     if codes.size and int(codes.min()) < 0:
         raise _missing(feature.name)
     mapped = map_categories(codes, uniques, feature)
     if mapped is None:
-        _unknown(feature)
+        unknown_category(feature)
     return mapped
 
 
@@ -141,12 +141,12 @@ def map_categories(codes: np.ndarray, uniques, feature) -> np.ndarray | None:
     [1, 0, 1]
     """
     used = np.bincount(np.asarray(codes, dtype=np.intp), minlength=len(uniques)) > 0
-    lookup = _lookup(feature)
+    lookup = category_lookup(feature)
     mapping = np.zeros(max(len(uniques), 1), dtype=narrow_codes(feature.n_categories))
     for i, v in enumerate(uniques):
         if not used[i]:
             continue
-        c = _code(lookup, v)
+        c = category_code(lookup, v)
         if c is None:
             return None
         mapping[i] = c

@@ -61,7 +61,8 @@ from .binned_kernels import (
     node_split_counts,
     route,
 )
-from .proba import _columns, fitted_classes, labels_of
+from .proba import fitted_classes, labels_of
+from .proba import proba_columns as _columns
 
 __all__ = ["PrivateTreeClassifier", "OBJECTIVES", "auto_trees", "smoothed_leaf_shares", "noisy_positive_rate"]
 
