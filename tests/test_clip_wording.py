@@ -11,7 +11,7 @@ import pytest
 
 from dpmo.datasets import Feature
 from dpmo.trees import DiffPID3Classifier
-from dpmo.trees._inputs import _check_domains, listed
+from dpmo.trees.raw_tables import check_domains, listed
 
 COLUMNS = [f"c{j}" for j in range(14)]
 
@@ -67,10 +67,10 @@ def test_the_encoded_form_is_named_only_for_encoded_tables():
     names = [f"f{j}" for j in range(7)]
     for kind, needle in (("encoded", "the encoded table"), ("default", "default public range")):
         with pytest.warns(UserWarning) as seen:
-            _check_domains(X, None, names, warn=kind)
+            check_domains(X, None, names, warn=kind)
         msg = str(seen[0].message)
         assert needle in msg and "and 2 more" in msg
         assert ("encoded" in msg) == (kind == "encoded")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the training table: clipped silently
-        assert _check_domains(X, None, names, warn=None).max() == 1.0
+        assert check_domains(X, None, names, warn=None).max() == 1.0

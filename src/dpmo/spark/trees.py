@@ -112,13 +112,13 @@ def _check_columns(df, features, label: str) -> list[str]:
 
 def _refuse(flags: np.ndarray, features) -> None:
     """The in-memory refusal of the first column at fault (features' order), with its words."""
-    from ..trees.units import _unknown
+    from ..trees.units import unknown_category
 
     for f, flag in zip(features, flags[: len(features)], strict=True):
         if flag & NULL:
             raise ValueError(f"column {f.name!r} of X holds missing values (NaN/None); drop or fill them")
         if flag & UNKNOWN:
-            _unknown(f)
+            unknown_category(f)
         if flag & NOT_NUMERIC:
             raise ValueError(
                 f"column {f.name!r} of X is numeric (bounds {f.bounds}) but holds non-numeric values"
@@ -189,9 +189,9 @@ def fit(estimator, df, label: str = "label", *, budget=None):
     kind = _estimator_kind(estimator)
     if not isinstance(label, str):
         raise TypeError(f"label must be the name of the label column (a str), got {type(label).__name__}")
-    from ..trees._inputs import _check_features
+    from ..trees._inputs import check_features
 
-    features = _check_features(estimator.features)
+    features = check_features(estimator.features)
     if features is None:
         raise ValueError(
             "dpmo.spark.fit needs the estimator's features= (the public metadata of every column: "

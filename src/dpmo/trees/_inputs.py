@@ -49,7 +49,6 @@ import copy
 import numbers
 import warnings
 
-import numba
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_consistent_length, column_or_1d, validate_data
@@ -63,7 +62,8 @@ from ._messages import (
     InferredClassesWarning,
     redacted,
 )
-from .units import RAW, array_columns, encode_categories, is_frame, read_as
+from .raw_tables import check_domains, encode_raw, frame_columns, listed
+from .units import RAW, array_columns, is_frame, read_as
 
 __all__ = [
     "DefaultBoundsWarning",
@@ -125,7 +125,7 @@ def estimator_rng(random_state) -> np.random.Generator:
 # tables
 
 
-def _check_features(features):
+def check_features(features):
     if features is None:
         return None
     from ..datasets import Feature
@@ -139,77 +139,6 @@ def _check_features(features):
         if not isinstance(f, Feature):
             raise TypeError(f"features[{j}] must be a dpmo.datasets.Feature, got {type(f).__name__}")
     return features
-
-
-def _frame_columns(X, features) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``(values, is_missing)`` of the columns of a raw DataFrame, found by the features' names."""
-    names = [f.name for f in features]
-    cols = [str(c) for c in X.columns]
-    missing = [n for n in names if n not in cols]
-    extra = [c for c in cols if c not in names]
-    if missing or extra:
-        raise ValueError(
-            f"the columns of X must be the features' columns; missing {missing}, not described {extra} "
-            "(declare every column with features=, or drop it)"
-        )
-    pos = {c: i for i, c in enumerate(cols)}
-    out = []
-    for f in features:
-        col = X.iloc[:, pos[f.name]]
-        out.append((col.to_numpy(dtype=object), col.isna().to_numpy()))
-    return out
-
-
-def listed(names, shown: int = 5, *, quote: bool = True) -> str:
-    """The first ``shown`` of ``names`` as a list, and how many more there are (``quote=False``: the items
-    are written as they are).
-
-    Examples
-    --------
-    >>> from dpmo.trees._inputs import listed
-    >>> listed(["a", "b"]), listed([str(j) for j in range(14)])
-    ("['a', 'b']", "['0', '1', '2', '3', '4'] and 9 more")
-    """
-    names = list(names)
-    more = len(names) - shown
-    text = repr(names[:shown]) if quote else "[" + ", ".join(str(n) for n in names[:shown]) + "]"
-    return text + (f" and {more} more" if more > 0 else "")
-
-
-def _clip_warning(text: str) -> None:
-    """A prediction-time clipping warning (the caller's own rows, never the private training table)."""
-    warnings.warn(text, UserWarning, stacklevel=6)  # the caller of predict
-
-
-def _encode_raw(columns, features, warn: bool) -> np.ndarray:
-    """Raw columns (``(values, is_missing)`` per feature) -> encoded float matrix (features' order);
-    ``warn``: say when a numeric value is clipped (never for the private training table)."""
-    out = np.empty((columns[0][0].shape[0] if columns else 0, len(features)), dtype=np.float64)
-    clipped = []
-    for j, (f, (values, isna)) in enumerate(zip(features, columns, strict=True)):
-        if isna.any():
-            raise ValueError(f"column {f.name!r} of X holds missing values (NaN/None); drop or fill them")
-        if f.is_categorical:
-            out[:, j] = encode_categories(values, f)
-        else:
-            try:
-                raw = np.asarray(values, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"column {f.name!r} of X is numeric (bounds {f.bounds}) but holds non-numeric values"
-                ) from None
-            if not np.all(np.isfinite(raw)):
-                raise ValueError(f"column {f.name!r} of X must be finite (no NaN or inf)")
-            lo, hi = f.bounds
-            if warn and (np.any(raw < lo) or np.any(raw > hi)):
-                clipped.append(f"{f.name!r} {f.bounds}")
-            out[:, j] = f.scale(raw)
-    if clipped:
-        _clip_warning(
-            f"numeric column(s) {listed(clipped, quote=False)} of X hold values outside their public bounds "
-            "(declared with features=, shown after each name); they are clipped to them"
-        )
-    return out
 
 
 def _non_numeric_columns(X) -> list[str]:
@@ -235,81 +164,6 @@ def _validate(est, X, *, reset: bool) -> np.ndarray:
     )
 
 
-#: How a table read as it is (the ``"numbers"`` path of :func:`dpmo.trees.units.read_as`) came to be in
-#: ``[0, 1]``, for the clipping warning: ``(what X is, what the range is, what to do)``.
-_RANGES = {
-    "default": (
-        "X",
-        "the default public range [0, 1] (the model was fitted without features=, so no bounds were "
-        "declared)",
-        "Declare each column's public bounds when fitting: features=[dpmo.datasets.Feature(name, "
-        "'numeric', bounds=(lo, hi)), ...], then pass rows in those units",
-    ),
-    "declared": ("X", "their declared public bounds (0, 1)", ""),
-    "encoded": (
-        "the encoded table",
-        "[0, 1], the encoded range of their public bounds",
-        "Encode rows with the features' Feature.scale, or pass raw units in a pandas DataFrame",
-    ),
-}
-
-
-def _check_domains(X: np.ndarray, features, names, warn: str | None) -> np.ndarray:
-    """Categorical codes must be in the domain; numeric values are clipped to the public range [0, 1]
-    (``warn``: a key of :data:`_RANGES`, for a warning naming the columns; None for the private training
-    table, which is clipped silently).
-
-    One pass over the whole row-major table (no strided column scans); the columns at fault are located
-    only when there is one.
-    """
-    d = X.shape[1]
-    is_cat = np.zeros(d, dtype=bool)
-    ncat = np.zeros(d, dtype=np.int64)
-    if features is not None:
-        for j, f in enumerate(features):
-            if f.is_categorical:
-                is_cat[j], ncat[j] = True, f.n_categories
-    top = np.where(is_cat, ncat - 1, 1.0)  # largest code, or the numeric range's upper end
-    if not _any_outside(X, top, is_cat):  # one compiled pass, no temporaries
-        return X
-    outside = (X < 0) | (X > top)
-    if is_cat.any():
-        outside |= (np.floor(X) != X) & is_cat  # a code is an integer
-    at_fault = outside.any(axis=0)
-    cat_bad = np.flatnonzero(at_fault & is_cat)
-    if cat_bad.size:
-        j = cat_bad[0]
-        raise ValueError(
-            f"categorical column {names[j]!r} of X must hold the codes 0 .. {int(ncat[j]) - 1} of its "
-            "public categories (or pass a pandas DataFrame holding the categories themselves)"
-        )
-    num = ~is_cat
-    bad = [names[j] for j in np.flatnonzero(at_fault & num)]
-    if warn is not None and bad:
-        table, where, todo = _RANGES[warn]
-        _clip_warning(
-            f"numeric column(s) {listed(bad)} of {table} hold values outside {where}; they are clipped to "
-            "it" + (f". {todo}" if todo else "")
-        )
-    X = X.copy()
-    X[:, num] = np.clip(X[:, num], 0.0, 1.0)
-    return X
-
-
-@numba.njit(cache=True, nogil=True)
-def _any_outside(X, top, is_cat):  # pragma: no cover - compiled
-    """Whether some ``X[i, j]`` is below 0 or above ``top[j]``, or not whole in a categorical column (the
-    test of :func:`_check_domains`, row by row). Branch-free, one flag per column and no early exit: the
-    compiler vectorises the pass (Adult: 0.58 -> 0.31 ms), whose time then depends on the shape only."""
-    n, d = X.shape
-    bad = np.zeros(d, np.bool_)
-    for i in range(n):
-        for j in range(d):
-            v = X[i, j]
-            bad[j] |= (v < 0) | (v > top[j]) | (is_cat[j] & (np.floor(v) != v))
-    return bad.any()
-
-
 def _names(est, features, d: int) -> list[str]:
     if features is not None:
         return [f.name for f in features]
@@ -328,7 +182,7 @@ def check_X_fit(est, X, y=None, *, encoded: bool = False):
     """
     from ..datasets import Dataset
 
-    features = _check_features(est.features)
+    features = check_features(est.features)
     # the labels of a Dataset (y not given) or of an EncodedData: 0/1 by the loader's public rule, the public
     # label set {0, 1} (a fact about the arguments only). A table data.X with a y of the caller's: read from y
     est._encoded_labels = encoded or (isinstance(X, Dataset) and y is None)
@@ -371,6 +225,17 @@ def _has_rows(X) -> bool:
     return bool(shape[0]) if shape else bool(len(X))
 
 
+def _fitted_columns(est, X, enc, path: str):
+    """``enc`` after setting what a fit on a raw table records: ``n_features_in_`` and, for a DataFrame,
+    ``feature_names_in_`` (removed otherwise)."""
+    est.n_features_in_ = enc.shape[1]
+    if path == "frame":
+        est.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
+    elif hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+    return enc
+
+
 def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
     from ..datasets import EncodedTable
 
@@ -379,28 +244,16 @@ def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
         # the lean fit (dpmo.trees.columns): narrow columns, no (n, d) float table
         from .columns import coded_columns
 
-        enc = coded_columns(X, features, path)
-        est.n_features_in_ = enc.shape[1]
-        if path == "frame":
-            est.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
-        elif hasattr(est, "feature_names_in_"):
-            del est.feature_names_in_
-        return enc
+        return _fitted_columns(est, X, coded_columns(X, features, path), path)
     if path != "numbers":  # raw values: categories by value, numeric columns in the units of their bounds
-        columns = _frame_columns(X, features) if path == "frame" else array_columns(X, features)
+        columns = frame_columns(X, features) if path == "frame" else array_columns(X, features)
         enc = check_array(
-            _encode_raw(columns, features, warn=not reset),
+            encode_raw(columns, features, warn=not reset),
             dtype=np.float64,
             input_name="X",
             ensure_min_samples=0 if reset else 1,
         )
-        if reset:
-            est.n_features_in_ = enc.shape[1]
-            if path == "frame":
-                est.feature_names_in_ = np.asarray([str(c) for c in X.columns], dtype=object)
-            elif hasattr(est, "feature_names_in_"):
-                del est.feature_names_in_
-        return enc
+        return _fitted_columns(est, X, enc, path) if reset else enc
     if is_frame(X):
         bad = _non_numeric_columns(X)
         if bad:
@@ -419,7 +272,7 @@ def _table(est, X, features, path: str, *, reset: bool) -> np.ndarray:
         kind = "default"
     else:
         kind = "encoded" if getattr(est, "units_in_", RAW) != RAW or encoded_table else "declared"
-    return _check_domains(X, features, _names(est, features, X.shape[1]), warn=kind)
+    return check_domains(X, features, _names(est, features, X.shape[1]), warn=kind)
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .units import _code, _isna, _lookup, _unknown, encode_categories
+from .raw_tables import finite_numbers, frame_positions
+from .units import category_code, category_lookup, encode_categories, isna_mask, unknown_category
 
 __all__ = ["CodedColumns", "coded_columns", "id3_codes", "id3_column_codes", "map_categories", "narrow_codes"]
 
@@ -99,7 +100,7 @@ def _missing(name) -> ValueError:
 
 def _categorical(values, feature) -> np.ndarray:
     """Codes of one categorical column (a pandas Series or a 1-D array), vectorised; refusals as
-    :func:`dpmo.trees._inputs._encode_raw`'s. O(n) plus one look-up per distinct value."""
+    :func:`dpmo.trees.raw_tables.encode_raw`'s. O(n) plus one look-up per distinct value."""
     import pandas as pd
 
     dtype = getattr(values, "dtype", None)
@@ -115,14 +116,14 @@ def _categorical(values, feature) -> np.ndarray:
             values.to_numpy(dtype=object) if hasattr(values, "to_numpy") else values, dtype=object
         )
 
-        if _isna(raw).any():
+        if isna_mask(raw).any():
             raise _missing(feature.name) from None
         return encode_categories(raw, feature).astype(narrow_codes(feature.n_categories))
     if codes.size and int(codes.min()) < 0:
         raise _missing(feature.name)
     mapped = map_categories(codes, uniques, feature)
     if mapped is None:
-        _unknown(feature)
+        unknown_category(feature)
     return mapped
 
 
@@ -141,12 +142,12 @@ def map_categories(codes: np.ndarray, uniques, feature) -> np.ndarray | None:
     [1, 0, 1]
     """
     used = np.bincount(np.asarray(codes, dtype=np.intp), minlength=len(uniques)) > 0
-    lookup = _lookup(feature)
+    lookup = category_lookup(feature)
     mapping = np.zeros(max(len(uniques), 1), dtype=narrow_codes(feature.n_categories))
     for i, v in enumerate(uniques):
         if not used[i]:
             continue
-        c = _code(lookup, v)
+        c = category_code(lookup, v)
         if c is None:
             return None
         mapping[i] = c
@@ -156,17 +157,7 @@ def map_categories(codes: np.ndarray, uniques, feature) -> np.ndarray | None:
 def _numeric(values, isna: np.ndarray, feature) -> np.ndarray:
     if isna.any():
         raise _missing(feature.name)
-    try:
-        raw = np.asarray(
-            values.to_numpy(dtype=np.float64) if hasattr(values, "to_numpy") else values, np.float64
-        )
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"column {feature.name!r} of X is numeric (bounds {feature.bounds}) but holds non-numeric values"
-        ) from None
-    if not np.all(np.isfinite(raw)):
-        raise ValueError(f"column {feature.name!r} of X must be finite (no NaN or inf)")
-    return feature.scale(raw)
+    return feature.scale(finite_numbers(values, feature))
 
 
 def coded_columns(X, features, path: str) -> CodedColumns:
@@ -189,16 +180,7 @@ def coded_columns(X, features, path: str) -> CodedColumns:
     """
     features = tuple(features)
     if path == "frame":
-        names = [f.name for f in features]
-        cols = [str(c) for c in X.columns]
-        missing = [n for n in names if n not in cols]
-        extra = [c for c in cols if c not in names]
-        if missing or extra:
-            raise ValueError(
-                f"the columns of X must be the features' columns; missing {missing}, not described {extra} "
-                "(declare every column with features=, or drop it)"
-            )
-        pos = {c: i for i, c in enumerate(cols)}
+        pos = frame_positions(X, features)
         series = [X.iloc[:, pos[f.name]] for f in features]
         isna = [None] * len(features)
     else:

@@ -44,15 +44,16 @@ from ..selection import (
     plan_selections,
     select_multiobjective,
 )
-from ._inputs import DPEstimatorMixin, check_X_fit, check_X_predict, estimator_rng, fit_labels, labels_as_01
+from ._inputs import DPEstimatorMixin, check_X_fit, estimator_rng, fit_labels, labels_as_01
 from .breeding import COLUMNS, breed, node_arrays, node_matrix, random_population
 from .columns import CodedColumns
 from .counts import MemoryCounts
 from .encoding import EncodedData
 from .evaluation import TreePopulation
 from .leaf_counts import noisy_leaf_counts
-from .moet_rounds import SENSITIVITIES, fit_shares, selection_scores
-from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
+from .moet_fitted import FittedTreesMixin
+from .moet_rounds import SENSITIVITIES, fit_shares, selection_scores, tpr_tnr_objectives
+from .objectives import NEIGHBOURING
 from .operations import feature_spec
 from .proba import VoteScoresMixin, fitted_classes, labels_of
 
@@ -72,11 +73,7 @@ __all__ = ["DPMOETClassifier", "selection_scores", "APPROACHES", "SENSITIVITIES"
 APPROACHES = ("pareto", "agg", "chebyshev", "staircase")
 
 
-def _objectives(tp, p, tn, n, neighbouring: str):
-    return [tpr_objective(tp, p, neighbouring=neighbouring), tnr_objective(tn, n, neighbouring=neighbouring)]
-
-
-class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class DPMOETClassifier(FittedTreesMixin, VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """DP-MOET (the paper's Algorithm "DP-MOET"): private cost-sensitive decision trees by evolution.
 
     **What it optimises**: a cost-sensitive trade-off, ``w_tpr TPR + w_tnr TNR`` (the defaults: the paper's
@@ -286,21 +283,12 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         fit_shares(1, k, o, self.leaf_count_share, self.final_share)  # validates the shares
         return eps, p, s, k, d, dmax, o, w
 
-    @staticmethod
-    def _labels_of(enc: EncodedData, y):
-        """``(X, y)`` of an :class:`EncodedData` passed as ``X`` (it must hold the labels)."""
-        if y is not None:
-            raise ValueError("with an EncodedData as X, pass the labels when building it, not as y")
-        if enc.y is None:
-            raise ValueError("the EncodedData passed as X has no labels; build it with EncodedData(X, y)")
-        return enc.X, enc.y.astype(np.int8)
-
     # ------------------------------------------------------------------------------------------------
     def _select(self, tp, p, tn, n, count, eps_round, what, rng, budget, w, objectives=None):
         """Indices of ``count`` trees chosen among the current ones by the multi-objective pipeline
         (NOT private when ``eps_round`` is None: the argmax, ties broken at random). ``objectives``
         replaces the (TPR, TNR) objectives of the counts (the experiments' readings use it)."""
-        objs = _objectives(tp, p, tn, n, self.neighbouring) if objectives is None else objectives
+        objs = tpr_tnr_objectives(tp, p, tn, n, self.neighbouring) if objectives is None else objectives
         w = w if get_approach(self.approach).uses_weights else None
         if self.exact and self.random_state is None:
             rng = None  # exact selections read the OS's secure source
@@ -447,24 +435,6 @@ class DPMOETClassifier(VoteScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseE
         return self
 
     # ------------------------------------------------------------------------------------------------
-    def _check_fitted(self):
-        if not hasattr(self, "trees_"):
-            try:
-                from sklearn.exceptions import NotFittedError
-            except ImportError:  # pragma: no cover
-                NotFittedError = ValueError  # noqa: N806
-            raise NotFittedError("this DPMOETClassifier is not fitted yet; call fit first")
-
-    def _X(self, X) -> np.ndarray:
-        self._check_fitted()
-        return check_X_predict(self, X)
-
-    def _tree_index(self, tree) -> int:
-        tree = check_int(tree, "tree", minimum=None)
-        if not -len(self.trees_) <= tree < len(self.trees_):
-            raise ValueError(f"tree must index the {len(self.trees_)} output trees, got {tree}")
-        return int(tree)
-
     def predict(self, X, tree: int = 0) -> np.ndarray:
         """Labels (from ``classes_``) predicted by output tree ``tree`` (0 = the first selected), shape (n,).
 

@@ -21,7 +21,8 @@ __all__ = ["SENSITIVITIES", "selection_scores", "fit_shares"]
 SENSITIVITIES = ("local", "global")
 
 
-def _objectives(tp, p, tn, n, neighbouring: str):
+def tpr_tnr_objectives(tp, p, tn, n, neighbouring: str):
+    """The (TPR, TNR) objectives of trees: ``tp`` of ``p`` positives, ``tn`` of ``n`` negatives."""
     return [tpr_objective(tp, p, neighbouring=neighbouring), tnr_objective(tn, n, neighbouring=neighbouring)]
 
 
@@ -73,7 +74,7 @@ def selection_scores(
     appr = get_approach(check_choice(approach, approaches(), "approach"))
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
     neighbouring = check_choice(neighbouring, NEIGHBOURING, "neighbouring")
-    objs = _objectives(tp, p, tn, n, neighbouring)
+    objs = tpr_tnr_objectives(tp, p, tn, n, neighbouring)
     if len(objs[0]) < 2:
         raise ValueError("a private selection needs at least 2 trees")
     w = weights if appr.uses_weights else None

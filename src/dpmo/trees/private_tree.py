@@ -61,7 +61,7 @@ from .binned_kernels import (
     node_split_counts,
     route,
 )
-from .proba import _columns, fitted_classes, labels_of
+from .proba import fitted_classes, labels_of, proba_columns
 
 __all__ = ["PrivateTreeClassifier", "OBJECTIVES", "auto_trees", "smoothed_leaf_shares", "noisy_positive_rate"]
 
@@ -385,7 +385,7 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
         O(n n_trees D).
         """
-        return _columns(self, self.positive_share(X))
+        return proba_columns(self, self.positive_share(X))
 
     def predict(self, X) -> np.ndarray:
         """Label of every row: positive when its positive share reaches the objective's threshold."""

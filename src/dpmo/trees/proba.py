@@ -74,7 +74,7 @@ def labels_of(est, positive) -> np.ndarray:
     return est.classes_[np.asarray(positive, dtype=np.intp) ^ flip]
 
 
-def _columns(est, p_positive: np.ndarray) -> np.ndarray:
+def proba_columns(est, p_positive: np.ndarray) -> np.ndarray:
     """``(n, 2)`` probabilities in the order of ``classes_`` from the positive class's probability."""
     if est.classes_[1] == est.positive_class_:
         return np.column_stack([1.0 - p_positive, p_positive])
@@ -142,7 +142,7 @@ class VoteScoresMixin(_ScoresMixin):
         if counts is not None:
             leaves = TreePopulation([self.trees_[t]]).leaf_index(X)[0]
             rest = (leaf_positive_share(counts[t], leaves) + rest) / 2.0
-        return _columns(self, (votes[t] + rest) / 2.0)
+        return proba_columns(self, (votes[t] + rest) / 2.0)
 
 
 class LeafCountScoresMixin(_ScoresMixin):
@@ -178,4 +178,4 @@ class LeafCountScoresMixin(_ScoresMixin):
         # a tie (c0 = c1, or a leaf without counts) leans to the predicted class by one float step
         lean = np.where(positive, np.nextafter(0.5, 1.0), np.nextafter(0.5, 0.0))
         p = np.where(known & (p != 0.5), np.clip(p, 0.0, 1.0), lean)
-        return _columns(self, p)
+        return proba_columns(self, p)

@@ -68,7 +68,7 @@ def is_frame(X) -> bool:
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
 
 
-def _code(lookup: dict, v):
+def category_code(lookup: dict, v):
     """Code of the raw value ``v`` (numbers also match numeric categories and their text), or None."""
     try:
         code = lookup.get(v)
@@ -86,7 +86,8 @@ def _code(lookup: dict, v):
     return code
 
 
-def _lookup(feature) -> dict:
+def category_lookup(feature) -> dict:
+    """The look-up of :func:`category_code`: each public category, as it is and as text -> its code."""
     text: dict = {}
     for i, c in enumerate(feature.categories):
         text.setdefault(c, i)
@@ -109,14 +110,14 @@ def encode_categories(values, feature) -> np.ndarray:
     >>> encode_categories(["M", "F", "M"], sex).tolist()
     [1.0, 0.0, 1.0]
     """
-    lookup = _lookup(feature)
+    lookup = category_lookup(feature)
     values = np.asarray(values) if not isinstance(values, np.ndarray) else values
     if values.dtype.kind in "biuf":  # numbers: one look-up per distinct value
         distinct, inverse = np.unique(values, return_inverse=True)
-        mapped = [_code(lookup, v.item()) for v in distinct]
+        mapped = [category_code(lookup, v.item()) for v in distinct]
         missing = [v for v, c in zip(distinct, mapped, strict=True) if c is None]
         if missing:
-            _unknown(feature)
+            unknown_category(feature)
         return np.asarray(mapped, dtype=np.float64)[inverse.reshape(-1)]
     codes = np.empty(values.shape[0], dtype=np.float64)
     memo: dict = {}
@@ -124,16 +125,16 @@ def encode_categories(values, feature) -> np.ndarray:
         try:
             code = memo[(type(v), v)]
         except KeyError:
-            code = memo[(type(v), v)] = _code(lookup, v)
+            code = memo[(type(v), v)] = category_code(lookup, v)
         except TypeError:
-            code = _code(lookup, v)
+            code = category_code(lookup, v)
         if code is None:
-            _unknown(feature)
+            unknown_category(feature)
         codes[i] = code
     return codes
 
 
-def _unknown(feature):
+def unknown_category(feature):
     """The refusal of a value outside a categorical column's public categories (the value is not named)."""
     from ..datasets.types import NOT_SHOWN
 
@@ -176,7 +177,8 @@ def encoding_is_identity(features) -> bool:
     return True
 
 
-def _isna(values: np.ndarray) -> np.ndarray:
+def isna_mask(values: np.ndarray) -> np.ndarray:
+    """Which entries of a 1-D column are missing (NaN or None)."""
     if values.dtype.kind == "f":
         return np.isnan(values)
     if values.dtype.kind != "O":
@@ -212,7 +214,7 @@ def array_columns(X, features) -> list[tuple[np.ndarray, np.ndarray]]:
             f"X has {X.shape[1]} columns but features describes {len(features)}: a plain array holds the "
             "features' columns in their order"
         )
-    return [(X[:, j], _isna(X[:, j])) for j in range(X.shape[1])]
+    return [(X[:, j], isna_mask(X[:, j])) for j in range(X.shape[1])]
 
 
 def _mark_features(X, features, *, fitted: bool):
