@@ -74,6 +74,7 @@ from ..calls import call_budget, check_budget_first
 from ..epsilons import float_at_most
 from ..mechanisms import MECHANISMS, select
 from ..mechanisms.exact import RandomBits, sample_discrete_laplace
+from ._fitted import FittedMixin
 from ._inputs import (
     DPEstimatorMixin,
     check_X_fit,
@@ -95,10 +96,11 @@ from .split_sensitivity import CRITERIA
 __all__ = ["DiffPID3Classifier", "LocalDiffPID3Classifier", "ID3Tree", "split_choice_scores"]
 
 
-class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class _BaseID3(FittedMixin, LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the two private ID3 estimators (see the module docstring)."""
 
     _local = False
+    _fitted_attribute = "tree_"  # FittedMixin._check_fitted
     _coded_fit = True  # a raw table is read column by column (dpmo.trees.columns), no float copy
     # LocalDiffPID3's form of the attribute choice (see split_choice_scores); class-level, not parameters:
     # the defaults are the shipped algorithm, benchmarks/bench_id3.py --ablation overrides them in
@@ -357,12 +359,6 @@ class _BaseID3(LeafCountScoresMixin, DPEstimatorMixin, ClassifierMixin, BaseEsti
         return int(select(scores, eps, sens, mechanism=self.mechanism, rng=rng, exact=self.exact)[0])
 
     # -------------------------------------------------------------------------------------------------
-    def _check_fitted(self):
-        if not hasattr(self, "tree_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
-
     def apply(self, X) -> np.ndarray:
         """Index of the leaf reached by each row of ``X``. O(n * depth)."""
         self._check_fitted()

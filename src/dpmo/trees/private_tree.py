@@ -45,6 +45,7 @@ from .._validation import check_choice, check_epsilon, check_int, check_real
 from ..accounting import check_delta
 from ..budget import fit_budget
 from ..mechanisms import select
+from ._fitted import FittedMixin
 from ._inputs import (
     DPEstimatorMixin,
     check_X_fit,
@@ -143,7 +144,7 @@ def noisy_positive_rate(leaf_counts: np.ndarray) -> float:
     return float(rates.mean())
 
 
-class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class PrivateTreeClassifier(FittedMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Private trees on public bins for accuracy: Gini splits by a selection mechanism, noisy leaf counts.
 
     dpmo's recommended private classifier for **accuracy** (and, through :meth:`predict_proba`, for
@@ -212,6 +213,7 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     #: pseudo-records of the leaf shares' smoothing, in units of the leaf noise's scale ``1 / eps_leaf``
     SMOOTHING = 2.0
+    _fitted_attribute = "leaf_counts_"  # FittedMixin._check_fitted
 
     def __init__(
         self,
@@ -356,12 +358,6 @@ class PrivateTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     # -------------------------------------------------------------------------------------------------
-    def _check_fitted(self):
-        if not hasattr(self, "leaf_counts_"):
-            from sklearn.exceptions import NotFittedError
-
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit first")
-
     def apply(self, X) -> np.ndarray:
         """Leaf (``0 .. 2^D - 1``) of every row in every tree, shape (n, n_trees). O(n n_trees D)."""
         self._check_fitted()
