@@ -170,6 +170,20 @@ def test_estimators_check_the_budget_before_the_table(name, kind):
             make(delta).fit(*tables[label], budget=dpmo.Budget(1, 1e-6))
 
 
+def test_private_tree_checks_the_budget_before_the_table():
+    """PrivateTreeClassifier (pure: it spends no delta) refuses every neighbouring table alike when the
+    budget's epsilon is used up."""
+    from dpmo.trees import PrivateTreeClassifier
+
+    def make(d):
+        return PrivateTreeClassifier(0.5, classes=[0, 1], max_depth=2, random_state=0)
+
+    tables = _tables()
+    _same_refusal([lambda b, d, t=t: make(d).fit(*t, budget=b) for t in tables.values()], 0.0, "epsilon")
+    with pytest.raises(ValueError):
+        make(0.0).fit(*tables["nan X"], budget=dpmo.Budget(1.0))
+
+
 def test_a_call_without_delta_left_is_refused_before_the_data():
     _same_refusal(
         [lambda b, d, s=s: dpmo.select(s, 0.1, 1.0, budget=b, delta=d) for s in (SCORES, NAN_SCORES)],

@@ -44,6 +44,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from .._validation import check_choice, check_epsilon, check_int, check_real
 from ..accounting import check_delta
 from ..budget import fit_budget
+from ..calls import check_budget_first
 from ..mechanisms import select
 from ._fitted import FittedMixin
 from ._inputs import (
@@ -278,6 +279,7 @@ class PrivateTreeClassifier(FittedMixin, DPEstimatorMixin, ClassifierMixin, Base
         O(n d D) for the counts plus O(n_trees 2^D (sum of sizes)) for the selections.
         """
         depth, n_trees, n_bins, share = self._check_params()
+        check_budget_first(self.epsilon, budget)  # before the table is read (issue 37, point 11)
         X, y, features = check_X_fit(self, X, y)
         y01, classes = fit_labels(self, y, X.shape[0])
         n, d = X.shape
