@@ -18,6 +18,22 @@ __all__ = [
     "signal_threshold",
     "signal_quantum",
     "ego_signal_statistic",
+    "QUANTILE_SHARE",
+    "PICK_SHARE",
+    "FIRST_ROUND",
+    "WINDOW_FIRST",
+    "WINDOW_LAST",
+    "WINDOW_GAP",
+    "DEGREE_MARGIN",
+    "PICK_CONFIDENCE",
+    "RANK_CONFIDENCE",
+    "TOP_FIRST_EPSILONS",
+    "TOP_PICKS",
+    "TOP_PICK_EPSILON",
+    "TOP_QUANTILE_SHARE",
+    "EGO_WINDOW",
+    "degree_ranks",
+    "top_first_probability",
 ]
 
 #: Share of epsilon of the release of ``floor(max_v D_ego(v))`` (the largest dampened ego density; sensitivity
@@ -124,3 +140,63 @@ def ego_signal_statistic(dampened_ego) -> int:
     """
     D = np.asarray(dampened_ego, dtype=np.float64)
     return int(math.floor(float(np.clip(D.max(), -(2.0**62), 2.0**62)))) if D.size else 0
+
+
+# --------------------------------------------------------------------------- the data-adaptive default
+#: Share of epsilon of the release of the degrees at the ranks :func:`degree_ranks` (before round 1).
+QUANTILE_SHARE = 0.03
+#: Share of epsilon of each release of a pick's degree and dampened ego density (before rounds 2..k).
+PICK_SHARE = 0.06
+#: Relative share of round 1 among the rounds; round ``j >= 2`` gets a part of the rest proportional to
+#: ``j - 1`` (k = 3: 0.15, 0.283, 0.567): the later rounds aim at the denser, costlier end of the front.
+FIRST_ROUND = 0.15
+#: Windows at epsilon -> 0: round ``j`` (from 0) sees the ``WINDOW_FIRST (WINDOW_LAST / WINDOW_FIRST)^(j /
+#: (k - 1))`` highest degrees (k = 3: 3, 77, 2000).
+WINDOW_FIRST, WINDOW_LAST = 3.0, 2000.0
+#: A window holds ``exp(epsilon_j WINDOW_GAP / 2)`` times as many nodes: about as many as the exponential
+#: mechanism can search at the round's epsilon for a node ``WINDOW_GAP`` units better than the rest.
+WINDOW_GAP = 4.0
+#: A later pick must have ``DEGREE_MARGIN`` times the (upper bound of the) degree of a released pick to fill
+#: the gap at a corner.
+DEGREE_MARGIN = 1.5
+#: Standard deviations of the release noise: a pick's degree is raised and its ego density lowered by
+#: ``PICK_CONFIDENCE``, the degrees of the ranks raised by ``RANK_CONFIDENCE``.
+PICK_CONFIDENCE, RANK_CONFIDENCE = 1.0, 0.5
+
+# ------------------------------------------------------------- the top-first plan (k = 3, mid budgets)
+#: ``(a, b, c)``: the graph default runs the top-first plan for ``k = 3`` with probability 1 for epsilon in
+#: ``[a, b]``, ``(c - epsilon) / (c - b)`` on ``(b, c)`` (a public coin: the expected ratio rises with
+#: epsilon into the staircase's), and 0 outside (:func:`top_first_probability`).
+TOP_FIRST_EPSILONS = (1.0, 2.0, 5.0)
+#: Picks of the top-first plan taken among the highest degrees, each at this epsilon (absolute: it is what
+#: separates the top degrees, hundreds of edges apart, from tens of thousands of ordinary nodes).
+TOP_PICKS, TOP_PICK_EPSILON = 2, 0.03
+#: Share of epsilon of the top-first plan's release of the degrees at the ranks :func:`degree_ranks`.
+TOP_QUANTILE_SHARE = 0.02
+#: The top-first plan's last round sees the nodes of degree rank ``EGO_WINDOW[0]`` (upper edge) to
+#: ``EGO_WINDOW[1] exp(epsilon_j WINDOW_GAP / 2)`` (lower edge, opening with the round's epsilon).
+EGO_WINDOW = (20.0, 50.0)
+
+
+def degree_ranks(n: int) -> np.ndarray:
+    """The public ranks ``1, 2, 4, ..., 2^floor(log2 n), n`` whose degrees the staircase default releases."""
+    r = [1 << i for i in range(int(n).bit_length()) if (1 << i) <= n]
+    return np.array(sorted(set(r + [int(n)])), dtype=np.int64)
+
+
+def top_first_probability(epsilon: float, k: int) -> float:
+    """Probability that the graph default runs the top-first plan
+    (:class:`dpmo.graphs.chebyshev.GraphStaircaseApproach`) for ``k`` picks at ``epsilon``: public, from ``k``
+    and epsilon only (:data:`TOP_FIRST_EPSILONS`).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.chebyshev import top_first_probability
+    >>> [top_first_probability(e, 3) for e in (0.5, 1.0, 2.0, 3.5, 5.0)], top_first_probability(1.0, 10)
+    ([0.0, 1.0, 1.0, 0.5, 0.0], 0.0)
+    """
+    lo, full, hi = TOP_FIRST_EPSILONS
+    e = float(epsilon)
+    if int(k) != TOP_PICKS + 1 or not lo <= e < hi:
+        return 0.0
+    return 1.0 if e <= full else (hi - e) / (hi - full)

@@ -120,6 +120,21 @@ def _label_tally(lab, tally: dict) -> None:
         tally[v] = tally.get(v, 0) + int(c)
 
 
+def _check_batch(batch, features, flags: np.ndarray, tally: dict):
+    """One batch's part of a partition's check: its columns' flags and the label's NULL flag or-ed into
+    ``flags`` (length ``d + 1``), its labels counted into ``tally``; ``(columns, labels)``, labels None
+    when one is NULL (then not counted)."""
+    d = len(features)
+    cols, f = batch_columns(batch, features)
+    flags[:d] |= f
+    lab = _plain(batch.column(d))
+    if lab.null_count:
+        flags[d] |= NULL
+        return cols, None
+    _label_tally(lab, tally)
+    return cols, lab
+
+
 def check_partition(batches, features):
     """One row per partition: pickled ``(flags per column and the label's, rows, {label: count})``."""
     d = len(features)
@@ -128,13 +143,7 @@ def check_partition(batches, features):
     rows = 0
     for batch in batches:
         rows += batch.num_rows
-        _, f = batch_columns(batch, features)
-        flags[:d] |= f
-        lab = _plain(batch.column(d))
-        if lab.null_count:
-            flags[d] |= NULL
-            continue
-        _label_tally(lab, tally)
+        _check_batch(batch, features, flags, tally)
     yield _blob_batch(pickle.dumps((flags, rows, tally)))
 
 
@@ -165,14 +174,8 @@ def encode_partition(batches, features, n_bins=None):
         if batch.num_rows == 0:
             continue
         rows += batch.num_rows
-        cols, f = batch_columns(batch, features)
-        flags[:d] |= f
-        lab = _plain(batch.column(d))
-        if lab.null_count:
-            flags[d] |= NULL
-            continue
-        _label_tally(lab, tally)
-        if flags.any():
+        cols, lab = _check_batch(batch, features, flags, tally)
+        if lab is None or flags.any():
             continue
         encoded = pc.dictionary_encode(lab)
         values = encoded.dictionary.to_pylist()

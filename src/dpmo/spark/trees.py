@@ -255,10 +255,6 @@ def fit(estimator, df, label: str = "label", *, budget=None):
             encoded.unpersist()
 
 
-#: At most this many Parquet files are read by pyarrow directly (their footers are read on the driver).
-MAX_DIRECT_FILES = 4096
-
-
 def parquet_pieces(df, names) -> list[tuple[str, int]] | None:
     """The row groups ``(file, index)`` of ``df`` when it is exactly a Parquet table on the local file
     system (``spark.read.parquet(path)``: its analysed plan is the file relation itself, every file Spark
@@ -275,9 +271,8 @@ def parquet_pieces(df, names) -> list[tuple[str, int]] | None:
     True
     """
     import os
-    from urllib.parse import unquote, urlparse
 
-    import pyarrow.parquet as pq
+    from .parquet import local_row_groups
 
     try:
         plan = df._jdf.queryExecution().analyzed()
@@ -288,23 +283,11 @@ def parquet_pieces(df, names) -> list[tuple[str, int]] | None:
         files = list(df.inputFiles())
     except Exception:  # Spark Connect, another plan or relation: Spark reads it
         return None
-    if not files or len(files) > MAX_DIRECT_FILES:
-        return None
-    pieces = []
-    for uri in sorted(files):
-        parsed = urlparse(uri)
-        if parsed.scheme != "file":
-            return None
-        path = unquote(parsed.path)
-        try:
-            meta = pq.ParquetFile(path).metadata
-            have = set(meta.schema.to_arrow_schema().names)
-        except (OSError, ValueError):
-            return None
-        if not set(names) <= have or not os.path.isfile(path):
-            return None
-        pieces += [(path, g) for g in range(meta.num_row_groups) if meta.row_group(g).num_rows > 0]
-    return pieces
+
+    def holds_names(path, schema) -> bool:
+        return set(names) <= set(schema.names) and os.path.isfile(path)
+
+    return local_row_groups(files, holds_names)
 
 
 def _fit_moet(estimator, batches, classes, positive, positives, rows, budget):

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import os
 from typing import NamedTuple
-from urllib.parse import unquote, urlparse
 
 import numpy as np
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from ...spark.parquet import local_row_groups
 from ..nodes import NODES_REQUIRED, as_node_ids
 
 __all__ = ["NodeSet", "read_edges", "edge_frame", "node_frame", "id_kind", "parquet_pieces", "session_of"]
@@ -218,18 +218,15 @@ def edge_frame(edges, spark=None) -> DataFrame:
     )
 
 
-#: At most this many Parquet files are read by pyarrow directly (their footers are read on the driver).
-MAX_DIRECT_FILES = 4096
-
-
 def parquet_pieces(edges, spark=None) -> tuple[tuple[str, str], list[tuple[str, int]]] | None:
     """For a Parquet path of integral ids on the local file system: its two column names and its row
     groups ``(file, index)``, which :func:`dpmo.graphs.spark.node_statistics` reads with pyarrow on the
     executors; None for anything else (the edges are then read by Spark).
 
     Only what Spark itself would read qualifies: every file Spark lists for the path (``inputFiles``,
-    ``file:`` URIs, at most :data:`MAX_DIRECT_FILES`) holds exactly Spark's two columns, by name, with
-    integer types. Only the footers are read here (the schema and the row counts, for the layout).
+    ``file:`` URIs, at most :data:`dpmo.spark.parquet.MAX_DIRECT_FILES`) holds exactly Spark's two columns,
+    by name, with integer types. Only the footers are read here (the schema and the row counts, for the
+    layout).
 
     Examples
     --------
@@ -249,7 +246,6 @@ def parquet_pieces(edges, spark=None) -> tuple[tuple[str, str], list[tuple[str, 
     """
     if not isinstance(edges, (str, os.PathLike)) or not os.fspath(edges).rstrip("/").endswith(".parquet"):
         return None
-    import pyarrow.parquet as pq
     import pyarrow.types as pat
 
     raw = _session(spark).read.parquet(os.fspath(edges))
@@ -258,23 +254,12 @@ def parquet_pieces(edges, spark=None) -> tuple[tuple[str, str], list[tuple[str, 
         return None  # edge_frame refuses or casts it; Spark reads it
     names = (fields[0].name, fields[1].name)
     files = raw.inputFiles()
-    if not files or len(files) > MAX_DIRECT_FILES:
-        return None
-    pieces = []
-    for uri in sorted(files):
-        parsed = urlparse(uri)
-        if parsed.scheme != "file":
-            return None
-        path = unquote(parsed.path)
-        try:
-            meta = pq.ParquetFile(path).metadata
-            schema = meta.schema.to_arrow_schema()
-        except (OSError, ValueError):
-            return None
-        if tuple(schema.names) != names or not all(pat.is_integer(t) for t in schema.types):
-            return None
-        pieces += [(path, g) for g in range(meta.num_row_groups) if meta.row_group(g).num_rows > 0]
-    return names, pieces
+
+    def integral_pair(path, schema) -> bool:
+        return tuple(schema.names) == names and all(pat.is_integer(t) for t in schema.types)
+
+    pieces = local_row_groups(files, integral_pair)
+    return None if pieces is None else (names, pieces)
 
 
 class NodeSet(NamedTuple):
