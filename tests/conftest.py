@@ -31,8 +31,9 @@ def shared_data() -> Path:
 
 
 # ------------------------------------------------------------------------------------------ Spark
-# One local Spark session (one JVM) for every Spark test of a pytest process: the Spark tests share the xdist
-# group "spark", so that `pytest -n 2` starts one JVM.
+# One local Spark session (one JVM) for every Spark test of a pytest process. The Spark tests are in two xdist
+# groups ("spark": the DP-MOTkIN pipeline of test_graphs_spark and the graph budget check; "spark-b": the
+# rest), so that `pytest -n 2` runs them on both workers, one JVM each, instead of all in a row on one.
 def java_problem() -> str | None:
     """Why Spark cannot start here (no Java, or one older than 17), or None."""
     home = os.environ.get("JAVA_HOME")
@@ -66,7 +67,7 @@ def bare_python(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def spark(bare_python, needs_java):
-    """One local Spark session for the Spark tests (they share the xdist group "spark": one JVM).
+    """One local Spark session for the Spark tests of this pytest process (its xdist group: one JVM).
 
     The docs' session (``local[2]``, Spark's defaults: no shuffle partitions, no worker Python set), with the
     web UI off (several suites may share the machine), started with ``python3`` on ``PATH`` an interpreter
