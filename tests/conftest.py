@@ -70,7 +70,7 @@ def spark(bare_python, needs_java):
     """One local Spark session for the Spark tests of this pytest process (its xdist group: one JVM).
 
     The docs' session (``local[2]``, Spark's defaults: no shuffle partitions, no worker Python set), with the
-    web UI off (several suites may share the machine), started with ``python3`` on ``PATH`` an interpreter
+    web UI off (several suites may share the machine) and the JVM's quick compiler only (see below), started with ``python3`` on ``PATH`` an interpreter
     without dpmo, numpy or pandas: what a driver run from a virtual environment that is not activated sees.
     So the tests pass only if dpmo's calls run their workers on an interpreter that has dpmo themselves.
     Skipped, with the reason, without pyspark or Java 17+.
@@ -86,6 +86,10 @@ def spark(bare_python, needs_java):
             .appName("dpmo-tests")
             .config("spark.ui.enabled", "false")
             .config("spark.driver.memory", "1g")
+            # the JVM's quick compiler only, one GC thread: the tests' jobs are small and short, and the
+            # optimising compiler's work was half of the JVM's CPU time (67 s -> 38 s over two Spark test
+            # files, issue 37); flags of the JVM, not of Spark: no job's plan or result changes
+            .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
             .getOrCreate()
         )
     finally:

@@ -11,12 +11,7 @@ depends on the population (or the depth's nodes), never on the rows.
 
 from __future__ import annotations
 
-import os
 import pickle
-import subprocess
-import sys
-import textwrap
-import venv
 import warnings
 
 import numpy as np
@@ -220,53 +215,9 @@ def test_a_parquet_file(spark, tmp_path):
     same_model(DPMOETClassifier(1.0, **est).fit(frame, y), dpspark.fit(DPMOETClassifier(1.0, **est), df))
 
 
-_SCRIPT = """
-import sys
-import numpy as np, pandas as pd
-from pyspark.sql import SparkSession
-from dpmo import spark as dpspark
-from dpmo.datasets import Feature
-from dpmo.trees import DPMOETClassifier
-
-spark = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate()
-rows = pd.DataFrame({"smoker": ["no", "yes", "yes", "no"] * 40, "label": [0, 1, 1, 1] * 40})
-features = [Feature("smoker", "categorical", ("no", "yes"))]
-kw = dict(features=features, population_size=6, selection_size=2, n_iterations=1, random_state=0)
-there = dpspark.fit(DPMOETClassifier(1.0, **kw), spark.createDataFrame(rows), "label")
-here = DPMOETClassifier(1.0, **kw).fit(rows[["smoker"]], rows["label"])
-print("SAME", [t.to_nested() for t in there.trees_] == [t.to_nested() for t in here.trees_],
-      there.budget_.ledger == here.budget_.ledger, flush=True)
-"""
-
-
-@pytest.mark.slow
-def test_a_virtual_environment_run_without_activation(spark, tmp_path, bare_python):
-    # a venv of its own (no system site packages) that sees this interpreter's packages through a .pth
-    # file, its python run by path without activation, while python3 on PATH has none of them
-    import site
-
-    env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=False)
-    python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
-    seen = [os.path.dirname(os.path.dirname(dpmo.__file__)), *site.getsitepackages()]
-    (tmp_path / "venv" / purelib).mkdir(parents=True, exist_ok=True)
-    with open(os.path.join(purelib, "dpmo-test-packages.pth"), "w") as fh:
-        fh.write("\n".join(seen) + "\n")
-    script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent(_SCRIPT))
-    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "VIRTUAL_ENV", "PYTHONPATH")}
-    env["PATH"] = os.pathsep.join([str(bare_python), env.get("PATH", "")])
-    proc = subprocess.run(
-        [str(python), str(script)], capture_output=True, text=True, cwd=tmp_path, env=env,
-        stdin=subprocess.DEVNULL, timeout=900,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "SAME True True" in proc.stdout, proc.stdout + proc.stderr[-3000:]
-    assert sys.executable != str(python)
+# A virtual environment run without activation (trees' fit on Spark through a venv's python by path): checked
+# by tests/test_spark_session.py::test_a_virtual_environment_run_without_activation, whose script fits a
+# DPMOETClassifier on Spark in the same JVM as its graph call (one JVM instead of two, issue 37).
 
 
 @pytest.mark.slow
