@@ -70,8 +70,9 @@ def spark(bare_python, needs_java):
     """One local Spark session for the Spark tests of this pytest process (its xdist group: one JVM).
 
     The docs' session (``local[2]``, Spark's defaults: no shuffle partitions, no worker Python set), with the
-    web UI off (several suites may share the machine) and the JVM's quick compiler only (see below), started with ``python3`` on ``PATH`` an interpreter
-    without dpmo, numpy or pandas: what a driver run from a virtual environment that is not activated sees.
+    web UI off (several suites may share the machine) and the JVM's quick compiler only (see below),
+    started with ``python3`` on ``PATH`` an interpreter without dpmo, numpy or pandas: what a driver run
+    from a virtual environment that is not activated sees.
     So the tests pass only if dpmo's calls run their workers on an interpreter that has dpmo themselves.
     Skipped, with the reason, without pyspark or Java 17+.
     """
