@@ -248,7 +248,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
 
     def scores(self, chosen, remaining):
         """``min(max_l min_i D_i(r, l_i), degree(r) - W)``: corners in the objectives' units (the dampened
-        excesses are recomputed for each released corner; those over 0 are kept across calls). The
+        excesses are recomputed for each released corner; those over 0 are kept across calls), blended with
+        the hypervolume gain (:meth:`blend`) and ordered by the tie rule. The
         top-first plan's first :data:`TOP_PICKS` rounds score ``min(degree(r) - W, 0)`` instead, ``W`` the
         released degree of rank ``TOP_PICKS``."""
         if self.appr.top_first and self.round < self.appr.top_picks:
@@ -365,7 +366,9 @@ class GraphStaircaseApproach(StaircaseApproach):
     a window on degree, ``min(s_j, degree - W_j)``, with ``W_j`` the released degree at rank
     ``start_j exp(epsilon_j WINDOW_GAP / 2)`` (:meth:`window_starts`; no bound once that rank reaches
     ``n``). Every setting is a public constant or a function of ``n``, ``k``, the epsilon of the step and
-    released values.
+    released values. Once a round's epsilon exceeds ``2 (ln n_left + 1)`` its score blends in the hypervolume
+    gain over the released picks' boxes (:mod:`dpmo.graphs.hypervolume_rounds`): as epsilon grows the picks
+    become the greedy hypervolume picks of the exact objectives.
 
     ``top_first=True`` (``k = 3``; ``epsilon``, the call's, required): the *top-first plan* instead. A
     release of the degrees at the ranks (:data:`TOP_QUANTILE_SHARE`); :data:`TOP_PICKS` rounds at
