@@ -100,7 +100,9 @@ def test_exact_audit_of_the_staircase_on_all_graphs_with_five_nodes(sensitivity,
         assert 0 < worst <= 2
     for S in scores:
         change = max(np.abs(S - S[f]).max() for f in FLIPS)
-        assert 0.3 < change <= 1.0 + 1e-9
+        # > 0.2: not vacuous (the last history's round blends in the hypervolume gain, t = 0.21, over a
+        # released box that covers most nodes: its scores move by up to 0.26)
+        assert 0.2 < change <= 1.0 + 1e-9
         for mechanism in ("exponential", "permute_and_flip"):
             for eps in (0.5, 4.0):
                 rows, inv = np.unique(S, axis=0, return_inverse=True)

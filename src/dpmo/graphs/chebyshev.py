@@ -24,6 +24,7 @@ from ..staircase import (
     local_lower_bounds,
 )
 from ..steps import Step
+from .hypervolume_rounds import AREA_GAIN_SENSITIVITY, blend_weight, staircase_area_gains
 from .objectives import ego_density_sensitivity
 from .staircase_rules import (
     CORNER_TIE,
@@ -162,6 +163,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         self.degrees_at_ranks = None  # released degrees of the ranks (upper confidence bounds)
         self.signal = None  # released floor(q max D_ego) / q (the staircase plan only), see staircase_rules
         self.threshold = 0.0
+        self.boxes: list[tuple[float, float]] = []  # released (degree+, ego density-) of picks, no margin
 
     def release(self, r, chosen, epsilon, rng):
         """Before round 1 of the staircase plan: the degrees of the ranks (L1 sensitivity 2, discrete Laplace
@@ -239,13 +241,15 @@ class _GraphStaircaseRounds(StaircaseRounds):
         else:  # the dampened excess is the ego density itself (global sensitivity 1)
             ego_low = D_low
         self.points.append(np.array([margin * d_high, min(max(ego_low, 0.0), 1.0)]))
+        self.boxes.append((d_high, min(max(ego_low, 0.0), 1.0)))
 
     def corners(self):
         return local_lower_bounds(self.points, self.floor)
 
     def scores(self, chosen, remaining):
         """``min(max_l min_i D_i(r, l_i), degree(r) - W)``: corners in the objectives' units (the dampened
-        excesses are recomputed for each released corner; those over 0 are kept across calls). The
+        excesses are recomputed for each released corner; those over 0 are kept across calls), blended with
+        the hypervolume gain (:meth:`blend`) and ordered by the tie rule. The
         top-first plan's first :data:`TOP_PICKS` rounds score ``min(degree(r) - W, 0)`` instead, ``W`` the
         released degree of rank ``TOP_PICKS``."""
         if self.appr.top_first and self.round < self.appr.top_picks:
@@ -260,7 +264,22 @@ class _GraphStaircaseRounds(StaircaseRounds):
             key = (i, 0.0, self.sensitivity)
             if key in self._cache:
                 self._keep.setdefault(key, self._cache[key])
-        return self.tie_break(self.margin(s[remaining], remaining), remaining), 1.0
+        t = blend_weight(remaining.size, self.epsilon)
+        s = self.blend(self.margin(s[remaining], remaining), remaining, t)
+        return self.tie_break(s, remaining, t), 1.0
+
+    def blend(self, corner_scores, remaining, t):
+        """``(1 - t) g / AREA_GAIN_SENSITIVITY + t corner_scores``, ``t = blend_weight(n_left, eps_j)``
+        (:mod:`dpmo.graphs.hypervolume_rounds`): ``g`` the area each remaining node adds to the released
+        picks' boxes (public: :attr:`boxes`), of sensitivity 2, so both parts have sensitivity 1 and so does
+        the blend. ``t = 1`` (the corner score alone) while the round's epsilon is below
+        ``2 (ln n_left + 1)``."""
+        if t >= 1.0:
+            return corner_scores
+        deg = self.objectives[0].values[remaining]
+        ego = self.objectives[1].values[remaining]
+        g = staircase_area_gains(np.array(self.boxes).reshape(-1, 2), deg, ego)
+        return (1.0 - t) * g / AREA_GAIN_SENSITIVITY + t * corner_scores
 
     def _corner_scores(self) -> np.ndarray:
         """``max_l (min(D_deg(r, l), D_ego(r, l)) + c min(|D_deg(r, l) - D_ego(r, l)|, 1)) / (1 + 2 c)``,
@@ -278,12 +297,15 @@ class _GraphStaircaseRounds(StaircaseRounds):
             best = t if best is None else np.maximum(best, t)
         return best
 
-    def tie_break(self, scores, remaining):
-        """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = tie_weight(n)`` and ``D_i``
-        the dampened objectives over the floor 0 (each of sensitivity 1, so the result keeps sensitivity 1).
-        Strictly increasing under Pareto dominance: with negligible noise no pick is dominated by a node
-        still in play (``docs/pareto.md``, "Pareto-consistent picks")."""
-        rho = tie_weight(self.objectives[0].n)
+    def tie_break(self, scores, remaining, t: float = 1.0):
+        """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = sqrt(t) tie_weight(n)``
+        and ``D_i`` the dampened objectives over the floor 0 (each of sensitivity 1, so the result keeps
+        sensitivity 1). Strictly increasing under Pareto dominance: with negligible noise no pick is
+        dominated by a node still in play (``docs/pareto.md``, "Pareto-consistent picks"). ``t``: the
+        round's :func:`blend_weight` (public; > 0; the round's resolution is proportional to it): with
+        ``sqrt(t)`` the rule stays above the resolution and vanishes against any fixed difference of
+        hypervolume gains as epsilon grows."""
+        rho = t**0.25 * tie_weight(self.objectives[0].n)
         D = self.dampened()[:, remaining]
         return (scores + rho * (D[0] + D[1])) / (1.0 + 2.0 * rho)
 
@@ -344,7 +366,9 @@ class GraphStaircaseApproach(StaircaseApproach):
     a window on degree, ``min(s_j, degree - W_j)``, with ``W_j`` the released degree at rank
     ``start_j exp(epsilon_j WINDOW_GAP / 2)`` (:meth:`window_starts`; no bound once that rank reaches
     ``n``). Every setting is a public constant or a function of ``n``, ``k``, the epsilon of the step and
-    released values.
+    released values. Once a round's epsilon exceeds ``2 (ln n_left + 1)`` its score blends in the hypervolume
+    gain over the released picks' boxes (:mod:`dpmo.graphs.hypervolume_rounds`): as epsilon grows the picks
+    become the greedy hypervolume picks of the exact objectives.
 
     ``top_first=True`` (``k = 3``; ``epsilon``, the call's, required): the *top-first plan* instead. A
     release of the degrees at the ranks (:data:`TOP_QUANTILE_SHARE`); :data:`TOP_PICKS` rounds at

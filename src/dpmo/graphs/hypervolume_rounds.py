@@ -1,0 +1,98 @@
+"""The hypervolume part of the graph staircase's rounds: what makes them converge (issue 38).
+
+Every round of the staircase plan (:class:`dpmo.graphs.chebyshev.GraphStaircaseApproach`) scores
+
+    s(r) = tie((1 - t) g(r) / AREA_GAIN_SENSITIVITY + t s_corner(r))
+
+``s_corner`` the round's former score (corners in dampened units, the window on degree), ``tie`` the tie rule
+(:meth:`_GraphStaircaseRounds.tie_break`), ``g(r)`` the area that node ``r``'s box ``[0, degree] x [0, ego
+density]`` adds to the union of the boxes of the *released* earlier picks (:func:`staircase_area_gains`; an
+empty staircase in round 1: ``g = degree x ego density``) and ``t = blend_weight(n_left, eps_j)`` a public
+rule. With the staircase public, ``g(r)`` depends on ``r``'s own degree and ego density only, and one edge
+moves it by at most :data:`AREA_GAIN_SENSITIVITY` = 2 (proof in ``docs/pareto.md``, "Rounds that converge:
+the hypervolume gain"), so the blend keeps sensitivity 1. As epsilon grows ``t`` falls to 0 and the rounds
+become the greedy hypervolume algorithm on the exact objectives (:func:`dpmo.graphs.top_k_exact` with
+``approach="chebyshev"``); at the paper's budgets ``t = 1`` and nothing changes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["AREA_GAIN_SENSITIVITY", "staircase_area_gains", "blend_weight"]
+
+#: Global sensitivity of :func:`staircase_area_gains` for a fixed (public) staircase under the edge-neighbour
+#: relation, ego density in either convention (``"paper"``: exactly 2, reached; ``"published"``: 1, and 2 is
+#: then a valid, looser bound). Proof: ``docs/pareto.md``; brute force: test_graph_hypervolume_rounds.py.
+AREA_GAIN_SENSITIVITY = 2.0
+
+
+def staircase_area_gains(points, degree, ego) -> np.ndarray:
+    """The area ``g(r)`` that each node's box ``[0, degree_r] x [0, ego_r]`` adds to the union of the boxes
+    ``[0, a] x [0, b]`` over ``(a, b)`` in ``points`` (reference point the origin; degree in edges).
+
+    Parameters
+    ----------
+    points : array_like, shape (p, 2)
+        The staircase: released (public) ``(degree, ego density)`` of earlier picks; dominated points and
+        repeats change nothing. Negative coordinates count as 0.
+    degree, ego : array_like, shape (q,)
+        The candidates' values (>= 0).
+
+    Returns
+    -------
+    numpy.ndarray, shape (q,)
+        ``degree x ego - area(box within the union)``, >= 0; 0 for a box the staircase covers.
+
+    Notes
+    -----
+    With the non-dominated points sorted by degree, ``a_1 > ... > a_p`` (then ``b_1 < ... < b_p``) and
+    ``a_{p+1} = 0``, the covered part of the box is ``sum_i (min(a_i, d) - min(a_{i+1}, d)) min(b_i, e)``.
+    O(p log p + p q) time, O(q) memory per point.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.hypervolume_rounds import staircase_area_gains
+    >>> picks = [[8.0, 0.25], [4.0, 0.5]]  # released (degree, ego density) of two earlier picks
+    >>> staircase_area_gains(picks, [12.0, 6.0, 3.0, 2.0], [0.125, 0.75, 0.25, 1.0]).tolist()
+    [0.5, 2.0, 0.0, 1.0]
+    """
+    d = np.maximum(np.asarray(degree, dtype=np.float64), 0.0)
+    e = np.maximum(np.asarray(ego, dtype=np.float64), 0.0)
+    P = np.maximum(np.asarray(points, dtype=np.float64).reshape(-1, 2), 0.0)
+    own = d * e
+    if P.shape[0] == 0:
+        return own
+    P = P[np.lexsort((-P[:, 1], -P[:, 0]))]  # degree desc, then ego density desc
+    best = np.concatenate([[-np.inf], np.maximum.accumulate(P[:, 1])[:-1]])
+    P = P[P[:, 1] > best]  # the non-dominated points: degree strictly falling, ego density strictly rising
+    a = np.append(P[:, 0], 0.0)
+    covered = np.zeros_like(own)
+    for i in range(P.shape[0]):
+        covered += (np.minimum(a[i], d) - np.minimum(a[i + 1], d)) * np.minimum(P[i, 1], e)
+    return np.maximum(own - covered, 0.0)
+
+
+def blend_weight(n_left: int, epsilon) -> float:
+    """``t = min(1, 2 (ln n_left + 1) / eps_j)``: the corner score's weight in a staircase round (public:
+    the candidates left and the round's epsilon; 1 when the round has no epsilon).
+
+    ``2 (ln n + 1) / eps_j`` is the lead, in units of the score's sensitivity, that a node needs for the
+    exponential mechanism at ``eps_j`` to pick it over ``n - 1`` others with probability at least
+    ``e / (1 + e)`` (:func:`dpmo.graphs.staircase_rules.signal_threshold`). While it is at least one unit --
+    the most one edge can change any score -- the round cannot tell apart two nodes whose hypervolume gains
+    differ by what one edge moves, and the corner score with its public windows (which spend the round on
+    the degree ranks it can search) keeps all the weight; beyond, the gain takes the share ``1 - t`` of the
+    score, all of it as epsilon grows without bound. O(1).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.hypervolume_rounds import blend_weight
+    >>> blend_weight(37_700, 20.0), round(blend_weight(37_700, 200.0), 3), blend_weight(37_700, None)
+    (1.0, 0.115, 1.0)
+    """
+    if epsilon is None or not float(epsilon) > 0.0:
+        return 1.0
+    return min(1.0, 2.0 * (math.log(max(int(n_left), 2)) + 1.0) / float(epsilon))
