@@ -319,43 +319,48 @@ def _strictly_dominated(V, i, among):
 
 def _ties_active(vals, spec, k, epsilon):
     """The public condition under which the staircase's tie terms are on in every round (docs/pareto.md,
-    "Ties at negligible noise"): ``x (m + 2 + 2U) <= TIE_SHARE`` with ``x = RESOLVE 2 ln(n_j) / eps_j``;
+    "Ties at negligible noise"): ``x (m + 2 + 2U) <= TIE_SHARE`` with ``x = 2 (ln n_j + RESOLVE) / eps_j``;
     the largest ``n_j`` (round 1) is the hardest."""
     from dpmo.greedy_hypervolume import RESOLVE, TIE_SHARE
 
     m, n = vals.shape
     e = np.minimum([u / (b[1] - b[0]) for u, b in spec], 1.0)
-    x = RESOLVE * 2 * math.log(max(n, 2)) / (epsilon / k)
+    x = 2 * (math.log(max(n, 2)) + RESOLVE) / (epsilon / k)
     return x * (m + 2 + 2 * np.sum(1 / e)) <= TIE_SHARE
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.integers(1, 4), st.integers(0, 2**16))
 def test_no_dominated_pick_at_negligible_noise(table, k, seed):
-    """epsilon 1e6: every pick of chebyshev and (global) pareto is non-dominated among the candidates not yet
-    picked; every pick of the staircase (the private greedy hypervolume) is Pareto-optimal in the whole
-    table as long as the table has a non-dominated point that no earlier pick equals (at least k distinct
-    non-dominated points: every pick), for every m = 2..5, whenever the public condition of its tie terms
-    holds (values on their sensitivity grid inside the declared ranges, as generated here); and so is every
-    pick of the exact greedy (the limit) for every m."""
+    """epsilon 1e6: every pick of the staircase (the private greedy hypervolume) and of pareto (global and
+    local) is Pareto-optimal in the whole table as long as the table has a non-dominated point that no
+    earlier pick equals (with at least k distinct non-dominated points: every pick), for every m = 2..5,
+    whenever the public conditions of their negligible-noise terms hold (values on their sensitivity grid
+    inside the declared ranges, as generated here; docs/pareto.md); every pick of chebyshev is
+    non-dominated among the candidates not yet picked; and every pick of the exact greedy (the limit of
+    the staircase) is Pareto-optimal for every m."""
+    from dpmo.pareto.consistent import negligible_noise
+
     vals, spec = table
     n = vals.shape[1]
     k = min(k, n)
     objs = _objs(vals, spec)
     front = [i for i in range(n) if not _strictly_dominated(vals, i, np.arange(n))]
-    for approach in ("chebyshev", "staircase", "pareto"):
-        # PrivPareto with local dampening can tie every candidate (docs/pareto.md): its global form here
-        sens = "global" if approach == "pareto" else "local"
+    assert negligible_noise(n, 1e6 / k)  # every round's (n_j <= n)
+    for approach, sens in (
+        ("chebyshev", "local"),
+        ("staircase", "local"),
+        ("pareto", "global"),
+        ("pareto", "local"),
+    ):
         picks = dpmo.select_multiobjective(
             objs, 1e6, approach=approach, k=k, rng=seed, exact=False, sensitivity=sens
         ).tolist()
-        for j, p in enumerate(picks):
-            remaining = np.setdiff1d(np.arange(n), picks[:j])
-            if approach != "staircase":
-                assert not _strictly_dominated(vals, p, remaining), (approach, j)
-                continue
-            if _ties_active(vals, spec, k, 1e6) or vals.shape[0] <= 3:
-                _on_front_while_possible(vals, picks[: j + 1], front)
+        if approach == "chebyshev":
+            for j, p in enumerate(picks):
+                assert not _strictly_dominated(vals, p, np.setdiff1d(np.arange(n), picks[:j])), (approach, j)
+        elif approach == "pareto" or _ties_active(vals, spec, k, 1e6):
+            _on_front_while_possible(vals, picks, front)
     # the exact greedy (the limit of the staircase as epsilon grows) for every m
     greedy = argmax_multiobjective(objs, approach="staircase", k=k, rng=seed).tolist()
     _on_front_while_possible(vals, greedy, front)
@@ -447,6 +452,34 @@ def test_tie_terms_are_needed_near_the_low_ends(monkeypatch):
     for vals, spec in LOW_TABLES:
         with pytest.raises(AssertionError):
             _staircase_on_front(np.array(vals), spec, 4, range(4))
+
+
+def test_pareto_paper_rounds_are_not_pareto_consistent_and_the_default_is():
+    """Control for the property above: the paper's rounds (``ParetoApproach(consistent=False)``) count the
+    candidates left, so once (3, 3) is picked, (2, 2), which only it dominates, ties with the front and is
+    picked at 1e6 (global); local dampening ranks (1, 3), dominated by the two copies of (3, 3), first.
+    The registered ``"pareto"`` never picks a dominated row there."""
+    from dpmo.pareto import ParetoApproach
+
+    a = [dpmo.Objective([3.0, 2.0, 4.0, 0.0], 1.0), dpmo.Objective([3.0, 2.0, 0.0, 4.0], 1.0)]
+    b = [
+        dpmo.Objective([0.0, 3.0, 3.0, 0.0, 3.0, 1.0, 0.0], 1.0),
+        dpmo.Objective([3.0, 3.0, 0.0, 2.0, 3.0, 3.0, 1.0], 1.0),
+    ]
+    paper = ParetoApproach(consistent=False)
+    for objs, k, sens, bad in ((a, 3, "global", 1), (b, 1, "local", 5)):
+        got = {
+            s: dpmo.select_multiobjective(
+                objs, 1e6, approach=paper, k=k, rng=s, exact=False, sensitivity=sens
+            )
+            for s in range(30)
+        }
+        assert any(bad in g.tolist() for g in got.values()), sens
+        for s in range(30):
+            picks = dpmo.select_multiobjective(
+                objs, 1e6, approach="pareto", k=k, rng=s, exact=False, sensitivity=sens
+            ).tolist()
+            assert bad not in picks, (sens, picks)
 
 
 def _on_front_while_possible(vals, picks, front):

@@ -15,14 +15,20 @@ import math
 import numpy as np
 
 from .chebyshev import range_units
+from .pareto.consistent import RESOLVE, escape, resolution
 from .selection import Rounds
 
-__all__ = ["hypervolume_gains", "reference_offset", "round_settings", "tie_weights", "HypervolumeRounds"]
+__all__ = [
+    "hypervolume_gains",
+    "reference_offset",
+    "round_settings",
+    "tie_weights",
+    "escape",
+    "HypervolumeRounds",
+    "RESOLVE",
+    "TIE_SHARE",
+]
 
-#: ``c``: a tie term resolves one sensitivity unit of dominance by ``c`` times the score difference that
-#: the round's noise resolves (the exponential mechanism then prefers the better of two candidates by a
-#: factor ``n_j^c``; with ``n_j - 1`` others, a dominated pick has probability at most ``n_j^(1 - c)``).
-RESOLVE = 3.0
 #: ``theta``: the largest share of a round's sensitivity that the tie terms may take; beyond it the noise
 #: is not negligible and the round has no tie term (``docs/pareto.md``, "Ties at negligible noise").
 TIE_SHARE = 0.8
@@ -227,15 +233,6 @@ class HypervolumeRounds(Rounds):
         return score / sens, 1.0
 
 
-def escape(picked, candidates) -> np.ndarray:
-    """``E(r) = clip(min_p max_i (r_i - p_i), 0, 1)`` for every column ``r`` of ``candidates`` (shape (m, q))
-    against the columns ``p`` of ``picked`` (shape (m, p), p >= 1), both in sensitivity units: 0 when some
-    ``p`` weakly dominates ``r``, 1 when ``r`` beats every ``p`` by at least one unit in some objective.
-    Moves by at most 2 when every coordinate of every point moves by at most 1. O(p q m)."""
-    diff = candidates[:, :, None] - picked[:, None, :]  # (m, q, p)
-    return np.clip(np.min(np.max(diff, axis=0), axis=1), 0.0, 1.0)
-
-
 def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: float, first: bool):
     """``(beta, gamma)``: the weights of the tie terms of one round of the private greedy hypervolume.
 
@@ -243,8 +240,9 @@ def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: floa
     (``S_G = gain_sens``, ``s = sum_i e_i``, ``e_i = min(d_i, 1)``). The tie terms are ``beta N + gamma E``:
     ``N(r) = sum_i clip(Z_i(r), 0, 1) / e_i`` (the sum in sensitivity units, in ``[0, U]`` with ``U = sum_i
     1 / e_i``, sensitivity ``m``) and, after round 1, ``E`` (:func:`escape`, sensitivity 2). With
-    ``x = RESOLVE * 2 ln(n_left) / eps_j`` (``RESOLVE`` times the score difference the round's noise
-    resolves, sensitivity 1) they are used when ``x (m + 2 + 2U) <= TIE_SHARE`` (negligible noise), with
+    ``x = 2 (ln n_left + RESOLVE) / eps_j`` (:func:`dpmo.pareto.consistent.resolution`:
+    a lead the round's noise resolves, a dominated pick then having probability at most ``e^-RESOLVE``)
+    they are used when ``x (m + 2 + 2U) <= TIE_SHARE`` (negligible noise), with
 
         round 1:      S = B / (1 - x m),               beta = x S, gamma = 0
         later rounds: S = (B + 2t) / (1 - x (m + 2 + 2U)), beta = x S, gamma = x S (1 + U) + t
@@ -267,7 +265,7 @@ def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: floa
         return 0.0, 0.0
     e = np.minimum(np.asarray(d, dtype=np.float64), 1.0)
     m, s, U = e.size, float(np.sum(e)), float(np.sum(1.0 / e))
-    x = RESOLVE * 2.0 * math.log(max(int(n_left), 2)) / float(epsilon)
+    x = resolution(n_left, epsilon, RESOLVE)
     if not x * (m + 2.0 + 2.0 * U) <= TIE_SHARE:
         return 0.0, 0.0
     B = (1.0 - t) * gain_sens + t * s / m
