@@ -37,6 +37,7 @@ from . import _defaults
 from ._validation import check_choice
 from .dampening import dampen
 from .pareto import SENSITIVITY_MODES, check_objectives
+from .pareto.consistent import tie_terms
 from .selection import Approach, Rounds, register_approach, select_multiobjective
 
 _MAX = float(np.finfo(np.float64).max)
@@ -397,6 +398,7 @@ class _ChebyshevRounds(Rounds):
     def __init__(self, objectives, sensitivity: str, directions, aspirations):
         self.objectives, self.sensitivity, self._cache = objectives, sensitivity, {}
         self.directions, self.aspirations = directions, aspirations
+        self.epsilon = None  # of the current round (told by the pipeline)
         local = sensitivity == "local"
         self._unit = "dampened objectives" if local else "objectives / their global sensitivities"
         self.score_name = f"Chebyshev scalarisation of the {self._unit}"
@@ -409,8 +411,28 @@ class _ChebyshevRounds(Rounds):
         else:
             a = _row(self.aspirations, j, m, 0.0)
         self.score_name = f"Chebyshev scalarisation of the {self._unit} along {w.tolist()}"
-        s = _round(self.objectives, a, w, self.sensitivity, self._cache)
-        return s[remaining], 1.0
+        s = _round(self.objectives, a, w, self.sensitivity, self._cache)[remaining]
+        if self.epsilon is None or any(o.bounds is None for o in self.objectives):
+            return s, 1.0
+        # declared ranges: the tie terms at negligible noise (docs/pareto.md, "Ties at negligible noise");
+        # inside the ranges two scores differ by at most (1 + rho m') / S in these units (S: _round's)
+        Z, d = range_units(self.objectives, self.sensitivity, self._cache)
+        used = np.flatnonzero(w > 0)
+        rho = AUGMENT / used.size
+        S = float(np.max((w[used].min() / w[used]) * d[used]) + rho * np.sum(d[used]))
+        return tie_terms(
+            s,
+            1.0,
+            (1.0 + rho * used.size) / S,
+            np.clip(Z, 0, 1),
+            np.minimum(d, 1.0),
+            chosen,
+            remaining,
+            self.epsilon,
+        )
+
+    def begin(self, r: int, epsilon: float) -> None:
+        self.epsilon = float(epsilon)
 
 
 def _row(x, j: int, m: int, default: float | None) -> np.ndarray:

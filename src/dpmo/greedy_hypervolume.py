@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .chebyshev import range_units
-from .pareto.consistent import RESOLVE, escape, resolution
+from .pareto.consistent import RESOLVE, TIE_SHARE, escape, resolution
 from .selection import Rounds
 
 __all__ = [
@@ -28,10 +28,6 @@ __all__ = [
     "RESOLVE",
     "TIE_SHARE",
 ]
-
-#: ``theta``: the largest share of a round's sensitivity that the tie terms may take; beyond it the noise
-#: is not negligible and the round has no tie term (``docs/pareto.md``, "Ties at negligible noise").
-TIE_SHARE = 0.8
 
 
 def reference_offset(k: int, m: int, noise: float = 0.0) -> float:
