@@ -463,6 +463,12 @@ def test_chebyshev_tie_terms_keep_picks_off_earlier_picks_shadow(monkeypatch):
     vals = np.array([[10.0, 9.0, 0.0, 20.0], [10.0, 9.0, 20.0, 0.0]])
     spec = [(1.0, (0.0, 20.0)), (1.0, (0.0, 20.0))]
     _staircase_on_front(vals, spec, 2, range(10), "chebyshev")
+    from dpmo.chebyshev import ChebyshevApproach
+
+    with pytest.raises(AssertionError):  # the scalarisation alone (ties=False)
+        _staircase_on_front(vals, spec, 2, range(10), ChebyshevApproach(ties=False))
+    with pytest.raises(TypeError, match="ties"):
+        ChebyshevApproach(ties=1)
     monkeypatch.setattr(pc, "TIE_SHARE", -1.0)
     with pytest.raises(AssertionError):
         _staircase_on_front(vals, spec, 2, range(10), "chebyshev")

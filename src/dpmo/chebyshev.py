@@ -399,6 +399,7 @@ class _ChebyshevRounds(Rounds):
         self.objectives, self.sensitivity, self._cache = objectives, sensitivity, {}
         self.directions, self.aspirations = directions, aspirations
         self.epsilon = None  # of the current round (told by the pipeline)
+        self.ties = True  # the tie terms at negligible noise (declared ranges only)
         local = sensitivity == "local"
         self._unit = "dampened objectives" if local else "objectives / their global sensitivities"
         self.score_name = f"Chebyshev scalarisation of the {self._unit}"
@@ -412,7 +413,7 @@ class _ChebyshevRounds(Rounds):
             a = _row(self.aspirations, j, m, 0.0)
         self.score_name = f"Chebyshev scalarisation of the {self._unit} along {w.tolist()}"
         s = _round(self.objectives, a, w, self.sensitivity, self._cache)[remaining]
-        if self.epsilon is None or any(o.bounds is None for o in self.objectives):
+        if not self.ties or self.epsilon is None or any(o.bounds is None for o in self.objectives):
             return s, 1.0
         # declared ranges: the tie terms at negligible noise (docs/pareto.md, "Ties at negligible noise");
         # inside the ranges two scores differ by at most (1 + rho m') / S in these units (S: _round's)
@@ -454,6 +455,11 @@ class ChebyshevApproach(Approach):
         :meth:`round_shares` when a selection starts). None: the default directions
         (:func:`default_directions`, round ``j`` takes the ``j``-th one whatever ``k``), aspirations 0 and
         the pipeline's equal shares ``epsilon / k``.
+    ties : bool, default True
+        With declared bounds on every objective, a round whose noise is negligible adds the tie terms of
+        :func:`dpmo.pareto.consistent.tie_terms` (the sum in sensitivity units and the escape from the
+        earlier picks; still sensitivity 1), so that no pick is dominated, not even by an earlier pick
+        (``docs/pareto.md``, "Ties at negligible noise"). ``False``: the scalarisation alone.
 
     Notes
     -----
@@ -465,8 +471,11 @@ class ChebyshevApproach(Approach):
 
     name = "chebyshev"
 
-    def __init__(self, directions=None, aspirations=None, shares=None):
+    def __init__(self, directions=None, aspirations=None, shares=None, ties: bool = True):
         self.directions, self.aspirations, self.shares = directions, aspirations, shares
+        if not isinstance(ties, bool):
+            raise TypeError(f"ties must be True or False, got {ties!r}")
+        self.ties = ties
 
     def round_shares(self, k: int, m: int):
         if self.directions is not None:
@@ -476,7 +485,9 @@ class ChebyshevApproach(Approach):
         return None if self.shares is None else _check_shares(self.shares, k)
 
     def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
-        return _ChebyshevRounds(list(objectives), sensitivity, self.directions, self.aspirations)
+        rounds = _ChebyshevRounds(list(objectives), sensitivity, self.directions, self.aspirations)
+        rounds.ties = self.ties
+        return rounds
 
     def utility(self, objectives, weights, remaining):
         n, m = objectives[0].n, len(objectives)
