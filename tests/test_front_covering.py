@@ -270,6 +270,50 @@ def test_exact_audit_of_the_augmented_chebyshev_in_range_units(names, kind):
             assert excess <= 1e-9
 
 
+def _cheb_tie_scores(c, names, kind, sensitivity, chosen, w):
+    """One chebyshev round with its tie terms on (the rule's weights at eps_j = 1e4, where they hold on
+    these databases), divided to sensitivity 1."""
+    from dpmo.chebyshev import ChebyshevApproach
+
+    objs = _bounded(c, names, kind)
+    rounds = ChebyshevApproach(directions=w).rounds(objs, None, sensitivity, None)
+    rounds.begin(len(chosen), 1e4)
+    s, sens = rounds.scores(list(chosen), np.setdiff1d(np.arange(N_CAND), chosen))
+    return s / sens
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sensitivity", ["local", "global"])
+def test_exact_audit_of_chebyshev_with_tie_terms(sensitivity):
+    names, kind = CONFIGS[2]
+    m = len(names)
+    for w in ([1.0] * m, [1.0] + [3.0] * (m - 1)):
+        for chosen in HISTORIES:
+            moved, excess = _audit(
+                lambda c, ch=chosen, w=w: _cheb_tie_scores(c, names, kind, sensitivity, ch, w)
+            )
+            assert moved <= 1.0 + 1e-9
+            assert excess <= 1e-9
+
+
+def test_exact_audit_of_chebyshev_with_tie_terms_fast():
+    """The fast tier's part: global sensitivity, one direction, one history; the terms are on (the score
+    differs from the scalarisation alone)."""
+    from dpmo.chebyshev import chebyshev_selection_scores
+
+    names, kind = CONFIGS[2]
+    w = [1.0, 3.0, 3.0]
+    c = CHECK[-1]
+    plain = chebyshev_selection_scores(_bounded(c, names, kind), w, None, "global")[0]
+    rest = np.setdiff1d(np.arange(N_CAND), HISTORIES[2])
+    assert not np.allclose(_cheb_tie_scores(c, names, kind, "global", HISTORIES[2], w), plain[rest])
+    moved, excess = _audit(
+        lambda c: _cheb_tie_scores(c, names, kind, "global", HISTORIES[2], w), eps_list=(4.0,)
+    )
+    assert 0.05 < moved <= 1.0 + 1e-9
+    assert excess <= 1e-9
+
+
 # ------------------------------------------------------------------------------ generated tables: properties
 # (unit, declared range width): resolutions d = unit / width within a factor 30 of each other, so that one
 # unit of any objective is resolved at epsilon 1e6 (docs/pareto.md, "Pareto-consistent picks")
