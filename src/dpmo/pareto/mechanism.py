@@ -175,6 +175,11 @@ def priv_pareto(
 
     Notes
     -----
+    Negligible noise (issue 38, not in the paper): a round with ``eps_j >= 2 (ln n_j + 20) (3 n_j - 3)``
+    (public) scores the global Pareto score plus an escape from the earlier picks, so that its pick is
+    Pareto-optimal in the whole table (:mod:`dpmo.pareto.consistent`); the paper's mechanism at every
+    epsilon is ``dpmo.select_multiobjective(..., approach=dpmo.pareto.ParetoApproach(consistent=False))``.
+
     Privacy: each of the ``k`` rounds is an ``epsilon / k``-DP selection (the Pareto score has global
     sensitivity ``n_round - 1``; ``D`` has global sensitivity 1 under admissible deltas), and the rounds
     compose to epsilon-DP (basic sequential composition). Each round recomputes the Pareto score and
