@@ -37,6 +37,7 @@ from . import _defaults
 from ._validation import check_choice
 from .dampening import dampen
 from .pareto import SENSITIVITY_MODES, check_objectives
+from .pareto.consistent import tie_terms
 from .selection import Approach, Rounds, register_approach, select_multiobjective
 
 _MAX = float(np.finfo(np.float64).max)
@@ -397,6 +398,8 @@ class _ChebyshevRounds(Rounds):
     def __init__(self, objectives, sensitivity: str, directions, aspirations):
         self.objectives, self.sensitivity, self._cache = objectives, sensitivity, {}
         self.directions, self.aspirations = directions, aspirations
+        self.epsilon = None  # of the current round (told by the pipeline)
+        self.ties = True  # the tie terms at negligible noise (declared ranges only)
         local = sensitivity == "local"
         self._unit = "dampened objectives" if local else "objectives / their global sensitivities"
         self.score_name = f"Chebyshev scalarisation of the {self._unit}"
@@ -409,8 +412,28 @@ class _ChebyshevRounds(Rounds):
         else:
             a = _row(self.aspirations, j, m, 0.0)
         self.score_name = f"Chebyshev scalarisation of the {self._unit} along {w.tolist()}"
-        s = _round(self.objectives, a, w, self.sensitivity, self._cache)
-        return s[remaining], 1.0
+        s = _round(self.objectives, a, w, self.sensitivity, self._cache)[remaining]
+        if not self.ties or self.epsilon is None or any(o.bounds is None for o in self.objectives):
+            return s, 1.0
+        # declared ranges: the tie terms at negligible noise (docs/pareto.md, "Ties at negligible noise");
+        # inside the ranges two scores differ by at most (1 + rho m') / S in these units (S: _round's)
+        Z, d = range_units(self.objectives, self.sensitivity, self._cache)
+        used = np.flatnonzero(w > 0)
+        rho = AUGMENT / used.size
+        S = float(np.max((w[used].min() / w[used]) * d[used]) + rho * np.sum(d[used]))
+        return tie_terms(
+            s,
+            1.0,
+            (1.0 + rho * used.size) / S,
+            np.clip(Z, 0, 1),
+            np.minimum(d, 1.0),
+            chosen,
+            remaining,
+            self.epsilon,
+        )
+
+    def begin(self, r: int, epsilon: float) -> None:
+        self.epsilon = float(epsilon)
 
 
 def _row(x, j: int, m: int, default: float | None) -> np.ndarray:
@@ -432,6 +455,11 @@ class ChebyshevApproach(Approach):
         :meth:`round_shares` when a selection starts). None: the default directions
         (:func:`default_directions`, round ``j`` takes the ``j``-th one whatever ``k``), aspirations 0 and
         the pipeline's equal shares ``epsilon / k``.
+    ties : bool, default True
+        With declared bounds on every objective, a round whose noise is negligible adds the tie terms of
+        :func:`dpmo.pareto.consistent.tie_terms` (the sum in sensitivity units and the escape from the
+        earlier picks; still sensitivity 1), so that no pick is dominated, not even by an earlier pick
+        (``docs/pareto.md``, "Ties at negligible noise"). ``False``: the scalarisation alone.
 
     Notes
     -----
@@ -443,8 +471,11 @@ class ChebyshevApproach(Approach):
 
     name = "chebyshev"
 
-    def __init__(self, directions=None, aspirations=None, shares=None):
+    def __init__(self, directions=None, aspirations=None, shares=None, ties: bool = True):
         self.directions, self.aspirations, self.shares = directions, aspirations, shares
+        if not isinstance(ties, bool):
+            raise TypeError(f"ties must be True or False, got {ties!r}")
+        self.ties = ties
 
     def round_shares(self, k: int, m: int):
         if self.directions is not None:
@@ -454,7 +485,9 @@ class ChebyshevApproach(Approach):
         return None if self.shares is None else _check_shares(self.shares, k)
 
     def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
-        return _ChebyshevRounds(list(objectives), sensitivity, self.directions, self.aspirations)
+        rounds = _ChebyshevRounds(list(objectives), sensitivity, self.directions, self.aspirations)
+        rounds.ties = self.ties
+        return rounds
 
     def utility(self, objectives, weights, remaining):
         n, m = objectives[0].n, len(objectives)

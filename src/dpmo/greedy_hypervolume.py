@@ -15,9 +15,19 @@ import math
 import numpy as np
 
 from .chebyshev import range_units
+from .pareto.consistent import RESOLVE, TIE_SHARE, escape, resolution
 from .selection import Rounds
 
-__all__ = ["hypervolume_gains", "reference_offset", "round_settings", "HypervolumeRounds"]
+__all__ = [
+    "hypervolume_gains",
+    "reference_offset",
+    "round_settings",
+    "tie_weights",
+    "escape",
+    "HypervolumeRounds",
+    "RESOLVE",
+    "TIE_SHARE",
+]
 
 
 def reference_offset(k: int, m: int, noise: float = 0.0) -> float:
@@ -142,16 +152,29 @@ class HypervolumeRounds(Rounds):
     boxes in ``[-delta, 1]^m`` changes volume by at most ``sum_i e_i (1 + delta)^(m - 1)`` when every point
     moves by at most ``e_i`` in coordinate ``i``.
 
-    ``delta`` is fixed, for a given round, by public quantities only; ``delta=`` fixes it outright (audits).
+    At negligible noise two tie terms are added (:func:`tie_weights`): ``beta N(r)``, ``N`` the sum of the
+    clipped objectives in sensitivity units (strictly larger for a dominating candidate), and, after round
+    1, ``gamma E(r)``, ``E`` the escape of ``r`` from the earlier picks (1 when ``r`` beats every earlier
+    pick by one sensitivity unit in some objective, 0 when an earlier pick weakly dominates it).
+
+    ``delta``, ``t``, ``beta`` and ``gamma`` are fixed, for a given round, by public quantities only;
+    ``delta=``, ``weight=`` (``t``) and ``ties=`` (``(beta, gamma)``) fix them outright (audits).
     """
 
     def __init__(
-        self, objectives, sensitivity: str, keep: dict, k: int | None = None, delta=None, weight=None
+        self,
+        objectives,
+        sensitivity: str,
+        keep: dict,
+        k: int | None = None,
+        delta=None,
+        weight=None,
+        ties=None,
     ):
         self.objectives, self.sensitivity = list(objectives), sensitivity
         self._keep = keep
         self.k = k
-        self.delta, self.weight = delta, weight
+        self.delta, self.weight, self.ties = delta, weight, ties
         self.epsilon = None  # of the current round (told by the pipeline); None: no noise (argmax)
         self.score_name = "hypervolume gain of the objectives in units of their declared ranges"
 
@@ -183,7 +206,8 @@ class HypervolumeRounds(Rounds):
         m = Z.shape[0]
         delta, t = self.settings(remaining.size, not chosen)
         ref = np.full(m, -delta)
-        dsum = float(np.sum(np.minimum(d, 1.0)))
+        e = np.minimum(d, 1.0)
+        dsum = float(np.sum(e))
         gain_sens = (2.0 if chosen else 1.0) * dsum / (1.0 + delta)
         score = np.zeros(remaining.size)
         if t < 1.0:
@@ -192,7 +216,60 @@ class HypervolumeRounds(Rounds):
         if t > 0.0:
             score += t * np.sum(Z[:, remaining], axis=0) / m
         sens = (1.0 - t) * gain_sens + t * dsum / m
+        if self.ties is None:
+            beta, gamma = tie_weights(remaining.size, d, self.epsilon, t, gain_sens, not chosen)
+        else:
+            beta, gamma = (float(w) for w in self.ties)
+        if beta > 0.0:  # N: the sum in sensitivity units, sensitivity m
+            score += beta * np.sum(Z[:, remaining] / e[:, None], axis=0)
+            sens += beta * m
+        if gamma > 0.0 and chosen:  # E: the escape from the earlier picks, sensitivity 2
+            score += gamma * escape(Z[:, chosen] / e[:, None], Z[:, remaining] / e[:, None])
+            sens += 2.0 * gamma
         return score / sens, 1.0
+
+
+def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: float, first: bool):
+    """``(beta, gamma)``: the weights of the tie terms of one round of the private greedy hypervolume.
+
+    The round's score before them is ``(1 - t) G + t A`` with sensitivity ``B = (1 - t) S_G + t s / m``
+    (``S_G = gain_sens``, ``s = sum_i e_i``, ``e_i = min(d_i, 1)``). The tie terms are ``beta N + gamma E``:
+    ``N(r) = sum_i clip(Z_i(r), 0, 1) / e_i`` (the sum in sensitivity units, in ``[0, U]`` with ``U = sum_i
+    1 / e_i``, sensitivity ``m``) and, after round 1, ``E`` (:func:`escape`, sensitivity 2). With
+    ``x = 2 (ln n_left + RESOLVE) / eps_j`` (:func:`dpmo.pareto.consistent.resolution`:
+    a lead the round's noise resolves, a dominated pick then having probability at most ``e^-RESOLVE``)
+    they are used when ``x (m + 2 + 2U) <= TIE_SHARE`` (negligible noise), with
+
+        round 1:      S = B / (1 - x m),               beta = x S, gamma = 0
+        later rounds: S = (B + 2t) / (1 - x (m + 2 + 2U)), beta = x S, gamma = x S (1 + U) + t
+
+    so that ``S = B + m beta + 2 gamma`` is the round's sensitivity, one unit of ``N`` is worth ``x`` after
+    the division by ``S``, and so is ``gamma`` minus everything the other terms can take back (``t`` from
+    ``A``, ``beta U`` from ``N``). Otherwise, or without noise (``epsilon`` None), ``(0, 0)``. All inputs are
+    public. Proof in ``docs/pareto.md``, "Ties at negligible noise".
+
+    Examples
+    --------
+    >>> from dpmo.greedy_hypervolume import tie_weights
+    >>> tie_weights(20, [0.01, 0.02], 5.0, 1.0, 0.03, False)  # noisy: no tie term
+    (0.0, 0.0)
+    >>> beta, gamma = tie_weights(20, [0.01, 0.02], 1e6, 0.0, 0.03, False)
+    >>> 0 < beta < 1e-5 < gamma < 1e-3
+    True
+    """
+    if epsilon is None or not epsilon > 0:
+        return 0.0, 0.0
+    e = np.minimum(np.asarray(d, dtype=np.float64), 1.0)
+    m, s, U = e.size, float(np.sum(e)), float(np.sum(1.0 / e))
+    x = resolution(n_left, epsilon, RESOLVE)
+    if not x * (m + 2.0 + 2.0 * U) <= TIE_SHARE:
+        return 0.0, 0.0
+    B = (1.0 - t) * gain_sens + t * s / m
+    if first:
+        S = B / (1.0 - x * m)
+        return x * S, 0.0
+    S = (B + 2.0 * t) / (1.0 - x * (m + 2.0 + 2.0 * U))
+    return x * S, x * S * (1.0 + U) + t
 
 
 def round_settings(n_left: int, k: int, d, epsilon: float | None, first: bool) -> tuple[float, float]:

@@ -38,7 +38,13 @@ from fractions import Fraction
 import numpy as np
 
 from .chebyshev import AUGMENT, dampened_excess
-from .greedy_hypervolume import HypervolumeRounds, hypervolume_gains, reference_offset, round_settings
+from .greedy_hypervolume import (
+    HypervolumeRounds,
+    hypervolume_gains,
+    reference_offset,
+    round_settings,
+    tie_weights,
+)
 from .mechanisms.exact import sample_discrete_laplace
 from .selection import Approach, Rounds, register_approach
 from .steps import Step
@@ -47,6 +53,7 @@ __all__ = [
     "hypervolume_gains",
     "reference_offset",
     "round_settings",
+    "tie_weights",
     "HypervolumeRounds",
     "local_lower_bounds",
     "staircase_scores",

@@ -263,12 +263,26 @@ def _front_covering_lines(args, n: int) -> list[str]:
                 + " (0: the hypervolume gain alone; 1: agg's "
                 "score, the noise being too large for the gains)"
             )
+            from ..pareto.consistent import RESOLVE, TIE_SHARE, resolution
+
+            e = [min(di, 1.0) for di in d]
+            cost = len(e) + 2 + 2 * sum(1 / ei for ei in e)
+            on = [
+                j + 1
+                for j, st in enumerate(plan)
+                if resolution(n - j, args.epsilon * st.share, RESOLVE) * cost <= TIE_SHARE
+            ]
+            lines.append(
+                "tie terms (every pick Pareto-optimal at negligible noise; docs/pareto.md): "
+                + (f"on in rounds {', '.join(map(str, on))}" if on else "off (the noise is not negligible)")
+            )
     lines.append(
         "agg (equal weights over the declared ranges, --weights 1/(HIGH-LOW) each) is the safer choice when "
         "one weighted sum is what you want, when every staircase round's weight above is 1, or with "
-        "objectives without declared ranges; chebyshev's picks are never dominated by an unpicked row at "
-        "negligible noise, the staircase's are on the exact front while it has unpicked points "
-        "(docs/pareto.md)"
+        "objectives without declared ranges; at negligible noise, with declared ranges, the picks of "
+        "staircase, chebyshev and pareto are on the exact front while it has unpicked points (values on "
+        "their sensitivity grid; without ranges chebyshev's are only never dominated by an unpicked row; "
+        "docs/pareto.md)"
     )
     return ["# " + line for line in lines]
 

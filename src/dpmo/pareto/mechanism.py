@@ -23,6 +23,7 @@ from ..selection import (
     select_multiobjective,
 )
 from ..sensitivity import LocalSensitivity
+from .consistent import ConsistentParetoRounds
 from .rounds import ParetoRounds, RoundCache, round_scores
 from .score import pareto_score
 from .state import ParetoState
@@ -174,6 +175,11 @@ def priv_pareto(
 
     Notes
     -----
+    Negligible noise (issue 38, not in the paper): a round with ``eps_j >= 2 (ln n_j + 20) (3 n_j - 3)``
+    (public) scores the global Pareto score plus an escape from the earlier picks, so that its pick is
+    Pareto-optimal in the whole table (:mod:`dpmo.pareto.consistent`); the paper's mechanism at every
+    epsilon is ``dpmo.select_multiobjective(..., approach=dpmo.pareto.ParetoApproach(consistent=False))``.
+
     Privacy: each of the ``k`` rounds is an ``epsilon / k``-DP selection (the Pareto score has global
     sensitivity ``n_round - 1``; ``D`` has global sensitivity 1 under admissible deltas), and the rounds
     compose to epsilon-DP (basic sequential composition). Each round recomputes the Pareto score and
@@ -225,12 +231,29 @@ def priv_pareto(
 
 class ParetoApproach(Approach):
     """``approach="pareto"`` of :func:`dpmo.selection.select_multiobjective`: PrivPareto's rounds (the
-    Pareto score, global sensitivity ``n_round - 1``, or dampened with :func:`pareto_sensitivity`)."""
+    Pareto score, global sensitivity ``n_round - 1``, or dampened with :func:`pareto_sensitivity`).
+
+    Parameters
+    ----------
+    consistent : bool, default True
+        ``True`` (the registered ``"pareto"``): a round whose noise is negligible (the public condition
+        :func:`dpmo.pareto.consistent.negligible_noise` on the candidates left and the round's epsilon)
+        scores the global Pareto score plus an escape term, so that its pick is Pareto-optimal in the
+        whole table (:class:`dpmo.pareto.consistent.ConsistentParetoRounds`); every other round is the
+        paper's, float for float. ``False``: the paper's mechanism at every epsilon.
+    """
 
     name = "pareto"
 
+    def __init__(self, consistent: bool = True):
+        if not isinstance(consistent, bool):
+            raise TypeError(f"consistent must be True or False, got {consistent!r}")
+        self.consistent = consistent
+
     def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
         store = None if cache is None else cache.slot(("pareto-rounds",), RoundCache)
+        if self.consistent:
+            return ConsistentParetoRounds(list(objectives), sensitivity, store)
         return ParetoRounds(list(objectives), sensitivity, store)
 
     def utility(self, objectives, weights, remaining):
