@@ -298,12 +298,12 @@ class _GraphStaircaseRounds(StaircaseRounds):
         return best
 
     def tie_break(self, scores, remaining, t: float = 1.0):
-        """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = sqrt(t) tie_weight(n)``
+        """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = t^(1/4) tie_weight(n)``
         and ``D_i`` the dampened objectives over the floor 0 (each of sensitivity 1, so the result keeps
         sensitivity 1). Strictly increasing under Pareto dominance: with negligible noise no pick is
         dominated by a node still in play (``docs/pareto.md``, "Pareto-consistent picks"). ``t``: the
         round's :func:`blend_weight` (public; > 0; the round's resolution is proportional to it): with
-        ``sqrt(t)`` the rule stays above the resolution and vanishes against any fixed difference of
+        ``t^(1/4)`` the rule stays above the resolution and vanishes against any fixed difference of
         hypervolume gains as epsilon grows."""
         rho = t**0.25 * tie_weight(self.objectives[0].n)
         D = self.dampened()[:, remaining]
