@@ -416,7 +416,7 @@ class _ChebyshevRounds(Rounds):
         s = _round(self.objectives, a, w, self.sensitivity, self._cache)[remaining]
         if not self.ties or self.epsilon is None or any(o.bounds is None for o in self.objectives):
             return s, 1.0
-        # declared ranges: the Pareto gate at negligible noise (docs/pareto.md, "Ties at negligible noise");
+        # declared ranges: the Pareto gate at negligible noise (docs/pareto.md, "The Pareto gate");
         # inside the ranges two scores differ by at most (1 + rho m') / S_c in these units (S_c: _round's)
         Z, d = range_units(self.objectives, self.sensitivity, self._cache)
         used = np.flatnonzero(w > 0)
@@ -458,7 +458,7 @@ class ChebyshevApproach(Approach):
         :func:`dpmo.chebyshev_gate.gated_scores` (``gamma G``, ``G`` 0 on the dominated candidates and the
         copies of earlier picks, 1 on the others; still sensitivity 1), so that no pick is dominated, not
         even by an earlier pick, and the allowed candidates are ranked by the scalarisation alone
-        (``docs/pareto.md``, "Ties at negligible noise"). ``False``: the scalarisation alone.
+        (``docs/pareto.md``, "The Pareto gate"). ``False``: the scalarisation alone.
 
     Notes
     -----

@@ -13,7 +13,7 @@ the declared ranges, ``x`` the round's resolution (:func:`dpmo.pareto.consistent
 1). ``G`` is 1 on the non-dominated candidates that equal no earlier pick and 0 on every other candidate
 (values on their sensitivity grid), so the gate decides *whether* a candidate may be picked and the
 Chebyshev score alone, undistorted, *which* of the allowed ones. ``G`` moves by at most 2 between
-neighbours, so ``s`` has sensitivity 1. Proofs: ``docs/pareto.md``, "Ties at negligible noise".
+neighbours, so ``s`` has sensitivity 1. Proofs: ``docs/pareto.md``, "The Pareto gate".
 """
 
 from __future__ import annotations
