@@ -270,16 +270,17 @@ def test_exact_audit_of_the_augmented_chebyshev_in_range_units(names, kind):
             assert excess <= 1e-9
 
 
-def _cheb_tie_scores(c, names, kind, sensitivity, chosen, w):
-    """One chebyshev round with its tie terms on (the rule's weights at eps_j = 1e4, where they hold on
-    these databases), divided to sensitivity 1."""
+def _cheb_tie_scores(c, names, kind, sensitivity, chosen, w, understate=1.0):
+    """One chebyshev round with its Pareto gate on (the rule's weights at eps_j = 1e4, where the gate's
+    condition holds on these databases: checked), divided to sensitivity 1 (``understate``: by less)."""
     from dpmo.chebyshev import ChebyshevApproach
 
     objs = _bounded(c, names, kind)
     rounds = ChebyshevApproach(directions=w).rounds(objs, None, sensitivity, None)
     rounds.begin(len(chosen), 1e4)
     s, sens = rounds.scores(list(chosen), np.setdiff1d(np.arange(N_CAND), chosen))
-    return s / sens
+    assert sens > 1.0 and "Pareto gate" in rounds.score_name  # the gate is on
+    return s / sens * understate
 
 
 @pytest.mark.slow
@@ -312,6 +313,65 @@ def test_exact_audit_of_chebyshev_with_tie_terms_fast():
     )
     assert 0.05 < moved <= 1.0 + 1e-9
     assert excess <= 1e-9
+
+
+def test_gate_terms_move_by_their_stated_sensitivities():
+    """The Pareto gate's terms: Dm (dominance in the whole table) and G = min(E, 1 - Dm) move by at most 2
+    between neighbours, on all 120 databases, local and global, for every public history (non-vacuous:
+    both move by at least half a unit somewhere)."""
+    from dpmo.chebyshev_gate import dominance, pareto_gate
+
+    names, kind = CONFIGS[2]
+    worst_dm = worst_g = 0.0
+    for sensitivity in ("local", "global"):
+
+        def terms(c, s=sensitivity):
+            Z, d = range_units(_bounded(c, names, kind), s)
+            W = np.clip(Z, 0.0, 1.0) / np.minimum(d, 1.0)[:, None]
+            gates = [pareto_gate(W, h, np.setdiff1d(np.arange(N_CAND), h)) for h in HISTORIES]
+            return dominance(W), gates
+
+        for c in CHECK:
+            a = terms(c)
+            for y in neighbours(c):
+                b = terms(y)
+                worst_dm = max(worst_dm, float(np.max(np.abs(a[0] - b[0]))))
+                for ga, gb in zip(a[1], b[1], strict=True):
+                    worst_g = max(worst_g, float(np.max(np.abs(ga - gb))))
+    assert 0.5 <= worst_dm <= 2.0 + 1e-9
+    assert 0.5 <= worst_g <= 2.0 + 1e-9
+
+
+def test_negative_control_of_the_gate_audit():
+    """The audit catches a gated chebyshev round whose sensitivity is understated by 4 (on these databases
+    the gated score moves by about half its bound 1, so an understatement by 2 stays within epsilon)."""
+    names, kind = CONFIGS[2]
+    w = [1.0, 1.0, 1.0]
+    worst = -np.inf
+    for chosen in HISTORIES[:2]:
+        _, excess = _audit(
+            lambda c, ch=chosen: _cheb_tie_scores(c, names, kind, "global", ch, w, understate=4.0),
+            eps_list=(4.0,),
+        )
+        worst = max(worst, excess)
+    assert worst > 0.5
+
+
+def test_dominance_equals_its_definition():
+    """The maximal-set shortcut of dominance gives the maximum over every column (hypothesis-free: random
+    tables with ties and copies, off-grid values included)."""
+    from dpmo.chebyshev_gate import dominance
+
+    rng = np.random.default_rng(5)
+    for trial in range(30):
+        m, n = int(rng.integers(1, 5)), int(rng.integers(1, 40))
+        W = rng.integers(0, 4, (m, n)).astype(float) + (rng.uniform(0, 1, (m, n)) if trial % 2 else 0.0)
+        D = W[:, None, :] - W[:, :, None]  # (m, r, q)
+        want = np.clip(np.max(np.minimum(1.0 + D.min(axis=0), D.max(axis=0)), axis=1), 0.0, 1.0)
+        np.testing.assert_array_equal(dominance(W), want)
+        if trial % 2 == 0:  # on the grid: 1 exactly on the strictly dominated columns, else 0
+            dom = [_strictly_dominated(W, i, np.arange(n)) for i in range(n)]
+            np.testing.assert_array_equal(dominance(W), np.asarray(dom, dtype=float))
 
 
 # ------------------------------------------------------------------------------ generated tables: properties
@@ -403,6 +463,8 @@ def test_no_dominated_pick_at_negligible_noise(table, k, seed):
             objs, 1e6, approach=approach, k=k, rng=seed, exact=False, sensitivity=sens
         ).tolist()
         _on_front_while_possible(vals, picks, front)
+        if approach == "chebyshev":
+            assert _gate_on_every_round(objs, picks, 1e6)
     # the exact greedy (the limit of the staircase as epsilon grows) for every m
     greedy = argmax_multiobjective(objs, approach="staircase", k=k, rng=seed).tolist()
     _on_front_while_possible(vals, greedy, front)
@@ -498,10 +560,11 @@ def test_tie_terms_are_needed_near_the_low_ends(monkeypatch):
             _staircase_on_front(np.array(vals), spec, 4, range(4))
 
 
-def test_chebyshev_tie_terms_keep_picks_off_earlier_picks_shadow(monkeypatch):
-    """Chebyshev at 1e6: its rounds' directions lead it next to an earlier pick; the tie terms make it
-    take a point no earlier pick dominates. Control: without them it picks a dominated row there."""
-    import dpmo.pareto.consistent as pc
+def test_chebyshev_gate_keeps_picks_off_earlier_picks_shadow(monkeypatch):
+    """Chebyshev at 1e6: its rounds' directions lead it next to an earlier pick; the Pareto gate makes it
+    take a point no earlier pick dominates. Control: without it (``ties=False``, or the gate's condition
+    never met) it picks a dominated row there."""
+    import dpmo.chebyshev_gate as cg
 
     vals = np.array([[10.0, 9.0, 0.0, 20.0], [10.0, 9.0, 20.0, 0.0]])
     spec = [(1.0, (0.0, 20.0)), (1.0, (0.0, 20.0))]
@@ -512,7 +575,7 @@ def test_chebyshev_tie_terms_keep_picks_off_earlier_picks_shadow(monkeypatch):
         _staircase_on_front(vals, spec, 2, range(10), ChebyshevApproach(ties=False))
     with pytest.raises(TypeError, match="ties"):
         ChebyshevApproach(ties=1)
-    monkeypatch.setattr(pc, "TIE_SHARE", -1.0)
+    monkeypatch.setattr(cg, "gate_on", lambda *args: False)
     with pytest.raises(AssertionError):
         _staircase_on_front(vals, spec, 2, range(10), "chebyshev")
 
@@ -543,6 +606,20 @@ def test_pareto_paper_rounds_are_not_pareto_consistent_and_the_default_is():
                 objs, 1e6, approach="pareto", k=k, rng=s, exact=False, sensitivity=sens
             ).tolist()
             assert bad not in picks, (sens, picks)
+
+
+def _gate_on_every_round(objs, picks, epsilon, sensitivity="local"):
+    """The public condition of chebyshev's Pareto gate held in every round of these picks."""
+    from dpmo.chebyshev import ChebyshevApproach
+
+    rounds = ChebyshevApproach().rounds(objs, None, sensitivity, None)
+    n = objs[0].n
+    for j in range(len(picks)):
+        rounds.begin(j, epsilon / len(picks))
+        _, sens = rounds.scores(list(picks[:j]), np.setdiff1d(np.arange(n), picks[:j]))
+        if not sens > 1.0:
+            return False
+    return True
 
 
 def _on_front_while_possible(vals, picks, front):
@@ -702,3 +779,84 @@ def test_hypervolume_ratio_does_not_fall_with_epsilon():
             assert means[b] >= means[a] - 2 * np.hypot(ses[a], ses[b]), (means, ses)
     greedy = argmax_multiobjective(objs, approach="staircase", k=3, rng=0)
     assert means[-1] >= hypervolume(Z[greedy], np.zeros(3)) / best - 0.05
+
+
+def _ratios(objs, vals, spec, k, epsilon, seeds, approach="chebyshev"):
+    """Hypervolume ratios of the picks (range units clipped to [0, 1], reference the declared lows,
+    denominator the best k-point hypervolume of the exact front), one per seed; None when that is 0."""
+    from dpmo.hypervolume import best_hypervolume
+
+    lo = np.array([b[0] for _, b in spec])
+    hi = np.array([b[1] for _, b in spec])
+    Z = np.clip((vals.T - lo) / (hi - lo), 0, 1)
+    n = vals.shape[1]
+    front = np.unique(Z[[i for i in range(n) if not _strictly_dominated(vals, i, np.arange(n))]], axis=0)
+    best = best_hypervolume(front, k)
+    if not best > 0:
+        return None
+    m = vals.shape[0]
+    return np.array(
+        [
+            hypervolume(
+                Z[dpmo.select_multiobjective(objs, epsilon, approach=approach, k=k, rng=s, exact=False)],
+                np.zeros(m),
+            )
+            / best
+            for s in seeds
+        ]
+    )
+
+
+@st.composite
+def tradeoff_tables(draw):
+    """Larger generated tables with a front to cover: 2-4 objectives of mixed units (``COLUMNS``), 40-120
+    rows; each column rises or falls with a latent trade-off position and a latent quality (with noise),
+    on its sensitivity grid inside its declared range, some minimised (declared negated)."""
+    m = draw(st.integers(2, 4))
+    n = draw(st.integers(40, 120))
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    t, q = rng.uniform(0, 1, n), rng.uniform(0, 1, n)
+    vals, spec = [], []
+    for i, j in enumerate(draw(st.lists(st.sampled_from(range(len(COLUMNS))), min_size=m, max_size=m))):
+        unit, width = COLUMNS[j]
+        pos = t if i % 2 == 0 else 1.0 - t
+        mix = draw(st.sampled_from([0.2, 0.5, 0.8]))  # weight of the trade-off against the quality
+        level = np.clip(q * (mix * pos + (1 - mix) * rng.uniform(0, 1, n)), 0, 1)
+        v = np.round(level * width / unit) * unit
+        if draw(st.booleans()):  # a cost, declared as its negation
+            vals.append(-(width - v))
+            spec.append((unit, (-width, 0.0)))
+        else:
+            vals.append(v)
+            spec.append((unit, (0.0, width)))
+    return np.array(vals), spec
+
+
+@pytest.mark.slow
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tradeoff_tables(), st.integers(2, 4))
+def test_chebyshev_gate_keeps_the_ratio_budget_monotone(table, k):
+    """Budget-monotone where the Pareto gate switches on (generated tables, 12 seeds): at epsilon 50 the gate
+    is off (the same picks as the scalarisation alone, ``ties=False``); at epsilon 1e6 it is on and the mean
+    hypervolume ratio is not below the scalarisation's alone by more than two standard errors (at negligible
+    noise every useful pick of the scalarisation is also a gated pick: docs/pareto.md, "The Pareto gate"). So
+    from 50 to 1e6 the gated ratio falls only where the scalarisation's own exact limit does. (The former
+    sum-and-escape tie terms failed this: their sum in sensitivity units outweighed the scalarisation.)"""
+    from dpmo.chebyshev import ChebyshevApproach
+
+    vals, spec = table
+    k = min(k, vals.shape[1])
+    objs = _objs(vals, spec)
+    plain = ChebyshevApproach(ties=False)
+    for s in range(12):
+        a = dpmo.select_multiobjective(objs, 50.0, approach="chebyshev", k=k, rng=s, exact=False)
+        b = dpmo.select_multiobjective(objs, 50.0, approach=plain, k=k, rng=s, exact=False)
+        assert a.tolist() == b.tolist()
+    gated = _ratios(objs, vals, spec, k, 1e6, range(12))
+    if gated is None:  # no point of the front above every declared low: every ratio is 0/0
+        return
+    alone = _ratios(objs, vals, spec, k, 1e6, range(12), approach=plain)
+    se = np.hypot(np.std(gated, ddof=1), np.std(alone, ddof=1)) / np.sqrt(12)
+    assert gated.mean() >= alone.mean() - 2 * se - 1e-9, (alone.mean(), gated.mean(), se)
+    picks = dpmo.select_multiobjective(objs, 1e6, approach="chebyshev", k=k, rng=0, exact=False)
+    assert _gate_on_every_round(objs, picks.tolist(), 1e6)

@@ -178,7 +178,7 @@ LAYERS = {
     "mechanisms": 1, "sensitivity": 1, "dampening": 1, "breakpoints": 1, "preview": 1, "audit": 1,
     "selection": 2, "steps": 2, "registry": 2,
     "pareto": 3, "aggregate": 3, "chebyshev": 3, "staircase": 3, "hypervolume": 3, "metrics": 3,
-    "greedy_hypervolume": 3,
+    "greedy_hypervolume": 3, "chebyshev_gate": 3,
     "spark": 4, "graphs": 4, "trees": 4, "datasets": 4, "csv_reader": 4, "tables": 4,
     "experiments": 5,
     "cli": 6,

@@ -35,9 +35,9 @@ import numpy as np
 
 from . import _defaults
 from ._validation import check_choice
+from .chebyshev_gate import gated_scores
 from .dampening import dampen
 from .pareto import SENSITIVITY_MODES, check_objectives
-from .pareto.consistent import tie_terms
 from .selection import Approach, Rounds, register_approach, select_multiobjective
 
 _MAX = float(np.finfo(np.float64).max)
@@ -399,7 +399,8 @@ class _ChebyshevRounds(Rounds):
         self.objectives, self.sensitivity, self._cache = objectives, sensitivity, {}
         self.directions, self.aspirations = directions, aspirations
         self.epsilon = None  # of the current round (told by the pipeline)
-        self.ties = True  # the tie terms at negligible noise (declared ranges only)
+        self.ties = True  # the Pareto gate at negligible noise (declared ranges only)
+        self._gate: dict = {}  # the gate's dominance of every candidate (the same in every round)
         local = sensitivity == "local"
         self._unit = "dampened objectives" if local else "objectives / their global sensitivities"
         self.score_name = f"Chebyshev scalarisation of the {self._unit}"
@@ -415,22 +416,19 @@ class _ChebyshevRounds(Rounds):
         s = _round(self.objectives, a, w, self.sensitivity, self._cache)[remaining]
         if not self.ties or self.epsilon is None or any(o.bounds is None for o in self.objectives):
             return s, 1.0
-        # declared ranges: the tie terms at negligible noise (docs/pareto.md, "Ties at negligible noise");
-        # inside the ranges two scores differ by at most (1 + rho m') / S in these units (S: _round's)
+        # declared ranges: the Pareto gate at negligible noise (docs/pareto.md, "The Pareto gate");
+        # inside the ranges two scores differ by at most (1 + rho m') / S_c in these units (S_c: _round's)
         Z, d = range_units(self.objectives, self.sensitivity, self._cache)
         used = np.flatnonzero(w > 0)
         rho = AUGMENT / used.size
-        S = float(np.max((w[used].min() / w[used]) * d[used]) + rho * np.sum(d[used]))
-        return tie_terms(
-            s,
-            1.0,
-            (1.0 + rho * used.size) / S,
-            np.clip(Z, 0, 1),
-            np.minimum(d, 1.0),
-            chosen,
-            remaining,
-            self.epsilon,
-        )
+        e = np.minimum(d, 1.0)
+        S_c = float(np.max((w[used].min() / w[used]) * d[used]) + rho * np.sum(d[used]))
+        W = np.clip(Z, 0.0, 1.0) / e[:, None]
+        span = (1.0 + rho * used.size) / S_c
+        out = gated_scores(s, span, S_c, W, e[used], chosen, remaining, self.epsilon, self._gate)
+        if out[1] != 1.0:
+            self.score_name += " + Pareto gate (negligible noise)"
+        return out
 
     def begin(self, r: int, epsilon: float) -> None:
         self.epsilon = float(epsilon)
@@ -456,10 +454,11 @@ class ChebyshevApproach(Approach):
         (:func:`default_directions`, round ``j`` takes the ``j``-th one whatever ``k``), aspirations 0 and
         the pipeline's equal shares ``epsilon / k``.
     ties : bool, default True
-        With declared bounds on every objective, a round whose noise is negligible adds the tie terms of
-        :func:`dpmo.pareto.consistent.tie_terms` (the sum in sensitivity units and the escape from the
-        earlier picks; still sensitivity 1), so that no pick is dominated, not even by an earlier pick
-        (``docs/pareto.md``, "Ties at negligible noise"). ``False``: the scalarisation alone.
+        With declared bounds on every objective, a round whose noise is negligible adds the Pareto gate of
+        :func:`dpmo.chebyshev_gate.gated_scores` (``gamma G``, ``G`` 0 on the dominated candidates and the
+        copies of earlier picks, 1 on the others; still sensitivity 1), so that no pick is dominated, not
+        even by an earlier pick, and the allowed candidates are ranked by the scalarisation alone
+        (``docs/pareto.md``, "The Pareto gate"). ``False``: the scalarisation alone.
 
     Notes
     -----

@@ -31,7 +31,6 @@ __all__ = [
     "escape",
     "resolution",
     "ConsistentParetoRounds",
-    "tie_terms",
     "RESOLVE",
     "PARETO_RESOLVE",
     "TIE_SHARE",
@@ -174,37 +173,3 @@ class ConsistentParetoRounds(Rounds):
         if self._global is not None and self._global is not self.paper:
             self._global.chosen(candidate)
 
-
-def tie_terms(score, sens: float, span: float, Zc, e, chosen, remaining, epsilon, share=None):
-    """Add the negligible-noise tie terms ``beta N + gamma E`` to one round's raw scores (range units).
-
-    ``score`` (of the ``remaining`` candidates, sensitivity ``sens``) must be non-decreasing under dominance
-    and differ by at most ``span`` between two candidates whose values lie inside the declared ranges.
-    ``Zc`` (m, n): every objective in range units clipped to [0, 1] (moves by at most ``e_i`` between
-    neighbours); ``N(r) = sum_i Zc_i(r) / e_i`` (sensitivity ``m``, values in ``[0, U]``, ``U = sum_i 1 /
-    e_i``); ``E`` (:func:`escape`, sensitivity 2) of ``Zc / e`` against the earlier picks. With ``x =
-    resolution(n_j, eps_j, RESOLVE)``, when ``x (m + 2 + 2U) <= share`` (default :data:`TIE_SHARE`; else,
-    or without noise, nothing is added):
-
-        no earlier pick: S = sens / (1 - x m),                  beta = x S,  gamma = 0
-        otherwise:       S = (sens + 2 span) / (1 - x (m + 2 + 2U)),  beta = x S,  gamma = x S (1 + U) + span
-
-    Returns ``(score + beta N + gamma E, S)``: ``S`` bounds the change of the sum; one unit of ``N``, and one
-    unit of ``E`` net of what ``score`` and ``N`` can take back, are worth ``x`` after the division by
-    ``S`` (``docs/pareto.md``, "Ties at negligible noise"). All weights are public.
-    """
-    if epsilon is None or not epsilon > 0:
-        return score, sens
-    share = TIE_SHARE if share is None else float(share)
-    m = Zc.shape[0]
-    U = float(np.sum(1.0 / e))
-    x = resolution(remaining.size, epsilon, RESOLVE)
-    if not x * (m + 2.0 + 2.0 * U) <= share:
-        return score, sens
-    W = Zc / e[:, None]
-    if not chosen:
-        S = sens / (1.0 - x * m)
-        return score + x * S * np.sum(W[:, remaining], axis=0), S
-    S = (sens + 2.0 * span) / (1.0 - x * (m + 2.0 + 2.0 * U))
-    gamma = x * S * (1.0 + U) + span
-    return score + x * S * np.sum(W[:, remaining], axis=0) + gamma * escape(W[:, chosen], W[:, remaining]), S

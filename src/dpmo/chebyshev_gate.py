@@ -1,0 +1,156 @@
+"""The Pareto gate of ``approach="chebyshev"`` at negligible noise (issue 38). Not in the paper.
+
+With a declared range on every objective, a round of :class:`dpmo.chebyshev.ChebyshevApproach` whose
+noise is negligible (:func:`gate_on`, public) scores
+
+    s(r) = [C(r) + gamma G(r)] / S,    G(r) = min(E(r), 1 - Dm(r)),    S = (1 + 2 sigma) / (1 - 2 x),
+    gamma = sigma + x S
+
+``C`` the augmented Chebyshev score (sensitivity 1), ``sigma`` the most two of its scores can differ inside
+the declared ranges, ``x`` the round's resolution (:func:`dpmo.pareto.consistent.resolution`), ``Dm``
+(:func:`dominance`: 1 when some candidate dominates ``r`` by a sensitivity unit, 0 when none dominates it),
+``E`` (:func:`dpmo.pareto.consistent.escape`: 0 when an earlier pick weakly dominates ``r``; 1 in round
+1). ``G`` is 1 on the non-dominated candidates that equal no earlier pick and 0 on every other candidate
+(values on their sensitivity grid), so the gate decides *whether* a candidate may be picked and the
+Chebyshev score alone, undistorted, *which* of the allowed ones. ``G`` moves by at most 2 between
+neighbours, so ``s`` has sensitivity 1. Proofs: ``docs/pareto.md``, "The Pareto gate".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .pareto.consistent import RESOLVE, escape, resolution
+
+__all__ = ["dominance", "pareto_gate", "gate_on", "gated_scores"]
+
+_BLOCK = 512  # candidates per block of the O(n |M| m) comparison (memory O(_BLOCK |M| m))
+
+
+def _maximal(W: np.ndarray) -> np.ndarray:
+    """Indices of a set ``M`` of columns of ``W`` (m, n) such that every column is weakly dominated by
+    (is <= in every row) some column of ``M``: one copy of each maximal point. O(n |M| m)."""
+    # a weak dominator comes no later than its points (then M is minimal; any order would be correct)
+    order = np.argsort(-np.sum(W, axis=0), kind="stable")
+    kept = np.empty(W.shape[1], dtype=np.intp)
+    K = np.empty_like(W)
+    c = 0
+    for i in order:
+        if c and np.any(np.all(K[:, :c] >= W[:, i : i + 1], axis=0)):
+            continue
+        kept[c] = i
+        K[:, c] = W[:, i]
+        c += 1
+    return kept[:c]
+
+
+def dominance(W) -> np.ndarray:
+    """``Dm(r) = max_q clip(min(1 + min_i (q_i - r_i), max_i (q_i - r_i)), 0, 1)`` over every column ``q`` of
+    ``W`` (shape (m, n), objectives in sensitivity units, larger is better), for every column ``r``.
+
+    1 when some ``q`` is >= ``r`` everywhere and ahead by one unit somewhere (dominates it by a unit); 0 when
+    every ``q`` is behind ``r`` by a unit somewhere or equal to it -- on values on their sensitivity grid
+    (distinct values at least one unit apart): 1 exactly on the dominated columns, 0 on the others. Each
+    ``g(q, r)`` moves by at most 2 when every coordinate of every column moves by at most 1 (each
+    difference by at most 2; a minimum, a maximum and a clip are 1-Lipschitz), so ``Dm`` does too.
+
+    ``g`` is non-decreasing in ``q`` and ``g(r, r) = 0``, so the maximum is taken over one copy of each
+    maximal column (:func:`_maximal`): the same value, in O(n |M| m) for ``|M|`` maximal columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.chebyshev_gate import dominance
+    >>> dominance(np.array([[3.0, 2.0, 0.0, 3.0, 2.5], [3.0, 2.0, 5.0, 3.0, 3.0]])).tolist()
+    [0.0, 1.0, 0.0, 0.0, 0.5]
+    """
+    W = np.asarray(W, dtype=np.float64)
+    M = W[:, _maximal(W)]
+    out = np.empty(W.shape[1])
+    for s in range(0, W.shape[1], _BLOCK):
+        D = M[:, None, :] - W[:, s : s + _BLOCK, None]  # (m, block, |M|): q - r
+        g = np.minimum(1.0 + np.min(D, axis=0), np.max(D, axis=0))
+        out[s : s + _BLOCK] = np.max(g, axis=1)
+    return np.clip(out, 0.0, 1.0)
+
+
+def pareto_gate(W, chosen, remaining, dm=None) -> np.ndarray:
+    """``G(r) = min(E(r), 1 - Dm(r))`` of the ``remaining`` columns of ``W`` (sensitivity units): the escape
+    from the ``chosen`` columns (1 when none), capped by the non-dominance in the whole table. Moves by at
+    most 2 between neighbours (a minimum of two functions that move by at most 2). O(n |M| m + p q m).
+    ``dm``: :func:`dominance` of ``W`` if already computed (it does not depend on the round).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.chebyshev_gate import pareto_gate
+    >>> W = np.array([[3.0, 2.0, 0.0, 3.0], [3.0, 2.0, 5.0, 3.0]])
+    >>> pareto_gate(W, [0], np.array([1, 2, 3])).tolist()  # dominated, on the front, a copy of the pick
+    [0.0, 1.0, 0.0]
+    """
+    W = np.asarray(W, dtype=np.float64)
+    remaining = np.asarray(remaining, dtype=np.intp)
+    G = 1.0 - (dominance(W) if dm is None else np.asarray(dm))[remaining]
+    if len(chosen):
+        G = np.minimum(G, escape(W[:, list(chosen)], W[:, remaining]))
+    return G
+
+
+def gate_on(n_left: int, epsilon: float | None, scale: float, span: float, e) -> bool:
+    """The public condition ``x S scale <= min_i e_i`` under which a Chebyshev round has the gate.
+
+    ``x = resolution(n_left, epsilon, RESOLVE)``, ``S = (1 + 2 span) / (1 - 2 x)`` the gated round's
+    sensitivity, ``scale`` the Chebyshev score's divisor (range units per unit of ``C``) and ``e`` the
+    round's objectives' sensitivities in range units: after the division by ``S`` the gated round still
+    resolves (a lead of ``x``) a Chebyshev lead of one sensitivity unit of the finest objective, i.e. the
+    gate costs nothing that the data's own granularity can show. Requires ``2 x < 1``.
+
+    Examples
+    --------
+    >>> from dpmo.chebyshev_gate import gate_on
+    >>> e = [0.002, 1 / 3000]
+    >>> gate_on(400, 50 / 3, 0.0025, 405.0, e), gate_on(400, 1e6 / 3, 0.0025, 405.0, e)
+    (False, True)
+    """
+    if epsilon is None or not epsilon > 0:
+        return False
+    x = resolution(n_left, epsilon, RESOLVE)
+    if not 2.0 * x < 1.0:
+        return False
+    S = (1.0 + 2.0 * span) / (1.0 - 2.0 * x)
+    return x * S * float(scale) <= float(np.min(e))
+
+
+def gated_scores(score, span: float, scale: float, W, e, chosen, remaining, epsilon, cache=None):
+    """``(score + gamma G, S)`` when :func:`gate_on` holds, else ``(score, 1.0)``.
+
+    ``score`` the ``remaining`` candidates' Chebyshev scores (sensitivity 1, at most ``span`` apart inside
+    the declared ranges, ``scale`` its divisor); ``W`` (m, n) every objective in sensitivity units, clipped
+    to its declared range; ``e`` the round's objectives' sensitivities in range units. ``S = (1 + 2 span)
+    / (1 - 2 x)``, ``gamma = span + x S``: ``S = 1 + 2 gamma`` bounds the change of the sum (``G`` moves by
+    at most 2), and ``gamma`` outweighs what ``score`` can take back by ``x S``, a lead of ``x`` after the
+    division. All weights are public. ``cache``: an optional dict keeping :func:`dominance` of ``W``
+    across the rounds (key ``"dominance"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.chebyshev_gate import gated_scores
+    >>> W = np.array([[10.0, 9.0, 0.0, 20.0], [10.0, 9.0, 20.0, 0.0]])
+    >>> s, S = gated_scores(np.array([9.0, 0.0, 5.0]), 20.0, 0.05, W, [0.05, 0.05], [0], np.arange(1, 4), 1e6)
+    >>> bool(np.argmax(s) != 0), round(S, 2)  # (9, 9), in the shadow of (10, 10), loses its lead
+    (True, 41.0)
+    """
+    remaining = np.asarray(remaining, dtype=np.intp)
+    if not gate_on(remaining.size, epsilon, scale, span, e):
+        return score, 1.0
+    x = resolution(remaining.size, epsilon, RESOLVE)
+    S = (1.0 + 2.0 * span) / (1.0 - 2.0 * x)
+    gamma = span + x * S
+    if cache is None or "dominance" not in cache:
+        dm = dominance(W)
+        if cache is not None:
+            cache["dominance"] = dm
+    else:
+        dm = cache["dominance"]
+    return score + gamma * pareto_gate(W, chosen, remaining, dm), S
