@@ -22,12 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dpmo
-from dpmo.audit import max_log_ratio
 from dpmo.chebyshev import chebyshev_selection_scores, objective_scale, range_units
 from dpmo.hypervolume import hypervolume
 from dpmo.selection import argmax_multiobjective
 from dpmo.staircase import HypervolumeRounds, StaircaseApproach, hypervolume_gains, reference_offset
-from test_privacy_multiobjective import CHECK, CONFIGS, N_CAND, N_CHECK, neighbours
+from test_privacy_multiobjective import CHECK, CONFIGS, N_CAND, N_CHECK, audit_neighbours, neighbours
 from test_privacy_multiobjective import objectives as db_objectives
 
 # ------------------------------------------------------------------------------------------ declared ranges
@@ -138,27 +137,7 @@ def _hv_scores(
     return s * understate
 
 
-def _audit(score_of, eps_list=(0.5, 4.0)):
-    """max |score change| and max |log P_x - log P_y| - eps over all databases and neighbours."""
-    cache = {c: score_of(c) for c in CHECK}
-    logp: dict = {}
-
-    def lp(c, eps, mech):
-        if (c, eps, mech) not in logp:
-            logp[c, eps, mech] = dpmo.probabilities(cache[c], eps, 1.0, mechanism=mech, log=True)
-        return logp[c, eps, mech]
-
-    moved = 0.0
-    excess = -np.inf
-    for c in CHECK:
-        for y in neighbours(c):
-            if y not in cache:
-                cache[y] = score_of(y)
-            moved = max(moved, float(np.max(np.abs(cache[c] - cache[y]))))
-            for eps in eps_list:
-                for mech in ("exponential", "permute_and_flip"):
-                    excess = max(excess, max_log_ratio(lp(c, eps, mech), lp(y, eps, mech), log=True) - eps)
-    return moved, excess
+_audit = audit_neighbours
 
 
 @pytest.mark.slow

@@ -61,6 +61,30 @@ def states_up_to(total):
 CHECK = states_up_to(N_CHECK)
 
 
+def audit_neighbours(score_of, eps_list=(0.5, 4.0)):
+    """Exact audit of one round's scores (sensitivity 1) over every database of ``CHECK`` and each of its
+    neighbours: ``(largest |score change|, largest log-probability ratio minus epsilon)`` of the exponential
+    mechanism and permute-and-flip at each epsilon of ``eps_list`` (shared by the issue-38 audits)."""
+    cache = {c: score_of(c) for c in CHECK}
+    logp: dict = {}
+
+    def lp(c, eps, mech):
+        if (c, eps, mech) not in logp:
+            logp[c, eps, mech] = dpmo.probabilities(cache[c], eps, 1.0, mechanism=mech, log=True)
+        return logp[c, eps, mech]
+
+    moved, excess = 0.0, -np.inf
+    for c in CHECK:
+        for y in neighbours(c):
+            if y not in cache:
+                cache[y] = score_of(y)
+            moved = max(moved, float(np.max(np.abs(cache[c] - cache[y]))))
+            for eps in eps_list:
+                for mech in ("exponential", "permute_and_flip"):
+                    excess = max(excess, max_log_ratio(lp(c, eps, mech), lp(y, eps, mech), log=True) - eps)
+    return moved, excess
+
+
 def u_count(c):
     return np.array([sum(c[j] for j in A) for A in COUNT_SETS], float)
 
