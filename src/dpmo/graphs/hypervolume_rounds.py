@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-__all__ = ["AREA_GAIN_SENSITIVITY", "staircase_area_gains", "blend_weight"]
+__all__ = ["AREA_GAIN_SENSITIVITY", "staircase_area_gains", "blend_weight", "point_box"]
 
 #: Global sensitivity of :func:`staircase_area_gains` for a fixed (public) staircase under the edge-neighbour
 #: relation, ego density in either convention (``"paper"``: exactly 2, reached; ``"published"``: 1, and 2 is
@@ -96,3 +96,31 @@ def blend_weight(n_left: int, epsilon) -> float:
     if epsilon is None or not float(epsilon) > 0.0:
         return 1.0
     return min(1.0, 2.0 * (math.log(max(int(n_left), 2)) + 1.0) / float(epsilon))
+
+
+def point_box(noisy, q: int, n: int, sensitivity: str = "local", formula: str = "paper") -> tuple:
+    """The box ``(degree, ego density)`` of a pick that the hypervolume gain covers, from its release
+    ``(degree + Z_1, floor(q D_ego) + Z_2)`` (post-processing of released integers and public ``q``, ``n``).
+
+    A point estimate, not a confidence bound: the degree is the released one (clipped to ``[1, n - 1]``, the
+    public range), the dampened ego density ``floor(q D_ego) / q`` (the released integer over ``q``, clipped
+    at 0), and the ego density its inverse (:func:`dpmo.graphs.chebyshev.ego_from_dampened` at that degree;
+    the dampened value itself with ``sensitivity="global"``). A lower confidence bound (the corners') shrinks
+    the box of a pick whose ``D_ego`` is a unit or two -- at a pick release of sd 1 it is most of the value
+    -- and the next rounds then re-pick nodes next to it; the estimate errs both ways, by the noise. As the
+    noise vanishes it tends to ``(degree, ego density)`` from below (the floor loses less than ``1 / q``).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.hypervolume_rounds import point_box
+    >>> d, e = point_box([100, 2], 1, 1000)  # released degree 100 and floor(D_ego) 2
+    >>> d, round(e, 6)
+    (100.0, 0.040202)
+    """
+    from .chebyshev import ego_from_dampened  # noqa: PLC0415 - the inverse of dampening lives there
+
+    v = np.asarray(noisy, dtype=np.float64)
+    d = min(max(float(v[0]), 1.0), max(float(n) - 1.0, 1.0))
+    D = max(float(v[1]), 0.0) / float(q)
+    e = ego_from_dampened(D, d, formula) if sensitivity == "local" else D
+    return d, min(max(e, 0.0), 1.0)
