@@ -24,8 +24,13 @@ from ..staircase import (
     local_lower_bounds,
 )
 from ..steps import Step
-from .hypervolume_rounds import AREA_GAIN_SENSITIVITY, blend_weight, point_box, staircase_area_gains
-from .objectives import ego_density_sensitivity
+from .hypervolume_rounds import (
+    AREA_GAIN_SENSITIVITY,
+    blend_weight,
+    ego_from_dampened,
+    point_box,
+    staircase_area_gains,
+)
 from .staircase_rules import (
     CORNER_TIE,
     DEGREE_MARGIN,
@@ -334,25 +339,6 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if log_size >= math.log(n):
             return None
         return self._degree_at(math.exp(log_size))
-
-
-def ego_from_dampened(D: float, degree: float, formula: str = "paper") -> float:
-    """The ego density whose dampened score is ``D`` at ``degree`` (0 for ``D <= 0``; at most 1): the inverse
-    of local dampening with the public :func:`ego_density_sensitivity` at that degree. Applied to released
-    values only (post-processing). O(min(D, degree)) time and memory: callers bound ``degree`` by a public
-    range (the staircase passes at most ``n - 1``), never by a noisy value alone.
-
-    Examples
-    --------
-    >>> from dpmo.graphs.chebyshev import ego_from_dampened
-    >>> round(ego_from_dampened(2.0, 100.0), 6)  # two steps of 2 / 100 and 2 / 99
-    0.040202
-    """
-    if not D > 0.0:
-        return 0.0
-    t = int(min(math.floor(D), degree + 3))  # the ego density reaches 1 within degree + 3 steps
-    delta = ego_density_sensitivity(np.array([degree]), np.arange(t + 1)[:, None], formula=formula)[:, 0]
-    return float(min(delta[:t].sum() + (min(D, t + 1.0) - t) * delta[t], 1.0))
 
 
 class GraphStaircaseApproach(StaircaseApproach):
