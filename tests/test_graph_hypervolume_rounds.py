@@ -129,6 +129,7 @@ HISTORIES = [
     ((3, 3, 1, 0), [(0, 3, 1)], 8.0),  # t = 0.60
     ((4, 2, 2, 0), [(1, 1, 0)], 30.0),  # a low released box: most gains over it are positive
     ((4, 2, 2, 0), [(1, 4, 0), (3, 1, 1)], 100.0),  # t = 0.04
+    ((4, 2, 2, 0), [(1, 5, 0), (3, 2, 0)], 100.0),  # boxes of area 0 (the released ego densities 0)
 ]
 
 

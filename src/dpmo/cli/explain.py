@@ -301,9 +301,12 @@ def explain_topk(args, n: int) -> int:
                 f"staircase; the table shows the {'top-first plan' if p >= 0.5 else 'staircase'}"
             )
         if approach.uses_signal():
+            e0 = args.epsilon * approach.steps(args.k, 2)[0].share  # the first release's epsilon (public)
             print(
-                "# the plan releases the largest dampened ego density (8 % of epsilon): when it is too small "
-                "for any round to find the dense end, round 1 takes the largest degree, as agg would"
+                "# the plan releases the largest dampened ego density (8 % of epsilon): when it is below "
+                f"{approach.round_one_threshold(n, e0):.3g} (the lead round 1 needs over the "
+                f"{approach.round_one_candidates(n, e0)} nodes its window searches), round 1 takes the "
+                "largest degree, as agg would"
             )
         print(
             "# agg can be the safer choice: on graphs with few triangles (random, block-model graphs) at "

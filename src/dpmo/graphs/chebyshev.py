@@ -24,8 +24,13 @@ from ..staircase import (
     local_lower_bounds,
 )
 from ..steps import Step
-from .hypervolume_rounds import AREA_GAIN_SENSITIVITY, blend_weight, staircase_area_gains
-from .objectives import ego_density_sensitivity
+from .hypervolume_rounds import (
+    AREA_GAIN_SENSITIVITY,
+    blend_weight,
+    ego_from_dampened,
+    point_box,
+    staircase_area_gains,
+)
 from .staircase_rules import (
     CORNER_TIE,
     DEGREE_MARGIN,
@@ -177,16 +182,16 @@ class _GraphStaircaseRounds(StaircaseRounds):
         x_a, e_b = eps * qs / (qs + ss) / 2, eps * ss / (qs + ss)
         stat = self.statistic(0, chosen)
         self.receive(0, chosen, stat + sample_discrete_laplace(stat.size, x_a, rng), float(x_a))
-        self.threshold = signal_threshold(self.objectives[0].n, self.appr.best_round_epsilon(float(eps)))
+        self.threshold = self.appr.round_one_threshold(self.objectives[0].n, float(eps))
         q = signal_quantum(self.threshold)  # the grid 1 / q is finer than the threshold
         D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
         noisy = ego_signal_statistic(q * D) + int(sample_discrete_laplace(1, e_b / q, rng)[0])
         self.signal = (noisy + 0.5) / q  # the floor loses half a step on average
 
     def weak_signal(self) -> bool:
-        """True in round 1 when the released ego signal is below :func:`signal_threshold` at the plan's
-        best-funded round (public: the release, ``n`` and the plan's shares). Round 1 then takes the
-        largest degree."""
+        """True in round 1 when the released ego signal is below round 1's :func:`signal_threshold` over
+        the nodes its window searches (:meth:`GraphStaircaseApproach.round_one_threshold`; public: the
+        release, ``n``, the plan). Round 1 then takes the largest degree."""
         return self.round == 0 and self.signal is not None and self.signal < self.threshold
 
     def begin(self, r, epsilon):
@@ -241,7 +246,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         else:  # the dampened excess is the ego density itself (global sensitivity 1)
             ego_low = D_low
         self.points.append(np.array([margin * d_high, min(max(ego_low, 0.0), 1.0)]))
-        self.boxes.append((d_high, min(max(ego_low, 0.0), 1.0)))
+        self.boxes.append(point_box(v, q, self.objectives[0].n, self.sensitivity, self.appr.formula))
 
     def corners(self):
         return local_lower_bounds(self.points, self.floor)
@@ -336,25 +341,6 @@ class _GraphStaircaseRounds(StaircaseRounds):
         return self._degree_at(math.exp(log_size))
 
 
-def ego_from_dampened(D: float, degree: float, formula: str = "paper") -> float:
-    """The ego density whose dampened score is ``D`` at ``degree`` (0 for ``D <= 0``; at most 1): the inverse
-    of local dampening with the public :func:`ego_density_sensitivity` at that degree. Applied to released
-    values only (post-processing). O(min(D, degree)) time and memory: callers bound ``degree`` by a public
-    range (the staircase passes at most ``n - 1``), never by a noisy value alone.
-
-    Examples
-    --------
-    >>> from dpmo.graphs.chebyshev import ego_from_dampened
-    >>> round(ego_from_dampened(2.0, 100.0), 6)  # two steps of 2 / 100 and 2 / 99
-    0.040202
-    """
-    if not D > 0.0:
-        return 0.0
-    t = int(min(math.floor(D), degree + 3))  # the ego density reaches 1 within degree + 3 steps
-    delta = ego_density_sensitivity(np.array([degree]), np.arange(t + 1)[:, None], formula=formula)[:, 0]
-    return float(min(delta[:t].sum() + (min(D, t + 1.0) - t) * delta[t], 1.0))
-
-
 class GraphStaircaseApproach(StaircaseApproach):
     """The data-adaptive PrivChebyshev of ``graphs.top_k(approach="chebyshev")``, for ``k`` picks.
 
@@ -424,11 +410,21 @@ class GraphStaircaseApproach(StaircaseApproach):
         base = 1.0 - self.quantile_share - (self.k - 1) * self.release_share
         return base / (base - self.signal_share)
 
-    def best_round_epsilon(self, epsilon_step: float) -> float:
-        """The largest round epsilon of the staircase plan, from the epsilon of its first release (public:
-        the plan's shares)."""
+    def round_one_epsilon(self, epsilon_step: float) -> float:
+        """Round 1's epsilon in the staircase plan, from the epsilon of its first release (public)."""
         plan = self.steps(self.k, 2)
-        return epsilon_step * max(s.share for s in plan if s.kind == "round") / plan[0].share
+        return epsilon_step * plan[1].share / plan[0].share
+
+    def round_one_candidates(self, n: int, epsilon_step: float) -> int:
+        """How many nodes round 1 searches: its window's nominal rank ``WINDOW_FIRST exp(eps_1 window_scale
+        WINDOW_GAP / 2)``, at most ``n`` (public: ``n``, the plan, the step's epsilon)."""
+        eps1 = self.round_one_epsilon(epsilon_step)
+        log_size = math.log(self.window_starts()[0]) + eps1 * self.window_scale() * self.window_gap / 2.0
+        return int(n) if log_size >= math.log(max(int(n), 2)) else max(2, int(math.ceil(math.exp(log_size))))
+
+    def round_one_threshold(self, n: int, eps_step: float) -> float:
+        """:func:`signal_threshold` of round 1: the lead it needs over the nodes it searches (public)."""
+        return signal_threshold(self.round_one_candidates(n, eps_step), self.round_one_epsilon(eps_step))
 
     def round_weights(self) -> np.ndarray:
         """Relative shares of the rounds: ``FIRST_ROUND`` for round 1, the rest in proportion to 1, 2, ..."""

@@ -21,7 +21,9 @@ import math
 
 import numpy as np
 
-__all__ = ["AREA_GAIN_SENSITIVITY", "staircase_area_gains", "blend_weight"]
+from .objectives import ego_density_sensitivity
+
+__all__ = ["AREA_GAIN_SENSITIVITY", "staircase_area_gains", "blend_weight", "point_box", "ego_from_dampened"]
 
 #: Global sensitivity of :func:`staircase_area_gains` for a fixed (public) staircase under the edge-neighbour
 #: relation, ego density in either convention (``"paper"``: exactly 2, reached; ``"published"``: 1, and 2 is
@@ -96,3 +98,49 @@ def blend_weight(n_left: int, epsilon) -> float:
     if epsilon is None or not float(epsilon) > 0.0:
         return 1.0
     return min(1.0, 2.0 * (math.log(max(int(n_left), 2)) + 1.0) / float(epsilon))
+
+
+def point_box(noisy, q: int, n: int, sensitivity: str = "local", formula: str = "paper") -> tuple:
+    """The box ``(degree, ego density)`` of a pick that the hypervolume gain covers, from its release
+    ``(degree + Z_1, floor(q D_ego) + Z_2)`` (post-processing of released integers and public ``q``, ``n``).
+
+    A point estimate, not a confidence bound: the degree is the released one (clipped to ``[1, n - 1]``, the
+    public range), the dampened ego density ``floor(q D_ego) / q`` (the released integer over ``q``, clipped
+    at 0), and the ego density its inverse (:func:`ego_from_dampened` at that degree;
+    the dampened value itself with ``sensitivity="global"``). A lower confidence bound (the corners') shrinks
+    the box of a pick whose ``D_ego`` is a unit or two -- at a pick release of sd 1 it is most of the value
+    -- and the next rounds then re-pick nodes next to it; the estimate errs both ways, by the noise. As the
+    noise vanishes it tends to ``(degree, ego density)`` from below (the floor loses less than ``1 / q``).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.hypervolume_rounds import point_box
+    >>> d, e = point_box([100, 2], 1, 1000)  # released degree 100 and floor(D_ego) 2
+    >>> d, round(e, 6)
+    (100.0, 0.040202)
+    """
+    v = np.asarray(noisy, dtype=np.float64)
+    d = min(max(float(v[0]), 1.0), max(float(n) - 1.0, 1.0))
+    D = max(float(v[1]), 0.0) / float(q)
+    e = ego_from_dampened(D, d, formula) if sensitivity == "local" else D
+    return d, min(max(e, 0.0), 1.0)
+
+
+def ego_from_dampened(D: float, degree: float, formula: str = "paper") -> float:
+    """The ego density whose dampened score is ``D`` at ``degree`` (0 for ``D <= 0``; at most 1): the inverse
+    of local dampening with the public :func:`ego_density_sensitivity` at that degree. Applied to released
+    values only (post-processing). O(min(D, degree)) time and memory: callers bound ``degree`` by a public
+    range (the staircase passes at most ``n - 1``), never by a noisy value alone. Also importable from
+    :mod:`dpmo.graphs.chebyshev` (its former home; here so that :func:`point_box` needs no import cycle).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.chebyshev import ego_from_dampened
+    >>> round(ego_from_dampened(2.0, 100.0), 6)  # two steps of 2 / 100 and 2 / 99
+    0.040202
+    """
+    if not D > 0.0:
+        return 0.0
+    t = int(min(math.floor(D), degree + 3))  # the ego density reaches 1 within degree + 3 steps
+    delta = ego_density_sensitivity(np.array([degree]), np.arange(t + 1)[:, None], formula=formula)[:, 0]
+    return float(min(delta[:t].sum() + (min(D, t + 1.0) - t) * delta[t], 1.0))

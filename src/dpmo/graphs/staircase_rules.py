@@ -160,8 +160,10 @@ WINDOW_GAP = 4.0
 #: the gap at a corner.
 DEGREE_MARGIN = 1.5
 #: Standard deviations of the release noise: a pick's degree is raised and its ego density lowered by
-#: ``PICK_CONFIDENCE``, the degrees of the ranks raised by ``RANK_CONFIDENCE``.
-PICK_CONFIDENCE, RANK_CONFIDENCE = 1.0, 0.5
+#: ``PICK_CONFIDENCE``, the degrees of the ranks raised by ``RANK_CONFIDENCE``. ``PICK_CONFIDENCE`` is 0
+#: (issue 38): a pick's corner is the released point itself, no constant (``docs/pareto.md``, "Round 1 over
+#: the nodes it searches, and picks as released"); it was 1, chosen on GitHub and Enron.
+PICK_CONFIDENCE, RANK_CONFIDENCE = 0.0, 0.5
 
 # ------------------------------------------------------------- the top-first plan (k = 3, mid budgets)
 #: ``(a, b, c)``: the graph default runs the top-first plan for ``k = 3`` with probability 1 for epsilon in
