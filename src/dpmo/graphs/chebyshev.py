@@ -49,6 +49,7 @@ from .staircase_rules import (
     degree_margin,
     degree_ranks,
     ego_signal_statistic,
+    ego_window_for,
     quantum_for,
     signal_quantum,
     signal_threshold,
@@ -319,7 +320,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         deg = self.objectives[0].values[remaining]
         out = scores if W is None else np.minimum(scores, deg - W)
         if self.appr.top_first and self.degrees_at_ranks is not None:  # the upper edge of the last round
-            high = float(self.appr.ego_window[0])
+            high = ego_window_for(self.objectives[0].n, self.appr.ego_window)[0]
             if high < self.objectives[0].n:
                 out = np.minimum(out, self._degree_at(high) - deg)
         return out
@@ -334,7 +335,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if self.degrees_at_ranks is None or self.epsilon is None:
             return None
         a, n = self.appr, self.objectives[0].n
-        start = a.ego_window[1] if a.top_first else a.window_starts(n)[self.round]
+        start = ego_window_for(n, a.ego_window)[1] if a.top_first else a.window_starts(n)[self.round]
         log_size = math.log(start) + self.epsilon * a.window_scale() * a.window_gap / 2.0
         if log_size >= math.log(n):
             return None

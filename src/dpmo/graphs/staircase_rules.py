@@ -33,6 +33,7 @@ __all__ = [
     "TOP_PICK_EPSILON",
     "TOP_QUANTILE_SHARE",
     "EGO_WINDOW",
+    "ego_window_for",
     "degree_ranks",
     "top_first_probability",
 ]
@@ -179,7 +180,8 @@ TOP_PICKS, TOP_PICK_EPSILON = 2, 0.03
 #: Share of epsilon of the top-first plan's release of the degrees at the ranks :func:`degree_ranks`.
 TOP_QUANTILE_SHARE = 0.02
 #: The top-first plan's last round sees the nodes of degree rank ``EGO_WINDOW[0]`` (upper edge) to
-#: ``EGO_WINDOW[1] exp(epsilon_j WINDOW_GAP / 2)`` (lower edge, opening with the round's epsilon).
+#: ``EGO_WINDOW[1] exp(epsilon_j WINDOW_GAP / 2)`` (lower edge, opening with the round's epsilon), each
+#: capped on small graphs by :func:`ego_window_for` (``n^(1/3)``, ``n^(1/2)``).
 EGO_WINDOW = (20.0, 50.0)
 
 
@@ -200,6 +202,25 @@ def window_last(n: int, k: int) -> float:
     (1124, 100, 4.641588833612778)
     """
     return max(WINDOW_FIRST, float(max(int(n), 1)) ** (2.0 / 3.0))
+
+
+def ego_window_for(n: int, window=EGO_WINDOW) -> tuple[float, float]:
+    """The top-first plan's window of degree ranks on ``n`` nodes: ``(min(a, n^(1/3)), min(b, n^(1/2)))`` for
+    ``window = (a, b)`` (:data:`EGO_WINDOW`; public: ``n``). The constants (chosen on GitHub and Enron, where
+    ``n^(1/3)`` and ``n^(1/2)`` exceed them and the cap changes nothing) are capped by the band rule of
+    :func:`window_last`: the dense end's round starts no lower than the top of the middle band (``n^(1/3)``)
+    and its window at epsilon -> 0 reaches no further than that band's middle (``n^(1/2)``). Without the cap,
+    on 200 nodes the window's upper edge, rank 20, left out a tenth of the graph and its lower edge opened
+    past ``n`` at once (``docs/pareto.md``, "What was tuned, on which data").
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import ego_window_for
+    >>> ego_window_for(37_700), [round(x, 1) for x in ego_window_for(200)]
+    ((20.0, 50.0), [5.8, 14.1])
+    """
+    nn = float(max(int(n), 1))
+    return min(float(window[0]), nn ** (1.0 / 3.0)), min(float(window[1]), nn**0.5)
 
 
 def degree_ranks(n: int) -> np.ndarray:
