@@ -46,15 +46,16 @@ from .staircase_rules import (
     TOP_QUANTILE_SHARE,
     WINDOW_FIRST,
     WINDOW_GAP,
-    WINDOW_LAST,
     degree_margin,
     degree_ranks,
     ego_signal_statistic,
+    ego_window_for,
     quantum_for,
     signal_quantum,
     signal_threshold,
     tie_weight,
     top_first_probability,
+    window_last,
 )
 
 __all__ = [
@@ -319,7 +320,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         deg = self.objectives[0].values[remaining]
         out = scores if W is None else np.minimum(scores, deg - W)
         if self.appr.top_first and self.degrees_at_ranks is not None:  # the upper edge of the last round
-            high = float(self.appr.ego_window[0])
+            high = ego_window_for(self.objectives[0].n, self.appr.ego_window)[0]
             if high < self.objectives[0].n:
                 out = np.minimum(out, self._degree_at(high) - deg)
         return out
@@ -334,7 +335,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if self.degrees_at_ranks is None or self.epsilon is None:
             return None
         a, n = self.appr, self.objectives[0].n
-        start = a.ego_window[1] if a.top_first else a.window_starts()[self.round]
+        start = ego_window_for(n, a.ego_window)[1] if a.top_first else a.window_starts(n)[self.round]
         log_size = math.log(start) + self.epsilon * a.window_scale() * a.window_gap / 2.0
         if log_size >= math.log(n):
             return None
@@ -350,11 +351,11 @@ class GraphStaircaseApproach(StaircaseApproach):
     (:mod:`dpmo.staircase`) on (degree, ego density), its corners from the released picks (degree: the
     upper confidence bound times :data:`DEGREE_MARGIN`; ego density: the lower confidence bound), bounded by
     a window on degree, ``min(s_j, degree - W_j)``, with ``W_j`` the released degree at rank
-    ``start_j exp(epsilon_j WINDOW_GAP / 2)`` (:meth:`window_starts`; no bound once that rank reaches
-    ``n``). Every setting is a public constant or a function of ``n``, ``k``, the epsilon of the step and
-    released values. Once a round's epsilon exceeds ``2 (ln n_left + 1)`` its score blends in the hypervolume
-    gain over the released picks' boxes (:mod:`dpmo.graphs.hypervolume_rounds`): as epsilon grows the picks
-    become the greedy hypervolume picks of the exact objectives.
+    ``start_j exp(epsilon_j WINDOW_GAP / 2)`` (:meth:`window_starts`, from ``n`` and ``k``; no bound once that
+    rank reaches ``n``). Every setting is a public constant or a function of ``n``, ``k``, the epsilon of the
+    step and released values. Once a round's epsilon exceeds ``2 (ln n_left + 1)`` its score blends in the
+    hypervolume gain over the released picks' boxes (:mod:`dpmo.graphs.hypervolume_rounds`): as epsilon grows
+    the picks become the greedy hypervolume picks of the exact objectives.
 
     ``top_first=True`` (``k = 3``; ``epsilon``, the call's, required): the *top-first plan* instead. A
     release of the degrees at the ranks (:data:`TOP_QUANTILE_SHARE`); :data:`TOP_PICKS` rounds at
@@ -381,13 +382,14 @@ class GraphStaircaseApproach(StaircaseApproach):
         self.k, self.formula = int(k), formula
         self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
         self.signal_share = SIGNAL_SHARE
-        self.window_first, self.window_last, self.window_gap = WINDOW_FIRST, WINDOW_LAST, WINDOW_GAP
+        self.window_first, self.window_gap = WINDOW_FIRST, WINDOW_GAP
         self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
 
-    def window_starts(self) -> np.ndarray:
-        """Each round's window at epsilon -> 0: ``WINDOW_FIRST`` to ``WINDOW_LAST`` nodes, geometrically."""
+    def window_starts(self, n: int) -> np.ndarray:
+        """Each round's window at epsilon -> 0 on ``n`` nodes: ``WINDOW_FIRST`` to :func:`window_last` nodes,
+        geometrically (public: ``n``, ``k``)."""
         j = np.arange(self.k) / max(self.k - 1, 1)
-        return self.window_first * (self.window_last / self.window_first) ** j
+        return self.window_first * (window_last(n, self.k) / self.window_first) ** j
 
     def uses_signal(self) -> bool:
         """Whether the staircase plan releases the ego signal (:data:`SIGNAL_SHARE` of epsilon, with the
@@ -419,7 +421,7 @@ class GraphStaircaseApproach(StaircaseApproach):
         """How many nodes round 1 searches: its window's nominal rank ``WINDOW_FIRST exp(eps_1 window_scale
         WINDOW_GAP / 2)``, at most ``n`` (public: ``n``, the plan, the step's epsilon)."""
         eps1 = self.round_one_epsilon(epsilon_step)
-        log_size = math.log(self.window_starts()[0]) + eps1 * self.window_scale() * self.window_gap / 2.0
+        log_size = math.log(self.window_starts(n)[0]) + eps1 * self.window_scale() * self.window_gap / 2.0
         return int(n) if log_size >= math.log(max(int(n), 2)) else max(2, int(math.ceil(math.exp(log_size))))
 
     def round_one_threshold(self, n: int, eps_step: float) -> float:

@@ -23,6 +23,7 @@ __all__ = [
     "FIRST_ROUND",
     "WINDOW_FIRST",
     "WINDOW_LAST",
+    "window_last",
     "WINDOW_GAP",
     "DEGREE_MARGIN",
     "PICK_CONFIDENCE",
@@ -32,6 +33,7 @@ __all__ = [
     "TOP_PICK_EPSILON",
     "TOP_QUANTILE_SHARE",
     "EGO_WINDOW",
+    "ego_window_for",
     "degree_ranks",
     "top_first_probability",
 ]
@@ -150,8 +152,10 @@ PICK_SHARE = 0.06
 #: Relative share of round 1 among the rounds; round ``j >= 2`` gets a part of the rest proportional to
 #: ``j - 1`` (k = 3: 0.15, 0.283, 0.567): the later rounds aim at the denser, costlier end of the front.
 FIRST_ROUND = 0.15
-#: Windows at epsilon -> 0: round ``j`` (from 0) sees the ``WINDOW_FIRST (WINDOW_LAST / WINDOW_FIRST)^(j /
-#: (k - 1))`` highest degrees (k = 3: 3, 77, 2000).
+#: Windows at epsilon -> 0: round ``j`` (from 0) sees the ``WINDOW_FIRST (L / WINDOW_FIRST)^(j / (k - 1))``
+#: highest degrees, ``L = window_last(n, k) = n^(2/3)`` (k = 3, n = 37,700: 3, 58, 1,124). ``WINDOW_LAST``
+#: (2000, the former constant chosen on GitHub and Enron) is no longer used by the default; kept for
+#: comparison.
 WINDOW_FIRST, WINDOW_LAST = 3.0, 2000.0
 #: A window holds ``exp(epsilon_j WINDOW_GAP / 2)`` times as many nodes: about as many as the exponential
 #: mechanism can search at the round's epsilon for a node ``WINDOW_GAP`` units better than the rest.
@@ -176,8 +180,47 @@ TOP_PICKS, TOP_PICK_EPSILON = 2, 0.03
 #: Share of epsilon of the top-first plan's release of the degrees at the ranks :func:`degree_ranks`.
 TOP_QUANTILE_SHARE = 0.02
 #: The top-first plan's last round sees the nodes of degree rank ``EGO_WINDOW[0]`` (upper edge) to
-#: ``EGO_WINDOW[1] exp(epsilon_j WINDOW_GAP / 2)`` (lower edge, opening with the round's epsilon).
+#: ``EGO_WINDOW[1] exp(epsilon_j WINDOW_GAP / 2)`` (lower edge, opening with the round's epsilon), each
+#: capped on small graphs by :func:`ego_window_for` (``n^(1/3)``, ``n^(1/2)``).
 EGO_WINDOW = (20.0, 50.0)
+
+
+def window_last(n: int, k: int) -> float:
+    """``max(WINDOW_FIRST, n^(2/3))``: the last round's window at epsilon -> 0 (public: ``n``; ``k`` kept for
+    the signature). Cut the degree ranks ``1 .. n`` into three bands of equal length in log rank, ``[1,
+    n^(1/3))``, ``[n^(1/3), n^(2/3))``, ``[n^(2/3), n]``: the top degrees, the middle, and the bulk of the
+    lowest degrees. At epsilon -> 0 the rounds' windows spread geometrically over the first two bands and stop
+    at the bulk, whose nodes no round at that epsilon can tell apart; as a round's epsilon grows its window
+    opens into the bulk (``exp(eps_j WINDOW_GAP / 2)``). It replaces the constant ``WINDOW_LAST = 2000``
+    chosen on GitHub and Enron (``docs/pareto.md``, "What was tuned, on which data": the audit, and why the
+    exponent does not grow with ``k``).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import window_last
+    >>> round(window_last(37_700, 3)), round(window_last(1000, 5)), window_last(10, 3)
+    (1124, 100, 4.641588833612778)
+    """
+    return max(WINDOW_FIRST, float(max(int(n), 1)) ** (2.0 / 3.0))
+
+
+def ego_window_for(n: int, window=EGO_WINDOW) -> tuple[float, float]:
+    """The top-first plan's window of degree ranks on ``n`` nodes: ``(min(a, n^(1/3)), min(b, n^(1/2)))`` for
+    ``window = (a, b)`` (:data:`EGO_WINDOW`; public: ``n``). The constants (chosen on GitHub and Enron, where
+    ``n^(1/3)`` and ``n^(1/2)`` exceed them and the cap changes nothing) are capped by the band rule of
+    :func:`window_last`: the dense end's round starts no lower than the top of the middle band (``n^(1/3)``)
+    and its window at epsilon -> 0 reaches no further than that band's middle (``n^(1/2)``). Without the cap,
+    on 200 nodes the window's upper edge, rank 20, left out a tenth of the graph and its lower edge opened
+    past ``n`` at once (``docs/pareto.md``, "What was tuned, on which data").
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import ego_window_for
+    >>> ego_window_for(37_700), [round(x, 1) for x in ego_window_for(200)]
+    ((20.0, 50.0), [5.8, 14.1])
+    """
+    nn = float(max(int(n), 1))
+    return min(float(window[0]), nn ** (1.0 / 3.0)), min(float(window[1]), nn**0.5)
 
 
 def degree_ranks(n: int) -> np.ndarray:
