@@ -22,6 +22,7 @@ from dpmo.graphs.hypervolume_rounds import AREA_GAIN_SENSITIVITY, blend_weight, 
 from dpmo.greedy_hypervolume import hypervolume_gains
 from dpmo.hypervolume import hypervolume
 from dpmo.selection import SelectionCache
+from test_staircase import replay_history
 
 PAIRS = list(combinations(range(5), 2))
 CODES = np.arange(1 << len(PAIRS))
@@ -134,17 +135,8 @@ HISTORIES = [
 
 
 def _round(objs, sensitivity, formula, history, cache, gain_sensitivity=None):
-    appr = GraphStaircaseApproach(3, formula)
-    r = appr.rounds(objs, None, sensitivity, cache)
-    q, picks, eps = history
-    chosen: list[int] = []
-    r.receive(0, chosen, np.array(q), 1.0)
-    for j, (p, d, D) in enumerate(picks, start=1):
-        chosen.append(p)
-        r.receive(j, chosen, np.array([d, D]), 1.0)
-    r.begin(len(picks), eps)
-    assert blend_weight(5 - len(picks), eps) < 1.0
-    remaining = np.setdiff1d(np.arange(5), chosen)
+    r, chosen, remaining = replay_history(objs, sensitivity, formula, history, cache=cache)
+    assert blend_weight(5 - len(chosen), history[2]) < 1.0
     if gain_sensitivity is None:
         s, sens = r.scores(chosen, remaining)
         assert sens == 1.0

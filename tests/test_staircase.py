@@ -45,9 +45,11 @@ HISTORIES = [
 ]
 
 
-def _round_scores(objs, sensitivity: str, formula: str, history, leak: bool = False, cache=None):
-    """The scores of the next round of the graph default (n = 5, k = 3) after the public ``history``;
-    ``leak``: the negative control, whose corners are the picks' exact (degree, ego density)."""
+def replay_history(objs, sensitivity: str, formula: str, history, leak: bool = False, cache=None):
+    """The graph default's rounds (n = 5, k = 3) after the public ``history`` (released degrees of the
+    ranks; per earlier pick its released degree and floor of the dampened ego density; the next round's
+    epsilon), begun: ``(rounds, chosen, remaining)``. ``leak``: the negative control, whose corners are the
+    picks' exact (degree, ego density)."""
     appr = GraphStaircaseApproach(3, formula)
     rounds = appr.rounds(objs, None, sensitivity, cache)
     q, picks, eps = history
@@ -60,7 +62,12 @@ def _round_scores(objs, sensitivity: str, formula: str, history, leak: bool = Fa
         else:
             rounds.receive(j, chosen, np.array([d, D]), 1.0)
     rounds.begin(len(picks), eps)
-    remaining = np.setdiff1d(np.arange(5), chosen)
+    return rounds, chosen, np.setdiff1d(np.arange(5), chosen)
+
+
+def _round_scores(objs, sensitivity: str, formula: str, history, leak: bool = False, cache=None):
+    """The scores of the next round after the public ``history`` (:func:`replay_history`)."""
+    rounds, chosen, remaining = replay_history(objs, sensitivity, formula, history, leak, cache)
     s, sens = rounds.scores(chosen, remaining)
     assert sens == 1.0
     return s
