@@ -106,14 +106,16 @@ def _five_node_graphs():
     return out, [codes ^ (1 << i) for i in range(len(pairs))]
 
 
-@pytest.mark.parametrize(
-    "sensitivity,formula,low",
-    [
-        ("local", "paper", 0.0),
-        pytest.param("local", "published", 1.0, marks=pytest.mark.slow),
-        pytest.param("global", "paper", 0.0, marks=pytest.mark.slow),
-    ],
-)
+#: The conventions every 5-node audit of the graph default runs (local "paper" in the fast tier; the other
+#: two slow): sensitivity, ego-density formula, ego density below degree 2.
+CONVENTIONS = [
+    ("local", "paper", 0.0),
+    pytest.param("local", "published", 1.0, marks=pytest.mark.slow),
+    pytest.param("global", "paper", 0.0, marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("sensitivity,formula,low", CONVENTIONS)
 def test_exact_audit_of_the_signal_release_and_the_weak_round(sensitivity, formula, low):
     """Every graph on 5 nodes and every one-edge neighbour: (1) the ego signal ``floor(max D_ego)`` moves by
     at most 1 (more than 0 somewhere) and the degrees of the ranks by at most 2, so the two-part release

@@ -22,6 +22,7 @@ from dpmo.graphs.hypervolume_rounds import AREA_GAIN_SENSITIVITY, blend_weight, 
 from dpmo.greedy_hypervolume import hypervolume_gains
 from dpmo.hypervolume import hypervolume
 from dpmo.selection import SelectionCache
+from test_graph_front_properties import CONVENTIONS
 from test_staircase import replay_history
 
 PAIRS = list(combinations(range(5), 2))
@@ -167,14 +168,7 @@ def _worst_log_ratio(S, eps):
     return max(np.abs(lp - lp[f]).max() for f in FLIPS)
 
 
-@pytest.mark.parametrize(
-    "sensitivity,formula,low",
-    [
-        ("local", "paper", 0.0),
-        pytest.param("local", "published", 1.0, marks=pytest.mark.slow),
-        pytest.param("global", "paper", 0.0, marks=pytest.mark.slow),
-    ],
-)
+@pytest.mark.parametrize("sensitivity,formula,low", CONVENTIONS)
 def test_exact_audit_of_the_blended_round_on_every_graph_with_five_nodes(sensitivity, formula, low):
     """Every graph on 5 nodes and every one-edge neighbour, four public histories with ``t < 1``: every
     score ``tie((1 - t) g / 2 + t s_corner)`` moves by at most 1 (more than 0.3 somewhere) and the exact
