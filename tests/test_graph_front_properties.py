@@ -25,26 +25,34 @@ def _values(g):
     return np.c_[d, e]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
+def generated(family, n, p, seed):
+    """A small networkx graph of ``family`` (G(n, p), Barabasi-Albert, powerlaw-cluster, Watts-Strogatz)."""
+    if family == "gnp":
+        return nx.gnp_random_graph(n, p, seed=seed)
+    m = max(1, min(int(p * 5) + 1, n - 1))
+    if family == "ba":
+        return nx.barabasi_albert_graph(n, m, seed=seed)
+    if family == "plc":
+        return nx.powerlaw_cluster_graph(n, m, p, seed=seed)
+    return nx.watts_strogatz_graph(n, 4, p, seed=seed)
+
+
+#: hypothesis's small generated graphs and pick counts (the negligible-noise properties)
+SMALL_GRAPHS = dict(
     n=st.integers(5, 40),
     p=st.floats(0.05, 0.7),
     k=st.integers(1, 4),
     seed=st.integers(0, 2**31 - 1),
     family=st.sampled_from(["gnp", "ba", "plc", "ws"]),
 )
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(**SMALL_GRAPHS)
 def test_no_dominated_pick_at_negligible_noise(n, p, k, seed, family):
     """At epsilon 1e6 no pick of the default (and of ``approach="staircase"``) is dominated, whenever the
     front has at least ``k`` distinct points (else some dominated pick is unavoidable)."""
-    if family == "gnp":
-        G = nx.gnp_random_graph(n, p, seed=seed)
-    elif family == "ba":
-        G = nx.barabasi_albert_graph(n, max(1, min(int(p * 5) + 1, n - 1)), seed=seed)
-    elif family == "plc":
-        G = nx.powerlaw_cluster_graph(n, max(1, min(int(p * 5) + 1, n - 1)), p, seed=seed)
-    else:
-        G = nx.watts_strogatz_graph(n, 4, p, seed=seed)
-    g = graphs.load_graph(G, nodes=n)
+    g = graphs.load_graph(generated(family, n, p, seed), nodes=n)
     X = _values(g)
     dom = dominated_mask(X)
     if np.unique(X[~dom], axis=0).shape[0] < k:

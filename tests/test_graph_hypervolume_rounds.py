@@ -22,7 +22,7 @@ from dpmo.graphs.hypervolume_rounds import AREA_GAIN_SENSITIVITY, blend_weight, 
 from dpmo.greedy_hypervolume import hypervolume_gains
 from dpmo.hypervolume import hypervolume
 from dpmo.selection import SelectionCache
-from test_graph_front_properties import CONVENTIONS
+from test_graph_front_properties import CONVENTIONS, SMALL_GRAPHS, generated
 from test_staircase import replay_history
 
 PAIRS = list(combinations(range(5), 2))
@@ -190,31 +190,14 @@ def test_negative_control_understated_gain_sensitivity():
 
 
 # ---------------------------------------------------------------------------- convergence (negligible noise)
-def _generated(family, n, p, seed):
-    if family == "gnp":
-        return nx.gnp_random_graph(n, p, seed=seed)
-    m = max(1, min(int(p * 5) + 1, n - 1))
-    if family == "ba":
-        return nx.barabasi_albert_graph(n, m, seed=seed)
-    if family == "plc":
-        return nx.powerlaw_cluster_graph(n, m, p, seed=seed)
-    return nx.watts_strogatz_graph(n, 4, p, seed=seed)
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    n=st.integers(5, 40),
-    p=st.floats(0.05, 0.7),
-    k=st.integers(1, 4),
-    seed=st.integers(0, 2**31 - 1),
-    family=st.sampled_from(["gnp", "ba", "plc", "ws"]),
-)
+@given(**SMALL_GRAPHS)
 def test_picks_at_negligible_noise_are_greedy_hypervolume_steps(n, p, k, seed, family):
     """At epsilon 1e6 every pick of the default adds the largest area (degree x ego density, reference the
     origin) to the earlier picks' boxes among all nodes, as long as some node adds any: the greedy
     hypervolume picks up to exact ties; and their hypervolume is that of ``top_k_exact``'s greedy picks when
     no round has a tie."""
-    g = graphs.load_graph(_generated(family, n, p, seed), nodes=n)
+    g = graphs.load_graph(generated(family, n, p, seed), nodes=n)
     d, e = (np.asarray(o.values, dtype=np.float64) for o in graphs.objectives(g))
     picks = graphs.top_k(g, k, 1e6, approach="chebyshev", rng=seed % 1000, exact=False)
     X = np.c_[d, e]
