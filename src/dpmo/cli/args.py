@@ -9,6 +9,7 @@ import argparse
 import math
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from .._choices import EXACT_CAPABLE
 
@@ -25,11 +26,32 @@ __all__ = [
     "delimiter",
     "objective",
     "exact_sampling",
+    "absent_column_error",
+    "bad_row_error",
 ]
 
 
 class CLIError(Exception):
     """A user error: printed as one line, exit status 2."""
+
+
+def absent_column_error(path: Path, column: str, delimiter: str) -> CLIError:
+    """The refusal of a header line without ``column`` (the line is not shown: without a header line it is
+    a candidate's row). One rule for ``dpmo select`` and ``dpmo select --explain``."""
+    return CLIError(
+        f"{path}: no column {column!r} in the header line (names match exactly, spaces stripped; "
+        f"--delimiter {delimiter!r}; the line is not shown, in case it is not a header)"
+    )
+
+
+def bad_row_error(path: Path, n_fields: int, delimiter: str) -> CLIError:
+    """The refusal of a row whose field count is not the header's. Which row, and its fields, are not
+    shown: such a row usually means that a private cell holds the delimiter. One rule for ``dpmo select``
+    and ``dpmo select --explain``."""
+    return CLIError(
+        f"{path}: a row does not have the header's {n_fields} fields (which row is not shown: "
+        f"the values are private); check --delimiter {delimiter!r} and the quoting of fields"
+    )
 
 
 class Parser(argparse.ArgumentParser):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .args import CLIError
+from .args import CLIError, absent_column_error, bad_row_error
 
 __all__ = ["explain_select", "explain_topk", "explain_lines"]
 
@@ -117,8 +117,6 @@ def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
     """The number of rows of a candidate table, with the checks of ``dpmo select``'s reader (the header
     names the columns, every row has the header's number of fields; the same messages, which name no row).
     Every line is read as text to count its fields; no cell is parsed as a number."""
-    from .select_command import absent_column_error, bad_row_error
-
     if path.suffix.lower() == ".parquet":
         from .._extras import require
 

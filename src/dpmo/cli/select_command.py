@@ -16,28 +16,9 @@ from pathlib import Path
 
 from .. import _choices
 from .._extras import require
-from .args import CLIError, exact_sampling
+from .args import CLIError, absent_column_error, bad_row_error, exact_sampling
 
 __all__ = ["select_command", "read_candidates", "absent_column_error", "bad_row_error"]
-
-
-def absent_column_error(path: Path, column: str, delimiter: str) -> CLIError:
-    """The refusal of a header line without ``column`` (the line is not shown: without a header line it is
-    a candidate's row). One rule for ``dpmo select`` and ``dpmo select --explain``."""
-    return CLIError(
-        f"{path}: no column {column!r} in the header line (names match exactly, spaces stripped; "
-        f"--delimiter {delimiter!r}; the line is not shown, in case it is not a header)"
-    )
-
-
-def bad_row_error(path: Path, n_fields: int, delimiter: str) -> CLIError:
-    """The refusal of a row whose field count is not the header's. Which row, and its fields, are not
-    shown: such a row usually means that a private cell holds the delimiter. One rule for ``dpmo select``
-    and ``dpmo select --explain``."""
-    return CLIError(
-        f"{path}: a row does not have the header's {n_fields} fields (which row is not shown: "
-        f"the values are private); check --delimiter {delimiter!r} and the quoting of fields"
-    )
 
 
 def _csv_columns(path: Path, wanted: list[str], delimiter: str) -> tuple[dict[str, list[str]], int]:
