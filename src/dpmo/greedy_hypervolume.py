@@ -301,7 +301,7 @@ def round_settings(n_left: int, k: int, d, epsilon: float | None, first: bool) -
     def res(sens: float) -> float:
         if epsilon is None or not epsilon > 0:
             return 0.0
-        return 2.0 * math.log(max(int(n_left), 2)) * sens / float(epsilon)
+        return resolution(n_left, epsilon, 0.0) * sens
 
     delta = reference_offset(k, m, res(s))
     gain_sens = (1.0 if first else 2.0) * s / (1.0 + delta)

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from .objectives import ego_density_sensitivity
+from .staircase_rules import signal_threshold
 
 __all__ = ["AREA_GAIN_SENSITIVITY", "staircase_area_gains", "blend_weight", "point_box", "ego_from_dampened"]
 
@@ -97,7 +98,7 @@ def blend_weight(n_left: int, epsilon) -> float:
     """
     if epsilon is None or not float(epsilon) > 0.0:
         return 1.0
-    return min(1.0, 2.0 * (math.log(max(int(n_left), 2)) + 1.0) / float(epsilon))
+    return min(1.0, signal_threshold(n_left, epsilon))
 
 
 def point_box(noisy, q: int, n: int, sensitivity: str = "local", formula: str = "paper") -> tuple:

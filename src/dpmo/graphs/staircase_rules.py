@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from ..pareto.consistent import resolution
+
 __all__ = [
     "SIGNAL_SHARE",
     "CORNER_TIE",
@@ -109,7 +111,7 @@ def signal_threshold(n: int, epsilon_best: float) -> float:
     >>> round(signal_threshold(10_000, 20.0), 3)
     1.021
     """
-    return 2.0 * (math.log(max(int(n), 2)) + 1.0) / float(epsilon_best)
+    return resolution(n, epsilon_best, 1.0)
 
 
 def signal_quantum(threshold: float) -> int:
