@@ -35,7 +35,7 @@ import numpy as np
 
 from . import _defaults
 from ._validation import check_choice
-from .chebyshev_gate import gated_scores
+from .chebyshev_gate import gate_on, gated_scores
 from .dampening import dampen
 from .pareto import SENSITIVITY_MODES, check_objectives
 from .selection import Approach, Rounds, register_approach, select_multiobjective
@@ -423,8 +423,10 @@ class _ChebyshevRounds(Rounds):
         rho = AUGMENT / used.size
         e = np.minimum(d, 1.0)
         S_c = float(np.max((w[used].min() / w[used]) * d[used]) + rho * np.sum(d[used]))
-        W = np.clip(Z, 0.0, 1.0) / e[:, None]
         span = (1.0 + rho * used.size) / S_c
+        if not gate_on(remaining.size, self.epsilon, S_c, span, e[used]):
+            return s, 1.0  # the usual case: no O(n m) work for a gate that is off
+        W = np.clip(Z, 0.0, 1.0) / e[:, None]
         out = gated_scores(s, span, S_c, W, e[used], chosen, remaining, self.epsilon, self._gate)
         if out[1] != 1.0:
             self.score_name += " + Pareto gate (negligible noise)"
