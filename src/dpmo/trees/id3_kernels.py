@@ -294,9 +294,10 @@ def _undominated(n0, n1, groups, n_groups, both):  # pragma: no cover - compiled
         b[i], o[i], g[i] = n0[i], n1[i], groups[i]
         b[m + i], o[m + i], g[m + i] = n1[i], n0[i], groups[i]
     keep = np.zeros(2 * m, dtype=np.bool_)
-    order = _frontier_mask(b, o, g, n_groups, False, keep)
+    # typed flags (np.bool_): literal True / False would compile _frontier_mask twice
+    order = _frontier_mask(b, o, g, n_groups, np.bool_(False), keep)
     if both:
-        _frontier_mask(b, o, g, n_groups, True, keep)
+        _frontier_mask(b, o, g, n_groups, np.bool_(True), keep)
     count = 0
     for i in range(2 * m):
         count += keep[i]
