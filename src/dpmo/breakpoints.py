@@ -18,6 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._kernel_args import kernel_input
 from .sensitivity import check_local_values, check_non_decreasing
 
 __all__ = ["bracket", "first_true", "closed_form_scores", "rising_floor"]
@@ -61,7 +62,7 @@ def bracket(d, b, u, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np
     kept = _bracket_kernel(
         d,
         np.empty(0) if first else b,
-        u,
+        kernel_input(u, np.float64),  # read-only view (one compiled signature); D may be u: read first
         np.empty(0, dtype=np.intp) if identity else active,
         first,
         identity,
