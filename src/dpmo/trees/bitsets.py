@@ -277,9 +277,9 @@ def subtree_labels(feature, label, size, offsets):  # pragma: no cover - compile
     --------
     >>> import numpy as np
     >>> from dpmo.trees.bitsets import subtree_labels
-    >>> # a stump with leaves 0 and 1, then a single leaf 1
-    >>> subtree_labels(np.array([0, -1, -1, -1]), np.array([0, 0, 1, 1]), np.array([3, 1, 1, 1]),
-    ...                np.array([0, 3, 4])).tolist()
+    >>> # a stump with leaves 0 and 1, then a single leaf 1 (the node arrays' dtypes of dpmo.trees.Tree)
+    >>> feature, size = np.array([0, -1, -1, -1], np.int32), np.array([3, 1, 1, 1], np.int32)
+    >>> subtree_labels(feature, np.array([0, 0, 1, 1], np.int8), size, np.array([0, 3, 4])).tolist()
     [3, 1, 2, 2]
     """
     out = np.empty(feature.shape[0], dtype=np.uint8)
