@@ -87,8 +87,9 @@ def class_counts(flat, y, rows, attributes, total):  # pragma: no cover - compil
     --------
     >>> import numpy as np
     >>> from dpmo.trees.id3_kernels import class_counts
-    >>> flat = np.array([[0, 2], [1, 2], [1, 3]])  # attribute 0: values 0-1, attribute 1: values 2-3
-    >>> class_counts(flat, np.array([0, 1, 1]), np.arange(3), np.array([0, 1]), 4).tolist()
+    >>> flat = np.array([[0, 2], [1, 2], [1, 3]], np.int16)  # attribute 0: values 0-1, attribute 1: 2-3
+    >>> y, rows = np.array([0, 1, 1], np.int8), np.arange(3, dtype=np.int32)  # a fit's narrow dtypes
+    >>> class_counts(flat, y, rows, np.array([0, 1]), 4).tolist()
     [[1, 0], [0, 2], [1, 1], [0, 1]]
     """
     out = np.zeros((total, 2), dtype=np.int64)
@@ -116,8 +117,9 @@ def split_node(rows, columns, flat, y, attribute, k, child_attributes, offsets, 
     --------
     >>> import numpy as np
     >>> from dpmo.trees.id3_kernels import class_counts, split_node
-    >>> codes = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])  # two binary attributes
-    >>> flat, y, rows = codes + np.array([0, 2]), np.array([1, 0, 1, 1]), np.arange(4)
+    >>> codes = np.array([[0, 1], [1, 0], [0, 0], [1, 1]], np.int16)  # two binary attributes
+    >>> flat, y = codes + np.array([0, 2], np.int16), np.array([1, 0, 1, 1], np.int8)  # a fit's dtypes
+    >>> rows = np.arange(4, dtype=np.int32)
     >>> parent = class_counts(flat, y, rows, np.array([0, 1]), 4)
     >>> grouped, bounds, positives, tables = split_node(
     ...     rows, codes.T.copy(), flat, y, 0, 2, np.array([1]), np.array([0, 2, 4]), parent, True)
