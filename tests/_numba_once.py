@@ -6,7 +6,8 @@ about the same time and both compile them (numba's cache is written only once a 
 process takes an exclusive file lock named after the kernel (``fcntl.flock``; the operating system releases
 it if the process dies); a worker that wants the same kernel meanwhile waits, then finds it in the cache.
 Nested compiles (a kernel calling another) take the callee's lock inside the caller's: the call graph has
-no cycle, so two workers never wait for each other. A process waits at most :data:`WAIT` seconds, then
+no cycle, so two workers never wait for each other; within a process, threads first queue for numba's own
+compiler lock. A process waits at most :data:`WAIT` seconds, then
 compiles anyway. The lock changes when a kernel is compiled and by whom, never what it computes; where
 numba lacks what is wrapped here (another version), nothing is wrapped.
 """
@@ -21,7 +22,7 @@ import time
 #: Seconds a process waits for another's compile of the same kernel before compiling it itself.
 WAIT = 120.0
 
-_held: dict[str, int] = {}  # lock file -> nesting depth in this process (numba compiles in one thread)
+_held: dict[str, int] = {}  # lock file -> nesting depth in this process (under numba's compiler lock)
 
 
 def _lock_file(dispatcher) -> str:
@@ -41,6 +42,7 @@ def install() -> bool:
 
         from numba.core import sigutils
         from numba.core.caching import NullCache
+        from numba.core.compiler_lock import global_compiler_lock
         from numba.core.dispatcher import Dispatcher
     except ImportError:  # no fcntl (Windows) or another numba layout: compile as usual
         return False
@@ -55,6 +57,13 @@ def install() -> bool:
         args, _ = sigutils.normalize_signature(sig)
         if self.overloads.get(tuple(args)) is not None:  # compiled or loaded already: no lock
             return original(self, sig)
+        # numba's process-wide compiler lock first (re-entrant; numba takes it to compile anyway): threads
+        # of one process queue there, and only then for the file lock, so a thread holding a file lock never
+        # waits for a thread of its own process
+        with global_compiler_lock:
+            return locked(self, sig)
+
+    def locked(self, sig):
         try:
             path = _lock_file(self)
             fd = None if path in _held else os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
