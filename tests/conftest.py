@@ -127,3 +127,12 @@ def spark_jobs(spark):
         jobs.extend(sorted(sc.statusTracker().getJobIdsForGroup(group)))
 
     return counted
+
+
+# ------------------------------------------------------------------------------------------ numba
+# Under xdist, one compile of each kernel for the whole run (tests/_numba_once.py): with an empty cache the
+# workers wait for each other's compile of a kernel instead of both compiling it. Serial runs are untouched.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    import _numba_once
+
+    _numba_once.install()

@@ -342,11 +342,12 @@ def test_id3_count_kernels_match_numpy():
     from dpmo.trees.id3_kernels import class_counts, split_node
 
     rng = np.random.default_rng(3)
-    codes = rng.integers(0, 4, (300, 5))
-    y = rng.integers(0, 2, 300)
+    # the fit's narrow dtypes (dpmo.trees.id3_counts), so the kernels compile for the fit's signature only
+    codes = rng.integers(0, 4, (300, 5)).astype(np.int16)
+    y = rng.integers(0, 2, 300).astype(np.int8)
     offsets = np.arange(6) * 4
-    flat = np.ascontiguousarray(codes + offsets[:-1])
-    rows = np.sort(rng.choice(300, 120, replace=False))
+    flat = np.ascontiguousarray(codes + offsets[:-1], dtype=np.int16)
+    rows = np.sort(rng.choice(300, 120, replace=False)).astype(np.int32)
 
     def ref(r, attrs):
         keys = flat[np.ix_(r, attrs)] * 2 + y[r, None]

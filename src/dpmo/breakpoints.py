@@ -18,6 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ._kernel_args import kernel_input
 from .sensitivity import check_local_values, check_non_decreasing
 
 __all__ = ["bracket", "first_true", "closed_form_scores", "rising_floor"]
@@ -58,10 +59,12 @@ def bracket(d, b, u, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np
     has_cap = G is not None
     first = b is None
     identity = active is None
+    by_column = d.flags.f_contiguous and not d.flags.c_contiguous  # read through d.T: no copy
     kept = _bracket_kernel(
-        d,
+        kernel_input(d.T if by_column else d, np.float64),  # one compiled signature for both layouts
+        by_column,
         np.empty(0) if first else b,
-        u,
+        kernel_input(u, np.float64),  # read-only view (one compiled signature); D may be u: read first
         np.empty(0, dtype=np.intp) if identity else active,
         first,
         identity,
@@ -81,9 +84,10 @@ def bracket(d, b, u, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np
 
 @numba.njit(cache=True, nogil=True)
 def _bracket_kernel(
-    d, b, u, active, first, identity, t, G, has_cap, floor, D, left, b_next, last
+    d, by_column, b, u, active, first, identity, t, G, has_cap, floor, D, left, b_next, last
 ):  # pragma: no cover - compiled
-    B, q = d.shape
+    # d: the (B, q) deltas, or their transpose when by_column
+    B, q = (d.shape[1], d.shape[0]) if by_column else (d.shape[0], d.shape[1])
     kept = 0
     for c in range(q):
         r = c if identity else active[c]
@@ -94,7 +98,7 @@ def _bracket_kernel(
         s = 0.0
         done = False
         for j in range(B):
-            dj = d[j, c]
+            dj = d[c, j] if by_column else d[j, c]
             if not dj >= floor:  # np.maximum(d, floor) (d is finite)
                 dj = floor
             # np.cumsum: s_0 = d_0, s_j = s_{j-1} + d_j; then ends_j = b + s_j
@@ -107,7 +111,7 @@ def _bracket_kernel(
         if not done:
             left[kept] = r
             b_next[kept] = bc + s
-            last[kept] = d[B - 1, c]
+            last[kept] = d[c, B - 1] if by_column else d[B - 1, c]
             kept += 1
     return kept
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._kernel_args import kernel_input
 from .._prefetch import prefetch
 from .._validation import check_real
 
@@ -191,6 +192,8 @@ def csr_triangles(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
     >>> csr_triangles(*csr_from_pairs(np.array([0, 0, 1, 2]), np.array([1, 2, 2, 3]), 4)).tolist()
     [1, 1, 1, 0]
     """
+    # read-only C views (the graph's own arrays are frozen, a caller's may not be): one compiled signature
+    indptr, indices = kernel_input(indptr, np.int64), kernel_input(indices, indices.dtype)
     n = indptr.shape[0] - 1
     top = int(np.max(indptr[1:] - indptr[:-1], initial=0))
     m = int(indptr[-1]) // 2
@@ -244,7 +247,7 @@ def ego_density_from_counts(degree, triangles, low: float, formula: str, out=Non
     if d.ndim == 1 and d.shape == tri.shape and d.dtype.kind in "iu" and tri.dtype.kind in "iu":
         if out is None:
             out = np.empty(d.size)  # one compiled pass, no temporaries of n floats (the same floats as below)
-        _ego_density_kernel(d, tri, float(low), factor, out)
+        _ego_density_kernel(_int64(d), _int64(tri), float(low), factor, out)
     else:
         d = d.astype(np.float64)
         tri = tri.astype(np.float64)
@@ -258,6 +261,12 @@ def ego_density_from_counts(degree, triangles, low: float, formula: str, out=Non
             out[...] = res
     out.setflags(write=False)
     return out
+
+
+def _int64(a: np.ndarray) -> np.ndarray:
+    """Integer counts as a read-only int64 view (a copy for narrower types, exact): one compiled signature
+    (the kernels convert every count to float64, and an int64 holds every count exactly)."""
+    return kernel_input(a, np.int64) if a.dtype.kind == "i" or a.dtype.itemsize < 8 else a
 
 
 @numba.njit(cache=True, nogil=True)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._kernel_args import kernel_input
+
 __all__ = ["as_edge_array", "relabel", "unique_sorted", "index_dtype", "csr_from_pairs", "csr_edges"]
 
 _INSERTION_MAX = 32  # rows up to this length are sorted by insertion (linear on an already sorted row)
@@ -206,5 +208,6 @@ def csr_edges(indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
     [[0, 1], [0, 2]]
     """
     out = np.empty((indices.shape[0] // 2, 2), dtype=np.int64)
-    _upper_pairs(indptr, indices, out)
+    # read-only C views whatever the caller's flags: one compiled signature
+    _upper_pairs(kernel_input(indptr, np.int64), kernel_input(indices, indices.dtype), out)
     return out

@@ -31,6 +31,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._kernel_args import kernel_input
 from ..sensitivity import LocalSensitivity, Objective, objectives_on_rows
 from .centrality import check_convention, ego_density_from_counts
 from .graph import Graph
@@ -102,7 +103,7 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
         # writing the result only (no temporaries of the result's size); the same floats as below
         ts = t.reshape(-1)
         out = np.empty((ts.size, d.size))
-        _ego_delta_kernel(d, ts, c, out)
+        _ego_delta_kernel(_one_type(d), ts, c, out)
         return out[0] if t.ndim == 0 else out
     rest = d.astype(np.float64) - t
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -111,6 +112,15 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
 
 def _numeric(a: np.ndarray) -> bool:
     return a.dtype.kind in "iuf" and a.dtype.itemsize <= 8
+
+
+def _one_type(d: np.ndarray) -> np.ndarray:
+    """Degrees as a read-only int64 view when they are integers that int64 holds (a copy for narrower
+    types), else float64: the kernel converts each to float64, so the floats are the same, and it is
+    compiled for two signatures at most instead of one per dtype and flag."""
+    if d.dtype.kind == "i" or (d.dtype.kind == "u" and d.dtype.itemsize < 8):
+        return kernel_input(d, np.int64)
+    return kernel_input(d, np.float64)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernel_args import kernel_input
 from .._validation import check_t_block
 from ..sensitivity import (
     LocalSensitivity,
@@ -345,7 +346,8 @@ class ParetoState:
     def _count_all(self, idx: np.ndarray) -> np.ndarray:
         """``#{r' != r : P(r') >= Q(r)} - #{r' : Q(r') > P(r)}`` over all n candidates, for r in idx."""
         if idx.size * self.m <= _FEW_QUERIES_PER_LOG * np.log2(self.n + 1) ** max(1, self.m - 1):
-            return dominance.pareto_delta_few(self.U, self.S, idx.astype(np.int64))
+            U, S = kernel_input(self.U, np.float64), kernel_input(self.S, np.float64)  # one signature
+            return dominance.pareto_delta_few(U, S, idx.astype(np.int64))
         P = self.U + self.S  # u^{+t}, (m, n)
         Q = self.U - self.S  # u^{-t}
         # r itself always satisfies u^{+t}(r) >= u^{-t}(r) (the deltas are >= 0), hence the - 1.

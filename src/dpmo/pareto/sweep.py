@@ -30,6 +30,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
+from .._kernel_args import kernel_input
+
 __all__ = [
     "SortedAxis",
     "SortScratch",
@@ -122,7 +124,15 @@ def sorted_order(u: np.ndarray, *, scratch: SortScratch | None = None) -> np.nda
 def count_1d(p: SortedAxis, q: SortedAxis, strict: bool, out: np.ndarray, sign: int = 1) -> None:
     """``out[j] += sign * #{points p_i >= q_j}`` (``> q_j`` when ``strict``); ``p``, ``q`` sorted."""
     thr = np.empty(q.values.size, dtype=index_dtype(p.values.size))
+    p, q = _frozen(p), _frozen(q)
     _count_1d_kernel(p.values, p.shift, q.order, q.values, q.shift, strict, np.int64(sign), thr, out)
+
+
+def _frozen(axis: SortedAxis) -> SortedAxis:
+    """``axis`` with read-only C views of its arrays: the counting kernels are compiled for one signature
+    whether the caller's sorts are frozen or not. O(1) (a copy only for another dtype or layout)."""
+    order, values = kernel_input(axis.order, axis.order.dtype), kernel_input(axis.values, np.float64)
+    return SortedAxis(order, values, axis.shift)
 
 
 def count_2d(px, py, qx, qy, strict: bool, out: np.ndarray, sign: int = 1, *, scratch=None) -> None:
@@ -137,6 +147,7 @@ def count_2d(px, py, qx, qy, strict: bool, out: np.ndarray, sign: int = 1, *, sc
     """
     n_p, n_q = px.values.size, qx.values.size
     dt = index_dtype(n_p)
+    px, py, qx, qy = _frozen(px), _frozen(py), _frozen(qx), _frozen(qy)
     if scratch is not None and n_p == n_q == scratch.keys.size and dt == np.int32:
         turns, halves = scratch.order, scratch.keys.view(np.int32)  # the keys: two int32 arrays
         ry, tq = halves[:n_p], halves[n_p:]

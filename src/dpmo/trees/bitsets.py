@@ -28,17 +28,10 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic
 
-__all__ = [
-    "pack_rows",
-    "build_split_tables",
-    "add_column_sets",
-    "node_class_counts",
-    "split_rows",
-    "subtree_labels",
-    "positive_sets",
-    "masked_popcounts",
-    "leaf_index",
-]
+from .._kernel_args import kernel_input
+
+__all__ = ["pack_rows", "build_split_tables", "add_column_sets", "node_class_counts", "split_rows"]
+__all__ += ["subtree_labels", "positive_sets", "masked_popcounts", "leaf_index"]
 
 
 @intrinsic
@@ -134,17 +127,17 @@ def build_split_tables(codes, ks, n_rows):  # pragma: no cover - compiled
 def add_column_sets(tables, codes, k, base, eq):  # pragma: no cover - compiled
     """Write one column's split sets into ``tables`` (the layout of :func:`build_split_tables`, in place).
 
-    ``codes[i]`` is the index of row ``i``'s value among the column's ``k`` sorted distinct values (any
-    integer type); rows ``base .. base + k - 1`` receive ``{x <= u_j}`` and rows ``eq .. eq + k - 1``
-    receive ``{x == u_j}``. One column at a time, so the fit never holds a (d, n) table of codes.
-    O(n + k W).
+    ``codes[i]`` is the index of row ``i``'s value among the column's ``k`` sorted distinct values (int64,
+    C-contiguous: another type compiles the kernel once more); rows ``base .. base + k - 1`` receive
+    ``{x <= u_j}`` and rows ``eq .. eq + k - 1`` receive ``{x == u_j}``. One column at a time, so the fit
+    never holds a (d, n) table of codes. O(n + k W).
 
     Examples
     --------
     >>> import numpy as np
     >>> from dpmo.trees.bitsets import add_column_sets
     >>> t = np.zeros((5, 1), np.uint64)
-    >>> add_column_sets(t, np.array([0, 1, 1, 0], np.uint8), 2, 1, 3)
+    >>> add_column_sets(t, np.array([0, 1, 1, 0], np.int64), 2, 1, 3)
     >>> [int(w) for w in t[:, 0]]  # empty, {x <= u0}, {x <= u1}, {x == u0}, {x == u1}
     [0, 9, 15, 9, 6]
     """
@@ -284,9 +277,9 @@ def subtree_labels(feature, label, size, offsets):  # pragma: no cover - compile
     --------
     >>> import numpy as np
     >>> from dpmo.trees.bitsets import subtree_labels
-    >>> # a stump with leaves 0 and 1, then a single leaf 1
-    >>> subtree_labels(np.array([0, -1, -1, -1]), np.array([0, 0, 1, 1]), np.array([3, 1, 1, 1]),
-    ...                np.array([0, 3, 4])).tolist()
+    >>> # a stump with leaves 0 and 1, then a single leaf 1 (the node arrays' dtypes of dpmo.trees.Tree)
+    >>> feature, size = np.array([0, -1, -1, -1], np.int32), np.array([3, 1, 1, 1], np.int32)
+    >>> subtree_labels(feature, np.array([0, 0, 1, 1], np.int8), size, np.array([0, 3, 4])).tolist()
     [3, 1, 2, 2]
     """
     out = np.empty(feature.shape[0], dtype=np.uint8)
@@ -468,8 +461,7 @@ def masked_popcounts(sets, mask):  # pragma: no cover - compiled
     return total, hits
 
 
-@numba.njit(cache=True, nogil=True)
-def leaf_index(X, feature, value, categorical, size, offsets):  # pragma: no cover - compiled
+def leaf_index(X, feature, value, categorical, size, offsets) -> np.ndarray:
     """Global index of the leaf each row reaches in each tree, int64 (T, n). O(T n depth) time.
 
     A numeric node sends a row left when ``x[feature] <= value``, a categorical one when
@@ -484,6 +476,13 @@ def leaf_index(X, feature, value, categorical, size, offsets):  # pragma: no cov
     >>> leaf_index(np.array([[0.2], [0.9]]), f, v, c, s, np.array([0, 3])).tolist()  # left leaf, right leaf
     [[1, 2]]
     """
+    args = (X, feature, value, categorical, size, offsets)  # one signature: the dtypes of Tree, read-only
+    dtypes = (np.float64, np.int32, np.float64, np.bool_, np.int32, np.int64)
+    return _leaf_index(*(kernel_input(a, dt) for a, dt in zip(args, dtypes, strict=True)))
+
+
+@numba.njit(cache=True, nogil=True)
+def _leaf_index(X, feature, value, categorical, size, offsets):  # pragma: no cover - compiled
     T = offsets.shape[0] - 1
     n = X.shape[0]
     out = np.empty((T, n), dtype=np.int64)

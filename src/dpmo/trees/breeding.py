@@ -73,7 +73,8 @@ def _reserve(nodes, need):  # pragma: no cover - compiled
     if nodes.shape[0] >= need:
         return nodes
     out = np.empty((max(need, 2 * nodes.shape[0]), 6))
-    _copy_rows(out, 0, nodes, 0, nodes.shape[0])
+    zero = np.int64(0)  # a typed 0: a literal argument would compile _copy_rows once more
+    _copy_rows(out, zero, nodes, zero, nodes.shape[0])
     return out
 
 
@@ -150,7 +151,7 @@ def _prune_into(pool, at, src, n, dmax, rng):  # pragma: no cover - compiled
         deepest = max(deepest, src[q, _D])
     pool = _reserve(pool, at + n)
     if deepest <= dmax:
-        _copy_rows(pool, at, src, 0, n)
+        _copy_rows(pool, at, src, np.int64(0), n)
         return pool, n
     kept_before = np.empty(n + 1, np.int64)  # kept nodes among the first q
     kept_before[0] = 0
@@ -160,7 +161,7 @@ def _prune_into(pool, at, src, n, dmax, rng):  # pragma: no cover - compiled
     for q in range(n):
         if src[q, _D] > dmax:
             continue
-        _copy_rows(pool, w, src, q, 1)
+        _copy_rows(pool, w, src, q, np.int64(1))
         pool[w, _S] = kept_before[q + np.int64(src[q, _S])] - kept_before[q]
         if src[q, _D] == dmax and src[q, _F] >= 0:  # cut: a random leaf
             pool[w, _F] = -1.0
@@ -238,7 +239,8 @@ def breed(parents, offsets, n_pairs, dmax, is_cat, ncat, rng):  # pragma: no cov
     lens = np.empty(n_par + 2 * n_pairs, np.int64)
     end = offsets[n_par]
     pool = np.empty((max(2 * end, 64), 6))
-    _copy_rows(pool, 0, parents, 0, end)
+    zero = np.int64(0)  # typed 0s: literal arguments would compile the helpers once more
+    _copy_rows(pool, zero, parents, zero, end)
     for t in range(n_par):
         starts[t] = offsets[t]
         lens[t] = offsets[t + 1] - offsets[t]
@@ -258,16 +260,16 @@ def breed(parents, offsets, n_pairs, dmax, is_cat, ncat, rng):  # pragma: no cov
         ia = rng.integers(0, na)
         ib = rng.integers(0, nb)
         x = _reserve(x, 2 * (na + nb))  # the two crossover children, one after the other
-        m_pair[0] = _replace(x, 0, pool, sa, na, ia, pool, sb, ib)
+        m_pair[0] = _replace(x, zero, pool, sa, na, ia, pool, sb, ib)
         m_pair[1] = _replace(x, m_pair[0], pool, sb, nb, ib, pool, sa, ia)
         for child in range(2):
             at = 0 if child == 0 else m_pair[0]
             nc = m_pair[child]
             i = rng.integers(0, nc)
             depth = max(dmax - np.int64(x[at + i, _D]), 0)
-            nr = _random_tree(r, 0, depth, is_cat, ncat, rng)
+            nr = _random_tree(r, zero, depth, is_cat, ncat, rng)
             y = _reserve(y, nc + nr)
-            ny = _replace(y, 0, x, at, nc, i, r, 0, 0)
+            ny = _replace(y, zero, x, at, nc, i, r, zero, zero)
             pool, added = _prune_into(pool, end, y, ny, dmax, rng)
             k = n_par + 2 * pair + child
             starts[k] = end
@@ -278,5 +280,5 @@ def breed(parents, offsets, n_pairs, dmax, is_cat, ncat, rng):  # pragma: no cov
     for k in range(2 * n_pairs):
         child_offsets[k + 1] = child_offsets[k] + lens[n_par + k]
     out = np.empty((end - first_child, 6))
-    _copy_rows(out, 0, pool, first_child, end - first_child)
+    _copy_rows(out, zero, pool, first_child, end - first_child)
     return out, child_offsets

@@ -238,6 +238,8 @@ class EncodedData:
         self.offset_eq = self.offset_le + ks.sum()
         tables = np.zeros((1 + 2 * int(ks.sum()), self.W), dtype=np.uint64)
         for f, c in enumerate(self._codes):  # one column at a time: no (d, n) table of codes
+            # int64 codes whatever their stored width: the kernel is compiled for one signature only
+            c = np.ascontiguousarray(c, dtype=np.int64)
             add_column_sets(tables, c, int(ks[f]), int(self.offset_le[f]), int(self.offset_eq[f]))
         tables.setflags(write=False)
         self.tables = tables

@@ -87,8 +87,9 @@ def class_counts(flat, y, rows, attributes, total):  # pragma: no cover - compil
     --------
     >>> import numpy as np
     >>> from dpmo.trees.id3_kernels import class_counts
-    >>> flat = np.array([[0, 2], [1, 2], [1, 3]])  # attribute 0: values 0-1, attribute 1: values 2-3
-    >>> class_counts(flat, np.array([0, 1, 1]), np.arange(3), np.array([0, 1]), 4).tolist()
+    >>> flat = np.array([[0, 2], [1, 2], [1, 3]], np.int16)  # attribute 0: values 0-1, attribute 1: 2-3
+    >>> y, rows = np.array([0, 1, 1], np.int8), np.arange(3, dtype=np.int32)  # a fit's narrow dtypes
+    >>> class_counts(flat, y, rows, np.array([0, 1]), 4).tolist()
     [[1, 0], [0, 2], [1, 1], [0, 1]]
     """
     out = np.zeros((total, 2), dtype=np.int64)
@@ -116,8 +117,9 @@ def split_node(rows, columns, flat, y, attribute, k, child_attributes, offsets, 
     --------
     >>> import numpy as np
     >>> from dpmo.trees.id3_kernels import class_counts, split_node
-    >>> codes = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])  # two binary attributes
-    >>> flat, y, rows = codes + np.array([0, 2]), np.array([1, 0, 1, 1]), np.arange(4)
+    >>> codes = np.array([[0, 1], [1, 0], [0, 0], [1, 1]], np.int16)  # two binary attributes
+    >>> flat, y = codes + np.array([0, 2], np.int16), np.array([1, 0, 1, 1], np.int8)  # a fit's dtypes
+    >>> rows = np.arange(4, dtype=np.int32)
     >>> parent = class_counts(flat, y, rows, np.array([0, 1]), 4)
     >>> grouped, bounds, positives, tables = split_node(
     ...     rows, codes.T.copy(), flat, y, 0, 2, np.array([1]), np.array([0, 2, 4]), parent, True)
@@ -294,9 +296,10 @@ def _undominated(n0, n1, groups, n_groups, both):  # pragma: no cover - compiled
         b[i], o[i], g[i] = n0[i], n1[i], groups[i]
         b[m + i], o[m + i], g[m + i] = n1[i], n0[i], groups[i]
     keep = np.zeros(2 * m, dtype=np.bool_)
-    order = _frontier_mask(b, o, g, n_groups, False, keep)
+    # typed flags (np.bool_): literal True / False would compile _frontier_mask twice
+    order = _frontier_mask(b, o, g, n_groups, np.bool_(False), keep)
     if both:
-        _frontier_mask(b, o, g, n_groups, True, keep)
+        _frontier_mask(b, o, g, n_groups, np.bool_(True), keep)
     count = 0
     for i in range(2 * m):
         count += keep[i]

@@ -15,6 +15,7 @@ import warnings
 import numba
 import numpy as np
 
+from .._kernel_args import kernel_input
 from .units import encode_categories
 
 __all__ = ["listed"]
@@ -141,7 +142,7 @@ def check_domains(X: np.ndarray, features, names, warn: str | None) -> np.ndarra
             if f.is_categorical:
                 is_cat[j], ncat[j] = True, f.n_categories
     top = np.where(is_cat, ncat - 1, 1.0)  # largest code, or the numeric range's upper end
-    if not _any_outside(X, top, is_cat):  # one compiled pass, no temporaries
+    if not _outside(X, top, is_cat):  # one compiled pass, no temporaries
         return X
     outside = (X < 0) | (X > top)
     if is_cat.any():
@@ -167,15 +168,35 @@ def check_domains(X: np.ndarray, features, names, warn: str | None) -> np.ndarra
     return X
 
 
+def _outside(X: np.ndarray, top: np.ndarray, is_cat: np.ndarray) -> bool:
+    """:func:`_any_outside` on a read-only C array: ``X`` itself, or ``X.T`` (a view) when ``X`` is in
+    column-major order (a DataFrame's table), else a C copy. One compiled signature for every layout."""
+    by_column = X.flags.f_contiguous and not X.flags.c_contiguous
+    rows = kernel_input(X.T if by_column else X, np.float64)
+    return _any_outside(rows, kernel_input(top, np.float64), kernel_input(is_cat, np.bool_), by_column)
+
+
 @numba.njit(cache=True, nogil=True)
-def _any_outside(X, top, is_cat):  # pragma: no cover - compiled
+def _any_outside(X, top, is_cat, by_column):  # pragma: no cover - compiled
     """Whether some ``X[i, j]`` is below 0 or above ``top[j]``, or not whole in a categorical column (the
-    test of :func:`check_domains`, row by row). Branch-free, one flag per column and no early exit: the
+    test of :func:`check_domains`, in memory order: row by row, or column by column when ``by_column``
+    says ``X`` holds the table's transpose). Branch-free, one flag per column and no early exit: the
     compiler vectorises the pass (Adult: 0.58 -> 0.31 ms), whose time then depends on the shape only."""
-    n, d = X.shape
+    if by_column:
+        d, n = X.shape
+    else:
+        n, d = X.shape
     bad = np.zeros(d, np.bool_)
-    for i in range(n):
+    if by_column:
         for j in range(d):
-            v = X[i, j]
-            bad[j] |= (v < 0) | (v > top[j]) | (is_cat[j] & (np.floor(v) != v))
+            t, c, acc = top[j], is_cat[j], False
+            for i in range(n):
+                v = X[j, i]
+                acc |= (v < 0) | (v > t) | (c & (np.floor(v) != v))
+            bad[j] = acc
+    else:
+        for i in range(n):
+            for j in range(d):
+                v = X[i, j]
+                bad[j] |= (v < 0) | (v > top[j]) | (is_cat[j] & (np.floor(v) != v))
     return bad.any()

@@ -39,6 +39,7 @@ from fractions import Fraction
 import numba
 import numpy as np
 
+from ..._kernel_args import kernel_input
 from .bits import RandomBits, first_true
 from .coins import bernoulli_exp
 from .enclosures import LOG2E_LOW, float_x, ordinary_ratio
@@ -139,7 +140,7 @@ def envelope_weights(scores: np.ndarray, top: float, epsilon, sensitivity: float
     c = ordinary_ratio(epsilon, sensitivity)
     if c is not None:
         cum = np.empty(scores.size, dtype=np.uint64)
-        _envelope_kernel(scores, float(top), c, cum)
+        _envelope_kernel(kernel_input(scores, np.float64), float(top), c, cum)  # one compiled signature
         return cum
     return _envelope_vectorised(scores, top, epsilon, sensitivity)
 
