@@ -55,6 +55,7 @@ from .staircase_rules import (
     signal_quantum,
     signal_threshold,
     tie_weight,
+    top_degree_epsilon,
     top_first_probability,
     window_last,
 )
@@ -214,6 +215,25 @@ class _GraphStaircaseRounds(StaircaseRounds):
 
     def begin(self, r, epsilon):
         self.round, self.epsilon = r, epsilon
+
+    def reallocate(self, r, parts):
+        """Round 1's unneeded epsilon to round 2 (the pipeline asks after each release; None keeps the plan).
+        A weak round 1 (:meth:`weak_signal`) puts the largest degree ``lead = W_1 - W_2`` edges (released
+        degrees of ranks 1 and 2) above every other node and needs only :func:`top_degree_epsilon` ``(n,
+        lead)``: it runs at that (when below its part), round 2 at its part plus the rest, the exact sum
+        unchanged. Public: the plan, ``n``, released values. Pure epsilon-DP only (the pipeline asks only
+        when the parts are the plan's own, never with ``delta > 0``): adaptive composition with epsilons
+        chosen from earlier outputs, every path summing to epsilon (``docs/pareto.md``, "Where epsilon 50 is
+        lost on 10^4 nodes", change 1)."""
+        if r != 0 or len(parts) < 2 or self.degrees_at_ranks is None or self.degrees_at_ranks.size < 2:
+            return None
+        if not (self.signal is not None and self.signal < self.threshold):  # round 1 is not the weak one
+            return None
+        lead = float(self.degrees_at_ranks[0] - self.degrees_at_ranks[1])
+        need = Fraction(round(top_degree_epsilon(self.objectives[0].n, lead) * 1000), 1000)
+        if need >= parts[0]:
+            return None
+        return [need, parts[1] + (parts[0] - need), *parts[2:]]
 
     def quantum(self) -> int:
         """``q`` of the last pick release: its dampened ego density is released as ``floor(q D_ego)``

@@ -20,6 +20,7 @@ __all__ = [
     "pick_quantum",
     "PICK_QUANTUM_MAX",
     "signal_threshold",
+    "top_degree_epsilon",
     "signal_quantum",
     "ego_signal_statistic",
     "QUANTILE_SHARE",
@@ -146,6 +147,24 @@ def signal_threshold(n: int, epsilon_best: float) -> float:
     1.021
     """
     return resolution(n, epsilon_best, 1.0)
+
+
+def top_degree_epsilon(n: int, lead: float) -> float:
+    """``2 (ln n + 1) / max(lead, 1)``, rounded up to a multiple of 1 / 1000: the epsilon at which the
+    exponential mechanism on a sensitivity-1 score picks a node that leads the ``n - 1`` others by ``lead``
+    units with probability at least ``e / (1 + e)`` (:func:`signal_threshold` solved for the epsilon; public:
+    ``n`` and a released lead). The weak round 1 of the staircase plan, whose score ``min(degree - W_1, 0)``
+    puts the largest degree ``lead`` = (released degree of rank 1) - (released degree of rank 2) edges above
+    every other node, needs no more (``docs/pareto.md``, "Round 1's unneeded epsilon").
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import top_degree_epsilon
+    >>> top_degree_epsilon(10_000, 11.0), top_degree_epsilon(10_000, 0.0)
+    (1.857, 20.421)
+    """
+    eps = resolution(n, max(float(lead), 1.0), 1.0)
+    return math.ceil(eps * 1000.0 - 1e-9) / 1000.0
 
 
 def signal_quantum(threshold: float) -> int:
