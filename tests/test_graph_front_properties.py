@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpmo import graphs
-from dpmo.graphs.chebyshev import degree_margin, quantum_for, tie_weight
+from dpmo.graphs.chebyshev import degree_margin, pick_quantum, quantum_for, tie_weight
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_front_robust import dominated_mask  # noqa: E402
@@ -76,30 +76,51 @@ def test_public_rules():
         assert tie_weight(n) * 1.5 * n < 1.0 / n
     assert degree_margin(1.5, 0.0) == 1.0 and degree_margin(1.5, 3.0) == 1.5
     assert degree_margin(1.5, 0.5) == pytest.approx(1.25)
-    assert [quantum_for(e) for e in (None, 1.0, 15.99, 16.0, 400.0)] == [1, 1, 1, 2, 10]
+    assert [quantum_for(e) for e in (None, 1.0, 15.99, 16.0, 400.0)] == [1, 1, 1, 2, 10]  # the former rule
+    # the pick release's grid: an integer, 1 below eps_b = 2, the largest integer <= eps_b above, capped
+    assert [pick_quantum(e) for e in (None, 0.01, 1.0, 1.99, 2.0, 6.5, 2.0**40)] == [1, 1, 1, 1, 2, 6, 2**30]
+    for e in (0.3, 1.5, 2.7, 7.2, 150.0, 3e4):
+        q = pick_quantum(e)
+        # the grid's error sd 1 / (q sqrt 12) is at most 1 / sqrt(6) of the noise's sqrt(2) / e, and the step
+        # 1 / q no finer than the noise scale 1 / e
+        assert 1.0 / (q * np.sqrt(12.0)) <= np.sqrt(2.0) / e / np.sqrt(6.0) + 1e-12
+        assert q == 1 or 1.0 / q >= 1.0 / e
 
 
-def test_release_of_a_pick_moves_by_one_plus_q():
-    """The pick release ``(degree, floor(q D_ego))`` on every graph with 5 nodes: L1 change at most
-    ``1 + q`` between one-edge neighbours (so ``x = eps / (1 + q)`` is eps-DP), reached for ``q = 3``."""
+def test_release_of_a_pick_moves_by_one_and_q():
+    """The pick release on every graph with 5 nodes and every one-edge neighbour (edge-DP): the degree moves
+    by at most 1 and ``floor(q D_ego)`` by at most ``q`` (brute force, ``q = pick_quantum(eps / 2)`` for step
+    epsilons 2, 4, 6, 14: q = 1, 2, 3, 7; both bounds reached), so the two discrete Laplace parts at ``x_a =
+    eps / 2`` and ``x_b = eps / (2 q)`` give every output a log-probability ratio at most ``x_a |d - d'| +
+    x_b |v - v'| <= eps``. Negative control: the ego part calibrated as if its sensitivity were 1 (``x_b =
+    eps / 2``) exceeds eps for ``q >= 2``."""
     from itertools import combinations
 
     from dpmo.graphs.chebyshev import GraphStaircaseApproach
+    from dpmo.graphs.staircase_rules import pick_quantum
 
     pairs = list(combinations(range(5), 2))
     codes = np.arange(1 << len(pairs))
-    stats = []
+    rounds = []
     for c in codes:
         edges = np.array([pairs[i] for i in range(len(pairs)) if (c >> i) & 1], dtype=np.int64)
         g = graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5))
-        r = GraphStaircaseApproach(3).rounds(graphs.objectives(g), None, "local", None)
-        r.begin(0, 36.0)  # q = 3
-        assert r.quantum() == 3
-        stats.append(np.concatenate([r.statistic(1, [v]) for v in range(5)]))
-    S = np.array(stats)
-    moves = [np.abs(S - S[codes ^ (1 << i)]).reshape(len(codes), 5, 2).sum(axis=2) for i in range(10)]
-    worst = max(m.max() for m in moves)
-    assert 1 < worst <= 4
+        rounds.append(GraphStaircaseApproach(3).rounds(graphs.objectives(g), None, "local", None))
+    flips = [codes ^ (1 << i) for i in range(len(pairs))]
+    for eps in (2.0, 4.0, 6.0, 14.0):
+        q = pick_quantum(eps / 2)
+        assert q == eps / 2
+        stats = []
+        for r in rounds:
+            r.q = q
+            stats.append(np.stack([r.statistic(1, [v]) for v in range(5)]))
+        S = np.array(stats)  # (graphs, nodes, 2)
+        move = np.stack([np.abs(S - S[f]) for f in flips])  # (flips, graphs, nodes, 2)
+        assert move[..., 0].max() == 1 and move[..., 1].max() == q
+        x_a, x_b = eps / 2, eps / (2 * q)
+        assert (x_a * move[..., 0] + x_b * move[..., 1]).max() <= eps + 1e-12
+        worst_as_if_one = (x_a * move[..., 0] + x_a * move[..., 1]).max()
+        assert (worst_as_if_one > eps) == (q >= 2)
 
 
 def _five_node_graphs():

@@ -8,15 +8,17 @@ a function of released integers and public values only (post-processing; no new 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import networkx as nx
 import numpy as np
 import pytest
 
-from dpmo import graphs
+from dpmo import Budget, graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach, ego_from_dampened
 from dpmo.graphs.hypervolume_rounds import point_box
-from dpmo.selection import SelectionCache
+from dpmo.graphs.staircase_rules import top_degree_epsilon
+from dpmo.selection import SelectionCache, _reallocated
 
 
 def _hand_threshold(n: int, epsilon: float) -> tuple[int, float, float]:
@@ -95,3 +97,107 @@ def test_point_box_is_the_documented_inverse():
         assert point_box([d, Dq], q, 1000) == (float(d), min(ego_from_dampened(Dq / q, d), 1.0))
     assert point_box([40, 13], 40, 1000, sensitivity="global") == (40.0, 13 / 40)  # D_ego is the ego density
     assert point_box([40, 13], 4, 1000, sensitivity="global") == (40.0, 1.0)  # clipped to its range
+
+
+# ------------------------------------------------------------- round 1's unneeded epsilon (issue 38)
+def _weak_rounds(epsilon: float = 50.0, seed: int = 0):
+    g = graphs.load_graph(nx.barabasi_albert_graph(1000, 3, seed=1), nodes=1000)
+    objs = graphs.objectives(g)
+    appr = GraphStaircaseApproach(3, epsilon=epsilon)
+    r = appr.rounds(objs, None, "local", SelectionCache(objs))
+    r.release(0, [], epsilon * appr.steps(3, 2)[0].share, np.random.default_rng(seed))
+    return g, appr, r
+
+
+def _clique_graph():
+    """A 40-clique next to a Barabasi-Albert graph: a strong ego signal (round 1 is the ego round)."""
+    h = nx.disjoint_union(nx.complete_graph(40), nx.barabasi_albert_graph(960, 3, seed=1))
+    return graphs.load_graph(h, nodes=1000)
+
+
+@pytest.mark.parametrize("n,lead", [(1000, 11.0), (10_000, 3.0), (37_700, 0.4), (200, 250.0)])
+def test_top_degree_epsilon_is_the_resolution_rule(n, lead):
+    """``2 (ln n + 1) / max(lead, 1)``, rounded up to 1 / 1000, written out by hand."""
+    hand = 2.0 * (math.log(n) + 1.0) / max(lead, 1.0)
+    got = top_degree_epsilon(n, lead)
+    assert hand <= got < hand + 0.001 + 1e-12
+    assert abs(got * 1000 - round(got * 1000)) < 1e-9
+
+
+def test_weak_round_one_gives_what_it_does_not_need_to_round_two():
+    """After a weak signal, round 1 runs at ``top_degree_epsilon(n, W_1 - W_2)`` and round 2 at its part plus
+    the rest; round 3 keeps its part and the sum is exact."""
+    _, appr, r = _weak_rounds()
+    assert r.weak_signal()
+    parts = [Fraction(50) * Fraction(st.share) for st in appr.steps(3, 2) if st.kind == "round"]
+    new = r.reallocate(0, parts)
+    lead = float(r.degrees_at_ranks[0] - r.degrees_at_ranks[1])
+    need = math.ceil(2000.0 * (math.log(1000) + 1.0) / max(lead, 1.0) - 1e-9)
+    assert new[0] == Fraction(need, 1000) < parts[0]
+    assert new[1] == parts[1] + parts[0] - new[0] and new[2] == parts[2]
+    assert sum(new) == sum(parts)
+    assert r.reallocate(1, parts[1:]) is None  # only after the first release
+
+
+def test_no_reallocation_when_round_one_is_the_ego_round():
+    """The clique graph: the signal is far above round 1's threshold, the plan stays as it is."""
+    g = _clique_graph()
+    objs = graphs.objectives(g)
+    appr = GraphStaircaseApproach(3, epsilon=50.0)
+    r = appr.rounds(objs, None, "local", SelectionCache(objs))
+    r.release(0, [], 50.0 * appr.steps(3, 2)[0].share, np.random.default_rng(0))
+    assert not r.weak_signal()
+    assert r.reallocate(0, [Fraction(6), Fraction(11), Fraction(22)]) is None
+
+
+@pytest.mark.parametrize("weak", [True, False])
+def test_the_ledger_sums_exactly_to_epsilon_on_both_paths(weak):
+    """Through ``graphs.top_k`` at epsilon 50 (pure DP): six records, each made when it is spent, adding up
+    to epsilon exactly (``Fraction``), with the budget empty. On the weak path round 1's record is below its
+    planned part and round 2's above by the same amount (round 3 and the releases as planned); on the
+    non-weak path (the clique graph) every record is its planned part."""
+    g = _weak_rounds()[0] if weak else _clique_graph()
+    plan = GraphStaircaseApproach(3, epsilon=50.0).steps(3, 2)
+    want = [Fraction(50) * Fraction(st.share) for st in plan]
+    for seed in range(3):
+        b = Budget(50.0)
+        graphs.top_k(g, 3, 50.0, approach="chebyshev", rng=seed, exact=False, budget=b)
+        eps = [r.epsilon for r in b.ledger]
+        assert len(eps) == 6 and sum(eps, Fraction(0)) == Fraction(50) and b.remaining == 0
+        assert [eps[i] for i in (0, 2, 4)] == pytest.approx([want[i] for i in (0, 2, 4)], rel=1e-12)
+        assert eps[5] == pytest.approx(want[5], rel=1e-12)
+        if weak:
+            assert eps[1] < want[1] and eps[3] > want[3]
+            assert eps[1] + eps[3] == pytest.approx(want[1] + want[3], rel=1e-12)
+        else:
+            assert [float(e) for e in eps] == pytest.approx([float(w) for w in want], rel=1e-12)
+
+
+def test_delta_never_reallocates(monkeypatch):
+    """With ``delta > 0`` (the accountant's parts) the pipeline never asks: a ``reallocate`` that would fail
+    is not called, and the rounds keep the plan's ratios on the weak path."""
+    from dpmo.graphs import chebyshev as C
+
+    def boom(self, r, parts):
+        raise AssertionError("reallocate called with delta > 0")
+
+    g, appr, _ = _weak_rounds()
+    plan = appr.steps(3, 2)
+    monkeypatch.setattr(C._GraphStaircaseRounds, "reallocate", boom)
+    b = Budget(50.0, delta=1e-6)
+    graphs.top_k(g, 3, 50.0, approach="chebyshev", rng=0, exact=False, budget=b, delta=1e-6)
+    e = [float(r.epsilon) for r in b.ledger]
+    assert len(e) == 6 and e[1] / e[5] == pytest.approx(plan[1].share / plan[5].share)
+    with pytest.raises(AssertionError, match="delta > 0"):  # the control: without delta it is asked
+        graphs.top_k(g, 3, 50.0, approach="chebyshev", rng=0, exact=False)
+
+
+def test_a_reallocation_that_changes_the_sum_is_refused():
+    """The pipeline's check (``dpmo.selection._reallocated``): exact parts > 0, the same sum, or an error."""
+
+    class Bad:
+        def reallocate(self, r, parts):
+            return [parts[0] / 2, parts[1]]
+
+    with pytest.raises(RuntimeError, match="sum"):
+        _reallocated(Bad(), 0, [Fraction(1), Fraction(2)], "test")

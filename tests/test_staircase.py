@@ -94,9 +94,10 @@ def _five_node(sensitivity: str, formula: str, low: float, leak: bool = False):
 )
 @pytest.mark.slow
 def test_exact_audit_of_the_staircase_on_all_graphs_with_five_nodes(sensitivity, formula, low):
-    """Every graph on 5 nodes and every one-edge neighbour: (1) the released integers (the degrees of the
-    ranks, and each node's degree and floor(dampened ego density)) move by at most 2 in L1, so the
-    discrete Laplace releases with ``x = epsilon / 2`` are epsilon-DP; (2) for every public history (released
+    """Every graph on 5 nodes and every one-edge neighbour: (1) the released integers move little: the
+    degrees of the ranks by at most 2 in L1 (discrete Laplace ``x = epsilon / 2``), each node's degree and
+    floor(dampened ego density) by at most 1 each (``q = 1``; the pick release's two parts at ``x = epsilon /
+    2`` each), so the releases are epsilon-DP; (2) for every public history (released
     values and picks), each round's scores move by at most 1 and the exact log-probabilities of the
     exponential mechanism and permute-and-flip differ by at most epsilon."""
     scores, stats = _five_node(sensitivity, formula, low)
@@ -105,6 +106,8 @@ def test_exact_audit_of_the_staircase_on_all_graphs_with_five_nodes(sensitivity,
     for b in blocks:
         worst = max(np.abs(stats[:, b] - stats[f][:, b]).sum(axis=1).max() for f in FLIPS)
         assert 0 < worst <= 2
+        if b.start >= ranks:  # a pick: each part by at most 1
+            assert max(np.abs(stats[:, b] - stats[f][:, b]).max() for f in FLIPS) == 1
     for S in scores:
         change = max(np.abs(S - S[f]).max() for f in FLIPS)
         # > 0.2: not vacuous (the last history's round blends in the hypervolume gain, t = 0.21, over a
@@ -188,7 +191,8 @@ def test_ego_from_dampened_inverts_dampening():
 
 def test_plan_records_and_exact_parts():
     """The plan is the one place deciding the split; the budget records each step's exact part, in order,
-    right before it runs (releases with mechanism "laplace", sensitivity 2), summing to epsilon."""
+    right before it runs (releases with mechanism "laplace": the ranks' with sensitivity 2, a pick's two parts
+    each with sensitivity 1 in its unit), summing to epsilon."""
     import networkx as nx
 
     g = graphs.load_graph(nx.powerlaw_cluster_graph(300, 3, 0.3, seed=2), nodes=300)
@@ -201,10 +205,46 @@ def test_plan_records_and_exact_parts():
     ledger = budget.ledger
     assert len(ledger) == 6 and budget.spent_exact == Fraction(1, 2)
     assert [r.mechanism for r in ledger] == ["laplace", "exponential"] * 3
-    assert [r.sensitivity for r in ledger] == [2.0, 1.0] * 3
+    assert [r.sensitivity for r in ledger] == [2.0, 1.0] + [1.0, 1.0] * 2
+    assert "epsilon split 1:1" in ledger[2].what and "sensitivity q" in ledger[2].what
     for rec, step in zip(ledger[:-1], plan[:-1], strict=True):
         assert rec.epsilon == Fraction(1, 2) * Fraction(step.share)
     assert selection_plan(StaircaseApproach(), 3, 2)[1].kind == "release"
+
+
+def test_pick_release_runs_two_parts_at_half_the_step_each(monkeypatch):
+    """A pick release draws two discrete Laplace noises, the degree's at ``x_a = eps / 2`` and the ego
+    part's at ``x_b = eps / (2 q)``, ``q = pick_quantum(eps / 2)`` (exact Fractions), added to the statistic
+    (degree, floor(q D_ego)) of that ``q``; the point and the box read the lower edge of the released cell."""
+    import networkx as nx
+
+    from dpmo.graphs import chebyshev as C
+    from dpmo.graphs.staircase_rules import pick_quantum
+
+    g = graphs.load_graph(nx.powerlaw_cluster_graph(60, 3, 0.6, seed=2), nodes=60)
+    objs = graphs.objectives(g)
+    seen, draws = [], []
+
+    def fake(size, x, rng):  # records each call's x; the draws alternate 1, -1, 1, ...
+        seen.append(x)
+        out = [1 if (len(draws) + i) % 2 == 0 else -1 for i in range(size)]
+        draws.extend(out)
+        return np.array(out, dtype=np.int64)
+
+    monkeypatch.setattr(C, "sample_discrete_laplace", fake)
+    for eps in (Fraction(3), Fraction(12), Fraction(1, 10), Fraction(61, 3)):
+        seen.clear()
+        draws.clear()
+        r = GraphStaircaseApproach(3).rounds(objs, None, "local", SelectionCache(objs))
+        r.receive(0, [], np.array([20, 15, 10, 8, 6, 4, 3, 2]), 1.0)
+        r.release(1, [7], eps, None)
+        q = pick_quantum(float(eps / 2))
+        # q = 1: x_b = x_a, one call of two draws (the former release); else one call per part
+        assert r.quantum() == q and seen == ([eps / 2] if q == 1 else [eps / 2, eps / 2 / q])
+        want = r.statistic(1, [7]) + np.array([1, -1])
+        assert r.boxes[-1] == C.point_box(want, q, 60)
+        D = float(want[1]) / q
+        assert r.points[-1][1] == pytest.approx(min(ego_from_dampened(D, min(want[0], 59.0)), 1.0))
 
 
 def test_reproducible_distinct_and_generic_approach():

@@ -290,6 +290,7 @@ def select_multiobjective(
     relative = k if plan is None and shares is None else [st.share for st in steps]
     check_delta(delta)  # and kept as given: a Fraction reaches the budget exactly
     budget, total, every = resolve_call(epsilon, budget, delta, relative, kinds, label)
+    adaptive = False
     if every is None:
         planned = budget.planned(len(steps))  # inside a planned call (a DP-MOET fit with delta > 0)
         if planned is not None and sum(planned, Fraction(0)) == total:
@@ -298,9 +299,13 @@ def select_multiobjective(
             every = round_parts(total, k, shares)  # exact; equal shares: each is epsilon / k
         else:  # the approach's releases and rounds, each its exact part (the last step the exact rest)
             every = step_parts(total, [st.share for st in plan])
+            # pure epsilon-DP with the plan's own parts: the approach may move epsilon between its later
+            # rounds after a release, the parts' sum fixed (adaptive composition, _reallocated)
+            adaptive = True
     parts = [p for p, st in zip(every, steps, strict=True) if st.kind == "round"]
     releases = {st.round: p for p, st in zip(every, steps, strict=True) if st.kind == "release"}
     rounds = appr.rounds(objs, w, sensitivity, cache)
+    adaptive = adaptive and callable(getattr(rounds, "reallocate", None))
     begin = getattr(rounds, "begin_selection", None)
     if begin is not None:  # the public number of picks (the private greedy hypervolume's reference point)
         begin(k)
@@ -334,6 +339,9 @@ def select_multiobjective(
                     candidates=count,
                 )
                 rounds.release(r, chosen, releases[r], rng)
+                if adaptive:
+                    parts[r:] = _reallocated(rounds, r, parts[r:], label)
+                    share = parts[r]
         if remaining.size == 1:
             budget.spend(share, f"{label}: round {r + 1} of {k} (one candidate left, no data used)")
             chosen.append(int(remaining[0]))
@@ -355,6 +363,27 @@ def select_multiobjective(
         rounds.chosen(c)
         remaining = np.delete(remaining, pick)
     return np.asarray(chosen, dtype=np.intp)
+
+
+def _reallocated(rounds, r: int, parts: list, label: str) -> list:
+    """The epsilons of rounds ``r .. k - 1`` after the release before round ``r``: ``rounds.reallocate(r,
+    parts)`` (a function of public values: the plan, ``n`` and the releases so far), or ``parts`` when it
+    returns None. The new parts must be exact ``Fraction`` s > 0 with exactly the same sum, so that every
+    history spends exactly the call's epsilon: the transcript's probability ratio between neighbours is a
+    product of per-step ratios, each at most ``e^(eps_s)`` with ``eps_s`` fixed by the earlier outputs, and
+    the ``eps_s`` sum to epsilon on every path (basic composition with adaptively chosen epsilons, pure DP;
+    ``docs/pareto.md``, "Round 1's unneeded epsilon")."""
+    new = rounds.reallocate(r, list(parts))
+    if new is None:
+        return parts
+    new = list(new)
+    if (
+        len(new) != len(parts)
+        or not all(isinstance(p, Fraction) and p > 0 for p in new)
+        or sum(new, Fraction(0)) != sum(parts, Fraction(0))
+    ):
+        raise RuntimeError(f"{label}: a reallocation must keep {len(parts)} exact parts > 0 and their sum")
+    return new
 
 
 def plan_selections(

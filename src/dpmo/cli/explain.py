@@ -304,7 +304,8 @@ def explain_topk(args, n: int) -> int:
                 "# the plan releases the largest dampened ego density (8 % of epsilon): when it is below "
                 f"{approach.round_one_threshold(n, e0):.3g} (the lead round 1 needs over the "
                 f"{approach.round_one_candidates(n, e0)} nodes its window searches), round 1 takes the "
-                "largest degree, as agg would"
+                "largest degree, as agg would, at the epsilon it needs (2 (ln n + 1) / the released lead of "
+                "rank 1 over rank 2), and round 2 gets the rest of round 1's part"
             )
         print(
             "# agg can be the safer choice: on graphs with few triangles (random, block-model graphs) at "

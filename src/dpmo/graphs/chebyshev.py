@@ -50,10 +50,12 @@ from .staircase_rules import (
     degree_ranks,
     ego_signal_statistic,
     ego_window_for,
+    pick_quantum,
     quantum_for,
     signal_quantum,
     signal_threshold,
     tie_weight,
+    top_degree_epsilon,
     top_first_probability,
     window_last,
 )
@@ -71,6 +73,7 @@ __all__ = [
     "tie_weight",
     "degree_margin",
     "quantum_for",
+    "pick_quantum",
 ]
 
 #: Share of epsilon of the first round (degree alone: the largest degrees are hundreds apart).
@@ -170,13 +173,28 @@ class _GraphStaircaseRounds(StaircaseRounds):
         self.signal = None  # released floor(q max D_ego) / q (the staircase plan only), see staircase_rules
         self.threshold = 0.0
         self.boxes: list[tuple[float, float]] = []  # released (degree+, ego density-) of picks, no margin
+        self.q = 1  # the grid of the last pick release (pick_quantum of its ego part's epsilon; public)
 
     def release(self, r, chosen, epsilon, rng):
         """Before round 1 of the staircase plan: the degrees of the ranks (L1 sensitivity 2, discrete Laplace
         ``x = eps_a / 2``) and the ego signal ``floor(max D_ego)`` (sensitivity 1, ``x = eps_b``), ``eps_a +
         eps_b`` the step's epsilon split in the public ratio ``QUANTILE_SHARE : SIGNAL_SHARE`` (basic
-        composition). Every other release as :meth:`dpmo.staircase.StaircaseRounds.release`."""
-        if r != 0 or not self.appr.uses_signal():
+        composition). Before round ``r >= 1``: the previous pick's degree (sensitivity 1, ``x = eps / 2``) and
+        ``floor(q D_ego)`` (sensitivity ``q``, ``x = eps / (2 q)``, ``q = pick_quantum(eps / 2)``), two
+        discrete Laplace mechanisms with equal halves of the step's epsilon ``eps`` (basic composition:
+        every output's log-probability ratio is at most ``1 x_a + q x_b = eps``). The ranks' release without
+        the signal as :meth:`dpmo.staircase.StaircaseRounds.release`."""
+        if r != 0:
+            x_a = Fraction(epsilon) / 2  # degree: sensitivity 1
+            self.q = pick_quantum(float(x_a))  # public: the step's epsilon
+            x_b = x_a / self.q  # floor(q D_ego): sensitivity q
+            stat = self.statistic(r, chosen)
+            if self.q == 1:  # x_b = x_a: one call of two draws (the former release, draw for draw)
+                noise = sample_discrete_laplace(2, x_a, rng)
+            else:  # (int64, or Python ints below x = 45 / 2^62)
+                noise = np.concatenate([sample_discrete_laplace(1, x, rng) for x in (x_a, x_b)])
+            return self.receive(r, chosen, stat + noise, float(x_a))
+        if not self.appr.uses_signal():
             return super().release(r, chosen, epsilon, rng)
         eps = Fraction(epsilon)
         qs, ss = Fraction(self.appr.quantile_share), Fraction(self.appr.signal_share)
@@ -198,12 +216,31 @@ class _GraphStaircaseRounds(StaircaseRounds):
     def begin(self, r, epsilon):
         self.round, self.epsilon = r, epsilon
 
+    def reallocate(self, r, parts):
+        """Round 1's unneeded epsilon to round 2 (the pipeline asks after each release; None keeps the plan).
+        A weak round 1 (:meth:`weak_signal`) puts the largest degree ``lead = W_1 - W_2`` edges (released
+        degrees of ranks 1 and 2) above every other node and needs only :func:`top_degree_epsilon` ``(n,
+        lead)``: it runs at that (when below its part), round 2 at its part plus the rest, the exact sum
+        unchanged. Public: the plan, ``n``, released values. Pure epsilon-DP only (the pipeline asks only
+        when the parts are the plan's own, never with ``delta > 0``): adaptive composition with epsilons
+        chosen from earlier outputs, every path summing to epsilon (``docs/pareto.md``, "Where epsilon 50 is
+        lost on 10^4 nodes", change 1)."""
+        if r != 0 or len(parts) < 2 or self.degrees_at_ranks is None or self.degrees_at_ranks.size < 2:
+            return None
+        if not (self.signal is not None and self.signal < self.threshold):  # round 1 is not the weak one
+            return None
+        lead = float(self.degrees_at_ranks[0] - self.degrees_at_ranks[1])
+        need = Fraction(round(top_degree_epsilon(self.objectives[0].n, lead) * 1000), 1000)
+        if need >= parts[0]:
+            return None
+        return [need, parts[1] + (parts[0] - need), *parts[2:]]
+
     def quantum(self) -> int:
-        """``q``: a pick's dampened ego density is released as ``floor(q D_ego)`` (sensitivity ``q``), with
-        ``q = quantum_for(eps_prev)`` from the previous round's (public) epsilon: 1 -- the unit grid -- until
-        that epsilon reaches 16, finer beyond (at negligible noise the released staircase tends to the exact
+        """``q`` of the last pick release: its dampened ego density is released as ``floor(q D_ego)``
+        (sensitivity ``q``) with half the step's epsilon, ``eps_b``, and ``q = pick_quantum(eps_b)``: a grid
+        step of one to two noise scales (at negligible noise the released staircase tends to the exact
         one)."""
-        return quantum_for(self.epsilon)
+        return self.q
 
     def release_spec(self, r, chosen):
         if r == 0 and not self.appr.uses_signal():
@@ -216,9 +253,13 @@ class _GraphStaircaseRounds(StaircaseRounds):
                 2.0,
                 self.ranks.size + 1,
             )
-        q = self.quantum()
-        what = "floor(dampened ego density)" if q == 1 else f"floor({q} x dampened ego density)"
-        return f"degree and {what} of pick {len(chosen)}", float(1 + q), 2
+        # two parts, each of sensitivity 1 in its own unit (edges; D_ego on the grid 1 / q): see release
+        return (
+            f"degree (sensitivity 1, x = eps / 2) and floor(q x dampened ego density) (sensitivity q, "
+            f"x = eps / (2 q), q = pick_quantum(eps / 2)) of pick {len(chosen)}, epsilon split 1:1",
+            1.0,
+            2,
+        )
 
     def statistic(self, r, chosen):
         deg = self.objectives[0].values
@@ -226,17 +267,24 @@ class _GraphStaircaseRounds(StaircaseRounds):
             return np.sort(np.asarray(deg, dtype=np.int64))[::-1][self.ranks - 1]
         p = chosen[-1]  # its degree (moves by at most 1) and floor(q D_ego) (moves by at most q)
         D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
-        return np.array([int(deg[p]), math.floor(self.quantum() * float(D[p]))], dtype=np.int64)
+        qD = min(max(self.quantum() * float(D[p]), -(2.0**62)), 2.0**62)
+        return np.array([int(deg[p]), math.floor(qD)], dtype=np.int64)
 
     def receive(self, r, chosen, noisy, x):
+        """Post-processing of a release (public: the noisy integers, ``x``). Round 0: the degrees of the ranks
+        (``x`` their noise parameter). Round ``r >= 1``: a pick's ``(degree, floor(q D_ego))``, ``x`` the
+        degree part's parameter ``eps / 2`` (the ego part's is ``x / q``, ``q = pick_quantum(x)``); its
+        corner and box read ``D_ego`` at the lower edge of the released cell, ``v / q`` (at negligible noise
+        within one step below ``D_ego``: a pick never over-covers)."""
         sd = discrete_laplace_sd(x)
         v = np.asarray(noisy, dtype=np.float64)
         if r == 0:  # post-processing: non-increasing in the rank, >= 0, then an upper confidence bound
             self.degrees_at_ranks = np.maximum(np.minimum.accumulate(v), 0.0) + self.appr.rank_confidence * sd
             return
-        q = self.quantum()
+        self.q = q = pick_quantum(x)
+        sd_ego = discrete_laplace_sd(x / q) / q  # the ego part's noise, in D_ego units
         d_high = max(v[0] + self.confidence * sd, 1.0)
-        D_low = (v[1] - self.confidence * sd) / q
+        D_low = v[1] / q - self.confidence * sd_ego
         margin = degree_margin(self.appr.degree_margin, sd)
         if self.sensitivity == "local":
             # the inverse of dampening at min(d+, n - 1): still an upper bound of the pick's degree (no node

@@ -17,7 +17,10 @@ __all__ = [
     "tie_weight",
     "degree_margin",
     "quantum_for",
+    "pick_quantum",
+    "PICK_QUANTUM_MAX",
     "signal_threshold",
+    "top_degree_epsilon",
     "signal_quantum",
     "ego_signal_statistic",
     "QUANTILE_SHARE",
@@ -84,8 +87,9 @@ def degree_margin(margin: float, sd: float) -> float:
 
 
 def quantum_for(epsilon) -> int:
-    """``max(1, floor(sqrt(epsilon) / 2))`` (1 for None): the grid ``1 / q`` of a pick's released dampened ego
-    density after a round at ``epsilon`` (public). The release's L1 sensitivity is ``1 + q``.
+    """``max(1, floor(sqrt(epsilon) / 2))`` (1 for None): the *former* grid ``1 / q`` of a pick's released
+    dampened ego density after a round at ``epsilon``, when degree and ``floor(q D_ego)`` shared one discrete
+    Laplace (L1 sensitivity ``1 + q``). Replaced by :func:`pick_quantum` (issue 38); kept for comparison.
 
     Examples
     --------
@@ -96,6 +100,37 @@ def quantum_for(epsilon) -> int:
     if epsilon is None:
         return 1
     return max(1, int(math.floor(math.sqrt(float(epsilon)) / 2.0)))
+
+
+#: Largest grid of a pick's release, ``q <= 2^30`` (:func:`pick_quantum`): finer than any difference of
+#: dampened ego densities a float can tell at that scale, and ``q D_ego`` stays an int64 for ``D_ego < 2^32``.
+PICK_QUANTUM_MAX = 1 << 30
+
+
+def pick_quantum(epsilon_part) -> int:
+    """``q = min(max(1, floor(eps_b)), PICK_QUANTUM_MAX)`` (1 for None): a pick's dampened ego density is
+    released as ``floor(q D_ego)`` with its own part ``eps_b`` of the release step's epsilon (sensitivity
+    ``q``, discrete Laplace ``x = eps_b / q``; public: ``eps_b``).
+
+    The noise in ``D_ego`` units has scale ``1 / eps_b`` (sd about ``sqrt(2) / eps_b``) whatever ``q`` is. The
+    grid step ``1 / q`` is then between one and two noise scales (``eps_b >= 1``; one unit below): no finer
+    than the noise resolves, and its error, uniform over a cell (sd ``1 / (q sqrt(12))``), is at most
+    ``1 / sqrt(6)`` (0.41) of the noise's sd. As epsilon grows the grid follows the noise down, so the
+    released staircase tends to the exact one (``docs/pareto.md``, "A pick's degree and ego density released
+    apart").
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import pick_quantum
+    >>> [pick_quantum(e) for e in (None, 0.5, 1.5, 6.0, 3e4, 1e300)]
+    [1, 1, 1, 6, 30000, 1073741824]
+    """
+    if epsilon_part is None:
+        return 1
+    e = float(epsilon_part)
+    if not e < PICK_QUANTUM_MAX:
+        return PICK_QUANTUM_MAX
+    return max(1, int(math.floor(e)))
 
 
 def signal_threshold(n: int, epsilon_best: float) -> float:
@@ -112,6 +147,24 @@ def signal_threshold(n: int, epsilon_best: float) -> float:
     1.021
     """
     return resolution(n, epsilon_best, 1.0)
+
+
+def top_degree_epsilon(n: int, lead: float) -> float:
+    """``2 (ln n + 1) / max(lead, 1)``, rounded up to a multiple of 1 / 1000: the epsilon at which the
+    exponential mechanism on a sensitivity-1 score picks a node that leads the ``n - 1`` others by ``lead``
+    units with probability at least ``e / (1 + e)`` (:func:`signal_threshold` solved for the epsilon; public:
+    ``n`` and a released lead). The weak round 1 of the staircase plan, whose score ``min(degree - W_1, 0)``
+    puts the largest degree ``lead`` = (released degree of rank 1) - (released degree of rank 2) edges above
+    every other node, needs no more (``docs/pareto.md``, "Round 1's unneeded epsilon").
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import top_degree_epsilon
+    >>> top_degree_epsilon(10_000, 11.0), top_degree_epsilon(10_000, 0.0)
+    (1.857, 20.421)
+    """
+    eps = resolution(n, max(float(lead), 1.0), 1.0)
+    return math.ceil(eps * 1000.0 - 1e-9) / 1000.0
 
 
 def signal_quantum(threshold: float) -> int:
