@@ -1,0 +1,106 @@
+"""PrivChebyshev on graphs with fixed settings: the public directions, aspirations and shares of
+``graphs.top_k(approach="chebyshev", directions=..., aspirations=..., shares=...)`` and of the Spark graph
+path, from ``n`` and ``k`` only.
+
+The mechanism is :func:`dpmo.priv_chebyshev` on the two objectives of :func:`dpmo.graphs.objectives`
+(degree: sensitivity 1; ego density: global sensitivity 1, admissible local function ``2 / (deg - t)``). The
+data-adaptive default (the private staircase) is :mod:`dpmo.graphs.chebyshev`, which re-exports these names.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, priv_chebyshev
+
+__all__ = [
+    "DEGREE_ROUND_SHARE",
+    "graph_chebyshev_settings",
+    "graph_chebyshev_approach",
+    "top_k_chebyshev",
+    "chebyshev_round_scores",
+]
+
+#: Share of epsilon of the first round (degree alone: the largest degrees are hundreds apart).
+DEGREE_ROUND_SHARE = 0.1
+
+
+def graph_chebyshev_settings(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Public ``(directions, aspirations, shares)`` of the graph default, from ``n`` and ``k`` only.
+
+    Round 0 takes degree alone (direction ``(1, 0)``) with ``DEGREE_ROUND_SHARE`` of epsilon. Rounds
+    ``j = 1 .. k - 1`` take direction ``(1, 1)`` (dampened degree and dampened ego density in the same
+    unit, edges) with a degree aspiration ``2 n^((k - j) / (2 (k - 1)))`` (from ``2 sqrt(n)`` for ``j = 1``
+    down to ``2 n^(1 / (2 (k - 1)))``, geometrically: each round aims at a lower-degree, denser part of
+    the front) and share equal parts of the rest of epsilon. ``k = 1``: direction ``(1, 1)``,
+    aspiration 0, all of epsilon.
+    """
+    if k == 1:
+        return np.ones((1, 2)), np.zeros((1, 2)), np.ones(1)
+    W = np.ones((k, 2))
+    W[0] = (1.0, 0.0)
+    A = np.zeros((k, 2))
+    j = np.arange(1, k)
+    A[1:, 0] = 2.0 * float(n) ** ((k - j) / (2.0 * (k - 1)))
+    S = np.full(k, (1.0 - DEGREE_ROUND_SHARE) / (k - 1))
+    S[0] = DEGREE_ROUND_SHARE
+    return W, A, S
+
+
+def graph_chebyshev_approach(n: int, k: int, directions=None, aspirations=None, shares=None):
+    """A :class:`dpmo.chebyshev.ChebyshevApproach` with the graph defaults (:func:`graph_chebyshev_settings`)
+    for every setting left None; depends on the public ``n`` and ``k`` only.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.chebyshev import graph_chebyshev_approach
+    >>> appr = graph_chebyshev_approach(100, 3)
+    >>> appr.round_shares(3, 2).round(2).tolist()  # degree round 0.1 of epsilon, the others share the rest
+    [0.1, 0.45, 0.45]
+    """
+    W, A, S = graph_chebyshev_settings(n, k)
+    return ChebyshevApproach(
+        directions=W if directions is None else directions,
+        aspirations=A if aspirations is None else aspirations,
+        shares=S if shares is None else shares,
+    )
+
+
+def top_k_chebyshev(
+    objs,
+    n,
+    k,
+    epsilon,
+    *,
+    directions,
+    aspirations,
+    shares,
+    sensitivity,
+    mechanism,
+    rng,
+    budget=None,
+    exact=True,
+    delta=0.0,
+) -> np.ndarray:
+    """Indices of the ``k`` nodes chosen by :func:`dpmo.priv_chebyshev` (graph defaults for None)."""
+    W, A, S = graph_chebyshev_settings(n, k)
+    return priv_chebyshev(
+        objs,
+        epsilon,
+        k=k,
+        directions=W if directions is None else directions,
+        aspirations=A if aspirations is None else aspirations,
+        shares=S if shares is None else shares,
+        sensitivity=sensitivity,
+        mechanism=mechanism,
+        rng=rng,
+        budget=budget,
+        exact=exact,
+        delta=delta,
+    )
+
+
+def chebyshev_round_scores(objs, n: int, k: int, round_: int = 0, sensitivity: str = "local"):
+    """``(scores, 1.0)`` of round ``round_`` of the graph default (every node still in play; for audits)."""
+    W, A, _ = graph_chebyshev_settings(n, k)
+    return chebyshev_selection_scores(objs, W[round_], A[round_], sensitivity)
