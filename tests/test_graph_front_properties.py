@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpmo import graphs
-from dpmo.graphs.chebyshev import degree_margin, pick_quantum, quantum_for, tie_weight
+from dpmo.graphs.chebyshev import degree_margin, pick_quantum, tie_weight
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_front_robust import dominated_mask  # noqa: E402
@@ -76,7 +76,6 @@ def test_public_rules():
         assert tie_weight(n) * 1.5 * n < 1.0 / n
     assert degree_margin(1.5, 0.0) == 1.0 and degree_margin(1.5, 3.0) == 1.5
     assert degree_margin(1.5, 0.5) == pytest.approx(1.25)
-    assert [quantum_for(e) for e in (None, 1.0, 15.99, 16.0, 400.0)] == [1, 1, 1, 2, 10]  # the former rule
     # the pick release's grid: an integer, 1 below eps_b = 2, the largest integer <= eps_b above, capped
     assert [pick_quantum(e) for e in (None, 0.01, 1.0, 1.99, 2.0, 6.5, 2.0**40)] == [1, 1, 1, 1, 2, 6, 2**30]
     for e in (0.3, 1.5, 2.7, 7.2, 150.0, 3e4):

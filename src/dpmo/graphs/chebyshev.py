@@ -59,7 +59,6 @@ from .staircase_rules import (
     ego_signal_statistic,
     ego_window_for,
     pick_quantum,
-    quantum_for,
     signal_quantum,
     signal_threshold,
     tie_weight,
@@ -81,7 +80,6 @@ __all__ = [
     "chebyshev_round_scores",
     "tie_weight",
     "degree_margin",
-    "quantum_for",
     "pick_quantum",
 ]
 
