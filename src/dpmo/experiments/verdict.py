@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -342,22 +341,6 @@ def replace_table(text: str, table: str) -> str:
     return out + "\n" if text.endswith("\n") else out
 
 
-def _jobs(value: int | str) -> int | str:
-    """``--jobs`` as ``dpmo reproduce`` reads it: ``auto``, a number >= 1, or -1 for all cores."""
-    text = str(value).strip().lower()
-    if text == "auto":
-        return "auto"
-    try:
-        n = int(text)
-    except ValueError:
-        raise ValueError(f"--jobs: expected auto or a whole number, got {value!r}") from None
-    if n == -1:
-        return os.cpu_count() or 1
-    if n < 1:
-        raise ValueError(f"--jobs must be auto, at least 1, or -1 for all cores, got {n}")
-    return n
-
-
 def _run_reading(
     group: Group,
     reading: str,
@@ -376,23 +359,16 @@ def _run_reading(
     check fails, and what ``reproduce`` raises.
     """
     from . import orchestrate
-    from .readings import resolve_readings
+    from .cores import parse_jobs
 
     readings = None if reading == DEFAULT_LABEL else reading.split("+")
-    for (r, _), text in zip(resolve_readings(readings), readings or (), strict=True):
-        if group.experiment not in r.experiments:  # it would change nothing: refused, not ignored
-            raise ValueError(
-                f"--reading {text} applies to {', '.join(r.experiments)} only, not to {group.experiment}"
-            )
-    data = Path(data_dir)
-    if not data.is_dir():
-        raise ValueError(f"--data-dir {data} is not a folder")
-    workers = _jobs(jobs)
-    folder = _folder(Path(out), group, reading)
+    orchestrate.check_readings_apply([group.experiment], readings, group.experiment)
+    data = orchestrate.data_folder(data_dir)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"cannot create output folder {folder}: {exc.strerror}") from None
+        workers = parse_jobs(jobs)
+    except ValueError as exc:
+        raise ValueError(f"--jobs {exc}") from None
+    folder = orchestrate.output_folder(_folder(Path(out), group, reading))
     orchestrate.reproduce(
         [group.experiment],
         folder,
