@@ -343,3 +343,50 @@ def test_a_budget_that_runs_out_is_one_line_not_a_traceback(monkeypatch, capsys)
     assert status == 2
     assert err.startswith("dpmo: error:") and "Traceback" not in err
     assert err.count("\n") == 1
+
+
+# ------------------------------------------------------------------------------ a command that raises
+def _raising(exc):
+    def command(args):
+        raise exc
+
+    return command
+
+
+@pytest.mark.parametrize(
+    ("exc", "status", "line"),
+    [
+        (ValueError("bad value"), 2, "dpmo: error: bad value"),
+        (OSError("no such file"), 2, "dpmo: error: no such file"),
+        (KeyboardInterrupt(), 130, "dpmo: interrupted"),
+        (
+            LookupError("lost"),
+            1,
+            "dpmo: internal error: LookupError: lost (set DPMO_DEBUG=1 for the traceback)",
+        ),
+    ],
+)
+def test_a_command_that_raises_gives_one_line_and_its_status(monkeypatch, capsys, exc, status, line):
+    from dpmo.cli import reproduce
+
+    monkeypatch.delenv("DPMO_DEBUG", raising=False)
+    monkeypatch.setattr(reproduce, "reproduce_command", _raising(exc))
+    code, out, err = _run(["reproduce", "graph-agg"], capsys)
+    assert (code, out, err.strip()) == (status, "", line)
+
+
+def test_a_budget_run_out_is_an_error_and_debug_shows_the_traceback(monkeypatch, capsys):
+    import dpmo
+    from dpmo.cli import reproduce
+
+    monkeypatch.delenv("DPMO_DEBUG", raising=False)
+    monkeypatch.setattr(reproduce, "reproduce_command", _raising(dpmo.BudgetExceededError("spent")))
+    assert _one_error_line(_run(["reproduce", "graph-agg"], capsys)[2]) == "dpmo: error: spent"
+    monkeypatch.setenv("DPMO_DEBUG", "1")
+    for exc in (dpmo.BudgetExceededError("spent"), ValueError("bad"), LookupError("lost")):
+        monkeypatch.setattr(reproduce, "reproduce_command", _raising(exc))
+        with pytest.raises(type(exc)):
+            main(["reproduce", "graph-agg"])
+    monkeypatch.setattr(reproduce, "reproduce_command", _raising(SystemExit(3)))  # never turned into a status
+    with pytest.raises(SystemExit):
+        main(["reproduce", "graph-agg"])

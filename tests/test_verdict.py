@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 from pathlib import Path
 
 import pytest
 
-from dpmo.experiments.verdict import GROUPS, TABLE_HEADER, main, replace_table
+from dpmo.experiments.verdict import GROUPS, TABLE_HEADER, Group, main, replace_table, run_group
 
 ERRATA = Path(__file__).resolve().parents[1] / "docs" / "errata.md"
 
@@ -55,3 +56,114 @@ def test_no_group_asks_for_a_tree_that_cannot_be_grown():
             parts = reading.split("+")
             deep = any(p.startswith("id3-depth=") and int(p.split("=")[1]) >= 10 for p in parts)
             assert not ("id3-no-stop" in parts and deep), (g.name, reading)
+
+
+# ------------------------------------------------------------------ the same runs as ``dpmo reproduce``
+def _recorder(monkeypatch, fail_on=()):
+    """Replace :func:`dpmo.experiments.orchestrate.reproduce` by a recorder of its bound arguments (defaults
+    filled in); a call whose readings are ``fail_on`` raises ValueError("boom")."""
+    from dpmo.experiments import orchestrate
+
+    signature = inspect.signature(orchestrate.reproduce)
+    calls: list[dict] = []
+
+    def fake(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        calls.append(dict(bound.arguments))
+        if bound.arguments["readings"] and "+".join(bound.arguments["readings"]) in fail_on:
+            raise ValueError("boom")
+        return {}
+
+    monkeypatch.setattr(orchestrate, "reproduce", fake)
+    return calls
+
+
+def _cli_argv(group, reading, *, out, data_dir, runs, jobs, seed):
+    """The command line the verdict used to run for one reading (written here, independently of the code)."""
+    folder = Path(out) / (group.folder or group.name) / reading.replace("=", "-")
+    argv = ["reproduce", group.experiment, "--methods", group.method, "--datasets", *group.datasets]
+    argv += ["--data-dir", str(data_dir), "--runs", str(runs), "--jobs", str(jobs), "--seed", str(seed)]
+    argv += ["--out", str(folder), "--no-report"]
+    if group.epsilons:
+        argv += ["--epsilons", *map(str, group.epsilons)]
+    if reading != "default":
+        for r in reading.split("+"):
+            argv += ["--reading", r]
+    return argv
+
+
+@pytest.mark.parametrize("jobs", ["2", "auto", "-1", 1])
+def test_run_group_calls_reproduce_as_dpmo_reproduce_does(tmp_path, monkeypatch, jobs):
+    from dpmo.cli import main as cli_main
+
+    g = GROUPS["motkin-agg-global"]  # runs_factor 2 and readings of two kinds
+    calls = _recorder(monkeypatch)
+    run_group(g.name, out=tmp_path / "v", data_dir=str(tmp_path), runs=7, jobs=jobs, seed=3)
+    ours = list(calls)
+    calls.clear()
+    for reading in ("default", *g.readings):
+        argv = _cli_argv(g, reading, out=tmp_path / "v", data_dir=tmp_path, runs=14, jobs=jobs, seed=3)
+        assert cli_main(argv) == 0
+    assert len(ours) == len(calls) == 1 + len(g.readings)
+    for mine, cli in zip(ours, calls, strict=True):
+        mine["out"], cli["out"] = Path(mine["out"]), Path(cli["out"])
+        assert mine == cli
+    assert [c["report"] for c in ours] == [False] * len(ours) and ours[0]["runs"] == 14
+
+
+def test_verdict_run_command_passes_its_defaults(tmp_path, monkeypatch):
+    from dpmo.cli import main as cli_main
+
+    g = GROUPS["nodp-moet-agg-nltcs"]
+    calls = _recorder(monkeypatch)
+    assert main(["run", g.name, "--data-dir", str(tmp_path), "--out", str(tmp_path / "v")]) == 0
+    ours = list(calls)
+    calls.clear()
+    for reading in ("default", *g.readings):  # --runs 50 and --jobs 1 by default, seed 0
+        cli_main(_cli_argv(g, reading, out=tmp_path / "v", data_dir=tmp_path, runs=50, jobs=1, seed=0))
+    assert [(c["jobs"], c["runs"], c["seed"]) for c in ours] == [(1, 50, 0)] * len(ours)
+    assert [{**c, "out": Path(c["out"])} for c in ours] == [{**c, "out": Path(c["out"])} for c in calls]
+
+
+def test_a_failing_reading_is_reported_with_the_status_of_dpmo_reproduce(tmp_path, monkeypatch, capsys):
+    from dpmo.cli import main as cli_main
+
+    g = Group("probe", "graph-agg", "DP-MOTkIN-Agg-local", ("enron",), ("eps-per-pick", "id3-gini", "nope"))
+    monkeypatch.setitem(GROUPS, g.name, g)
+    calls = _recorder(monkeypatch, fail_on=("eps-per-pick",))
+    expected = {}
+    for reading in ("default", *g.readings):  # boom, a tree reading on a graph experiment, an unknown one
+        argv = _cli_argv(g, reading, out=tmp_path / "v", data_dir=tmp_path, runs=2, jobs=1, seed=0)
+        expected[reading] = cli_main(argv)
+    assert expected == {"default": 0, "eps-per-pick": 2, "id3-gini": 2, "nope": 2}
+    cli_err = capsys.readouterr().err
+    calls.clear()
+    run_group(g.name, out=tmp_path / "v", data_dir=str(tmp_path), runs=2, jobs=1)
+    err = capsys.readouterr().err
+    assert len(calls) == 2  # the next readings still ran after boom; the refused ones never reached it
+    for reading, status in expected.items():
+        assert (f"verdict: probe / {reading} failed with status {status}" in err) == bool(status)
+    assert err.count("dpmo: error: ") == cli_err.count("dpmo: error: ") == 3
+    assert "dpmo: error: boom" in err
+    # the data folder is checked as dpmo reproduce checks it, after the readings
+    absent = tmp_path / "absent"
+    for reading in ("default", *g.readings):
+        cli_main(_cli_argv(g, reading, out=tmp_path / "v", data_dir=absent, runs=2, jobs=1, seed=0))
+    cli_err = capsys.readouterr().err
+    run_group(g.name, out=tmp_path / "v", data_dir=str(absent), runs=2, jobs=1)
+    err = capsys.readouterr().err
+    assert err.count("is not a folder") == cli_err.count("is not a folder") == 2  # default, eps-per-pick
+
+
+def test_every_group_names_known_cells_and_readings_that_apply():
+    from dpmo.experiments.config import DATASETS, EXPERIMENTS
+    from dpmo.experiments.readings import resolve_readings
+
+    for g in GROUPS.values():
+        config = EXPERIMENTS[g.experiment]
+        assert g.method in config.methods, g.name
+        assert all(DATASETS[d].kind == config.kind for d in g.datasets), g.name
+        for reading in g.readings:
+            for r, _ in resolve_readings(reading.split("+")):
+                assert g.experiment in r.experiments, (g.name, reading)

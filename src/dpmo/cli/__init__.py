@@ -30,10 +30,10 @@ command's module (numpy, numba, the applications) is imported only when that com
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 
+from .._status import exit_status
 from .args import CLIError
 from .parser import build_parser
 
@@ -49,13 +49,6 @@ COMMANDS = {
 }
 
 
-def _budget_exceeded(exc: BaseException) -> bool:
-    """Whether ``exc`` is a :class:`dpmo.BudgetExceededError` (only possible once :mod:`dpmo.budget` is
-    imported: the check never imports it)."""
-    budget = sys.modules.get("dpmo.budget")
-    return budget is not None and isinstance(exc, budget.BudgetExceededError)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``dpmo`` console script; returns the exit status."""
     parser = build_parser()
@@ -67,24 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CLIError as exc:
         print(f"dpmo: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("dpmo: interrupted", file=sys.stderr)
-        return 130
-    except (OSError, ValueError, TypeError, ImportError, RuntimeError) as exc:
-        if os.environ.get("DPMO_DEBUG"):
+    except BaseException as exc:  # the rule of dpmo._status: one line and a status, or the traceback
+        status = exit_status(exc)
+        if status is None:
             raise
-        print(f"dpmo: error: {exc}", file=sys.stderr)
-        return 2
-    except Exception as exc:  # an internal error: still one line unless debugging
-        if os.environ.get("DPMO_DEBUG"):
-            raise
-        print(
-            f"dpmo: internal error: {type(exc).__name__}: {exc} (set DPMO_DEBUG=1 for the traceback)",
-            file=sys.stderr,
-        )
-        return 1
-    except BaseException as exc:  # BudgetExceededError is a BaseException (so scikit-learn loops stop on it)
-        if not _budget_exceeded(exc) or os.environ.get("DPMO_DEBUG"):
-            raise
-        print(f"dpmo: error: {exc}", file=sys.stderr)
-        return 2
+        return status

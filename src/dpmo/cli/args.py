@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -76,14 +75,12 @@ def positive_int(text: str) -> int:
 
 
 def jobs(text: str) -> int | str:
-    if text.strip().lower() == "auto":
-        return "auto"
-    value = whole(text)
-    if value == -1:
-        return os.cpu_count() or 1
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be auto, at least 1, or -1 for all cores, got {value}")
-    return value
+    from ..experiments.cores import parse_jobs  # the one rule (dpmo.experiments.verdict uses it too)
+
+    try:
+        return parse_jobs(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def epsilon(text: str) -> float:

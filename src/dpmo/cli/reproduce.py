@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from .args import CLIError, epsilon, split
 
@@ -13,7 +12,13 @@ __all__ = ["reproduce_command"]
 def reproduce_command(args) -> int:
     """``dpmo reproduce``: check the arguments, then :func:`dpmo.experiments.orchestrate.reproduce`."""
     from ..experiments.config import DATASETS, EXPERIMENT_NAMES, default_data_dirs
-    from ..experiments.orchestrate import ReproduceError, reproduce
+    from ..experiments.orchestrate import (
+        ReproduceError,
+        check_readings_apply,
+        data_folder,
+        output_folder,
+        reproduce,
+    )
     from ..experiments.readings import list_readings, resolve_readings
 
     if args.list_readings:
@@ -26,7 +31,7 @@ def reproduce_command(args) -> int:
             raise CLIError("give --delta or --reading delta=VALUE, not both")
         args.reading = [*(args.reading or ()), f"delta={args.delta!r}"]
     try:
-        resolved = resolve_readings(args.reading)
+        resolve_readings(args.reading)  # an unknown reading or a bad value: refused here
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     if args.experiment not in (*EXPERIMENT_NAMES, "all"):
@@ -34,11 +39,10 @@ def reproduce_command(args) -> int:
             f"unknown experiment {args.experiment!r}; choose one of {', '.join(EXPERIMENT_NAMES)}, all"
         )
     names = list(EXPERIMENT_NAMES) if args.experiment == "all" else [args.experiment]
-    for (reading, _), text in zip(resolved, args.reading or (), strict=True):
-        if not set(reading.experiments) & set(names):  # it would change nothing: refused, not ignored
-            raise CLIError(
-                f"--reading {text} applies to {', '.join(reading.experiments)} only, not to {args.experiment}"
-            )
+    try:  # a reading that would change nothing is refused, not ignored
+        check_readings_apply(names, args.reading, args.experiment)
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     if args.scheduler and args.backend != "dask":
         raise CLIError("--scheduler needs --backend dask")
     epsilons = None
@@ -54,18 +58,11 @@ def reproduce_command(args) -> int:
         for d in requested:
             if d not in DATASETS:
                 raise CLIError(f"unknown dataset {d!r}; choose among {', '.join(DATASETS)}")
-    if args.data_dir is not None:
-        data_dir = Path(args.data_dir)
-        if not data_dir.is_dir():
-            raise CLIError(f"--data-dir {data_dir} is not a folder")
-        data_dirs = [data_dir]
-    else:
-        data_dirs = default_data_dirs()
-    out = Path(args.out or ("results-quick" if args.quick else "results"))
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CLIError(f"cannot create output folder {out}: {exc.strerror}") from None
+        data_dirs = default_data_dirs() if args.data_dir is None else [data_folder(args.data_dir)]
+        out = output_folder(args.out or ("results-quick" if args.quick else "results"))
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
     try:
         reproduce(
             names,

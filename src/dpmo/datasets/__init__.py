@@ -19,12 +19,12 @@ attributes binary; Adult = ``adult.data`` + ``adult.test`` with the rows holding
 label ``>50K``. The package never reads ``../shared`` itself: the loaders take a path.
 
 Layout: :mod:`.types` (:class:`Feature`, :class:`Dataset`), :mod:`.loaders` (the paper's tables) and
-:mod:`dpmo.csv_reader` (:func:`load_csv`); every name stays importable from ``dpmo.datasets``.
+:mod:`.csv_reader` (:func:`load_csv`); every name stays importable from ``dpmo.datasets``.
 """
 
 from __future__ import annotations
 
-from ..csv_reader import load_csv
+from .csv_reader import load_csv
 from .loaders import (
     ADULT_FEATURES,
     BREAST_CANCER_BOUNDS,

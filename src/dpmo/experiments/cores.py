@@ -16,6 +16,7 @@ __all__ = [
     "auto_workers",
     "cpu_times",
     "idle_cores",
+    "parse_jobs",
     "usable_cores",
 ]
 
@@ -33,6 +34,30 @@ def usable_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - macOS, Windows
         return max(1, os.cpu_count() or 1)
+
+
+def parse_jobs(value: int | str) -> int | str:
+    """``--jobs``: ``"auto"``, a whole number >= 1, or -1 for every core (:func:`os.cpu_count`); else
+    ``ValueError`` saying what is allowed. O(1).
+
+    Examples
+    --------
+    >>> from dpmo.experiments.cores import parse_jobs
+    >>> parse_jobs(" Auto "), parse_jobs("2"), parse_jobs(-1) >= 1
+    ('auto', 2, True)
+    """
+    text = str(value).strip().lower()
+    if text == "auto":
+        return "auto"
+    try:
+        n = int(text)
+    except ValueError:
+        raise ValueError(f"expected auto or a whole number, got {value!r}") from None
+    if n == -1:
+        return os.cpu_count() or 1
+    if n < 1:
+        raise ValueError(f"must be auto, at least 1, or -1 for all cores, got {n}")
+    return n
 
 
 #: ``jobs="auto"`` runs tasks in this process while the estimated time of the runs left is under this many

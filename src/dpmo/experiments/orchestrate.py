@@ -18,11 +18,19 @@ from typing import Any
 
 from .config import DATASETS, EXPERIMENTS, find_dataset, missing_dataset_message, settings_hash
 from .environment import environment
-from .readings import apply_readings
+from .readings import apply_readings, resolve_readings
 from .report import write_report
 from .runner import run_experiment
 
-__all__ = ["ReproduceError", "notice", "resolve_datasets", "reproduce"]
+__all__ = [
+    "ReproduceError",
+    "check_readings_apply",
+    "data_folder",
+    "notice",
+    "output_folder",
+    "resolve_datasets",
+    "reproduce",
+]
 
 
 class ReproduceError(ValueError):
@@ -50,6 +58,59 @@ def notice(text: str) -> None:
     'dpmo: hello'
     """
     print(f"dpmo: {text}", file=sys.stderr, flush=True)
+
+
+def check_readings_apply(names: Sequence[str], readings: Sequence[str] | None, label: str) -> None:
+    """Refuse a reading that would change nothing: ``ValueError`` naming the first of ``readings`` (their
+    ``--reading`` texts) that applies to none of the experiments ``names`` (``label``: how the request named
+    them, e.g. ``all``). The rule of ``dpmo reproduce`` and of :func:`dpmo.experiments.verdict.run_group`.
+    O(number of readings).
+
+    Examples
+    --------
+    >>> from dpmo.experiments.orchestrate import check_readings_apply
+    >>> check_readings_apply(["trees"], None, "trees")
+    """
+    for (reading, _), text in zip(resolve_readings(readings), readings or (), strict=True):
+        if not set(reading.experiments) & set(names):
+            raise ValueError(
+                f"--reading {text} applies to {', '.join(reading.experiments)} only, not to {label}"
+            )
+
+
+def data_folder(path: str | Path) -> Path:
+    """``path`` as a :class:`~pathlib.Path` if it is a folder, else ``ValueError`` (``--data-dir``). O(1).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from dpmo.experiments.orchestrate import data_folder
+    >>> data_folder(tempfile.gettempdir()).is_dir()
+    True
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise ValueError(f"--data-dir {folder} is not a folder")
+    return folder
+
+
+def output_folder(path: str | Path) -> Path:
+    """Create the output folder ``path`` (and its parents) if needed; ``ValueError`` with the system's reason
+    when it cannot be created. O(depth of the path).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from dpmo.experiments.orchestrate import output_folder
+    >>> output_folder(pathlib.Path(tempfile.mkdtemp()) / "a" / "b").is_dir()
+    True
+    """
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot create output folder {folder}: {exc.strerror}") from None
+    return folder
 
 
 def resolve_datasets(

@@ -2,9 +2,10 @@
 
 A *group* is a set of cells of one experiment (method x datasets x epsilons) whose difference from the paper
 the issue asks to explain. :func:`run_group` runs it once per candidate reading of
-:mod:`dpmo.experiments.readings` (through ``dpmo reproduce``, one output folder per reading:
-``OUT/<group>/<reading>``), and :func:`verdict_table` gives, per group, the mean absolute difference from
-the paper's values over the cells the paper reports, with no reading and with the closest reading.
+:mod:`dpmo.experiments.readings` (as ``dpmo reproduce --no-report`` would, through
+:func:`dpmo.experiments.orchestrate.reproduce`: one output folder per reading, ``OUT/<group>/<reading>``),
+and :func:`verdict_table` gives, per group, the mean absolute difference from the paper's values over the
+cells the paper reports, with no reading and with the closest reading.
 
 Command line (``--runs`` per cell; ``all`` = ``run`` + ``report``, and with ``--errata`` the table of
 ``docs/errata.md`` rewritten in place)::
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._status import exit_status
 from .config import EXPERIMENTS
 from .readings import DEFAULT_LABEL
 from .report import paper_results
@@ -339,26 +341,68 @@ def replace_table(text: str, table: str) -> str:
     return out + "\n" if text.endswith("\n") else out
 
 
+def _run_reading(
+    group: Group,
+    reading: str,
+    *,
+    out: str | Path,
+    data_dir: str | Path,
+    runs: int,
+    jobs: int | str,
+    seed: int,
+) -> None:
+    """Run ``group`` under ``reading`` (``"a+b"``, or :data:`DEFAULT_LABEL`) into its folder of ``out``.
+
+    What ``dpmo reproduce EXPERIMENT --methods M --datasets D ... --reading R ... --no-report`` does, without
+    the command line (a lower layer): the same checks of the reading, the data folder and ``--jobs``, then
+    :func:`dpmo.experiments.orchestrate.reproduce` with its defaults for the rest. Raises ValueError when a
+    check fails, and what ``reproduce`` raises.
+    """
+    from . import orchestrate
+    from .cores import parse_jobs
+
+    readings = None if reading == DEFAULT_LABEL else reading.split("+")
+    orchestrate.check_readings_apply([group.experiment], readings, group.experiment)
+    data = orchestrate.data_folder(data_dir)
+    try:
+        workers = parse_jobs(jobs)
+    except ValueError as exc:
+        raise ValueError(f"--jobs {exc}") from None
+    folder = orchestrate.output_folder(_folder(Path(out), group, reading))
+    orchestrate.reproduce(
+        [group.experiment],
+        folder,
+        experiment=group.experiment,
+        data_dirs=[data],
+        seed=seed,
+        jobs=workers,
+        runs=runs,
+        epsilons=tuple(sorted({float(e) for e in group.epsilons})) or None,
+        readings=readings,
+        methods_req=[group.method],
+        requested=list(group.datasets),
+        report=False,
+    )
+
+
 def run_group(
     name: str, *, out: str | Path, data_dir: str, runs: int, jobs: int | str = 1, seed: int = 0
 ) -> None:
-    """Run group ``name`` with no reading and with each of its readings (resumable)."""
-    from ..cli import main as cli_main
+    """Run group ``name`` with no reading and with each of its readings (resumable).
 
+    A reading that fails is reported on stderr with its exit status (that of ``dpmo reproduce``,
+    :func:`dpmo._status.exit_status`) and the next one runs.
+    """
     g = GROUPS[name]
     n = max(1, int(round(runs * g.runs_factor)))
     for reading in (DEFAULT_LABEL, *g.readings):
-        argv = [
-            "reproduce", g.experiment, "--methods", g.method, "--datasets", *g.datasets,
-            "--data-dir", str(data_dir), "--runs", str(n), "--jobs", str(jobs), "--seed", str(seed),
-            "--out", str(_folder(Path(out), g, reading)), "--no-report",
-        ]  # fmt: skip
-        if g.epsilons:
-            argv += ["--epsilons", *map(str, g.epsilons)]
-        if reading != DEFAULT_LABEL:
-            for r in reading.split("+"):
-                argv += ["--reading", r]
-        status = cli_main(argv)
+        try:
+            _run_reading(g, reading, out=out, data_dir=data_dir, runs=n, jobs=jobs, seed=seed)
+            status = 0
+        except BaseException as exc:
+            status = exit_status(exc)
+            if status is None:
+                raise
         if status:
             print(f"verdict: {name} / {reading} failed with status {status}", file=sys.stderr)
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .datasets.types import NONFINITE, NOT_SHOWN, Dataset, Feature, LabelError, resolve_path
+from .types import NONFINITE, NOT_SHOWN, Dataset, Feature, LabelError, resolve_path
 
 __all__ = ["load_csv"]
 
