@@ -164,8 +164,13 @@ def run(workload: str, extra: list[str], cache: str, workers: int) -> dict:
             for field in ("hits", "misses", "compile_cpu"):
                 into[field] += k[field]
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"kernels": kernels, "compile_cpu": sum(d["compile_cpu"] for d in dumps), "processes": len(dumps),
-            "cpu": cpu, "wall": wall}
+    return {
+        "kernels": kernels,
+        "compile_cpu": sum(d["compile_cpu"] for d in dumps),
+        "processes": len(dumps),
+        "cpu": cpu,
+        "wall": wall,
+    }
 
 
 def main() -> None:
@@ -188,13 +193,19 @@ def main() -> None:
             if hits and args.workers == 1:  # several workers: one may load what another compiled
                 sys.exit(f"run {i}: {hits} cache hits in an empty NUMBA_CACHE_DIR: the run was not cold")
             runs.append(result)
-            print(f"cold run {i}: cpu {result['cpu']:.1f} s (compiling {result['compile_cpu']:.1f} s in "
-                  f"{result['processes']} processes, {hits} cache hits), wall {result['wall']:.1f} s, "
-                  f"load {os.getloadavg()[0]:.2f}", flush=True)
+            print(
+                f"cold run {i}: cpu {result['cpu']:.1f} s (compiling {result['compile_cpu']:.1f} s in "
+                f"{result['processes']} processes, {hits} cache hits), wall {result['wall']:.1f} s, "
+                f"load {os.getloadavg()[0]:.2f}",
+                flush=True,
+            )
         if args.warm:
             warm = run(args.workload, extra, cache, args.workers)
-            print(f"warm run: cpu {warm['cpu']:.1f} s (compiling {warm['compile_cpu']:.1f} s), "
-                  f"wall {warm['wall']:.1f} s", flush=True)
+            print(
+                f"warm run: cpu {warm['cpu']:.1f} s (compiling {warm['compile_cpu']:.1f} s), "
+                f"wall {warm['wall']:.1f} s",
+                flush=True,
+            )
     kernels = runs[-1]["kernels"]
     print(f"\n{'kernel':60s} {'sigs':>4s} {'compiles':>8s} {'compile cpu s':>13s}")
     for key in sorted(kernels, key=lambda k: -kernels[k]["compile_cpu"]):
@@ -202,8 +213,10 @@ def main() -> None:
         if k["signatures"]:
             print(f"{key:60s} {len(k['signatures']):4d} {k['misses']:8d} {k['compile_cpu']:13.2f}")
     compiled = [k for k in kernels.values() if k["signatures"]]
-    print(f"\n{len(compiled)} kernels compiled, {sum(len(k['signatures']) for k in compiled)} signatures, "
-          f"{sum(k['misses'] for k in compiled)} compiles (over all processes)")
+    print(
+        f"\n{len(compiled)} kernels compiled, {sum(len(k['signatures']) for k in compiled)} signatures, "
+        f"{sum(k['misses'] for k in compiled)} compiles (over all processes)"
+    )
     cpu = statistics.median(r["cpu"] for r in runs)
     comp = statistics.median(r["compile_cpu"] for r in runs)
     each = ", ".join(f"{r['cpu']:.1f}" for r in runs)

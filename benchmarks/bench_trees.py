@@ -36,7 +36,12 @@ from dpmo.trees import DPMOETClassifier
 
 # the paper's settings, trees only (no leaf counts: all of epsilon goes to the selections, as in the paper)
 PARETO = dict(
-    population_size=30, selection_size=3, n_iterations=3, initial_depth=4, max_depth=10, n_output=3,
+    population_size=30,
+    selection_size=3,
+    n_iterations=3,
+    initial_depth=4,
+    max_depth=10,
+    n_output=3,
     leaf_count_share=0,
 )
 AGG = dict(

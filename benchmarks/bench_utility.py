@@ -64,8 +64,14 @@ PARETO_SETTINGS = dict(
 #: The paper's aggregation settings, written out (so that a change of the estimator's defaults does not
 #: change this table).
 AGG_SETTINGS = dict(
-    population_size=100, selection_size=20, n_iterations=2, initial_depth=3, max_depth=5, n_output=1,
-    weights=(3.0, 2.0), final_share=None,
+    population_size=100,
+    selection_size=20,
+    n_iterations=2,
+    initial_depth=3,
+    max_depth=5,
+    n_output=1,
+    weights=(3.0, 2.0),
+    final_share=None,
 )
 TREE_METHODS = {
     "DP-MOET-Agg": dict(AGG_SETTINGS, approach="agg"),

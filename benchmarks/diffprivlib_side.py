@@ -55,8 +55,11 @@ def main(argv=None) -> int:
         ),
     }
     out = {
-        "versions": {"diffprivlib": diffprivlib.__version__, "scikit-learn": sklearn.__version__,
-                     "numpy": np.__version__},  # fmt: skip
+        "versions": {
+            "diffprivlib": diffprivlib.__version__,
+            "scikit-learn": sklearn.__version__,
+            "numpy": np.__version__,
+        },  # fmt: skip
         "models": {},
     }
     with warnings.catch_warnings():

@@ -131,9 +131,7 @@ def test_graph_entry_points():
     for approach, settings in (("agg", {}), ("pareto", {}), ("chebyshev", {}), ("chebyshev", "fixed")):
         b = dpmo.Budget(1.0, delta=DELTA)
         extra = {} if settings != "fixed" else {"shares": graphs.chebyshev.graph_chebyshev_settings(34, 4)[2]}
-        picks = graphs.top_k(
-            g, 4, 1.0, approach=approach, nodes=34, rng=0, delta=DELTA, budget=b, **extra
-        )
+        picks = graphs.top_k(g, 4, 1.0, approach=approach, nodes=34, rng=0, delta=DELTA, budget=b, **extra)
         # the staircase (chebyshev's graph default) records a release before each of its 4 rounds
         records = 8 if approach == "chebyshev" and not extra else 4
         assert len(set(picks.tolist())) == 4 and len(b.ledger) == records and b.remaining_delta == 0

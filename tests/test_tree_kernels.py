@@ -178,7 +178,12 @@ def ref_fit(est, X, y):
 def test_fit_equals_the_loop_of_the_public_operators(approach, epsilon):
     data = load_breast_cancer()
     settings_ = dict(  # no leaf counts: ref_fit gives every round epsilon / (k + 1), as the paper
-        population_size=9, selection_size=3, n_iterations=2, initial_depth=2, max_depth=5, n_output=2,
+        population_size=9,
+        selection_size=3,
+        n_iterations=2,
+        initial_depth=2,
+        max_depth=5,
+        n_output=2,
         leaf_count_share=0,
     )
     for seed in range(3):

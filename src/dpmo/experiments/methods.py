@@ -55,7 +55,6 @@ __all__ = [
 ]
 
 
-
 def _sensitivity_of(method: str) -> str:
     if method.endswith("local"):
         return "local"

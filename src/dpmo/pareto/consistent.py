@@ -172,4 +172,3 @@ class ConsistentParetoRounds(Rounds):
         self.paper.chosen(candidate)
         if self._global is not None and self._global is not self.paper:
             self._global.chosen(candidate)
-
