@@ -72,8 +72,9 @@ def _two_hubs():
 
 @pytest.mark.parametrize("epsilon", [1.0, 1.5, 2.0])
 def test_top_rounds_spend_the_rule_and_the_last_round_the_rest(epsilon):
-    """Pure DP: four records, made as spent; the two top rounds at the same part, below TOP_PICK_EPSILON (the
-    released lead is thousands of edges), the last round the exact rest; the top picks are the hubs."""
+    """Pure DP: four records, made as spent; the two top rounds at the same part, far below their planned
+    part (the released lead is thousands of edges), the last round the exact rest; the top picks are the
+    hubs."""
     g = _two_hubs()
     for seed in range(3):
         b = Budget(epsilon)
@@ -82,7 +83,7 @@ def test_top_rounds_spend_the_rule_and_the_last_round_the_rest(epsilon):
         eps = [r.epsilon for r in b.ledger]
         assert [r.mechanism for r in b.ledger] == ["laplace", "exponential", "exponential", "exponential"]
         assert sum(eps, Fraction(0)) == Fraction(epsilon) and b.remaining == 0
-        assert eps[1] == eps[2] < Fraction(C.TOP_PICK_EPSILON).limit_denominator(1000)
+        assert eps[1] == eps[2] and float(eps[1]) < 0.02  # planned: 0.1275 epsilon each
         assert eps[1] >= Fraction(1, 1000)
         assert float(eps[0]) == pytest.approx(epsilon * C.TOP_QUANTILE_SHARE)
         assert eps[3] == Fraction(epsilon) - eps[0] - 2 * eps[1]
@@ -98,3 +99,16 @@ def test_with_delta_the_top_rounds_keep_the_plan():
     graphs.top_k(g, 3, 1.0, approach="chebyshev", rng=0, exact=False, budget=b, delta=1e-6)
     e = [float(r.epsilon) for r in b.ledger]
     assert len(e) == 4 and e[1] / e[3] == pytest.approx(plan[1].share / plan[3].share)
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 2.0, 4.0])
+def test_a_top_round_is_planned_at_the_staircase_round_one_share(epsilon):
+    """Written out: round 1 of the staircase plan without the signal gets ``0.15 (1 - 0.03 - 2 x 0.06)``
+    (FIRST_ROUND of the rounds' part) of epsilon; each top round is planned at that share, the release at
+    TOP_QUANTILE_SHARE, the last round at the rest."""
+    top = C.GraphStaircaseApproach(3, top_first=True, epsilon=epsilon)
+    plan = top.steps(3, 2)
+    assert [st.kind for st in plan] == ["release", "round", "round", "round"]
+    assert plan[1].share == plan[2].share == pytest.approx(0.15 * (1.0 - 0.03 - 2 * 0.06))
+    assert plan[1].share == pytest.approx(C.GraphStaircaseApproach(3).steps(3, 2)[1].share)
+    assert plan[3].share == pytest.approx(1.0 - C.TOP_QUANTILE_SHARE - 2 * 0.1275)

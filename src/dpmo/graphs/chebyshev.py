@@ -48,7 +48,6 @@ from .staircase_rules import (
     QUANTILE_SHARE,
     RANK_CONFIDENCE,
     SIGNAL_SHARE,
-    TOP_PICK_EPSILON,
     TOP_PICKS,
     TOP_QUANTILE_SHARE,
     WINDOW_FIRST,
@@ -163,7 +162,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
 
     def _top_first_parts(self, parts):
         """The top-first plan's parts after the ranks' release: each top round at :func:`top_pick_epsilon`
-        (the nodes from the last round's upper edge down weigh at most ``1 / e`` of a node at the released
+        (the nodes from the last round's upper edge down weigh at most ``1 / n`` of a node at the released
         degree of rank :data:`TOP_PICKS`) when that is below its planned part, the rest to the last round,
         the exact sum unchanged (None: the plan). Public: the plan, ``n``, the released degrees."""
         n, a = self.objectives[0].n, self.appr
@@ -350,7 +349,7 @@ class GraphStaircaseApproach(StaircaseApproach):
 
     ``top_first=True`` (``k = 3``; ``epsilon``, the call's, required): the *top-first plan* instead. A
     release of the degrees at the ranks (:data:`TOP_QUANTILE_SHARE`); :data:`TOP_PICKS` rounds planned at
-    :data:`TOP_PICK_EPSILON` each, scoring ``min(degree - W, 0)`` (``W`` the released degree of rank
+    :meth:`top_round_share` each, scoring ``min(degree - W, 0)`` (``W`` the released degree of rank
     ``TOP_PICKS``): the highest degrees, nearly free; then one round with the rest of epsilon, the
     staircase round at the floor ``(0, 0)``, ``min(degree, D_ego)``, in the window of degree ranks
     :func:`ego_window_for` (no release between rounds). With pure epsilon-DP each top round runs at
@@ -370,7 +369,7 @@ class GraphStaircaseApproach(StaircaseApproach):
                 f"epsilon={epsilon!r}"
             )
         self.top_first, self.epsilon = bool(top_first), None if epsilon is None else float(epsilon)
-        self.top_picks, self.top_pick_epsilon = TOP_PICKS, TOP_PICK_EPSILON
+        self.top_picks = TOP_PICKS
         self.top_quantile_share, self.ego_window = TOP_QUANTILE_SHARE, None  # None: ego_window_for's rule
         self.k, self.formula = int(k), formula
         self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
@@ -431,11 +430,21 @@ class GraphStaircaseApproach(StaircaseApproach):
         w[0] = self.first_round
         return w
 
+    def top_round_share(self) -> float:
+        """The planned share of each top round of the top-first plan: round 1's share in the staircase plan
+        without the signal release, ``FIRST_ROUND (1 - QUANTILE_SHARE - (k - 1) PICK_SHARE)`` (0.1275 at
+        ``k = 3``). A top round does what round 1 of that plan does on its weak path (the largest degree by
+        ``min(degree - W, 0)``) and is planned at no more; with pure epsilon-DP it runs at
+        :func:`top_pick_epsilon` of the released degrees when that is less (public: the plan's shares)."""
+        w = self.round_weights()
+        left = 1.0 - self.quantile_share - (self.k - 1) * self.release_share
+        return float(w[0] / w.sum() * left)
+
     def steps(self, k: int, m: int):
         if m != 2 or k != self.k:
             raise ValueError(f"this approach was made for k = {self.k} picks over the 2 graph objectives")
-        if self.top_first:  # the ranks' release, TOP_PICKS nearly free rounds, one round with the rest
-            top = min(self.top_pick_epsilon / self.epsilon, 0.25)
+        if self.top_first:  # the ranks' release, TOP_PICKS top rounds, one round with the rest
+            top = self.top_round_share()
             plan = [Step("release", 0, self.top_quantile_share, "laplace")]
             plan += [Step("round", j, top, None) for j in range(self.top_picks)]
             last = 1.0 - self.top_quantile_share - self.top_picks * top

@@ -35,7 +35,6 @@ __all__ = [
     "RANK_CONFIDENCE",
     "TOP_FIRST_EPSILONS",
     "TOP_PICKS",
-    "TOP_PICK_EPSILON",
     "TOP_QUANTILE_SHARE",
     "ego_window_for",
     "degree_ranks",
@@ -268,12 +267,11 @@ PICK_CONFIDENCE, RANK_CONFIDENCE = 0.0, 0.5
 #: ``[a, b]``, ``(c - epsilon) / (c - b)`` on ``(b, c)`` (a public coin: the expected ratio rises with
 #: epsilon into the staircase's), and 0 outside (:func:`top_first_probability`).
 TOP_FIRST_EPSILONS = (1.0, 2.0, 5.0)
-#: Picks of the top-first plan taken among the highest degrees, each planned at this epsilon (absolute: it is
-#: what separates the top degrees, hundreds of edges apart, from tens of thousands of ordinary nodes). With
-#: pure epsilon-DP a top round runs at :func:`top_pick_epsilon` of the released degrees when that is less
-#: (the rest to the last round); ``TOP_PICK_EPSILON`` is then only its ceiling (and the part with
-#: ``delta > 0``).
-TOP_PICKS, TOP_PICK_EPSILON = 2, 0.03
+#: Picks of the top-first plan taken among the highest degrees, each planned at round 1's share of the
+#: staircase plan (:meth:`GraphStaircaseApproach.top_round_share`) and, with pure epsilon-DP, run at
+#: :func:`top_pick_epsilon` of the released degrees when that is less (the rest to the last round). It
+#: replaces ``TOP_PICK_EPSILON = 0.03``, an absolute epsilon chosen on GitHub and Enron.
+TOP_PICKS = 2
 #: Share of epsilon of the top-first plan's release of the degrees at the ranks :func:`degree_ranks`.
 TOP_QUANTILE_SHARE = 0.02
 
