@@ -298,6 +298,13 @@ def explain_topk(args, n: int) -> int:
                 f"# at this epsilon a public coin runs the top-first plan with probability {p:.3g}, else the "
                 f"staircase; the table shows the {'top-first plan' if p >= 0.5 else 'staircase'}"
             )
+        if approach.top_first:
+            print(
+                "# the top-first plan's two top rounds are planned at round 1's share of the staircase plan; "
+                "with delta = 0 each runs at the epsilon the released degrees say it needs to land above the "
+                "last round's window with probability 1 - 1/n (top_pick_epsilon) when that is less, the "
+                "rest going to the last round"
+            )
         if approach.uses_signal():
             e0 = args.epsilon * approach.steps(args.k, 2)[0].share  # the first release's epsilon (public)
             print(

@@ -42,14 +42,12 @@ from .hypervolume_rounds import (
 from .staircase_rules import (
     CORNER_TIE,
     DEGREE_MARGIN,
-    EGO_WINDOW,
     FIRST_ROUND,
     PICK_CONFIDENCE,
     PICK_SHARE,
     QUANTILE_SHARE,
     RANK_CONFIDENCE,
     SIGNAL_SHARE,
-    TOP_PICK_EPSILON,
     TOP_PICKS,
     TOP_QUANTILE_SHARE,
     WINDOW_FIRST,
@@ -64,6 +62,7 @@ from .staircase_rules import (
     tie_weight,
     top_degree_epsilon,
     top_first_probability,
+    top_pick_epsilon,
     window_last,
 )
 
@@ -140,7 +139,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
         self.round, self.epsilon = r, epsilon
 
     def reallocate(self, r, parts):
-        """Round 1's unneeded epsilon to round 2 (the pipeline asks after each release; None keeps the plan).
+        """Round 1's unneeded epsilon to round 2 (the pipeline asks after each release; None keeps the plan);
+        in the top-first plan, the top rounds' unneeded epsilon to the last round (:meth:`_top_first_parts`).
         A weak round 1 (:meth:`weak_signal`) puts the largest degree ``lead = W_1 - W_2`` edges (released
         degrees of ranks 1 and 2) above every other node and needs only :func:`top_degree_epsilon` ``(n,
         lead)``: it runs at that (when below its part), round 2 at its part plus the rest, the exact sum
@@ -150,6 +150,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
         lost on 10^4 nodes", change 1)."""
         if r != 0 or len(parts) < 2 or self.degrees_at_ranks is None or self.degrees_at_ranks.size < 2:
             return None
+        if self.appr.top_first:
+            return self._top_first_parts(parts)
         if not (self.signal is not None and self.signal < self.threshold):  # round 1 is not the weak one
             return None
         lead = float(self.degrees_at_ranks[0] - self.degrees_at_ranks[1])
@@ -157,6 +159,23 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if need >= parts[0]:
             return None
         return [need, parts[1] + (parts[0] - need), *parts[2:]]
+
+    def _top_first_parts(self, parts):
+        """The top-first plan's parts after the ranks' release: each top round at :func:`top_pick_epsilon`
+        (the nodes from the last round's upper edge down weigh at most ``1 / n`` of a node at the released
+        degree of rank :data:`TOP_PICKS`) when that is below its planned part, the rest to the last round,
+        the exact sum unchanged (None: the plan). Public: the plan, ``n``, the released degrees."""
+        n, a = self.objectives[0].n, self.appr
+        edge = ego_window_for(n, a.ego_window)[0]
+        e = top_pick_epsilon(self.ranks, self.degrees_at_ranks, float(a.top_picks), edge, n)
+        if not math.isfinite(e):
+            return None
+        need = Fraction(round(e * 1000), 1000)
+        new = [min(p, need) for p in parts[: a.top_picks]]
+        if new == list(parts[: a.top_picks]):
+            return None
+        rest = sum(parts[: a.top_picks], Fraction(0)) - sum(new, Fraction(0))
+        return [*new, *parts[a.top_picks : -1], parts[-1] + rest]
 
     def quantum(self) -> int:
         """``q`` of the last pick release: its dampened ego density is released as ``floor(q D_ego)``
@@ -329,12 +348,14 @@ class GraphStaircaseApproach(StaircaseApproach):
     the picks become the greedy hypervolume picks of the exact objectives.
 
     ``top_first=True`` (``k = 3``; ``epsilon``, the call's, required): the *top-first plan* instead. A
-    release of the degrees at the ranks (:data:`TOP_QUANTILE_SHARE`); :data:`TOP_PICKS` rounds at
-    :data:`TOP_PICK_EPSILON` each, scoring ``min(degree - W, 0)`` (``W`` the released degree of rank
+    release of the degrees at the ranks (:data:`TOP_QUANTILE_SHARE`); :data:`TOP_PICKS` rounds planned at
+    :meth:`top_round_share` each, scoring ``min(degree - W, 0)`` (``W`` the released degree of rank
     ``TOP_PICKS``): the highest degrees, nearly free; then one round with the rest of epsilon, the
     staircase round at the floor ``(0, 0)``, ``min(degree, D_ego)``, in the window of degree ranks
-    :data:`EGO_WINDOW` (no release between rounds). At epsilon 1-2 one well-funded ego-density round
-    buys more hypervolume than two poorly funded ones (``docs/pareto.md``).
+    :func:`ego_window_for` (no release between rounds). With pure epsilon-DP each top round runs at
+    :func:`top_pick_epsilon` of the released degrees when that is less, the rest going to the last round
+    (:meth:`_GraphStaircaseRounds.reallocate`). At epsilon 1-2 one well-funded ego-density round buys more
+    hypervolume than two poorly funded ones (``docs/pareto.md``).
     """
 
     name = "staircase"
@@ -348,8 +369,8 @@ class GraphStaircaseApproach(StaircaseApproach):
                 f"epsilon={epsilon!r}"
             )
         self.top_first, self.epsilon = bool(top_first), None if epsilon is None else float(epsilon)
-        self.top_picks, self.top_pick_epsilon = TOP_PICKS, TOP_PICK_EPSILON
-        self.top_quantile_share, self.ego_window = TOP_QUANTILE_SHARE, EGO_WINDOW
+        self.top_picks = TOP_PICKS
+        self.top_quantile_share, self.ego_window = TOP_QUANTILE_SHARE, None  # None: ego_window_for's rule
         self.k, self.formula = int(k), formula
         self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
         self.signal_share = SIGNAL_SHARE
@@ -409,11 +430,21 @@ class GraphStaircaseApproach(StaircaseApproach):
         w[0] = self.first_round
         return w
 
+    def top_round_share(self) -> float:
+        """The planned share of each top round of the top-first plan: round 1's share in the staircase plan
+        without the signal release, ``FIRST_ROUND (1 - QUANTILE_SHARE - (k - 1) PICK_SHARE)`` (0.1275 at
+        ``k = 3``). A top round does what round 1 of that plan does on its weak path (the largest degree by
+        ``min(degree - W, 0)``) and is planned at no more; with pure epsilon-DP it runs at
+        :func:`top_pick_epsilon` of the released degrees when that is less (public: the plan's shares)."""
+        w = self.round_weights()
+        left = 1.0 - self.quantile_share - (self.k - 1) * self.release_share
+        return float(w[0] / w.sum() * left)
+
     def steps(self, k: int, m: int):
         if m != 2 or k != self.k:
             raise ValueError(f"this approach was made for k = {self.k} picks over the 2 graph objectives")
-        if self.top_first:  # the ranks' release, TOP_PICKS nearly free rounds, one round with the rest
-            top = min(self.top_pick_epsilon / self.epsilon, 0.25)
+        if self.top_first:  # the ranks' release, TOP_PICKS top rounds, one round with the rest
+            top = self.top_round_share()
             plan = [Step("release", 0, self.top_quantile_share, "laplace")]
             plan += [Step("round", j, top, None) for j in range(self.top_picks)]
             last = 1.0 - self.top_quantile_share - self.top_picks * top

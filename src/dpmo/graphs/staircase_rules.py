@@ -20,6 +20,7 @@ __all__ = [
     "PICK_QUANTUM_MAX",
     "signal_threshold",
     "top_degree_epsilon",
+    "top_pick_epsilon",
     "signal_quantum",
     "ego_signal_statistic",
     "QUANTILE_SHARE",
@@ -34,9 +35,7 @@ __all__ = [
     "RANK_CONFIDENCE",
     "TOP_FIRST_EPSILONS",
     "TOP_PICKS",
-    "TOP_PICK_EPSILON",
     "TOP_QUANTILE_SHARE",
-    "EGO_WINDOW",
     "ego_window_for",
     "degree_ranks",
     "top_first_probability",
@@ -150,6 +149,62 @@ def top_degree_epsilon(n: int, lead: float) -> float:
     return math.ceil(eps * 1000.0 - 1e-9) / 1000.0
 
 
+def top_pick_epsilon(ranks, degrees, top: float, edge: float, n: int, miss: float | None = None) -> float:
+    """The epsilon of a top-first round, ``min(degree - W, 0)`` with ``W = degrees(top)``: the smallest
+    multiple of 1 / 1000 at which the nodes of degree rank ``edge`` and below (those the plan's last round
+    searches, and the bulk) weigh together at most ``miss`` (default ``1 / n``) of one node scoring 0, read
+    from the released degree sequence (public: ``ranks``, ``degrees`` the released degrees there, ``edge``,
+    ``n``): ``sum_b c_b exp(-eps (W - W_b) / 2) <= miss``, the ``c_b`` nodes of band ``b`` of ranks (from
+    ``max(r_b, edge)`` to the next released rank; the last band is rank ``n`` itself) counted at the released
+    degree ``W_b`` of the band's first released rank ``r_b <= max(r_b, edge)`` (an upper bound: the released
+    degrees are non-increasing). The round then lands below ``edge`` with probability at most ``miss``, in
+    released terms: the exponential mechanism's utility bound (McSherry and Talwar 2007) with ``ln(1 /
+    miss) = ln n``; with all ``n`` nodes at one lead, ``2 (ln n + ln n) / lead``. A miss loses the top corner
+    of the front, so ``1 / n`` and not the ``1 / e`` of :func:`top_degree_epsilon` (``docs/pareto.md``, "What
+    was tuned, on which data"). ``inf`` when a band has no lead (``W_b >= W``): no epsilon separates it.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import top_pick_epsilon
+    >>> r = [1, 2, 4, 8, 10]
+    >>> top_pick_epsilon(r, [900, 800, 50, 10, 5], 2, 4, 10)  # 7 nodes, 750 or more edges below
+    0.012
+    >>> top_pick_epsilon(r, [900, 800, 800, 10, 5], 2, 4, 10)
+    inf
+    """
+    r = np.asarray(ranks, dtype=np.float64)
+    d = np.asarray(degrees, dtype=np.float64)
+    lr = np.log(r)
+    W = float(np.interp(math.log(top), lr, d))
+    lo = max(float(edge), 1.0)
+    starts = np.concatenate([[lo], r[r > lo]])
+    ends = np.concatenate([r[r > lo], [float(n) + 1.0]])
+    counts = np.maximum(np.ceil(ends) - np.ceil(starts), 0.0)  # integer ranks in [start, end)
+    tops = np.concatenate([[d[np.searchsorted(r, lo, side="right") - 1]], d[r > lo]])  # step: upper bounds
+    leads = W - tops
+    keep = counts > 0
+    counts, leads = counts[keep], leads[keep]
+    if counts.size == 0:
+        return 0.001
+    if not leads.min() > 0.0:
+        return math.inf
+
+    miss = 1.0 / max(float(n), math.e) if miss is None else float(miss)
+
+    def mass(eps: float) -> float:
+        return float(np.sum(counts * np.exp(-eps * leads / 2.0)))
+
+    hi = 2.0 * (math.log(counts.sum()) - math.log(miss)) / float(leads.min())  # all at the smallest lead
+    lo_eps = 0.0
+    for _ in range(60):
+        mid = 0.5 * (lo_eps + hi)
+        lo_eps, hi = (lo_eps, mid) if mass(mid) <= miss else (mid, hi)
+    eps = max(math.ceil(hi * 1000.0 - 1e-9) / 1000.0, 0.001)
+    while mass(eps) > miss:  # the rounding kept on the right side
+        eps += 0.001
+    return round(eps, 3)
+
+
 def signal_quantum(threshold: float) -> int:
     """``q = max(1, ceil(2 / threshold))``: the signal is released as ``floor(q max D_ego)`` (sensitivity
     ``q``, discrete Laplace ``x = eps_b / q``), a grid at least twice as fine as :func:`signal_threshold`, so
@@ -212,15 +267,13 @@ PICK_CONFIDENCE, RANK_CONFIDENCE = 0.0, 0.5
 #: ``[a, b]``, ``(c - epsilon) / (c - b)`` on ``(b, c)`` (a public coin: the expected ratio rises with
 #: epsilon into the staircase's), and 0 outside (:func:`top_first_probability`).
 TOP_FIRST_EPSILONS = (1.0, 2.0, 5.0)
-#: Picks of the top-first plan taken among the highest degrees, each at this epsilon (absolute: it is what
-#: separates the top degrees, hundreds of edges apart, from tens of thousands of ordinary nodes).
-TOP_PICKS, TOP_PICK_EPSILON = 2, 0.03
+#: Picks of the top-first plan taken among the highest degrees, each planned at round 1's share of the
+#: staircase plan (:meth:`GraphStaircaseApproach.top_round_share`) and, with pure epsilon-DP, run at
+#: :func:`top_pick_epsilon` of the released degrees when that is less (the rest to the last round). It
+#: replaces ``TOP_PICK_EPSILON = 0.03``, an absolute epsilon chosen on GitHub and Enron.
+TOP_PICKS = 2
 #: Share of epsilon of the top-first plan's release of the degrees at the ranks :func:`degree_ranks`.
 TOP_QUANTILE_SHARE = 0.02
-#: The top-first plan's last round sees the nodes of degree rank ``EGO_WINDOW[0]`` (upper edge) to
-#: ``EGO_WINDOW[1] exp(epsilon_j WINDOW_GAP / 2)`` (lower edge, opening with the round's epsilon), each
-#: capped on small graphs by :func:`ego_window_for` (``n^(1/3)``, ``n^(1/2)``).
-EGO_WINDOW = (20.0, 50.0)
 
 
 def window_last(n: int, k: int) -> float:
@@ -242,23 +295,30 @@ def window_last(n: int, k: int) -> float:
     return max(WINDOW_FIRST, float(max(int(n), 1)) ** (2.0 / 3.0))
 
 
-def ego_window_for(n: int, window=EGO_WINDOW) -> tuple[float, float]:
-    """The top-first plan's window of degree ranks on ``n`` nodes: ``(min(a, n^(1/3)), min(b, n^(1/2)))`` for
-    ``window = (a, b)`` (:data:`EGO_WINDOW`; public: ``n``). The constants (chosen on GitHub and Enron, where
-    ``n^(1/3)`` and ``n^(1/2)`` exceed them and the cap changes nothing) are capped by the band rule of
-    :func:`window_last`: the dense end's round starts no lower than the top of the middle band (``n^(1/3)``)
-    and its window at epsilon -> 0 reaches no further than that band's middle (``n^(1/2)``). Without the cap,
-    on 200 nodes the window's upper edge, rank 20, left out a tenth of the graph and its lower edge opened
-    past ``n`` at once (``docs/pareto.md``, "What was tuned, on which data").
+def ego_window_for(n: int, window=None) -> tuple[float, float]:
+    """The top-first plan's window of degree ranks on ``n`` nodes, ``(s / WINDOW_FIRST, s)`` with ``s =
+    sqrt(WINDOW_FIRST window_last(n, 3))`` (``sqrt(3) n^(1/3)``: 19.4 and 58.1 on 37,700 nodes; public:
+    ``n``). The plan's last round plays the staircase's middle round: at epsilon -> 0 that round's window
+    starts at ``s`` (:meth:`GraphStaircaseApproach.window_starts`, ``k = 3``), the lower edge here, which
+    opens with the round's epsilon as every window does; the upper edge leaves the ranks above ``s /
+    WINDOW_FIRST`` to the top rounds, so the window spans the factor ``WINDOW_FIRST`` in rank that round 1 of
+    the staircase spans (ranks 1 to ``WINDOW_FIRST``), centred in log rank on ``n^(1/3)``, the border of the
+    top band and the middle band (:func:`window_last`). It replaces ``EGO_WINDOW = (20, 50)``, chosen on
+    GitHub and Enron (``docs/pareto.md``, "What was tuned, on which data"). ``window = (a, b)`` given:
+    ``(min(a, n^(1/3)), min(b, n^(1/2)))``, the former cap of a constant window (kept for the audits that
+    shrink it).
 
     Examples
     --------
     >>> from dpmo.graphs.staircase_rules import ego_window_for
-    >>> ego_window_for(37_700), [round(x, 1) for x in ego_window_for(200)]
-    ((20.0, 50.0), [5.8, 14.1])
+    >>> [round(x, 1) for x in ego_window_for(37_700)], [round(x, 1) for x in ego_window_for(200)]
+    ([19.4, 58.1], [3.4, 10.1])
     """
     nn = float(max(int(n), 1))
-    return min(float(window[0]), nn ** (1.0 / 3.0)), min(float(window[1]), nn**0.5)
+    if window is not None:
+        return min(float(window[0]), nn ** (1.0 / 3.0)), min(float(window[1]), nn**0.5)
+    s = math.sqrt(WINDOW_FIRST * window_last(n, 3))
+    return s / WINDOW_FIRST, s
 
 
 def degree_ranks(n: int) -> np.ndarray:
