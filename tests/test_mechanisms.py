@@ -270,3 +270,28 @@ def test_probabilities_refuses_laplace_and_bad_log():
         dpmo.probabilities([1.0, 2.0], 1.0, 1.0, mechanism="laplace")
     with pytest.raises(TypeError, match="log"):
         dpmo.probabilities([1.0, 2.0], 1.0, 1.0, mechanism="exponential", log="yes")
+
+
+@settings(max_examples=200)
+@given(
+    st.lists(
+        st.one_of(st.floats(-1e6, 1e6), st.sampled_from([0.0, -1.0, -np.inf, -745.0])),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(1, 4),
+)
+def test_log_sum_exp_gives_scipys_floats(values, rows):
+    """The audits' log-sum-exp is SciPy's algorithm without its dispatch: the same floats as
+    scipy.special.logsumexp, over all entries and down the first axis (ties, -inf entries, rows)."""
+    from scipy.special import logsumexp
+
+    from dpmo.mechanisms._common import log_sum_exp
+
+    a = np.array(values)
+    table = np.vstack([a + i * 0.37 for i in range(rows)])
+    with np.errstate(all="ignore"):
+        pairs = [(logsumexp(a), log_sum_exp(a)), (logsumexp(table, axis=0), log_sum_exp(table, axis=0))]
+    for ref, ours in pairs:
+        assert np.shape(ours) == np.shape(ref)
+        assert np.array_equal(ours, ref, equal_nan=True)

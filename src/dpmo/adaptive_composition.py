@@ -30,6 +30,7 @@ imports only numpy.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -117,81 +118,129 @@ class _Grid:
         self.h, self.lo, self.hi, self.pad = h, lo, hi, pad
         self.q = math.exp(-h)
         self.index = np.arange(hi - lo + 1)  # state n = lo + index
+        self._v = np.ones(self.index.size + 2 * pad)
 
     def padded(self, w: np.ndarray) -> np.ndarray:
-        return np.concatenate([np.full(self.pad, w[0]), w, np.ones(self.pad)])
+        """``w`` with ``pad`` copies of ``w[0]`` below and ``pad`` ones above (one buffer, rewritten)."""
+        v = self._v
+        v[: self.pad] = w[0]
+        v[self.pad : self.pad + w.size] = w
+        return v
 
-    def at(self, v: np.ndarray, offset: np.ndarray) -> np.ndarray:
-        """Chord values at loss ``l + offset`` (offsets in units of ``h``, any real) for every state ``l``,
-        one row per offset: ``v`` padded, rows ``(len(offset), states)``."""
+    def reader(self, offset: np.ndarray) -> tuple:
+        """What :meth:`at` needs for these offsets (in units of ``h``, any real), computed once: the padded
+        indices of each offset's lower grid point for every state, and the chord's weights (None on the
+        grid)."""
         offset = np.asarray(offset, dtype=np.float64)
         base = np.floor(offset).astype(np.int64)
         frac = offset - base
-        rows = np.lib.stride_tricks.sliding_window_view(v, self.index.size)  # rows[j] = v[j : j + n]
-        lower = rows[self.pad + base]
+        lower = (self.pad + base)[:, None] + self.index  # v[lower][j] = v[pad + base[j] : ...][: states]
         if not frac.any():  # on the grid
-            return lower
+            return lower, None, None, None
         # weight of the lower grid point: (exp(-frac h) - exp(-h)) / (1 - exp(-h)), in [0, 1]
         w = np.clip((np.exp(-frac * self.h) - self.q) / (1.0 - self.q), 0.0, 1.0)[:, None]
-        return w * lower + (1.0 - w) * rows[self.pad + base + 1]
+        return lower, lower + 1, w, 1.0 - w
+
+    @staticmethod
+    def at(v: np.ndarray, reader: tuple) -> np.ndarray:
+        """Chord values at loss ``l + offset`` for every state ``l``, one row per offset of ``reader``
+        (:meth:`reader`): ``v`` padded, rows ``(len(offset), states)``."""
+        lower, upper, w, w_up = reader
+        if w is None:
+            return v[lower]
+        return w * v[lower] + w_up * v[upper]
 
     def intercepts(self, v: np.ndarray) -> np.ndarray:
         """Intercept at ``y = 0`` of each chord segment ``[n, n + 1]`` as a line in ``y = exp(-l)``."""
         return (v[1:] - self.q * v[:-1]) / (1.0 - self.q)
 
 
-def _bounded_range_step(grid: _Grid, v: np.ndarray, e: float) -> np.ndarray:
-    """``W_j`` at every state from the padded ``W_{j-1}`` for an ``e``-bounded-range mechanism."""
-    h = grid.h
-    e, s = _breakpoints(e, h)  # s: breakpoints of t in units of h
-    r = e / h
-    big = math.expm1(e)  # E - 1
-    p = np.clip((big - np.expm1(s * h)) / big, 0.0, 1.0)  # probability of the high loss t
-    ends = p[:, None] * grid.at(v, s) + (1.0 - p)[:, None] * grid.at(v, s - r)  # the pair at each t
-    if s.size < 2:
+class _BoundedPlan:
+    """The parts of an ``e``-bounded-range step that depend on ``e`` and the grid only, not on ``W``:
+    computed once per distinct ``e`` of a call (a call of ``k`` equal picks runs ``k`` steps of one plan)."""
+
+    def __init__(self, grid: _Grid, e: float):
+        h = grid.h
+        e, s = _breakpoints(e, h)  # s: breakpoints of t in units of h
+        r = e / h
+        self.big = big = math.expm1(e)  # E - 1
+        p = np.clip((big - np.expm1(s * h)) / big, 0.0, 1.0)  # probability of the high loss t
+        self.p_hi, self.p_lo = p[:, None], (1.0 - p)[:, None]
+        self.hi, self.lo = grid.reader(s), grid.reader(s - r)
+        self.single = s.size < 2
+        if self.single:
+            return
+        mids = 0.5 * (s[:-1] + s[1:])
+        self.c_hi, self.c_lo = np.floor(mids).astype(np.int64), np.floor(mids - r).astype(np.int64)
+        # exp(c h) of each cell's two grid points, looked up per state (the same elementwise exp of the same
+        # arguments as computing it per state, once per cell)
+        self.exp_hi, self.exp_lo = np.exp(self.c_hi * h), np.exp(self.c_lo * h)
+        # rows of the intercepts' sliding windows: icept[pad + c][col] = intercepts[pad + c + col]
+        self.i_hi = (grid.pad + self.c_hi)[:, None] + grid.index
+        self.i_lo = (grid.pad + self.c_lo)[:, None] + grid.index
+        self.u_all = np.exp(-h * s)
+        self.gap = ((1.0 / np.sqrt(self.u_all[1:]) - 1.0 / np.sqrt(self.u_all[:-1])) ** 2)[:, None]
+        self.last = s.size - 2
+
+
+def _bounded_range_step(grid: _Grid, v: np.ndarray, e: float, plan: _BoundedPlan | None = None) -> np.ndarray:
+    """``W_j`` at every state from the padded ``W_{j-1}`` for an ``e``-bounded-range mechanism (``plan``:
+    :class:`_BoundedPlan` of ``grid`` and ``e``, made here when not given)."""
+    pl = _BoundedPlan(grid, e) if plan is None else plan
+    big = pl.big
+    ends = pl.p_hi * grid.at(v, pl.hi) + pl.p_lo * grid.at(v, pl.lo)  # the pair at each t
+    if pl.single:
         return ends.max(axis=0)
     # each cell [t_a, t_b] (module notes): in u = exp(-t) the pair's value is F(u) = C u + B + A / u with
     # A = (a_lo - a_hi) / (E - 1), C = E (b_hi - b_lo) / (E - 1) from the two chords' lines a + b u.
     # Every cell: at most the larger end plus max(0, -A) times the gap of 1/u to its chord.
-    mids = 0.5 * (s[:-1] + s[1:])
-    c_hi, c_lo = np.floor(mids).astype(np.int64), np.floor(mids - r).astype(np.int64)
-    n = grid.index.size
-    icept = np.lib.stride_tricks.sliding_window_view(grid.intercepts(v), n)
-    coef_a = (icept[grid.pad + c_lo] - icept[grid.pad + c_hi]) / big
-    u_all = np.exp(-h * s)
-    gap = (1.0 / np.sqrt(u_all[1:]) - 1.0 / np.sqrt(u_all[:-1])) ** 2
-    cells = np.maximum(ends[:-1], ends[1:]) - np.minimum(coef_a, 0.0) * gap[:, None]
+    icept = grid.intercepts(v)
+    ic_hi, ic_lo = icept[pl.i_hi], icept[pl.i_lo]
+    coef_a = (ic_lo - ic_hi) / big
+    cells = np.maximum(ends[:-1], ends[1:]) - np.minimum(coef_a, 0.0) * pl.gap
     # the two cells beside each state's best end: also below the tangent of the concave F (A < 0) at its
     # stationary point clipped into the cell (F is below every tangent); the smaller bound is kept
     best = ends.argmax(axis=0)
-    cols = grid.index
-    for j in (np.maximum(best - 1, 0), np.minimum(best, s.size - 2)):
-        a = coef_a[j, cols]
-        rows = grid.pad + cols
-        hi0, lo0 = rows + c_hi[j], rows + c_lo[j]
-        a_hi, a_lo = icept[grid.pad + c_hi[j], cols], icept[grid.pad + c_lo[j], cols]
-        b_hi = (v[hi0] - v[hi0 + 1]) / (1.0 - grid.q) * np.exp(c_hi[j] * h)  # slopes in u (low loss: E u)
-        b_lo = (v[lo0] - v[lo0 + 1]) / (1.0 - grid.q) * np.exp(c_lo[j] * h)
+    n = grid.index.size
+    rows = grid.pad + grid.index
+    u_all, flat_a, flat_hi, flat_lo = pl.u_all, coef_a.ravel(), ic_hi.ravel(), ic_lo.ravel()
+    flat_ends, flat_cells = ends.ravel(), cells.ravel()
+    for j in (np.maximum(best - 1, 0), np.minimum(best, pl.last)):
+        at = j * n + grid.index  # flat positions of (j[col], col) in the (cells, states) arrays
+        a = flat_a[at]
+        negative = a < 0
+        hi0, lo0 = rows + pl.c_hi[j], rows + pl.c_lo[j]
+        a_hi, a_lo = flat_hi[at], flat_lo[at]
+        b_hi = (v[hi0] - v[hi0 + 1]) / (1.0 - grid.q) * pl.exp_hi[j]  # slopes in u (low loss: E u)
+        b_lo = (v[lo0] - v[lo0 + 1]) / (1.0 - grid.q) * pl.exp_lo[j]
         c = (b_hi - b_lo) * (big + 1.0) / big
         u_a, u_b = u_all[j], u_all[j + 1]
         with np.errstate(divide="ignore", invalid="ignore"):
-            star = np.where((a < 0) & (c < 0), np.sqrt(a / c), u_a)
-        u0 = np.clip(np.nan_to_num(star, nan=u_a), u_b, u_a)
+            star = np.where(negative & (c < 0), np.sqrt(a / c), u_a)
+        # star clipped into [u_b, u_a], a NaN read as u_a (u_b < u_a: fmin drops the NaN, then fmax clips)
+        u0 = np.fmax(np.fmin(star, u_a), u_b)
         p0 = ((big + 1.0) * u0 - 1.0) / (u0 * big)  # probability of the high loss at u0
         f0 = p0 * (a_hi + b_hi * u0) + (1.0 - p0) * (a_lo + b_lo * (big + 1.0) * u0)
         slope = c - a / (u0 * u0)
         tangent = f0 + np.maximum(slope * (u_a - u0), slope * (u_b - u0))
-        larger = np.maximum(ends[j, cols], ends[j + 1, cols])
-        cells[j, cols] = np.where(a < 0, np.minimum(cells[j, cols], np.maximum(tangent, larger)), larger)
+        larger = np.maximum(flat_ends[at], flat_ends[at + n])
+        flat_cells[at] = np.where(negative, np.minimum(flat_cells[at], np.maximum(tangent, larger)), larger)
     return cells.max(axis=0)
 
 
-def _pure_step(grid: _Grid, v: np.ndarray, e: float) -> np.ndarray:
-    """``W_j`` from the padded ``W_{j-1}`` for a pure ``e``-DP mechanism (randomised response)."""
-    e, s = _breakpoints(e, grid.h)
+def _pure_plan(grid: _Grid, e: float) -> tuple:
+    """What a pure ``e``-DP step needs that does not depend on ``W``: the reader of the offsets ``+-r``
+    (:meth:`_Grid.reader`) and the probability of the high loss."""
+    e = _breakpoints(e, grid.h)[0]
     r = e / grid.h
-    p = 1.0 / (1.0 + math.exp(-e))
-    vals = grid.at(v, np.array([r, -r]))
+    return grid.reader(np.array([r, -r])), 1.0 / (1.0 + math.exp(-e))
+
+
+def _pure_step(grid: _Grid, v: np.ndarray, e: float, plan: tuple | None = None) -> np.ndarray:
+    """``W_j`` from the padded ``W_{j-1}`` for a pure ``e``-DP mechanism (randomised response); ``plan``:
+    :func:`_pure_plan` of ``grid`` and ``e`` (made here when not given)."""
+    reader, p = _pure_plan(grid, e) if plan is None else plan
+    vals = grid.at(v, reader)
     return p * vals[0] + (1.0 - p) * vals[1]
 
 
@@ -213,15 +262,29 @@ def adaptive_delta(epsilon: float, eps: np.ndarray, kinds, *, step: float | None
     if eps.size == 0:
         return 0.0
     h = (grid_step(epsilon, eps, kinds) or float(eps.min())) if step is None else float(step)
+    return _delta_on_grid(float(epsilon), eps.tobytes(), tuple(kinds), h)
+
+
+@functools.lru_cache(maxsize=64)
+def _delta_on_grid(epsilon: float, eps_bytes: bytes, kinds: tuple, h: float) -> float:
+    """:func:`adaptive_delta` on the grid of step ``h`` (``eps`` as the bytes of a float64 array). A pure
+    function of its arguments, cached: the accountant's searches and its final check meet the same
+    composition on the same grid more than once."""
+    eps = np.frombuffer(eps_bytes, dtype=np.float64)
     low, high = _window(epsilon, eps, kinds)
     # grid points epsilon + n h (V_0 is linear in exp(-l) between them: its kink is a grid point)
     lo, hi = math.floor((low - epsilon) / h) - 1, math.ceil((high - epsilon) / h) + 1
     pad = math.ceil(float(eps.max()) / h) + 3
     grid = _Grid(h, lo, hi, pad)
     w = np.maximum(-np.expm1(-(lo + grid.index) * h), 0.0)
+    plans: dict = {}  # what a step needs that depends on (e, kind) only, made once per distinct pair
     for e, kd in zip(eps[::-1], list(kinds)[::-1], strict=True):
-        v = grid.padded(w)
-        w = _bounded_range_step(grid, v, float(e)) if kd == "bounded_range" else _pure_step(grid, v, float(e))
+        v, e = grid.padded(w), float(e)
+        bounded = kd == "bounded_range"
+        if (e, kd) not in plans:
+            plans[e, kd] = _BoundedPlan(grid, e) if bounded else _pure_plan(grid, e)
+        step_of = _bounded_range_step if bounded else _pure_step
+        w = step_of(grid, v, e, plans[e, kd])
         w = np.minimum(w, 1.0)
     x = -epsilon / h - lo  # l = 0 is state index x (not on the grid in general): the chord there
     i = math.floor(x)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import needs_rounds, sample_rounds, scaled_scores, top_k_of
+from ._common import log_sum_exp, needs_rounds, sample_rounds, scaled_scores, top_k_of
 
 
 def sample_exponential(
@@ -33,7 +33,5 @@ def sample_exponential(
 
 def log_probabilities_exponential(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
     """Exact log-probabilities of one pick (no NaN for any valid input: see ``scaled_scores``). O(n)."""
-    from scipy.special import logsumexp  # audits only: not loaded with dpmo.select
-
     logits = scaled_scores(scores, epsilon, sensitivity)
-    return logits - logsumexp(logits)
+    return logits - log_sum_exp(logits)

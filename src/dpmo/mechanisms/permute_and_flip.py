@@ -15,9 +15,11 @@ before it). The integrand is a polynomial of degree n - 1 in t, so Gauss-Legendr
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ._common import scaled_scores
+from ._common import log_sum_exp, scaled_scores
 
 _CHUNK = 2**22  # entries of the (nodes x candidates) table computed at once
 
@@ -28,16 +30,12 @@ def log_probabilities_permute_and_flip(scores: np.ndarray, epsilon: float, sensi
     O(n^2) time (n // 2 + 1 quadrature nodes times n candidates), O(n) extra memory per chunk of nodes.
     Meant for audits on small and medium n.
     """
-    from scipy.special import logsumexp  # audits only: not loaded with dpmo.select
-
     n = scores.size
     log_p = scaled_scores(scores, epsilon, sensitivity)
     if n == 1:
         return np.zeros(1)
     p = np.exp(log_p)
-    nodes, weights = np.polynomial.legendre.leggauss(n // 2 + 1)
-    t = (nodes + 1.0) / 2.0  # strictly inside (0, 1): 1 - t p_j > 0 always
-    log_w = np.log(weights / 2.0)
+    t, log_w = _quadrature(n // 2 + 1)
     # L[k, j] = log(1 - t_k p_j); S_k = sum_j L[k, j]; log prod_{j != r} = S_k - L[k, r].
     rows = max(1, _CHUNK // n)
     acc = np.full(n, -np.inf)
@@ -45,5 +43,16 @@ def log_probabilities_permute_and_flip(scores: np.ndarray, epsilon: float, sensi
         tk = t[start : start + rows, None]
         L = np.log1p(-tk * p[None, :])
         S = L.sum(axis=1, keepdims=True)
-        acc = np.logaddexp(acc, logsumexp(log_w[start : start + rows, None] + S - L, axis=0))
+        acc = np.logaddexp(acc, log_sum_exp(log_w[start : start + rows, None] + S - L, axis=0))
     return log_p + acc
+
+
+@functools.lru_cache(maxsize=32)
+def _quadrature(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes on (0, 1) and the logs of their weights, ``size`` of each (read-only arrays).
+    Cached: a pure function of ``size``, which an audit asks for again with every set of scores."""
+    nodes, weights = np.polynomial.legendre.leggauss(size)
+    t = (nodes + 1.0) / 2.0  # strictly inside (0, 1): 1 - t p_j > 0 always
+    log_w = np.log(weights / 2.0)
+    t.flags.writeable = log_w.flags.writeable = False
+    return t, log_w
