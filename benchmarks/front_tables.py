@@ -12,7 +12,7 @@ exact front) with its standard error, and the share of picks that some row domin
 directions as declared). Approaches: ``agg`` with equal weights over the declared ranges (``1 / (high -
 low)``), ``pareto``, ``chebyshev``, ``staircase``.
 
-    python benchmarks/front_tables.py --runs 20    # the table of docs/pareto.md ("Measured on tables")
+    python benchmarks/front_tables.py --runs 20  # docs/pareto.md ("Measured on generated tables")
 
 ``bench_front_robust.py`` (graphs) imports :func:`table_cases` and :func:`run_tables`.
 """

@@ -372,7 +372,8 @@ def _reallocated(rounds, r: int, parts: list, label: str) -> list:
     history spends exactly the call's epsilon: the transcript's probability ratio between neighbours is a
     product of per-step ratios, each at most ``e^(eps_s)`` with ``eps_s`` fixed by the earlier outputs, and
     the ``eps_s`` sum to epsilon on every path (basic composition with adaptively chosen epsilons, pure DP;
-    ``docs/pareto.md``, "Where epsilon 50 is lost on 10^4 nodes", change 1)."""
+    ``docs/pareto.md``, "With change 1"; measured: ``docs/staircase-measurements.md``, "Where epsilon 50 is
+    lost on 10^4 nodes")."""
     new = rounds.reallocate(r, list(parts))
     if new is None:
         return parts

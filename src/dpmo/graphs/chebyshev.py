@@ -146,8 +146,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
         lead)``: it runs at that (when below its part), round 2 at its part plus the rest, the exact sum
         unchanged. Public: the plan, ``n``, released values. Pure epsilon-DP only (the pipeline asks only
         when the parts are the plan's own, never with ``delta > 0``): adaptive composition with epsilons
-        chosen from earlier outputs, every path summing to epsilon (``docs/pareto.md``, "Where epsilon 50 is
-        lost on 10^4 nodes", change 1)."""
+        chosen from earlier outputs, every path summing to epsilon (``docs/pareto.md``, "With change 1";
+        measured: ``docs/staircase-measurements.md``, "Where epsilon 50 is lost on 10^4 nodes")."""
         if r != 0 or len(parts) < 2 or self.degrees_at_ranks is None or self.degrees_at_ranks.size < 2:
             return None
         if self.appr.top_first:

@@ -1,6 +1,6 @@
 """Public rules of the graph staircase (:class:`dpmo.graphs.chebyshev.GraphStaircaseApproach`): functions of
 public quantities only (``n``, a round's epsilon, the noise of a release), each derived in ``docs/pareto.md``
-("Graph default on any data"). Issue 38: settings must be rules, not constants fitted to GitHub and Enron.
+("On any graph"). Issue 38: settings must be rules, not constants fitted to GitHub and Enron.
 """
 
 from __future__ import annotations
@@ -137,7 +137,8 @@ def top_degree_epsilon(n: int, lead: float) -> float:
     units with probability at least ``e / (1 + e)`` (:func:`signal_threshold` solved for the epsilon; public:
     ``n`` and a released lead). The weak round 1 of the staircase plan, whose score ``min(degree - W_1, 0)``
     puts the largest degree ``lead`` = (released degree of rank 1) - (released degree of rank 2) edges above
-    every other node, needs no more (``docs/pareto.md``, "Where epsilon 50 is lost on 10^4 nodes", change 1).
+    every other node, needs no more (``docs/pareto.md``, "With change 1"; measured in
+    ``docs/staircase-measurements.md``, "Where epsilon 50 is lost on 10^4 nodes", change 1).
 
     Examples
     --------
@@ -283,8 +284,8 @@ def window_last(n: int, k: int) -> float:
     lowest degrees. At epsilon -> 0 the rounds' windows spread geometrically over the first two bands and stop
     at the bulk, whose nodes no round at that epsilon can tell apart; as a round's epsilon grows its window
     opens into the bulk (``exp(eps_j WINDOW_GAP / 2)``). It replaces the constant ``WINDOW_LAST = 2000``
-    chosen on GitHub and Enron (``docs/pareto.md``, "What was tuned, on which data": the audit, and why the
-    exponent does not grow with ``k``).
+    chosen on GitHub and Enron (``docs/pareto.md``, "What was tuned, on which data": why the exponent does not
+    grow with ``k``; the audit: ``docs/staircase-measurements.md``, "Audit of the graph constants").
 
     Examples
     --------

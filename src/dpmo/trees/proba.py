@@ -2,7 +2,7 @@
 
 A fitted private estimator releases its trees and nothing else (its ``budget_`` says at what cost). The
 scores here are functions of that release and of the rows they are asked about, so they cost no budget and
-read no training data (``docs/trees.md``, "Probabilities and scores"):
+read no training data (``docs/trees.md``, "Probabilities, scores"):
 
 * :class:`~dpmo.trees.DPMOETClassifier` releases its ``n_output`` trees, the ``s`` trees of its last
   generation's selection (``voters_``, picks it has paid for) and, with ``leaf_count_share > 0``, the noisy
