@@ -31,29 +31,13 @@ import numpy as np
 
 import dpmo
 from dpmo.datasets import load_acs, load_adult, load_nltcs
+from dpmo.experiments.config import PAPER_TREE_AGG, PAPER_TREE_PARETO
 from dpmo.metrics import coverage
 from dpmo.trees import DPMOETClassifier
 
 # the paper's settings, trees only (no leaf counts: all of epsilon goes to the selections, as in the paper)
-PARETO = dict(
-    population_size=30,
-    selection_size=3,
-    n_iterations=3,
-    initial_depth=4,
-    max_depth=10,
-    n_output=3,
-    leaf_count_share=0,
-)
-AGG = dict(
-    approach="agg",
-    leaf_count_share=0,
-    population_size=100,
-    selection_size=20,
-    n_iterations=2,
-    initial_depth=3,
-    max_depth=5,
-    n_output=1,
-)
+PARETO = dict(PAPER_TREE_PARETO, leaf_count_share=0)
+AGG = dict(PAPER_TREE_AGG, approach="agg", leaf_count_share=0)
 EPSILONS = (0.01, 0.05, 0.1, 0.5, 1.0, 2.0)
 # The paper's figure "Fitness" for NLTCS (aggregation approaches), read from its pgfplots coordinates.
 PAPER_NLTCS = {

@@ -51,6 +51,7 @@ from sklearn.model_selection import train_test_split
 
 from dpmo import graphs
 from dpmo.datasets import load_acs, load_adult, load_nltcs
+from dpmo.experiments.config import PAPER_TREE_AGG, PAPER_TREE_PARETO
 from dpmo.experiments.methods import load_graph_data
 from dpmo.metrics import coverage, recall
 from dpmo.trees import DPMOETClassifier, EncodedData
@@ -58,21 +59,10 @@ from dpmo.trees import DPMOETClassifier, EncodedData
 HERE = Path(__file__).resolve().parent
 TABLES = {"nltcs": load_nltcs, "acs": load_acs, "adult": load_adult}
 GRAPHS = {"github": "musae_git_edges.csv", "enron": "Email-Enron.txt"}
-PARETO_SETTINGS = dict(
-    population_size=30, selection_size=3, n_iterations=3, initial_depth=4, max_depth=10, n_output=3
-)
-#: The paper's aggregation settings, written out (so that a change of the estimator's defaults does not
-#: change this table).
-AGG_SETTINGS = dict(
-    population_size=100,
-    selection_size=20,
-    n_iterations=2,
-    initial_depth=3,
-    max_depth=5,
-    n_output=1,
-    weights=(3.0, 2.0),
-    final_share=None,
-)
+PARETO_SETTINGS = PAPER_TREE_PARETO
+#: The paper's aggregation settings, written out in dpmo.experiments.config (so that a change of the
+#: estimator's defaults does not change this table); all of epsilon goes to the selections.
+AGG_SETTINGS = dict(PAPER_TREE_AGG, final_share=None)
 TREE_METHODS = {
     "DP-MOET-Agg": dict(AGG_SETTINGS, approach="agg"),
     "DP-MOET-Chebyshev": dict(PARETO_SETTINGS, approach="chebyshev"),
