@@ -40,7 +40,7 @@ def test_one_band_is_the_resolution_rule(top, lead, n):
     st.floats(2.0, 50.0),
 )
 @settings(max_examples=200, deadline=None)
-def test_the_nodes_below_the_edge_weigh_at_most_one_over_e(degrees, edge):
+def test_the_nodes_below_the_edge_weigh_at_most_one_over_n(degrees, edge):
     """Released degrees equal to the true ones: at the rule's epsilon the exponential mechanism's weights
     ``exp(eps (d - W) / 2)`` of the true nodes at rank ``ceil(edge)`` and below sum to at most ``1 / n``
     (``W`` the degree of rank 2, the weight of a node scoring 0 being 1)."""

@@ -281,9 +281,10 @@ def test_probabilities_refuses_laplace_and_bad_log():
     ),
     st.integers(1, 4),
 )
-def test_log_sum_exp_gives_scipys_floats(values, rows):
-    """The audits' log-sum-exp is SciPy's algorithm without its dispatch: the same floats as
-    scipy.special.logsumexp, over all entries and down the first axis (ties, -inf entries, rows)."""
+def test_log_sum_exp_agrees_with_scipy(values, rows):
+    """The audits' log-sum-exp agrees with scipy.special.logsumexp to a few units in the last place, over all
+    entries and down the first axis (ties, -inf entries, rows). Not bit for bit: that holds for SciPy 1.15
+    and later (the same algorithm), and the suite must pass with whatever SciPy a fresh venv gets."""
     from scipy.special import logsumexp
 
     from dpmo.mechanisms._common import log_sum_exp
@@ -294,4 +295,10 @@ def test_log_sum_exp_gives_scipys_floats(values, rows):
         pairs = [(logsumexp(a), log_sum_exp(a)), (logsumexp(table, axis=0), log_sum_exp(table, axis=0))]
     for ref, ours in pairs:
         assert np.shape(ours) == np.shape(ref)
-        assert np.array_equal(ours, ref, equal_nan=True)
+        ours, ref = np.atleast_1d(ours), np.atleast_1d(ref)
+        assert np.array_equal(np.isneginf(ours), np.isneginf(ref))  # an empty mass stays exactly -inf
+        finite = np.isfinite(ref)
+        assert np.array_equal(finite, np.isfinite(ours))
+        np.testing.assert_allclose(
+            ours[finite], ref[finite], rtol=8 * np.finfo(float).eps, atol=8 * np.finfo(float).eps
+        )
