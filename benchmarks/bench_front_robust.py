@@ -3,7 +3,7 @@
     python benchmarks/bench_front_robust.py [--part graphs|tables|all] [--runs 4] [--sizes 1000 10000]
         [--generators ba er ws plc sbm bipartite star-clique] [--approaches agg pareto chebyshev staircase]
         [--epsilons 0.5 1 2 5 10 50 1e6] [--k 3] [--real github enron] [--data-dir ../shared/data]
-        [--out results.csv]
+        [--out results.csv] [--delta 0]
 
 Graphs (DP-MOTkIN, objectives degree and ego density): seeded networkx generators at each ``--sizes`` --
 Barabasi-Albert (m = 3), Erdos-Renyi (mean degree 8), Watts-Strogatz (6 neighbours, rewiring 0.1),
@@ -114,8 +114,8 @@ def dominated_mask(X: np.ndarray) -> np.ndarray:
 class GraphCase:
     """A loaded graph with its exact (NOT private) front and best ``k``-point hypervolume, for scoring."""
 
-    def __init__(self, name: str, g, n: int, k: int):
-        self.name, self.g, self.n, self.k = name, g, n, k
+    def __init__(self, name: str, g, n: int, k: int, delta: float = 0.0):
+        self.name, self.g, self.n, self.k, self.delta = name, g, n, k, delta
         d, e = (np.asarray(o.values, dtype=np.float64) for o in graphs.objectives(g))
         self.X = np.c_[d / max(n - 1, 1), e]  # scaled by the public ranges
         self.dominated = dominated_mask(self.X)
@@ -135,10 +135,17 @@ class GraphCase:
         g, k = self.g, self.k
         if approach == "agg":
             return graphs.top_k(
-                g, k, eps, approach="agg", weights=(1.0 / max(self.n - 1, 1), 1.0), rng=seed, exact=False
+                g,
+                k,
+                eps,
+                approach="agg",
+                weights=(1.0 / max(self.n - 1, 1), 1.0),
+                rng=seed,
+                exact=False,
+                delta=self.delta,
             )
         if approach in ("pareto", "chebyshev", "staircase"):
-            return graphs.top_k(g, k, eps, approach=approach, rng=seed, exact=False)
+            return graphs.top_k(g, k, eps, approach=approach, rng=seed, exact=False, delta=self.delta)
         raise ValueError(f"approach must be one of {APPROACHES}, got {approach!r}")
 
 
@@ -261,6 +268,7 @@ def main(argv=None) -> None:
     ap.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     ap.add_argument("--data-dir", default="../shared/data")
     ap.add_argument("--out", default="front_robust.csv")
+    ap.add_argument("--delta", type=float, default=0.0, help="every call's delta (use its own --out)")
     a = ap.parse_args(argv)
     if a.runs < 1:
         ap.error("--runs must be >= 1")
@@ -279,7 +287,7 @@ def main(argv=None) -> None:
                     continue
                 t0 = time.time()
                 g, n = load_case(name, a.data_dir)
-                case = GraphCase(name, g, n, a.k)
+                case = GraphCase(name, g, n, a.k, a.delta)
                 print(f"{name}: loaded in {time.time() - t0:.1f} s", flush=True)
                 for appr, eps in todo:
                     row = run_cell(case, appr, eps, a.runs)

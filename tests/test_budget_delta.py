@@ -14,7 +14,7 @@ import pytest
 
 import dpmo
 from dpmo import accounting, graphs
-from dpmo.calls import call_budget
+from dpmo.calls import call_budget, delta_for_plan
 
 DELTA = 1e-6
 
@@ -252,3 +252,19 @@ def test_delta_zero_keeps_the_pure_path():
     b = dpmo.Budget(1.0)
     dpmo.priv_agg(_objectives(), [0.5, 0.5], 1.0, k=10, delta=0.0, budget=b, rng=0)
     assert [r.epsilon for r in b.ledger] == [Fraction(1, 10)] * 10 and b.delta == 0 and b.charges == ()
+
+
+@pytest.mark.parametrize("shares", [[1.0, 1.0, 1.0], [0.02, 0.1275, 0.1275, 0.725]])
+def test_a_plan_that_may_move_more_than_the_accountant_adds_runs_pure(shares):
+    """``delta_for_plan``: 0 exactly when the accountant's gain ``sum(parts) / epsilon - 1`` (read here from
+    ``scaled_epsilons``) is below the share the plan may move; ``delta`` as given otherwise, and always when
+    the plan moves nothing; a budget's remaining epsilon when ``epsilon`` is None."""
+    gain = sum(accounting.scaled_epsilons(1.0, shares, delta=1e-6, kinds="bounded_range")) - 1.0
+    assert 0.0 < gain < 0.1
+    assert delta_for_plan(1.0, None, 1e-6, shares, "exponential", gain * 1.001) == 0
+    assert delta_for_plan(1.0, None, 1e-6, shares, "exponential", gain * 0.999) == 1e-6
+    assert delta_for_plan(1.0, None, 1e-6, shares, "exponential", 0.0) == 1e-6
+    assert delta_for_plan(1.0, None, 0.0, shares, "exponential", 1.0) == 0.0
+    b = dpmo.Budget(2.0, delta=1e-6)
+    b.spend(1.0, "before")
+    assert delta_for_plan(None, b, 1e-6, shares, "exponential", gain * 1.001) == 0  # the same 1.0 left

@@ -174,8 +174,9 @@ def test_the_ledger_sums_exactly_to_epsilon_on_both_paths(weak):
 
 
 def test_delta_never_reallocates(monkeypatch):
-    """With ``delta > 0`` (the accountant's parts) the pipeline never asks: a ``reallocate`` that would fail
-    is not called, and the rounds keep the plan's ratios on the weak path."""
+    """With ``delta > 0`` the staircase plan keeps the accountant's parts (it declares nothing to move:
+    its round-1 move happens only on the weak path) and the pipeline never asks: a ``reallocate`` that
+    would fail is not called, and the rounds keep the plan's ratios on the weak path."""
     from dpmo.graphs import chebyshev as C
 
     def boom(self, r, parts):
@@ -183,11 +184,13 @@ def test_delta_never_reallocates(monkeypatch):
 
     g, appr, _ = _weak_rounds()
     plan = appr.steps(3, 2)
+    assert appr.reallocable_share(3, 2) == 0.0
     monkeypatch.setattr(C._GraphStaircaseRounds, "reallocate", boom)
     b = Budget(50.0, delta=1e-6)
     graphs.top_k(g, 3, 50.0, approach="chebyshev", rng=0, exact=False, budget=b, delta=1e-6)
     e = [float(r.epsilon) for r in b.ledger]
     assert len(e) == 6 and e[1] / e[5] == pytest.approx(plan[1].share / plan[5].share)
+    assert b.remaining_delta == 0 and sum(e) > 50.0  # the accountant's parts, its delta spent
     with pytest.raises(AssertionError, match="delta > 0"):  # the control: without delta it is asked
         graphs.top_k(g, 3, 50.0, approach="chebyshev", rng=0, exact=False)
 

@@ -18,7 +18,7 @@ from .budget import Budget, BudgetExceededError, resolve_budget
 from .budget_calls import exact_delta
 from .epsilons import exact_epsilon, exact_text, float_at_most
 
-__all__ = ["call_budget", "check_budget_first", "resolve_call"]
+__all__ = ["call_budget", "check_budget_first", "delta_for_plan", "resolve_call"]
 
 
 def call_budget(epsilon, budget, delta, shares, mechanisms, what: str) -> tuple[Budget, list[Fraction]]:
@@ -63,12 +63,62 @@ def call_budget(epsilon, budget, delta, shares, mechanisms, what: str) -> tuple[
     eps = budget.remaining_exact if epsilon is None else exact_epsilon(epsilon)
     if eps <= 0:
         raise BudgetExceededError(f"the budget is used up (epsilon {exact_text(budget.epsilon_exact)})")
+    kinds, floats = _accountant_epsilons(eps, d, shares, mechanisms)
+    parts = [Fraction(f) for f in floats]
+    return budget.reserve_call(eps, d, list(zip(parts, kinds, strict=True)), what), parts
+
+
+def _accountant_epsilons(eps, d, shares, mechanisms) -> tuple[list[str], tuple[float, ...]]:
+    """The mechanisms' kinds and the accountant's epsilons for a call of exact ``(eps, d)``, ``d > 0``."""
     kinds = [mechanisms] * len(shares) if isinstance(mechanisms, str) else list(mechanisms)
     kinds = [mechanism_kind(m) for m in kinds]
     # the accountant certifies the floats at most the exact (epsilon, delta): a stronger statement
-    floats = scaled_epsilons(float_at_most(eps), list(shares), delta=float_at_most(d), kinds=kinds)
-    parts = [Fraction(f) for f in floats]
-    return budget.reserve_call(eps, d, list(zip(parts, kinds, strict=True)), what), parts
+    return kinds, scaled_epsilons(float_at_most(eps), list(shares), delta=float_at_most(d), kinds=kinds)
+
+
+def delta_for_plan(epsilon, budget, delta, shares, mechanisms, reallocable: float):
+    """The delta a call with a plan runs at: ``delta``, or 0 when the plan may move more of epsilon between
+    its rounds than the accountant adds to it.
+
+    A plan's rounds may move epsilon between them after a release (``Rounds.reallocate``), with pure
+    epsilon-DP only: the parts are then chosen from earlier outputs, and every path sums to epsilon. With
+    ``delta > 0`` the accountant's parts are fixed before any release and sum to ``(1 + g) epsilon``. An
+    ``(epsilon, delta)`` call may always run the epsilon-DP one (it is ``(epsilon, 0)``-DP, so ``(epsilon,
+    delta)``-DP), and does when the gain ``g`` is below ``reallocable``, the largest share of epsilon the
+    plan's reallocation can move (``Approach.reallocable_share``; ``docs/privacy-accounting.md``, "Plans that
+    reallocate"). Public: epsilon (or the budget's remaining epsilon), delta, the shares and the kinds.
+
+    Parameters
+    ----------
+    epsilon, budget, delta
+        As given to :func:`resolve_call` (checked by :func:`check_budget_first`).
+    shares, mechanisms
+        The plan's relative shares and mechanism names or kinds, in the order they run.
+    reallocable : float
+        The largest share of epsilon the plan may move (0: never; ``delta`` is returned as given).
+
+    Returns
+    -------
+    float or Fraction
+        ``delta`` or 0. O(len(shares)) calls of the accountant's scaling.
+
+    Examples
+    --------
+    >>> from dpmo.calls import delta_for_plan
+    >>> delta_for_plan(1.0, None, 1e-6, [1, 1, 1], "exponential", 0.25)  # the accountant adds under 25 %
+    0
+    >>> delta_for_plan(1.0, None, 1e-6, [1, 1, 1], "exponential", 0.0)
+    1e-06
+    """
+    d = exact_delta(delta)
+    if d == 0 or not reallocable > 0:
+        return delta
+    eps = budget.remaining_exact if epsilon is None else exact_epsilon(epsilon)
+    if eps <= 0:  # resolve_call says why
+        return delta
+    floats = _accountant_epsilons(eps, d, shares, mechanisms)[1]
+    gain = Fraction(sum(floats)) / eps - 1
+    return 0 if gain < Fraction(reallocable) else delta
 
 
 def resolve_call(epsilon, budget, delta, shares, mechanisms, what: str, name: str = "epsilon"):

@@ -97,6 +97,13 @@ class Approach:
         computed, after :meth:`round_shares`."""
         return None
 
+    def reallocable_share(self, k: int, m: int) -> float:
+        """The largest share of epsilon that the rounds of :meth:`steps` may move between them after a
+        release (``Rounds.reallocate``, pure epsilon-DP only); 0 (the default): none. With ``delta > 0``
+        the call runs its epsilon-DP plan when the accountant adds less than this to epsilon
+        (:func:`dpmo.calls.delta_for_plan`). Public; called before anything is computed."""
+        return 0.0
+
     def rounds(self, objectives: list[Objective], weights, sensitivity: str, cache) -> Rounds:
         """The :class:`Rounds` of one selection; ``cache`` is a :class:`SelectionCache` or None."""
         raise NotImplementedError

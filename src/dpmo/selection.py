@@ -42,7 +42,7 @@ import numpy as np
 from . import _choices, _defaults
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .accounting import check_delta
-from .calls import check_budget_first, resolve_call
+from .calls import check_budget_first, delta_for_plan, resolve_call
 from .epsilons import float_at_most
 from .mechanisms import MECHANISMS, select
 from .registry import Approach, Rounds, approaches, get_approach, register_approach
@@ -288,7 +288,9 @@ def select_multiobjective(
     steps = selection_plan(appr, k, len(objs)) if plan is None else plan
     kinds = [st.mechanism or mechanism for st in steps]
     relative = k if plan is None and shares is None else [st.share for st in steps]
-    check_delta(delta)  # and kept as given: a Fraction reaches the budget exactly
+    check_delta(delta)  # and kept as given (a Fraction reaches the budget exactly), or 0 (delta_for_plan)
+    move = 0.0 if plan is None else appr.reallocable_share(k, len(objs))
+    delta = delta_for_plan(epsilon, budget, delta, relative, kinds, move)
     budget, total, every = resolve_call(epsilon, budget, delta, relative, kinds, label)
     adaptive = False
     if every is None:

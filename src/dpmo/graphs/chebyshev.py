@@ -440,6 +440,17 @@ class GraphStaircaseApproach(StaircaseApproach):
         left = 1.0 - self.quantile_share - (self.k - 1) * self.release_share
         return float(w[0] / w.sum() * left)
 
+    def reallocable_share(self, k: int, m: int) -> float:
+        """The most of epsilon the top-first plan's reallocation can move (pure epsilon-DP): its top rounds'
+        parts (0.255 at ``k = 3``); 0 for the staircase plan, whose round-1 move happens only on the weak
+        path. With ``delta > 0`` a plan runs as pure epsilon-DP when the accountant adds less
+        (:func:`dpmo.calls.delta_for_plan`; public: the plan; ``docs/privacy-accounting.md``, "Plans that
+        reallocate")."""
+        plan = self.steps(k, m)
+        if not self.top_first:
+            return 0.0
+        return float(sum(st.share for st in plan if st.kind == "round" and st.round < self.top_picks))
+
     def steps(self, k: int, m: int):
         if m != 2 or k != self.k:
             raise ValueError(f"this approach was made for k = {self.k} picks over the 2 graph objectives")
