@@ -56,16 +56,15 @@ from .staircase_rules import (
     degree_ranks,
     ego_signal_statistic,
     ego_window_for,
-    offers_top_degree,
     pick_quantum,
     signal_quantum,
     signal_threshold,
     tie_weight,
     top_degree_epsilon,
-    top_degree_scores,
     top_first_probability,
     top_pick_epsilon,
     window_last,
+    with_top_degree,
 )
 
 __all__ = [
@@ -249,8 +248,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         excesses are recomputed for each released corner; those over 0 are kept across calls), blended with
         the hypervolume gain (:meth:`blend`) and ordered by the tie rule. The
         top-first plan's first :data:`TOP_PICKS` rounds score ``min(degree(r) - W, 0)`` instead, ``W`` the
-        released degree of rank ``TOP_PICKS``. Round 1 of the staircase plan offers the largest degree when
-        :func:`offers_top_degree` (:meth:`_top_degree`; the maximum of the two scores)."""
+        released degree of rank ``TOP_PICKS``; round 1 of the staircase plan: :func:`with_top_degree`."""
         if self.appr.top_first and self.round < self.appr.top_picks:
             deg = self.objectives[0].values[remaining].astype(np.float64)
             s = np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0)
@@ -265,18 +263,10 @@ class _GraphStaircaseRounds(StaircaseRounds):
                 self._keep.setdefault(key, self._cache[key])
         t = blend_weight(remaining.size, self.epsilon)
         s = self.margin(s[remaining], remaining)
-        if self.round == 0 and self.signal is None and offers_top_degree(self.appr.epsilon, self.appr.k):
-            s = np.maximum(s, self._top_degree(remaining))  # both of sensitivity 1: so is the maximum
+        if self.round == 0 and self.signal is None:  # the largest degree on offer (k = 3, epsilon >= 1)
+            s = with_top_degree(s, self.objectives[0].values, remaining, self.epsilon, self.appr)
         s = self.blend(s, remaining, t)
         return self.tie_break(s, remaining, t), 1.0
-
-    def _top_degree(self, remaining):
-        """:func:`top_degree_scores` over round 1's window: its nominal size ``WINDOW_FIRST exp(eps_1
-        window_scale WINDOW_GAP / 2)`` (at most ``n``) and epsilon (public)."""
-        a, n = self.appr, self.objectives[0].n
-        log_size = math.log(a.window_starts(n)[0]) + self.epsilon * a.window_scale() * a.window_gap / 2.0
-        size = n if log_size >= math.log(max(n, 2)) else math.exp(log_size)
-        return top_degree_scores(self.objectives[0].values, remaining, size, self.epsilon)
 
     def blend(self, corner_scores, remaining, t):
         """``(1 - t) g / AREA_GAIN_SENSITIVITY + t corner_scores``, ``t = blend_weight(n_left, eps_j)``

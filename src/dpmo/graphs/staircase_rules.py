@@ -43,6 +43,7 @@ __all__ = [
     "degree_leads",
     "top_degree_level",
     "top_degree_scores",
+    "with_top_degree",
 ]
 
 #: Share of epsilon of the release of ``floor(max_v D_ego(v))`` (the largest dampened ego density; sensitivity
@@ -422,3 +423,20 @@ def top_degree_scores(degrees, remaining, n_window: float, epsilon_round: float)
     """
     level = top_degree_level(n_window, epsilon_round)
     return level + np.minimum(degree_leads(degrees)[np.asarray(remaining)], 0.0)
+
+
+def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr) -> np.ndarray:
+    """Round 1 of the staircase plan (``scores``: its staircase scores of the ``remaining`` nodes, after the
+    window's margin): ``max(scores, top_degree_scores(...))`` when :func:`offers_top_degree` (the call's
+    epsilon and ``k``, ``appr.epsilon`` and ``appr.k``), else ``scores``. The window's nominal size is
+    ``window_starts(n)[0] exp(eps_1 window_scale WINDOW_GAP / 2)``, at most ``n`` (public: ``appr``'s plan,
+    ``n``, the round's epsilon). Both scores have sensitivity 1, so has their maximum. ``appr``: a
+    :class:`dpmo.graphs.chebyshev.GraphStaircaseApproach` (read, not imported).
+    """
+    if not offers_top_degree(appr.epsilon, appr.k):
+        return scores
+    n = int(np.asarray(degrees).size)
+    reach = epsilon_round * appr.window_scale() * appr.window_gap / 2.0  # the window's log growth
+    log_size = math.log(appr.window_starts(n)[0]) + reach
+    size = float(n) if log_size >= math.log(max(n, 2)) else math.exp(log_size)
+    return np.maximum(scores, top_degree_scores(degrees, remaining, size, epsilon_round))
