@@ -138,7 +138,7 @@ def test_round_one_keeps_an_ego_rich_node_of_its_window():
 @pytest.mark.slow
 def test_exact_audit_of_round_one_with_the_option_on_all_graphs_with_five_nodes(sensitivity):
     """Every graph on 5 nodes and every one-edge neighbour, the public history (released degrees of the ranks
-    4, 3, 2, 1; round 1's epsilon), the option on (call's epsilon 5 and 50): every score moves by at most 1
+    4, 3, 2, 1; round 1's epsilon), the option on (call's epsilon 5 and 8): every score moves by at most 1
     (and by more than 0.3 somewhere), the exact log-probabilities of the exponential mechanism and
     permute-and-flip differ by at most epsilon, and the option changes the scores of some graph (the audit
     is not the old round's)."""
