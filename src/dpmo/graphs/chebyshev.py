@@ -64,6 +64,7 @@ from .staircase_rules import (
     top_first_probability,
     top_pick_epsilon,
     window_last,
+    with_top_degree,
 )
 
 __all__ = [
@@ -247,7 +248,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         excesses are recomputed for each released corner; those over 0 are kept across calls), blended with
         the hypervolume gain (:meth:`blend`) and ordered by the tie rule. The
         top-first plan's first :data:`TOP_PICKS` rounds score ``min(degree(r) - W, 0)`` instead, ``W`` the
-        released degree of rank ``TOP_PICKS``."""
+        released degree of rank ``TOP_PICKS``; round 1 of the staircase plan: :func:`with_top_degree`."""
         if self.appr.top_first and self.round < self.appr.top_picks:
             deg = self.objectives[0].values[remaining].astype(np.float64)
             s = np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0)
@@ -261,7 +262,10 @@ class _GraphStaircaseRounds(StaircaseRounds):
             if key in self._cache:
                 self._keep.setdefault(key, self._cache[key])
         t = blend_weight(remaining.size, self.epsilon)
-        s = self.blend(self.margin(s[remaining], remaining), remaining, t)
+        s = self.margin(s[remaining], remaining)
+        if self.round == 0 and self.signal is None:  # the largest degree on offer (k = 3, epsilon >= 1)
+            s = with_top_degree(s, self.objectives[0].values, remaining, self.epsilon, self.appr)
+        s = self.blend(s, remaining, t)
         return self.tie_break(s, remaining, t), 1.0
 
     def blend(self, corner_scores, remaining, t):

@@ -39,6 +39,11 @@ __all__ = [
     "ego_window_for",
     "degree_ranks",
     "top_first_probability",
+    "offers_top_degree",
+    "degree_leads",
+    "top_degree_level",
+    "top_degree_scores",
+    "with_top_degree",
 ]
 
 #: Share of epsilon of the release of ``floor(max_v D_ego(v))`` (the largest dampened ego density; sensitivity
@@ -344,3 +349,94 @@ def top_first_probability(epsilon: float, k: int) -> float:
     if int(k) != TOP_PICKS + 1 or not lo <= e < hi:
         return 0.0
     return 1.0 if e <= full else (hi - e) / (hi - full)
+
+
+# ------------------------------------------- round 1 of the staircase plan: the top degree on offer (k = 3)
+def offers_top_degree(epsilon, k: int) -> bool:
+    """Whether round 1 of the staircase plan offers the largest degree (:func:`top_degree_scores`): for
+    ``k = TOP_PICKS + 1`` at the call's ``epsilon >= TOP_FIRST_EPSILONS[0]``, the budgets where the default's
+    top-first plan, whose first pick is the largest degree, runs or has run out (public: ``k``, epsilon).
+    Below, round 1's window holds a few nodes and its epsilon cannot tell them apart: the option would fix
+    the pick to the largest degree whatever the data (``docs/staircase-measurements.md``, "The dip at
+    epsilon 5 on Barabasi-Albert graphs").
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import offers_top_degree
+    >>> [offers_top_degree(e, k) for e, k in ((0.5, 3), (5.0, 3), (5.0, 4), (None, 3))]
+    [False, True, False, False]
+    """
+    return epsilon is not None and int(k) == TOP_PICKS + 1 and float(epsilon) >= TOP_FIRST_EPSILONS[0]
+
+
+def degree_leads(degrees) -> np.ndarray:
+    """``deg(v) - max_{u != v} deg(u)`` for every node: positive for a node whose degree is the largest and
+    unique, its lead over the runner-up; else minus the gap to the largest. Sensitivity 1: adding an edge
+    raises ``deg(v)`` by 0 or 1 and the largest other degree by 0 or 1 (removing one lowers each by 0 or
+    1), so the difference moves by at most 1.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import degree_leads
+    >>> degree_leads([5, 3, 5, 1]).tolist(), degree_leads([9, 2, 4]).tolist()
+    ([0.0, -2.0, 0.0, -4.0], [5.0, -7.0, -5.0])
+    """
+    d = np.asarray(degrees, dtype=np.float64)
+    if d.size < 2:
+        return np.zeros(d.size)
+    i = int(np.argmax(d))
+    second = float(np.max(np.delete(d, i)))
+    other = np.full(d.size, d[i])
+    other[i] = second
+    return d - other
+
+
+def top_degree_level(n_window: float, epsilon_round: float) -> float:
+    """``2 ln c / eps_1``: the score lead over ``c`` (``n_window``, public) nodes at which the exponential
+    mechanism at round 1's ``eps_1`` makes the leader at least as likely as the ``c - 1`` others together
+    (``e^(eps_1 x / 2) >= c``; :func:`dpmo.pareto.consistent.resolution` with ``lambda = 0``).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import top_degree_level
+    >>> round(top_degree_level(11, 0.6375), 3)
+    7.523
+    """
+    return resolution(max(int(math.ceil(float(n_window))), 2), epsilon_round, 0.0)
+
+
+def top_degree_scores(degrees, remaining, n_window: float, epsilon_round: float) -> np.ndarray:
+    """``L + min(degree_leads(v), 0)`` for the ``remaining`` nodes, ``L`` = :func:`top_degree_level`: the
+    largest degree scores ``L``, a node ``g`` edges below it ``L - g``. Round 1 of the staircase plan takes
+    the maximum of this and its staircase score (both of sensitivity 1, so is the maximum): a node of the
+    window whose staircase score stands ``x`` above ``L`` is ``e^(eps_1 x / 2)`` times as likely as the
+    largest degree, and on a graph whose top degrees carry no ego signal the largest degree is picked at
+    least as often as every other node of the window together (``docs/pareto.md``, "Round 1 with the top
+    degree on offer").
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_rules import top_degree_scores
+    >>> import numpy as np
+    >>> (top_degree_scores([9, 2, 4], np.arange(3), 11, 0.6375) - 7.523).round(3).tolist()
+    [-0.0, -7.0, -5.0]
+    """
+    level = top_degree_level(n_window, epsilon_round)
+    return level + np.minimum(degree_leads(degrees)[np.asarray(remaining)], 0.0)
+
+
+def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr) -> np.ndarray:
+    """Round 1 of the staircase plan (``scores``: its staircase scores of the ``remaining`` nodes, after the
+    window's margin): ``max(scores, top_degree_scores(...))`` when :func:`offers_top_degree` (the call's
+    epsilon and ``k``, ``appr.epsilon`` and ``appr.k``), else ``scores``. The window's nominal size is
+    ``window_starts(n)[0] exp(eps_1 window_scale WINDOW_GAP / 2)``, at most ``n`` (public: ``appr``'s plan,
+    ``n``, the round's epsilon). Both scores have sensitivity 1, so has their maximum. ``appr``: a
+    :class:`dpmo.graphs.chebyshev.GraphStaircaseApproach` (read, not imported).
+    """
+    if not offers_top_degree(appr.epsilon, appr.k):
+        return scores
+    n = int(np.asarray(degrees).size)
+    reach = epsilon_round * appr.window_scale() * appr.window_gap / 2.0  # the window's log growth
+    log_size = math.log(appr.window_starts(n)[0]) + reach
+    size = float(n) if log_size >= math.log(max(n, 2)) else math.exp(log_size)
+    return np.maximum(scores, top_degree_scores(degrees, remaining, size, epsilon_round))
