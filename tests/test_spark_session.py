@@ -34,7 +34,7 @@ pyspark = pytest.importorskip("pyspark", reason='pyspark is not installed: pip i
 from dpmo.spark import blocks, session, workers  # noqa: E402
 from dpmo.spark.session import SparkEnvironmentError  # noqa: E402
 
-pytestmark = [pytest.mark.xdist_group("spark-b")]
+pytestmark = [pytest.mark.xdist_group("spark")]
 
 SHUFFLE = "spark.sql.shuffle.partitions"
 

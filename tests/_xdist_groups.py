@@ -1,0 +1,63 @@
+"""The xdist group of the Spark tests, kept by the scheduler itself (``pytest -n 2``, ``--dist loadgroup``).
+
+pytest-xdist's ``loadgroup`` learns a test's group from its ``xdist_group`` mark by appending ``@name`` to
+the test's id in the worker; from pytest 9.2 on, a test's id is no longer changed that way
+(pytest-dev/pytest-xdist#1386) and the marks are silently ignored: the Spark tests were spread over both
+workers one by one, each worker started a JVM and set up the same module fixtures. The controller does not
+collect, so it cannot read the marks: :data:`GROUPS` names each group's tests by the start of their ids, and
+:func:`check_marks` (run where the tests are collected) fails the run if a test's mark and its entry here
+disagree. :func:`scheduling` is xdist's ``loadgroup`` with these groups; as in xdist (its default
+``--loadscope-reorder``), the units with the most tests are handed out first, so the Spark group starts at
+once and the single tests fill in around it. Only which worker runs a test, and when, changes; never what a
+test does.
+"""
+
+from __future__ import annotations
+
+#: (start of a test id, xdist group); the first match counts
+GROUPS: tuple[tuple[str, str], ...] = (
+    ("tests/test_budget_first.py::test_spark_entry_points_check_the_budget_before_the_data", "spark"),
+    ("tests/test_graphs_spark.py::", "spark"),
+    ("tests/test_graphs_spark_small.py::", "spark"),
+    ("tests/test_spark_select.py::", "spark"),
+    ("tests/test_spark_session.py::", "spark"),
+    ("tests/test_spark_trees.py::", "spark"),
+)
+
+
+def group_of(nodeid: str) -> str | None:
+    """The xdist group of the test ``nodeid`` (its id from the repository's root, as pytest prints it)."""
+    if "@" in nodeid.rpartition("]")[2]:  # xdist's own suffix, where it still adds one
+        nodeid = nodeid.rpartition("@")[0]
+    for start, name in GROUPS:
+        if nodeid.startswith(start):
+            return name
+    return None
+
+
+def check_marks(items) -> list[str]:
+    """The tests among ``items`` whose ``xdist_group`` marks disagree with :func:`group_of`, with both."""
+    wrong = []
+    for item in items:
+        marks = {
+            str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+            for m in item.iter_markers("xdist_group")
+        }
+        want = {group_of(item.nodeid)} - {None}
+        if marks != want:
+            wrong.append(f"{item.nodeid}: marked {sorted(marks)}, tests/_xdist_groups.py says {sorted(want)}")
+    return wrong
+
+
+def scheduling(config, log):
+    """xdist's ``loadgroup`` scheduling with the groups of :data:`GROUPS` (None where xdist lacks it)."""
+    try:
+        from xdist.scheduler import LoadGroupScheduling
+    except ImportError:  # another xdist layout: its own scheduling
+        return None
+
+    class Scheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid) or super()._split_scope(nodeid)
+
+    return Scheduling(config, log)
