@@ -20,7 +20,14 @@ GROUPS: tuple[tuple[str, str], ...] = (
     ("tests/test_graphs_spark.py::", "spark"),
     ("tests/test_graphs_spark_small.py::", "spark"),
     ("tests/test_spark_select.py::", "spark"),
-    ("tests/test_spark_session.py::", "spark"),
+    # the tests of test_spark_session.py on the session's JVM (the others: stand-ins, subprocesses)
+    ("tests/test_spark_session.py::test_the_user_setting_is_never_overridden", "spark"),
+    ("tests/test_spark_session.py::test_a_call_sets_its_options_and_restores_the_session", "spark"),
+    ("tests/test_spark_session.py::test_bucket_keys_land_in_their_partitions", "spark"),
+    ("tests/test_spark_session.py::test_a_bad_worker_python_is_refused_before_any_spark_job", "spark"),
+    ("tests/test_spark_session.py::test_a_worker_that_cannot_import_is_reported_in_one_line", "spark"),
+    ("tests/test_spark_session.py::test_on_a_cluster_one_probe_task_checks_the_executors", "spark"),
+    ("tests/test_spark_session.py::test_quiet_holds_the_progress_bar_and_the_pandas_warnings", "spark"),
     ("tests/test_spark_trees.py::", "spark"),
 )
 
