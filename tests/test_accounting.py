@@ -146,6 +146,7 @@ def test_no_pure_claim_is_contradicted_by_composed_randomised_response(k):
     assert rr_delta(1.0, e0 * 1.001, k) > DELTA or e0 == 1.0 / k
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_non_adaptive_optimum_of_the_issue_is_above_every_adaptive_claim():
     """Dong, Durfee and Rogers' non-adaptive optimum (the issue's 0.074 at k = 41 and 0.155 at k = 10),
     recomputed by bisection on the exact binomial; the adaptive claims can only be lower."""

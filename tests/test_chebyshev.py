@@ -63,6 +63,7 @@ def test_exact_audit_all_graphs_with_five_nodes(formula, low, sensitivity):
                     assert worst <= eps + 1e-9, (j, sub, worst)
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_negative_control_understated_sensitivity():
     S = five_node_scores("paper", 0.0, "local")
     codes = np.arange(S.shape[0])

@@ -131,6 +131,7 @@ def test_reproduce_graph_agg_tiny_grid_and_resume(tmp_path, capsys):
     assert code == 0 and "4 runs done, 12 already" in err
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_reproduce_all_quick_tiny(tmp_path, capsys):
     """Every experiment end to end on embedded data (tiny grid): CSVs, tables, figures and report."""
     import matplotlib.image as mpimg
@@ -305,6 +306,7 @@ def test_trees_on_a_user_csv(tmp_path, capsys):
     assert code == 2 and "LO must be smaller than HI" in _one_error_line(err)
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_reproduce_graph_pareto_published_ego_density(tmp_path, capsys):
     out = tmp_path / "eg"
     base = [

@@ -477,6 +477,7 @@ def test_loop_first_step_without_indices_or_breakpoints(B):
     assert np.array_equal(D1, D2, equal_nan=True)
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 2**31),

@@ -294,6 +294,7 @@ def test_exact_audit_of_chebyshev_with_tie_terms_fast():
     assert excess <= 1e-9
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_gate_terms_move_by_their_stated_sensitivities():
     """The Pareto gate's terms: Dm (dominance in the whole table) and G = min(E, 1 - Dm) move by at most 2
     between neighbours, on all 120 databases, local and global, for every public history (non-vacuous:

@@ -180,6 +180,7 @@ def test_exact_audit_of_the_blended_round_on_every_graph_with_five_nodes(sensiti
             assert _worst_log_ratio(S, eps) <= eps + 1e-9
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_negative_control_understated_gain_sensitivity():
     """The gain divided by 1 instead of its sensitivity 2: some score moves by more than 1 between
     neighbours and the exponential mechanism's log-probabilities by more than epsilon (the audit catches

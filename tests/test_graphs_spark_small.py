@@ -24,7 +24,7 @@ from dpmo.graphs.spark import small  # noqa: E402
 from dpmo.graphs.spark.statistics import prepare  # noqa: E402
 
 pytestmark = [
-    pytest.mark.xdist_group("spark-b"),
+    pytest.mark.xdist_group("spark"),
     pytest.mark.filterwarnings("ignore::FutureWarning:pyspark"),
     pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),
 ]

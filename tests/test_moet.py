@@ -284,6 +284,7 @@ def _delta_ps_reference(tp, P, tn, N, t_max, neighbouring):
     return np.array(out, dtype=float)
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_tree_pareto_sensitivity_blocks_equal_set_definition():
     rng = np.random.default_rng(0)
     for trial in range(12):

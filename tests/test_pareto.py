@@ -299,6 +299,7 @@ def test_sorted_axis_with_reused_scratch_and_sorted_order():
         sweep_mod.sorted_axis(u[:-1], scratch=work)
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_removal_corrections_equal_direct_comparison():
     rng = np.random.default_rng(5)
     for m in (1, 2, 3):

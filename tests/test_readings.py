@@ -213,6 +213,7 @@ def test_graph_readings_run_and_keep_ids():
             assert len(set(picks.tolist())) == 2 and set(picks.tolist()) <= set(range(10, 16))
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_prep_defaults_equal_the_library_loaders_and_variants_change_rows(shared_data):
     from dpmo.datasets import load_adult
     from dpmo.experiments.prep import load_table

@@ -41,7 +41,7 @@ from dpmo.spark import tables as spark_tables  # noqa: E402
 from dpmo.spark.files import read_candidates as read_spark_candidates  # noqa: E402
 
 pytestmark = [
-    pytest.mark.xdist_group("spark-b"),
+    pytest.mark.xdist_group("spark"),
     # pyspark 4.x warns about pandas 3 on every pandas conversion; nothing here depends on it
     pytest.mark.filterwarnings("ignore::FutureWarning:pyspark"),
     pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),

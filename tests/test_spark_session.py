@@ -34,7 +34,9 @@ pyspark = pytest.importorskip("pyspark", reason='pyspark is not installed: pip i
 from dpmo.spark import blocks, session, workers  # noqa: E402
 from dpmo.spark.session import SparkEnvironmentError  # noqa: E402
 
-pytestmark = [pytest.mark.xdist_group("spark-b")]
+# the tests that use the JVM of the session fixture ``spark`` are in its xdist group (tests/_xdist_groups.py);
+# the others, stand-ins and subprocesses, run on either worker
+SPARK_GROUP = pytest.mark.xdist_group("spark")
 
 SHUFFLE = "spark.sql.shuffle.partitions"
 
@@ -73,6 +75,7 @@ def test_the_partition_rule_bounds_every_partition(rows, cores):
         assert p <= max(-(-rows // session.MIN_ROWS_PER_PARTITION), -(-rows // session.ROWS_PER_PARTITION))
 
 
+@SPARK_GROUP
 def test_the_user_setting_is_never_overridden(spark):
     from dpmo.graphs.spark import statistics
 
@@ -88,6 +91,7 @@ def test_the_user_setting_is_never_overridden(spark):
         spark.conf.unset(SHUFFLE)
 
 
+@SPARK_GROUP
 def test_a_call_sets_its_options_and_restores_the_session(spark):
     sc = spark.sparkContext
     before = sc.pythonExec
@@ -106,6 +110,7 @@ def test_a_call_sets_its_options_and_restores_the_session(spark):
 
 
 # ------------------------------------------------------------------------------------------ blocks
+@SPARK_GROUP
 def test_bucket_keys_land_in_their_partitions(spark):
     from pyspark.sql import functions as F
 
@@ -186,6 +191,7 @@ def test_another_copy_of_dpmo_on_the_workers_is_refused(tmp_path, monkeypatch):
         workers.check_worker_python(stand_in)
 
 
+@SPARK_GROUP
 def test_a_bad_worker_python_is_refused_before_any_spark_job(spark, spark_jobs, bare_python, monkeypatch):
     # as if the user had set PYSPARK_PYTHON to an interpreter without dpmo before starting the session
     from dpmo.graphs import spark as dpmo_spark
@@ -205,6 +211,7 @@ def test_a_bad_worker_python_is_refused_before_any_spark_job(spark, spark_jobs, 
     assert jobs == [] and budget.spent == 0
 
 
+@SPARK_GROUP
 @pytest.mark.slow
 def test_a_worker_that_cannot_import_is_reported_in_one_line(spark, bare_python):
     sc = spark.sparkContext
@@ -219,6 +226,7 @@ def test_a_worker_that_cannot_import_is_reported_in_one_line(spark, bare_python)
     assert sc.pythonExec == "python3" or "PYSPARK_PYTHON" in os.environ  # restored
 
 
+@SPARK_GROUP
 def test_on_a_cluster_one_probe_task_checks_the_executors(spark, monkeypatch):
     monkeypatch.setattr(workers, "is_local", lambda _: False)
     monkeypatch.setattr(workers, "_checked", {})
@@ -233,6 +241,7 @@ def test_on_a_cluster_one_probe_task_checks_the_executors(spark, monkeypatch):
 
 
 # ------------------------------------------------------------------------------------------ quiet
+@SPARK_GROUP
 def test_quiet_holds_the_progress_bar_and_the_pandas_warnings(spark):
     calls = []
     hold = session._ProgressHold(SimpleNamespace(finishAll=lambda: calls.append(1)))
@@ -313,12 +322,12 @@ def _venv_seeing_this_environment(env_dir):
 
 
 @pytest.mark.slow
-def test_a_virtual_environment_run_without_activation(spark, tmp_path, bare_python):
+def test_a_virtual_environment_run_without_activation(needs_java, tmp_path, bare_python):
     # a venv that sees the packages installed here (pyspark, numpy, dpmo: through a .pth file, not the base
     # interpreter's site-packages), its python run by path, without activation, while python3 on PATH has
     # none of them: the picks; then, with PYSPARK_PYTHON pointing at
-    # an interpreter without dpmo, the one-line refusal before any Spark job (the fixture ``spark`` only
-    # skips the test where Spark cannot run)
+    # an interpreter without dpmo, the one-line refusal before any Spark job (the fixture ``needs_java`` only
+    # skips the test where Spark cannot run; its JVM is the subprocess's own, so it is in no xdist group)
     env_dir = tmp_path / "venv"
     python = _venv_seeing_this_environment(env_dir)
     script = tmp_path / "script.py"

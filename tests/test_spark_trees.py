@@ -26,7 +26,7 @@ from dpmo.datasets import Feature  # noqa: E402
 from dpmo.spark import trees as spark_trees  # noqa: E402
 from dpmo.trees import DiffPID3Classifier, DPMOETClassifier, LocalDiffPID3Classifier  # noqa: E402
 
-pytestmark = [pytest.mark.xdist_group("spark-b")]
+pytestmark = [pytest.mark.xdist_group("spark")]
 
 SMALL_MOET = dict(population_size=8, selection_size=3, n_iterations=1, initial_depth=2, max_depth=3)
 

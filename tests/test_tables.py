@@ -20,6 +20,7 @@ def test_shipped_tables_run_through_dpmo_trees_unchanged(shared_data, name, caps
     assert "TPR" not in out  # the private trees only: no exact statistic without the flag
 
 
+@pytest.mark.slow  # over 2 s of CPU: the whole suite only (its module keeps fast tests)
 def test_dat_tables_match_the_loaders(shared_data):
     for path, loader in ((shared_data / "nltcs.dat", load_nltcs), (shared_data / "acs.dat", load_acs)):
         a, b = read_table(path), loader(path)
