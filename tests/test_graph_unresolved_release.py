@@ -1,5 +1,6 @@
 """The top-first plan when its ranks' release cannot tell the degrees from 0 (issue 38: the dip at epsilon
-1.5-2 on 200-node graphs; docs/pareto.md, "When the ranks' release sees nothing").
+1.5-2 on 200-node graphs; docs/pareto.md, "The top degree on offer until picked, and the top-first plan when
+its release sees nothing").
 
 A released degree ``W`` (an upper bound, ``point + RANK_CONFIDENCE sd``) is *unresolved* when ``W -
 (RANK_CONFIDENCE + 1) sd < 0``. Then a top round scores ``degree - W`` (no cap at 0), and the last round's

@@ -247,9 +247,9 @@ class _GraphStaircaseRounds(StaircaseRounds):
     def scores(self, chosen, remaining):
         """``min(max_l min_i D_i(r, l_i), degree(r) - W)``: corners in the objectives' units (the dampened
         excesses are recomputed for each released corner; those over 0 are kept across calls), blended with
-        the hypervolume gain (:meth:`blend`) and ordered by the tie rule. The
-        top-first plan's first :data:`TOP_PICKS` rounds score ``min(degree(r) - W, 0)`` instead, ``W`` the
-        released degree of rank ``TOP_PICKS``; every ego round (k = 3): :func:`with_top_degree`."""
+        the hypervolume gain (:meth:`blend`) and ordered by the tie rule. The top-first plan's first
+        :data:`TOP_PICKS` rounds score :func:`top_round_scores` instead (``min(degree(r) - W, 0)``, ``W`` the
+        released degree of rank ``TOP_PICKS``); every ego round: :func:`with_top_degree`."""
         if self.appr.top_first and self.round < self.appr.top_picks:
             deg = self.objectives[0].values[remaining].astype(np.float64)
             s = top_round_scores(deg, self._degree_at(float(self.appr.top_picks)), self)

@@ -432,14 +432,15 @@ def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr, roun
     """An ego round's scores with the largest degree on offer: ``max(scores, min(top_degree_scores(...), L +
     deg - D))`` when :func:`offers_top_degree` (``appr.epsilon``, ``appr.k``), else ``scores`` (those of the
     ``remaining`` nodes, after the window's margin). ``rounds``: the rounds' state (None: round 1), read for
-    the round (``rounds.round``) and the released picks' corners (``rounds.points``, their degree ``D`` the
-    largest: no option below it; none: no cap). Every ego round of the plan offers it -- round 1 of the
-    staircase plan without the ego signal, its later rounds, the top-first plan's last round -- until the
-    largest degree is picked: then every remaining node's lead is below minus the gap to it. ``c`` is the
-    round's nominal window, ``start exp(eps_j window_scale WINDOW_GAP / 2)`` at most ``n`` (``start``:
-    ``window_starts(n)[round]``, or :func:`ego_window_for`'s lower edge in the top-first plan). Public:
-    ``appr``'s plan, ``n``, the round's epsilon, released corners. All terms have sensitivity 1, so has the
-    result (``docs/pareto.md``, "The top degree on offer until picked"). ``appr``: a
+    the round (``rounds.round``) and the released picks' corners (``rounds.points``; ``D`` their largest
+    degree: a node ``g`` edges below it gets at most ``L - g`` from the option; none released: no cap). Every
+    ego round offers it -- round 1 of the staircase plan without the ego signal, its later rounds, the
+    top-first plan's last round -- until the largest degree is picked: then every remaining node's lead is
+    minus its gap to it. ``c`` is the round's nominal window, ``start exp(eps_j window_scale WINDOW_GAP / 2)``
+    at most ``n`` (``start``: ``window_starts(n)[round]``, or :func:`ego_window_for`'s lower edge in the
+    top-first plan). Public: ``appr``'s plan, ``n``, the round's epsilon, released corners. All terms have
+    sensitivity 1, so has the result (``docs/pareto.md``, "The top degree on offer until picked, and the
+    top-first plan when its release sees nothing"). ``appr``: a
     :class:`dpmo.graphs.chebyshev.GraphStaircaseApproach` (read, not imported).
     """
     if not offers_top_degree(appr.epsilon, appr.k):
@@ -451,7 +452,7 @@ def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr, roun
     size = float(n) if log_size >= math.log(max(n, 2)) else math.exp(log_size)
     option = top_degree_scores(deg, remaining, size, epsilon_round)
     covered = [float(p[0]) for p in getattr(rounds, "points", [])]
-    if covered:  # a released pick's corner at or above a node's degree: that node is not on offer
+    if covered:  # a released pick's corner above a node's degree: its option falls with the gap
         level = top_degree_level(size, epsilon_round)
         option = np.minimum(option, level + deg[np.asarray(remaining)] - max(covered))
     return np.maximum(scores, option)
@@ -462,7 +463,8 @@ def unresolved_degree(released: float, rounds) -> bool:
     """Whether a released degree (an upper bound: point estimate plus ``RANK_CONFIDENCE`` sd) is within one
     noise sd of 0: ``released - (RANK_CONFIDENCE + 1) sd < 0`` (public: the release, its noise's sd
     ``rounds.rank_sd``, ``rounds.appr.rank_confidence``). With sd ``141 / eps`` edges in the top-first plan,
-    on 200 nodes every degree is (``docs/pareto.md``, "When the ranks' release sees nothing")."""
+    on 200 nodes every degree is (``docs/pareto.md``, "The top degree on offer until picked, and the
+    top-first plan when its release sees nothing")."""
     return float(released) - (rounds.appr.rank_confidence + 1.0) * rounds.rank_sd < 0.0
 
 
