@@ -56,6 +56,7 @@ from .staircase_rules import (
     degree_ranks,
     ego_signal_statistic,
     ego_window_for,
+    last_window_edge,
     pick_quantum,
     signal_quantum,
     signal_threshold,
@@ -63,6 +64,7 @@ from .staircase_rules import (
     top_degree_epsilon,
     top_first_probability,
     top_pick_epsilon,
+    top_round_scores,
     window_last,
     with_top_degree,
 )
@@ -179,10 +181,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
         return [*new, *parts[a.top_picks : -1], parts[-1] + rest]
 
     def quantum(self) -> int:
-        """``q`` of the last pick release: its dampened ego density is released as ``floor(q D_ego)``
-        (sensitivity ``q``) with half the step's epsilon, ``eps_b``, and ``q = pick_quantum(eps_b)``: a grid
-        step of one to two noise scales (at negligible noise the released staircase tends to the exact
-        one)."""
+        """``q = pick_quantum(eps_b)`` of the last pick release (``floor(q D_ego)``, sensitivity ``q``, with
+        half the step's epsilon ``eps_b``): a grid step of one to two noise scales."""
         return self.q
 
     def release_spec(self, r, chosen):
@@ -223,6 +223,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         v = np.asarray(noisy, dtype=np.float64)
         if r == 0:  # post-processing: non-increasing in the rank, >= 0, then an upper confidence bound
             self.degrees_at_ranks = np.maximum(np.minimum.accumulate(v), 0.0) + self.appr.rank_confidence * sd
+            self.rank_sd = sd  # public: the noise's sd, for unresolved_degree
             return
         self.q = q = pick_quantum(x)
         sd_ego = discrete_laplace_sd(x / q) / q  # the ego part's noise, in D_ego units
@@ -246,12 +247,12 @@ class _GraphStaircaseRounds(StaircaseRounds):
     def scores(self, chosen, remaining):
         """``min(max_l min_i D_i(r, l_i), degree(r) - W)``: corners in the objectives' units (the dampened
         excesses are recomputed for each released corner; those over 0 are kept across calls), blended with
-        the hypervolume gain (:meth:`blend`) and ordered by the tie rule. The
-        top-first plan's first :data:`TOP_PICKS` rounds score ``min(degree(r) - W, 0)`` instead, ``W`` the
-        released degree of rank ``TOP_PICKS``; round 1 of the staircase plan: :func:`with_top_degree`."""
+        the hypervolume gain (:meth:`blend`) and ordered by the tie rule. The top-first plan's first
+        :data:`TOP_PICKS` rounds score :func:`top_round_scores` instead (``min(degree(r) - W, 0)``, ``W`` the
+        released degree of rank ``TOP_PICKS``); every ego round: :func:`with_top_degree`."""
         if self.appr.top_first and self.round < self.appr.top_picks:
             deg = self.objectives[0].values[remaining].astype(np.float64)
-            s = np.minimum(deg - self._degree_at(float(self.appr.top_picks)), 0.0)
+            s = top_round_scores(deg, self._degree_at(float(self.appr.top_picks)), self)
             return self.tie_break(s, remaining), 1.0
         if self.weak_signal():  # no ego round can find the dense end: the top degree
             deg = self.objectives[0].values[remaining].astype(np.float64)
@@ -263,8 +264,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
                 self._keep.setdefault(key, self._cache[key])
         t = blend_weight(remaining.size, self.epsilon)
         s = self.margin(s[remaining], remaining)
-        if self.round == 0 and self.signal is None:  # the largest degree on offer (k = 3, epsilon >= 1)
-            s = with_top_degree(s, self.objectives[0].values, remaining, self.epsilon, self.appr)
+        if self.round > 0 or self.signal is None:  # the largest degree on offer until picked (k = 3)
+            s = with_top_degree(s, self.objectives[0].values, remaining, self.epsilon, self.appr, self)
         s = self.blend(s, remaining, t)
         return self.tie_break(s, remaining, t), 1.0
 
@@ -333,7 +334,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         log_size = math.log(start) + self.epsilon * a.window_scale() * a.window_gap / 2.0
         if log_size >= math.log(n):
             return None
-        return self._degree_at(math.exp(log_size))
+        return last_window_edge(self._degree_at(math.exp(log_size)), math.exp(log_size), n, self)
 
 
 class GraphStaircaseApproach(StaircaseApproach):

@@ -44,6 +44,9 @@ __all__ = [
     "top_degree_level",
     "top_degree_scores",
     "with_top_degree",
+    "unresolved_degree",
+    "top_round_scores",
+    "last_window_edge",
 ]
 
 #: Share of epsilon of the release of ``floor(max_v D_ego(v))`` (the largest dampened ego density; sensitivity
@@ -425,18 +428,61 @@ def top_degree_scores(degrees, remaining, n_window: float, epsilon_round: float)
     return level + np.minimum(degree_leads(degrees)[np.asarray(remaining)], 0.0)
 
 
-def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr) -> np.ndarray:
-    """Round 1 of the staircase plan (``scores``: its staircase scores of the ``remaining`` nodes, after the
-    window's margin): ``max(scores, top_degree_scores(...))`` when :func:`offers_top_degree` (the call's
-    epsilon and ``k``, ``appr.epsilon`` and ``appr.k``), else ``scores``. The window's nominal size is
-    ``window_starts(n)[0] exp(eps_1 window_scale WINDOW_GAP / 2)``, at most ``n`` (public: ``appr``'s plan,
-    ``n``, the round's epsilon). Both scores have sensitivity 1, so has their maximum. ``appr``: a
+def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr, rounds=None) -> np.ndarray:
+    """An ego round's scores with the largest degree on offer: ``max(scores, min(top_degree_scores(...), L +
+    deg - D))`` when :func:`offers_top_degree` (``appr.epsilon``, ``appr.k``), else ``scores`` (those of the
+    ``remaining`` nodes, after the window's margin). ``rounds``: the rounds' state (None: round 1), read for
+    the round (``rounds.round``) and the released picks' corners (``rounds.points``; ``D`` their largest
+    degree: a node ``g`` edges below it gets at most ``L - g`` from the option; none released: no cap). Every
+    ego round offers it -- round 1 of the staircase plan without the ego signal, its later rounds, the
+    top-first plan's last round -- until the largest degree is picked: then every remaining node's lead is
+    minus its gap to it. ``c`` is the round's nominal window, ``start exp(eps_j window_scale WINDOW_GAP / 2)``
+    at most ``n`` (``start``: ``window_starts(n)[round]``, or :func:`ego_window_for`'s lower edge in the
+    top-first plan). Public: ``appr``'s plan, ``n``, the round's epsilon, released corners. All terms have
+    sensitivity 1, so has the result (``docs/pareto.md``, "The top degree on offer until picked, and the
+    top-first plan when its release sees nothing"). ``appr``: a
     :class:`dpmo.graphs.chebyshev.GraphStaircaseApproach` (read, not imported).
     """
     if not offers_top_degree(appr.epsilon, appr.k):
         return scores
-    n = int(np.asarray(degrees).size)
-    reach = epsilon_round * appr.window_scale() * appr.window_gap / 2.0  # the window's log growth
-    log_size = math.log(appr.window_starts(n)[0]) + reach
+    deg = np.asarray(degrees)
+    n, r = int(deg.size), 0 if rounds is None else int(rounds.round)
+    start = ego_window_for(n, appr.ego_window)[1] if appr.top_first else appr.window_starts(n)[r]
+    log_size = math.log(start) + epsilon_round * appr.window_scale() * appr.window_gap / 2.0
     size = float(n) if log_size >= math.log(max(n, 2)) else math.exp(log_size)
-    return np.maximum(scores, top_degree_scores(degrees, remaining, size, epsilon_round))
+    option = top_degree_scores(deg, remaining, size, epsilon_round)
+    covered = [float(p[0]) for p in getattr(rounds, "points", [])]
+    if covered:  # a released pick's corner above a node's degree: its option falls with the gap
+        level = top_degree_level(size, epsilon_round)
+        option = np.minimum(option, level + deg[np.asarray(remaining)] - max(covered))
+    return np.maximum(scores, option)
+
+
+# ------------------------------------- the top-first plan when its ranks' release sees nothing (issue 38)
+def unresolved_degree(released: float, rounds) -> bool:
+    """Whether a released degree (an upper bound: point estimate plus ``RANK_CONFIDENCE`` sd) is within one
+    noise sd of 0: ``released - (RANK_CONFIDENCE + 1) sd < 0`` (public: the release, its noise's sd
+    ``rounds.rank_sd``, ``rounds.appr.rank_confidence``). With sd ``141 / eps`` edges in the top-first plan,
+    on 200 nodes every degree is (``docs/pareto.md``, "The top degree on offer until picked, and the
+    top-first plan when its release sees nothing")."""
+    return float(released) - (rounds.appr.rank_confidence + 1.0) * rounds.rank_sd < 0.0
+
+
+def top_round_scores(degrees, W: float, rounds) -> np.ndarray:
+    """A top round of the top-first plan: ``min(degree - W, 0)``, ``W`` the released degree of rank
+    ``TOP_PICKS``; ``degree - W`` (no cap) when ``W`` is unresolved (:func:`unresolved_degree`): the cap at a
+    level set by the noise would tie a hub with every node above ``0.5 sd``. Sensitivity 1 either way."""
+    s = np.asarray(degrees, dtype=np.float64) - float(W)
+    return s if unresolved_degree(W, rounds) else np.minimum(s, 0.0)
+
+
+def last_window_edge(W: float, size: float, n: int, rounds) -> float:
+    """The lower edge of a window at nominal rank ``size < n`` (``W`` the released degree there): ``W``, but
+    in the top-first plan (``rounds.appr.top_first``; its last round) ``W (1 - size / n)`` when ``W`` is
+    unresolved (:func:`unresolved_degree`). A resolved edge falls to the smallest degree as the window
+    reaches ``n`` nodes; an unresolved one stays at ``0.5 sd`` at every rank, so it is interpolated linearly
+    in rank from ``W`` to 0 at rank ``n``, where the window is dropped (public: ``W``, ``size``, ``n``, the
+    noise's sd)."""
+    if rounds.appr.top_first and unresolved_degree(W, rounds):
+        return float(W) * (1.0 - float(size) / float(n))
+    return float(W)
