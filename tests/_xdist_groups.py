@@ -72,6 +72,8 @@ def scheduling(config, log):
         from xdist.scheduler import LoadGroupScheduling
     except ImportError:  # another xdist layout: its own scheduling
         return None
+    if not callable(getattr(LoadGroupScheduling, "_split_scope", None)):
+        return None  # another xdist: its own scheduling (the groups may be lost again, never a test)
 
     class Scheduling(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
@@ -79,7 +81,9 @@ def scheduling(config, log):
 
         def schedule(self) -> None:
             super().schedule()  # the first units are handed out; the rest wait in the queue, in order
-            for scope in [s for s in self.workqueue if s.startswith(LAST)]:
-                self.workqueue.move_to_end(scope)
+            queue = getattr(self, "workqueue", None)
+            if hasattr(queue, "move_to_end"):  # xdist's OrderedDict of waiting units (else: xdist's order)
+                for scope in [s for s in queue if s.startswith(LAST)]:
+                    queue.move_to_end(scope)
 
     return Scheduling(config, log)
