@@ -6,7 +6,6 @@ public rule ``t``, and the picks at negligible noise as greedy hypervolume steps
 from __future__ import annotations
 
 import functools
-from itertools import combinations
 
 import networkx as nx
 import numpy as np
@@ -15,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dpmo
+from _five_node_graphs import CODES, FLIPS
+from _five_node_graphs import graph as _graph
 from dpmo import graphs
 from dpmo.graphs import chebyshev as cheb
 from dpmo.graphs.chebyshev import GraphStaircaseApproach
@@ -25,10 +26,6 @@ from dpmo.selection import SelectionCache
 from test_graph_front_properties import CONVENTIONS, SMALL_GRAPHS, generated
 from test_staircase import replay_history
 
-PAIRS = list(combinations(range(5), 2))
-CODES = np.arange(1 << len(PAIRS))
-FLIPS = [CODES ^ (1 << p) for p in range(len(PAIRS))]  # every one-edge neighbour (added or removed)
-
 # public staircases (released (degree, ego density) of earlier picks), including none
 STAIRCASES = [
     np.zeros((0, 2)),
@@ -38,11 +35,6 @@ STAIRCASES = [
     np.array([[1.5, 0.5], [3.5, 0.2], [0.5, 1.0]]),
     np.array([[6.0, 0.1], [1.0, 0.9]]),
 ]
-
-
-def _graph(code: int) -> graphs.Graph:
-    edges = np.array([PAIRS[p] for p in range(len(PAIRS)) if (code >> p) & 1], dtype=np.int64)
-    return graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5))
 
 
 @functools.cache

@@ -18,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
+from _five_node_graphs import CODES, FLIPS
+from _five_node_graphs import graph as _graph
 from dpmo import graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach, degree_ranks
 from dpmo.graphs.staircase_rules import (
@@ -27,15 +29,6 @@ from dpmo.graphs.staircase_rules import (
     top_degree_scores,
 )
 from dpmo.selection import SelectionCache
-
-PAIRS = list(combinations(range(5), 2))
-CODES = np.arange(1 << len(PAIRS))
-FLIPS = [CODES ^ (1 << p) for p in range(len(PAIRS))]
-
-
-def _graph(code: int) -> graphs.Graph:
-    edges = np.array([PAIRS[p] for p in range(len(PAIRS)) if (code >> p) & 1], dtype=np.int64)
-    return graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5))
 
 
 @given(st.lists(st.integers(0, 40), min_size=1, max_size=30))

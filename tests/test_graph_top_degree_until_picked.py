@@ -10,24 +10,16 @@ and 3 and the top-first plan's last round score ``max(s(v), min(L + min(lead(v),
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import combinations
 
 import numpy as np
 import pytest
 
 import dpmo
+from _five_node_graphs import CODES, FLIPS
+from _five_node_graphs import graph as _graph
 from dpmo import graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach, degree_ranks
 from dpmo.selection import SelectionCache
-
-PAIRS = list(combinations(range(5), 2))
-CODES = np.arange(1 << len(PAIRS))
-FLIPS = [CODES ^ (1 << p) for p in range(len(PAIRS))]
-
-
-def _graph(code: int) -> graphs.Graph:
-    edges = np.array([PAIRS[p] for p in range(len(PAIRS)) if (code >> p) & 1], dtype=np.int64)
-    return graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5))
 
 
 @pytest.fixture(scope="module")

@@ -10,13 +10,14 @@ window edge at nominal rank ``c`` is ``W (1 - c / n)``.
 from __future__ import annotations
 
 import math
-from itertools import combinations
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import dpmo
+from _five_node_graphs import CODES, FLIPS
+from _five_node_graphs import graph as _graph
 from dpmo import graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach
 from dpmo.graphs.staircase_rules import (
@@ -28,10 +29,6 @@ from dpmo.graphs.staircase_rules import (
 )
 from dpmo.selection import SelectionCache
 from dpmo.staircase import discrete_laplace_sd
-
-PAIRS = list(combinations(range(5), 2))
-CODES = np.arange(1 << len(PAIRS))
-FLIPS = [CODES ^ (1 << p) for p in range(len(PAIRS))]
 
 
 def _stub(sd: float, top_first: bool = True):
@@ -105,11 +102,6 @@ def _audit(S, other):
             lp = np.vstack([dpmo.probabilities(r, eps, 1.0, mechanism=mechanism, log=True) for r in rows])
             lp = lp[inv.ravel()]
             assert max(np.abs(lp - lp[f]).max() for f in FLIPS) <= eps + 1e-9
-
-
-def _graph(code: int) -> graphs.Graph:
-    edges = np.array([PAIRS[p] for p in range(len(PAIRS)) if (code >> p) & 1], dtype=np.int64)
-    return graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5))
 
 
 @pytest.mark.parametrize("sensitivity", ["local", "global"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 from fractions import Fraction
-from itertools import combinations
 
 import numpy as np
 import pytest
@@ -13,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
+from _five_node_graphs import CODES, FLIPS
+from _five_node_graphs import graph as _graph
 from dpmo import graphs
 from dpmo.graphs.chebyshev import (
     GraphStaircaseApproach,
@@ -23,16 +24,6 @@ from dpmo.graphs.chebyshev import (
 )
 from dpmo.selection import SelectionCache, selection_plan
 from dpmo.staircase import StaircaseApproach, local_lower_bounds, staircase_scores
-
-PAIRS = list(combinations(range(5), 2))
-CODES = np.arange(1 << len(PAIRS))
-FLIPS = [CODES ^ (1 << p) for p in range(len(PAIRS))]  # the one-edge neighbours of every graph
-
-
-def _graph(code: int) -> graphs.Graph:
-    edges = np.array([PAIRS[p] for p in range(len(PAIRS)) if (code >> p) & 1], dtype=np.int64)
-    return graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5))
-
 
 # Public histories of a 3-pick selection on 5 nodes: (released degrees of the ranks 1, 2, 4, 5; then per
 # earlier pick: (pick, released degree, released floor(dampened ego density)); the round's epsilon).
