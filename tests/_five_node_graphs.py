@@ -22,3 +22,21 @@ def graph(code: int) -> graphs.Graph:
     """The graph of ``code`` on the public nodes 0..4."""
     edges = np.array([PAIRS[p] for p in range(len(PAIRS)) if (code >> p) & 1], dtype=np.int64)
     return graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5))
+
+
+def audit_scores(S, epsilons=(0.5, 4.0), acts: float = 0.3) -> None:
+    """The exact audit of one round's scores ``S`` (one row per code of ``CODES``): every candidate's score
+    moves by at most 1 between one-edge neighbours, and by more than ``acts`` somewhere (the audit is not of
+    a constant); the exact log-probabilities of the exponential mechanism and permute-and-flip (sensitivity
+    1) at each of ``epsilons`` differ by at most epsilon between neighbours."""
+    import dpmo
+
+    S = np.asarray(S, dtype=np.float64)
+    change = max(np.abs(S - S[f]).max() for f in FLIPS)
+    assert acts < change <= 1.0 + 1e-9
+    rows, inv = np.unique(S, axis=0, return_inverse=True)
+    for mechanism in ("exponential", "permute_and_flip"):
+        for eps in epsilons:
+            lp = np.vstack([dpmo.probabilities(r, eps, 1.0, mechanism=mechanism, log=True) for r in rows])
+            lp = lp[inv.ravel()]
+            assert max(np.abs(lp - lp[f]).max() for f in FLIPS) <= eps + 1e-9

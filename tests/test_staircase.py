@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
-from _five_node_graphs import CODES, FLIPS
+from _five_node_graphs import CODES, FLIPS, audit_scores
 from _five_node_graphs import graph as _graph
 from dpmo import graphs
 from dpmo.graphs.chebyshev import (
@@ -332,14 +332,7 @@ def test_exact_audit_of_the_top_first_rounds_on_all_graphs_with_five_nodes(sensi
         for h, history in enumerate(TOP_FIRST):
             scores[h].append(_top_first_scores(objs, sensitivity, history, cache))
     for S in map(np.array, scores):
-        change = max(np.abs(S - S[f]).max() for f in FLIPS)
-        assert 0.3 < change <= 1.0 + 1e-9
-        rows, inv = np.unique(S, axis=0, return_inverse=True)
-        for mechanism in ("exponential", "permute_and_flip"):
-            for eps in (0.5, 4.0):
-                lp = np.vstack([dpmo.probabilities(r, eps, 1.0, mechanism=mechanism, log=True) for r in rows])
-                lp = lp[inv.ravel()]
-                assert max(np.abs(lp - lp[f]).max() for f in FLIPS) <= eps + 1e-9
+        audit_scores(S)
 
 
 def test_top_first_plan_records_and_refusals():
@@ -450,3 +443,12 @@ def test_exact_discrete_laplace_below_1e_100():
     scale = 10**110  # the noise's standard deviation is about sqrt(2) / x
     assert all(abs(int(v)) < 100 * scale for v in z)
     assert sum(abs(int(v)) > scale // 1000 for v in z) >= 3  # P(|Z| <= sd / 1000) ~ 1 / 700 per draw
+
+
+def test_the_shared_audit_catches_a_score_of_sensitivity_two():
+    """The negative control of ``_five_node_graphs.audit_scores``: node degrees (sensitivity 1 under one
+    edge) pass it; twice the degrees fail it."""
+    S = np.array([np.asarray(_graph(c).degree, dtype=float) for c in CODES])
+    audit_scores(S, (1.0,))
+    with pytest.raises(AssertionError):
+        audit_scores(2.0 * S, (1.0,))
