@@ -66,6 +66,7 @@ from .staircase_rules import (
     top_pick_epsilon,
     top_round_scores,
     window_last,
+    window_log_size,
     with_top_degree,
 )
 
@@ -329,9 +330,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
         epsilon), or None when the window holds every node."""
         if self.degrees_at_ranks is None or self.epsilon is None:
             return None
-        a, n = self.appr, self.objectives[0].n
-        start = ego_window_for(n, a.ego_window)[1] if a.top_first else a.window_starts(n)[self.round]
-        log_size = math.log(start) + self.epsilon * a.window_scale() * a.window_gap / 2.0
+        n = self.objectives[0].n
+        log_size = window_log_size(self.appr, n, self.round, self.epsilon)
         if log_size >= math.log(n):
             return None
         return last_window_edge(self._degree_at(math.exp(log_size)), math.exp(log_size), n, self)
@@ -418,7 +418,7 @@ class GraphStaircaseApproach(StaircaseApproach):
         """How many nodes round 1 searches: its window's nominal rank ``WINDOW_FIRST exp(eps_1 window_scale
         WINDOW_GAP / 2)``, at most ``n`` (public: ``n``, the plan, the step's epsilon)."""
         eps1 = self.round_one_epsilon(epsilon_step)
-        log_size = math.log(self.window_starts(n)[0]) + eps1 * self.window_scale() * self.window_gap / 2.0
+        log_size = window_log_size(self, n, 0, eps1)
         return int(n) if log_size >= math.log(max(int(n), 2)) else max(2, int(math.ceil(math.exp(log_size))))
 
     def round_one_threshold(self, n: int, eps_step: float) -> float:

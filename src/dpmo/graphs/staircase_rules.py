@@ -47,6 +47,7 @@ __all__ = [
     "unresolved_degree",
     "top_round_scores",
     "last_window_edge",
+    "window_log_size",
 ]
 
 #: Share of epsilon of the release of ``floor(max_v D_ego(v))`` (the largest dampened ego density; sensitivity
@@ -447,8 +448,7 @@ def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr, roun
         return scores
     deg = np.asarray(degrees)
     n, r = int(deg.size), 0 if rounds is None else int(rounds.round)
-    start = ego_window_for(n, appr.ego_window)[1] if appr.top_first else appr.window_starts(n)[r]
-    log_size = math.log(start) + epsilon_round * appr.window_scale() * appr.window_gap / 2.0
+    log_size = window_log_size(appr, n, r, epsilon_round)
     size = float(n) if log_size >= math.log(max(n, 2)) else math.exp(log_size)
     option = top_degree_scores(deg, remaining, size, epsilon_round)
     covered = [float(p[0]) for p in getattr(rounds, "points", [])]
@@ -456,6 +456,16 @@ def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr, roun
         level = top_degree_level(size, epsilon_round)
         option = np.minimum(option, level + deg[np.asarray(remaining)] - max(covered))
     return np.maximum(scores, option)
+
+
+def window_log_size(appr, n: int, r: int, epsilon_round: float) -> float:
+    """The log of round ``r``'s nominal window on ``n`` nodes at its epsilon: ``log(start) + eps_j
+    window_scale WINDOW_GAP / 2``, ``start`` the window at epsilon -> 0 (``window_starts(n)[r]``, or in the
+    top-first plan :func:`ego_window_for`'s upper edge). The window holds every node once it reaches ``log
+    n`` (public: ``appr``'s plan, ``n``, the round's epsilon). ``appr``: a
+    :class:`dpmo.graphs.chebyshev.GraphStaircaseApproach` (read, not imported). O(k)."""
+    start = ego_window_for(n, appr.ego_window)[1] if appr.top_first else appr.window_starts(n)[r]
+    return math.log(start) + float(epsilon_round) * appr.window_scale() * appr.window_gap / 2.0
 
 
 # ------------------------------------- the top-first plan when its ranks' release sees nothing (issue 38)
