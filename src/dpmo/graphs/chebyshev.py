@@ -39,6 +39,7 @@ from .hypervolume_rounds import (
     point_box,
     staircase_area_gains,
 )
+from .staircase_corners import corner_scores
 from .staircase_rules import (
     CORNER_TIE,
     DEGREE_MARGIN,
@@ -100,6 +101,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         self.threshold = 0.0
         self.boxes: list[tuple[float, float]] = []  # released (degree+, ego density-) of picks, no margin
         self.q = 1  # the grid of the last pick release (pick_quantum of its ego part's epsilon; public)
+        self.picks: list[int] = []  # the released picks' nodes, in the order of self.points (public)
 
     def release(self, r, chosen, epsilon, rng):
         """Before round 1 of the staircase plan: the degrees of the ranks (L1 sensitivity 2, discrete Laplace
@@ -240,6 +242,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         else:  # the dampened excess is the ego density itself (global sensitivity 1)
             ego_low = D_low
         self.points.append(np.array([margin * d_high, min(max(ego_low, 0.0), 1.0)]))
+        self.picks.append(int(chosen[-1]))
         self.boxes.append(point_box(v, q, self.objectives[0].n, self.sensitivity, self.appr.formula))
 
     def corners(self):
@@ -284,20 +287,15 @@ class _GraphStaircaseRounds(StaircaseRounds):
         return (1.0 - t) * g / AREA_GAIN_SENSITIVITY + t * corner_scores
 
     def _corner_scores(self) -> np.ndarray:
-        """``max_l (min(D_deg(r, l), D_ego(r, l)) + c min(|D_deg(r, l) - D_ego(r, l)|, 1)) / (1 + 2 c)``,
-        ``c = CORNER_TIE``: the staircase round (:func:`dpmo.staircase.staircase_scores`) with a bounded
-        augmented term at each corner, so that a node the binding objective ties with another is ordered by
-        the other objective (weak Pareto optimality is not enough). The minimum moves by at most 1 and
-        ``|D_deg - D_ego|`` by at most 2 between neighbours, so the numerator moves by at most ``1 + 2 c``:
-        sensitivity 1 (and the maximum over public corners keeps it)."""
-        c = CORNER_TIE
-        best = None
-        for corner in self.corners():
-            D0 = dampened_excess(self.objectives[0], corner[0], self.sensitivity, self._cache, 0)
-            D1 = dampened_excess(self.objectives[1], corner[1], self.sensitivity, self._cache, 1)
-            t = (np.minimum(D0, D1) + c * np.minimum(np.abs(D0 - D1), 1.0)) / (1.0 + 2.0 * c)
-            best = t if best is None else np.maximum(best, t)
-        return best
+        """:func:`~dpmo.graphs.staircase_corners.corner_scores` at the released corners (``CORNER_TIE``), a
+        node's excess at a pick's corner coordinate capped by exact degree comparisons with that pick (unless
+        ``appr.pick_cap`` is False): sensitivity 1 (``docs/pareto.md``, "A pick's duplicates capped at its
+        corners")."""
+        ok = self.appr.pick_cap and len(self.picks) == len(self.points)  # else points not from releases
+        picks = self.picks if ok else None
+        return corner_scores(
+            self.objectives, self.corners(), self.sensitivity, self._cache, CORNER_TIE, self.points, picks
+        )
 
     def tie_break(self, scores, remaining, t: float = 1.0):
         """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = t^(1/4) tie_weight(n)``
@@ -381,6 +379,7 @@ class GraphStaircaseApproach(StaircaseApproach):
         self.signal_share = SIGNAL_SHARE
         self.window_first, self.window_gap = WINDOW_FIRST, WINDOW_GAP
         self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
+        self.pick_cap = True  # staircase_corners.pick_degree_caps on (False: the former rounds, for audits)
 
     def window_starts(self, n: int) -> np.ndarray:
         """Each round's window at epsilon -> 0 on ``n`` nodes: ``WINDOW_FIRST`` to :func:`window_last` nodes,
