@@ -3,6 +3,9 @@
 Edge-level neighbours: two graphs on the same 5 nodes that differ in one edge (added or removed). A graph is
 a 10-bit code, bit ``p`` set when the pair ``PAIRS[p]`` is an edge; ``FLIPS[p][code]`` is its neighbour
 through pair ``p``. So ``CODES`` (all 1,024 graphs) with ``FLIPS`` lists every neighbouring pair twice.
+Also: the degrees of a random graph on ``n`` nodes and of its neighbour through one drawn pair
+(:func:`draw_degrees_and_neighbour`, for hypothesis), and a round-2 history of the graph staircase
+(:func:`round_two_scores`).
 """
 
 from __future__ import annotations
@@ -40,3 +43,40 @@ def audit_scores(S, epsilons=(0.5, 4.0), acts: float = 0.3) -> None:
             lp = np.vstack([dpmo.probabilities(r, eps, 1.0, mechanism=mechanism, log=True) for r in rows])
             lp = lp[inv.ravel()]
             assert max(np.abs(lp - lp[f]).max() for f in FLIPS) <= eps + 1e-9
+
+
+def draw_degrees_and_neighbour(n: int, data) -> tuple[np.ndarray, np.ndarray]:
+    """The degrees of a random graph on ``n`` nodes (each pair an edge or not, drawn from hypothesis's
+    ``data``) and those of its edge-level neighbour through one drawn pair (that edge added or removed)."""
+    from hypothesis import strategies as st
+
+    pairs = list(combinations(range(n), 2))
+    mask = data.draw(st.lists(st.booleans(), min_size=len(pairs), max_size=len(pairs)))
+    flip = data.draw(st.integers(0, len(pairs) - 1))
+
+    def degrees(m) -> np.ndarray:
+        deg = np.zeros(n, dtype=np.int64)
+        for (a, b), on in zip(pairs, m, strict=True):
+            if on:
+                deg[a] += 1
+                deg[b] += 1
+        return deg
+
+    other = list(mask)
+    other[flip] = not other[flip]
+    return degrees(mask), degrees(other)
+
+
+def round_two_scores(appr, objs, sensitivity: str, cache, released, x: float, eps2: float) -> np.ndarray:
+    """Round 2's scores of nodes 1..4 under :class:`~dpmo.graphs.chebyshev.GraphStaircaseApproach` ``appr``
+    after one public history: the degrees of the ranks released as 4, 3, 2, 1; round 1 at epsilon 0.64
+    picks node 0, released as ``released`` (degree, ``floor(q D_ego)``) at the release's ``x``; round 2 at
+    ``eps2``. Asserts the round's declared sensitivity is 1."""
+    rounds = appr.rounds(objs, None, sensitivity, cache)
+    rounds.receive(0, [], np.array([4, 3, 2, 1]), 1.0)
+    rounds.begin(0, 0.64)
+    rounds.receive(1, [0], np.asarray(released), x)
+    rounds.begin(1, eps2)
+    s, sens = rounds.scores([0], np.arange(1, 5))
+    assert sens == 1.0
+    return s

@@ -10,7 +10,6 @@ D_ego``) puts above ``b``'s corner, score no more than 0 there. No epsilon is sp
 from __future__ import annotations
 
 from fractions import Fraction
-from itertools import combinations
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
-from _five_node_graphs import CODES, FLIPS, audit_scores
+from _five_node_graphs import CODES, FLIPS, audit_scores, draw_degrees_and_neighbour, round_two_scores
 from _five_node_graphs import graph as _graph
 from dpmo import graphs
 from dpmo.graphs import staircase_corners
@@ -32,22 +31,9 @@ from dpmo.selection import SelectionCache
 def test_degree_distance_moves_by_at_most_one_between_edge_neighbours(n, data):
     """Any graph, any one edge added or removed (including an edge at the pick or between the pick and a
     node), any pick: every other node's ``|deg(r) - deg(b)|`` moves by at most 1."""
-    pairs = list(combinations(range(n), 2))
-    mask = data.draw(st.lists(st.booleans(), min_size=len(pairs), max_size=len(pairs)))
-    flip = data.draw(st.integers(0, len(pairs) - 1))
     pick = data.draw(st.integers(0, n - 1))
-
-    def degrees(m):
-        deg = np.zeros(n, dtype=np.int64)
-        for (a, b), on in zip(pairs, m, strict=True):
-            if on:
-                deg[a] += 1
-                deg[b] += 1
-        return deg
-
-    other = list(mask)
-    other[flip] = not other[flip]
-    a, b = degree_distance(degrees(mask), pick), degree_distance(degrees(other), pick)
+    deg, neighbour = draw_degrees_and_neighbour(n, data)
+    a, b = degree_distance(deg, pick), degree_distance(neighbour, pick)
     assert np.abs(np.delete(a - b, pick)).max() <= 1.0
 
 
@@ -117,14 +103,7 @@ def _five_node_scores(sensitivity: str, d: int, ego: int, x: float, eps2: float,
         for cap in (True, False):
             appr = GraphStaircaseApproach(3, epsilon=call_eps)
             appr.pick_cap = cap
-            rounds = appr.rounds(objs, None, sensitivity, cache)
-            rounds.receive(0, [], np.array([4, 3, 2, 1]), 1.0)
-            rounds.begin(0, 0.64)
-            rounds.receive(1, [0], np.array([d, ego]), x)
-            rounds.begin(1, eps2)
-            s, sens = rounds.scores([0], np.arange(1, 5))
-            assert sens == 1.0
-            row.append(s)
+            row.append(round_two_scores(appr, objs, sensitivity, cache, (d, ego), x, eps2))
         S.append(row[0])
         plain.append(row[1])
     return np.array(S), np.array(plain)

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
-from _five_node_graphs import CODES, audit_scores
+from _five_node_graphs import CODES, audit_scores, draw_degrees_and_neighbour
 from _five_node_graphs import graph as _graph
 from dpmo import graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach, degree_ranks
@@ -41,21 +41,8 @@ def test_degree_leads_by_brute_force(d):
 @given(st.integers(3, 12), st.data())
 def test_degree_leads_move_by_at_most_one_between_edge_neighbours(n, data):
     """Add or remove any one edge of a random graph: every lead moves by at most 1."""
-    pairs = list(combinations(range(n), 2))
-    mask = data.draw(st.lists(st.booleans(), min_size=len(pairs), max_size=len(pairs)))
-    flip = data.draw(st.integers(0, len(pairs) - 1))
-
-    def degrees(m):
-        deg = np.zeros(n, dtype=np.int64)
-        for (a, b), on in zip(pairs, m, strict=True):
-            if on:
-                deg[a] += 1
-                deg[b] += 1
-        return deg
-
-    other = list(mask)
-    other[flip] = not other[flip]
-    assert np.abs(degree_leads(degrees(mask)) - degree_leads(degrees(other))).max() <= 1.0
+    deg, neighbour = draw_degrees_and_neighbour(n, data)
+    assert np.abs(degree_leads(deg) - degree_leads(neighbour)).max() <= 1.0
 
 
 def test_the_gate_and_the_level():

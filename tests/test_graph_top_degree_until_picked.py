@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import dpmo
-from _five_node_graphs import CODES, audit_scores
+from _five_node_graphs import CODES, audit_scores, round_two_scores
 from _five_node_graphs import graph as _graph
 from dpmo import graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach, degree_ranks
@@ -127,14 +127,7 @@ def test_exact_audit_of_round_two_with_the_option_on_all_graphs_with_five_nodes(
             row = []
             for e in (5.0, None):
                 appr = GraphStaircaseApproach(3, epsilon=e)
-                rounds = appr.rounds(objs, None, sensitivity, cache)
-                rounds.receive(0, [], np.array([4, 3, 2, 1]), 1.0)
-                rounds.begin(0, 0.64)
-                rounds.receive(1, [0], np.array([d, 1]), 1.0)
-                rounds.begin(1, eps2)
-                s, sens = rounds.scores([0], np.arange(1, 5))
-                assert sens == 1.0
-                row.append(s)
+                row.append(round_two_scores(appr, objs, sensitivity, cache, (d, 1), 1.0, eps2))
             S.append(row[0])
             plain.append(row[1])
         _audit(S, plain)
