@@ -21,6 +21,7 @@ import pytest
 import dpmo
 from dpmo import audit, graphs
 from dpmo.graphs import ego_density_sensitivity
+from dpmo.mechanisms import probabilities_by_row
 from pareto_paths import PATHS, force_counting_path
 
 ATOL = 1e-12
@@ -352,9 +353,7 @@ def test_pareto_sensitivity_on_every_counting_path_equals_the_audited_values(mon
 def _log_probabilities(scores: np.ndarray, epsilon: float, sensitivity: float, mechanism: str) -> np.ndarray:
     """dpmo.probabilities(..., log=True) of every row (computed once per distinct row of scores)."""
     rows, inverse = np.unique(scores, axis=0, return_inverse=True)
-    logp = np.vstack(
-        [dpmo.probabilities(r, epsilon, sensitivity, mechanism=mechanism, log=True) for r in rows]
-    )
+    logp = probabilities_by_row(rows, epsilon, sensitivity, mechanism=mechanism, log=True)
     return logp[inverse.ravel()]
 
 

@@ -1,4 +1,5 @@
-"""Single-objective private selection: :func:`select` and :func:`probabilities`.
+"""Single-objective private selection: :func:`select`, :func:`probabilities` and, for audits of many inputs,
+:func:`probabilities_by_row`.
 
 One mechanism per small module: :mod:`.exponential`, :mod:`.permute_and_flip`, :mod:`.noisy_max`.
 All of them are epsilon-DP for a utility whose global sensitivity is at most ``sensitivity`` (for every
@@ -30,8 +31,9 @@ from ._common import scaled_scores as scaled_scores  # for dpmo.graphs.spark (no
 from .exponential import log_probabilities_exponential, sample_exponential
 from .noisy_max import sample_noisy_max
 from .permute_and_flip import log_probabilities_permute_and_flip
+from .row_laws import probabilities_by_row
 
-__all__ = ["MECHANISMS", "select", "probabilities"]
+__all__ = ["MECHANISMS", "select", "probabilities", "probabilities_by_row"]
 
 _EXACT = ("exponential", "gumbel", "permute_and_flip")
 
