@@ -23,6 +23,15 @@ BENCH = REPO / "benchmarks"
 #: seconds before a subprocess counts as hung (wall time on a loaded machine is many times its CPU time)
 HANG = 1800
 
+#: the benchmarks use no hypothesis; its pytest plugin would import it anyway, for its end-of-run summary
+#: (about 2 s of CPU per pytest subprocess)
+NO_HYPOTHESIS = ["-p", "no:hypothesispytest"]
+
+#: the benchmark files that ``test_compare_against_a_commit_in_one_command`` leaves out: its ``-k`` selects
+#: a benchmark of ``test_core.py`` only, and collecting the others imports the graph, tree and Pareto code
+#: on both sides for nothing (about 4 s of CPU per side)
+NOT_CORE = ["--ignore=" + str(BENCH / f"test_{name}.py") for name in ("graphs", "pareto", "trees")]
+
 
 def _env():
     env = dict(os.environ, DPMO_BENCH_SMOKE="1")
@@ -46,7 +55,7 @@ def test_every_benchmark_runs_once_at_a_tiny_size():
     # without pytest-benchmark (as in CI): the stand-in fixture of benchmarks/conftest.py calls each once
     cmd = [sys.executable, "-m", "pytest", str(BENCH), "-q", "-p", "no:cacheprovider", "-m", "not slow",
            "--rootdir", str(BENCH), "-o", "addopts=", "-o", "testpaths=", "-p", "no:xdist",
-           "-p", "no:benchmark"]  # fmt: skip
+           "-p", "no:benchmark", *NO_HYPOTHESIS]  # fmt: skip
     # the timeout only guards against a hang: about 27 s of CPU, which took over 300 s of wall time at load 20
     res = subprocess.run(cmd, env=_env(), capture_output=True, text=True, cwd=REPO, timeout=HANG)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
@@ -92,6 +101,9 @@ def test_compare_against_a_commit_in_one_command():
         "HEAD",
         "-k",
         "test_select and exponential-1",
+        "--",
+        *NO_HYPOTHESIS,
+        *NOT_CORE,
     ]
     res = subprocess.run(cmd, env=_env(), capture_output=True, text=True, cwd=REPO, timeout=HANG)
     assert res.returncode == 0, res.stderr[-3000:]
