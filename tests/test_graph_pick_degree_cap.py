@@ -94,19 +94,20 @@ def test_round_two_takes_the_centre_not_a_duplicate_of_the_clique_pick(star_cliq
 HISTORIES = ((2, 1, 4.0, 1.2, None), (3, 2, 10.0, 3.0, None), (4, 1, 4.0, 1.2, 5.0), (3, 1, 1.0, 3.0, 5.0))
 
 
-def _five_node_scores(sensitivity: str, d: int, ego: int, x: float, eps2: float, call_eps):
+def _five_node_scores(sensitivity: str, d: int, ego: int, x: float, eps2: float, call_eps, plain_too=True):
+    """Round 2's scores on every 5-node graph with the cap, and (``plain_too``) without it (else None)."""
     S, plain = [], []
     for c in CODES:
         objs = graphs.objectives(_graph(c))
         cache = SelectionCache(objs)
         row = []
-        for cap in (True, False):
+        for cap in (True, False) if plain_too else (True,):
             appr = GraphStaircaseApproach(3, epsilon=call_eps)
             appr.pick_cap = cap
             row.append(round_two_scores(appr, objs, sensitivity, cache, (d, ego), x, eps2))
         S.append(row[0])
-        plain.append(row[1])
-    return np.array(S), np.array(plain)
+        plain.append(row[-1])
+    return np.array(S), (np.array(plain) if plain_too else None)
 
 
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
@@ -138,9 +139,11 @@ def test_negative_control_a_doubled_cap_breaks_the_audit(monkeypatch):
 
     monkeypatch.setattr(staircase_corners, "pick_degree_caps", doubled)
     worst = 0.0
-    for d, ego, x, eps2, call_eps in HISTORIES:
-        S, _ = _five_node_scores("local", d, ego, x, eps2, call_eps)
+    for d, ego, x, eps2, call_eps in HISTORIES:  # until one history shows it
+        S, _ = _five_node_scores("local", d, ego, x, eps2, call_eps, plain_too=False)
         worst = max(worst, max(np.abs(S - S[f]).max() for f in FLIPS))
+        if worst > 1.0 + 1e-9:
+            break
     assert worst > 1.0 + 1e-9
 
 
