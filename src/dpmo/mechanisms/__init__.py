@@ -31,11 +31,9 @@ from ._common import scaled_scores as scaled_scores  # for dpmo.graphs.spark (no
 from .exponential import log_probabilities_exponential, sample_exponential
 from .noisy_max import sample_noisy_max
 from .permute_and_flip import log_probabilities_permute_and_flip
-from .row_laws import probabilities_by_row
+from .row_laws import check_law_arguments, probabilities_by_row
 
 __all__ = ["MECHANISMS", "select", "probabilities", "probabilities_by_row"]
-
-_EXACT = ("exponential", "gumbel", "permute_and_flip")
 
 
 def select(
@@ -198,16 +196,8 @@ def probabilities(
     >>> bool(np.allclose(p, w / w.sum()))
     True
     """
-    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    if mechanism not in _EXACT:
-        raise ValueError(
-            f"mechanism must be one of {list(_EXACT)} for exact probabilities, got {mechanism!r}"
-        )
-    if not isinstance(log, (bool, np.bool_)):
-        raise TypeError(f"log must be a bool, got {type(log).__name__}")
+    mechanism, epsilon, sensitivity = check_law_arguments(mechanism, log, epsilon, sensitivity)
     scores = check_scores(scores)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_sensitivity(sensitivity)
     if mechanism == "permute_and_flip":
         logp = log_probabilities_permute_and_flip(scores, epsilon, sensitivity)
     else:

@@ -42,12 +42,9 @@ def probabilities_by_row(
     ----------
     scores : array_like of real, shape (m, n)
         One score vector of ``n`` candidates per row; finite, ``m, n >= 1``.
-    epsilon, sensitivity : float
-        As in :func:`dpmo.select`.
-    mechanism : {"exponential", "gumbel", "permute_and_flip"}
-        Report-noisy-max with Laplace noise has no closed form and is refused.
-    log : bool, default False
-        Return natural-log probabilities (exact even where the probabilities underflow).
+    epsilon, sensitivity, mechanism, log
+        As in :func:`dpmo.probabilities` (``mechanism`` one of "exponential", "gumbel",
+        "permute_and_flip"; ``log=True`` for natural-log probabilities).
 
     Returns
     -------
@@ -71,16 +68,8 @@ def probabilities_by_row(
     >>> bool(np.allclose(P.sum(axis=1), 1.0))
     True
     """
-    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
-    if mechanism not in _EXACT:
-        raise ValueError(
-            f"mechanism must be one of {list(_EXACT)} for exact probabilities, got {mechanism!r}"
-        )
-    if not isinstance(log, (bool, np.bool_)):
-        raise TypeError(f"log must be a bool, got {type(log).__name__}")
+    mechanism, epsilon, sensitivity = check_law_arguments(mechanism, log, epsilon, sensitivity)
     S = _check_rows(scores)
-    epsilon = check_epsilon(epsilon)
-    sensitivity = check_sensitivity(sensitivity)
     top = S.max(axis=1, keepdims=True)
     c = float(epsilon) / (2.0 * float(sensitivity))
     spread = float((top[:, 0] - S.min(axis=1)).max())
@@ -98,6 +87,20 @@ def probabilities_by_row(
     else:
         logp = G - log_sum_exp(G, axis=1)[:, None]
     return logp if log else np.exp(logp)
+
+
+def check_law_arguments(mechanism, log, epsilon, sensitivity) -> tuple[str, float, float]:
+    """The checks shared with :func:`dpmo.probabilities`: ``mechanism`` one with an exact law
+    (report-noisy-max with Laplace noise has no closed form), ``log`` a bool, ``epsilon`` and
+    ``sensitivity`` valid; returns ``(mechanism, epsilon, sensitivity)`` as checked."""
+    mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
+    if mechanism not in _EXACT:
+        raise ValueError(
+            f"mechanism must be one of {list(_EXACT)} for exact probabilities, got {mechanism!r}"
+        )
+    if not isinstance(log, (bool, np.bool_)):
+        raise TypeError(f"log must be a bool, got {type(log).__name__}")
+    return mechanism, check_epsilon(epsilon), check_sensitivity(sensitivity)
 
 
 def _check_rows(scores) -> np.ndarray:
