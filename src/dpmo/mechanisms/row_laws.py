@@ -109,9 +109,11 @@ def _check_rows(scores) -> np.ndarray:
         arr = np.asarray(scores)
     except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here
         raise TypeError("scores must be a 2-D array of real numbers") from exc
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"scores must be a 2-D array of real numbers, got dtype {arr.dtype}")
     if arr.ndim != 2 or 0 in arr.shape:
         raise ValueError(f"scores must be 2-D with at least one row and one column, got shape {arr.shape}")
-    return check_scores(arr.reshape(-1)).reshape(arr.shape)
+    return check_scores(arr.reshape(-1)).reshape(arr.shape)  # real and finite
 
 
 def _log_permute_and_flip(G: np.ndarray) -> np.ndarray:
