@@ -4,8 +4,9 @@ Edge-level neighbours: two graphs on the same 5 nodes that differ in one edge (a
 a 10-bit code, bit ``p`` set when the pair ``PAIRS[p]`` is an edge; ``FLIPS[p][code]`` is its neighbour
 through pair ``p``. So ``CODES`` (all 1,024 graphs) with ``FLIPS`` lists every neighbouring pair twice.
 Also: the degrees of a random graph on ``n`` nodes and of its neighbour through one drawn pair
-(:func:`draw_degrees_and_neighbour`, for hypothesis), and a round-2 history of the graph staircase
-(:func:`round_two_scores`).
+(:func:`draw_degrees_and_neighbour`, for hypothesis), the scores of variants of one round on every graph
+(:func:`scores_on_every_graph`), and public histories of the graph staircase (:func:`round_scores`,
+:func:`round_two_scores`).
 """
 
 from __future__ import annotations
@@ -78,5 +79,32 @@ def round_two_scores(appr, objs, sensitivity: str, cache, released, x: float, ep
     rounds.receive(1, [0], np.asarray(released), x)
     rounds.begin(1, eps2)
     s, sens = rounds.scores([0], np.arange(1, 5))
+    assert sens == 1.0
+    return s
+
+
+def scores_on_every_graph(variants, score_of) -> list[np.ndarray]:
+    """``score_of(variant, objs, cache)`` for each of ``variants`` on the graph of every code of ``CODES``
+    (its objectives ``objs`` and one ``dpmo.selection.SelectionCache`` shared by the variants): one array
+    per variant, a row per code."""
+    from dpmo.selection import SelectionCache
+
+    out: list[list] = [[] for _ in variants]
+    for c in CODES:
+        objs = graphs.objectives(graph(c))
+        cache = SelectionCache(objs)
+        for rows, variant in zip(out, variants, strict=True):
+            rows.append(score_of(variant, objs, cache))
+    return [np.array(rows) for rows in out]
+
+
+def round_scores(appr, objs, sensitivity: str, cache, r: int, eps: float, chosen=(), x: float = 1.0):
+    """Round ``r``'s scores of the nodes not in ``chosen`` under ``appr`` after the degrees of the ranks
+    are released as 4, 3, 2, 1 at the release's ``x``, the round at ``eps``. Asserts the round's declared
+    sensitivity is 1."""
+    rounds = appr.rounds(objs, None, sensitivity, cache)
+    rounds.receive(0, [], np.array([4, 3, 2, 1]), x)
+    rounds.begin(r, eps)
+    s, sens = rounds.scores(list(chosen), np.setdiff1d(np.arange(5), list(chosen)))
     assert sens == 1.0
     return s

@@ -17,13 +17,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
-from _five_node_graphs import CODES, FLIPS, audit_scores, draw_degrees_and_neighbour, round_two_scores
-from _five_node_graphs import graph as _graph
+from _five_node_graphs import (
+    FLIPS,
+    audit_scores,
+    draw_degrees_and_neighbour,
+    round_two_scores,
+    scores_on_every_graph,
+)
 from dpmo import graphs
 from dpmo.graphs import staircase_corners
 from dpmo.graphs.chebyshev import GraphStaircaseApproach, degree_ranks
 from dpmo.graphs.staircase_corners import degree_distance, pick_degree_caps
-from dpmo.selection import SelectionCache
 
 
 @settings(max_examples=80)
@@ -96,18 +100,14 @@ HISTORIES = ((2, 1, 4.0, 1.2, None), (3, 2, 10.0, 3.0, None), (4, 1, 4.0, 1.2, 5
 
 def _five_node_scores(sensitivity: str, d: int, ego: int, x: float, eps2: float, call_eps, plain_too=True):
     """Round 2's scores on every 5-node graph with the cap, and (``plain_too``) without it (else None)."""
-    S, plain = [], []
-    for c in CODES:
-        objs = graphs.objectives(_graph(c))
-        cache = SelectionCache(objs)
-        row = []
-        for cap in (True, False) if plain_too else (True,):
-            appr = GraphStaircaseApproach(3, epsilon=call_eps)
-            appr.pick_cap = cap
-            row.append(round_two_scores(appr, objs, sensitivity, cache, (d, ego), x, eps2))
-        S.append(row[0])
-        plain.append(row[-1])
-    return np.array(S), (np.array(plain) if plain_too else None)
+
+    def score_of(cap, objs, cache):
+        appr = GraphStaircaseApproach(3, epsilon=call_eps)
+        appr.pick_cap = cap
+        return round_two_scores(appr, objs, sensitivity, cache, (d, ego), x, eps2)
+
+    S, *plain = scores_on_every_graph((True, False) if plain_too else (True,), score_of)
+    return S, (plain[0] if plain_too else None)
 
 
 @pytest.mark.parametrize("sensitivity", ["local", "global"])

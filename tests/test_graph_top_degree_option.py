@@ -18,8 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
-from _five_node_graphs import CODES, audit_scores, draw_degrees_and_neighbour
-from _five_node_graphs import graph as _graph
+from _five_node_graphs import (
+    audit_scores,
+    draw_degrees_and_neighbour,
+    round_scores,
+    scores_on_every_graph,
+)
 from dpmo import graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach, degree_ranks
 from dpmo.graphs.staircase_rules import (
@@ -28,7 +32,6 @@ from dpmo.graphs.staircase_rules import (
     top_degree_level,
     top_degree_scores,
 )
-from dpmo.selection import SelectionCache
 
 
 @given(st.lists(st.integers(0, 40), min_size=1, max_size=30))
@@ -125,23 +128,13 @@ def test_exact_audit_of_round_one_with_the_option_on_all_graphs_with_five_nodes(
     ranks = degree_ranks(5)
     assert ranks.tolist() == [1, 2, 4, 5]
     for call_eps, eps1 in ((5.0, 0.6375), (5.0, 3.0), (8.0, 1.02)):
-        S, plain = [], []
-        for c in CODES:
-            objs = graphs.objectives(_graph(c))
-            cache = SelectionCache(objs)
-            row = []
-            for e in (call_eps, None):
-                appr = GraphStaircaseApproach(3, epsilon=e)
-                assert not appr.uses_signal()
-                rounds = appr.rounds(objs, None, sensitivity, cache)
-                rounds.receive(0, [], np.array([4, 3, 2, 1]), 1.0)
-                rounds.begin(0, eps1)
-                s, sens = rounds.scores([], np.arange(5))
-                assert sens == 1.0
-                row.append(s)
-            S.append(row[0])
-            plain.append(row[1])
-        S, plain = np.array(S), np.array(plain)
+
+        def score_of(e, objs, cache, eps1=eps1):
+            appr = GraphStaircaseApproach(3, epsilon=e)
+            assert not appr.uses_signal()
+            return round_scores(appr, objs, sensitivity, cache, 0, eps1)
+
+        S, plain = scores_on_every_graph((call_eps, None), score_of)
         assert np.abs(S - plain).max() > 0.5  # the option acts
         audit_scores(S)
 

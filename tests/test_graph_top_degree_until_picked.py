@@ -15,11 +15,9 @@ import numpy as np
 import pytest
 
 import dpmo
-from _five_node_graphs import CODES, audit_scores, round_two_scores
-from _five_node_graphs import graph as _graph
+from _five_node_graphs import audit_scores, round_scores, round_two_scores, scores_on_every_graph
 from dpmo import graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach, degree_ranks
-from dpmo.selection import SelectionCache
 
 
 @pytest.fixture(scope="module")
@@ -120,17 +118,12 @@ def test_exact_audit_of_round_two_with_the_option_on_all_graphs_with_five_nodes(
     changes some scores."""
     assert degree_ranks(5).tolist() == [1, 2, 4, 5]
     for d, eps2 in ((1, 1.2), (2, 3.0), (4, 1.2)):
-        S, plain = [], []
-        for c in CODES:
-            objs = graphs.objectives(_graph(c))
-            cache = SelectionCache(objs)
-            row = []
-            for e in (5.0, None):
-                appr = GraphStaircaseApproach(3, epsilon=e)
-                row.append(round_two_scores(appr, objs, sensitivity, cache, (d, 1), 1.0, eps2))
-            S.append(row[0])
-            plain.append(row[1])
-        _audit(S, plain)
+
+        def score_of(e, objs, cache, d=d, eps2=eps2):
+            appr = GraphStaircaseApproach(3, epsilon=e)
+            return round_two_scores(appr, objs, sensitivity, cache, (d, 1), 1.0, eps2)
+
+        _audit(*scores_on_every_graph((5.0, None), score_of))
 
 
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
@@ -139,23 +132,13 @@ def test_exact_audit_of_the_top_first_last_round_on_all_graphs_with_five_nodes(s
     """The same audit for the top-first plan's last round (call's epsilon 1.5; nodes 0 and 1 picked by the
     top rounds; released degrees of the ranks 4, 3, 2, 1; round epsilon 1.09 and 3)."""
     for eps3 in (1.09, 3.0):
-        S, plain = [], []
-        for c in CODES:
-            objs = graphs.objectives(_graph(c))
-            cache = SelectionCache(objs)
-            row = []
-            for e in (1.5, None):
-                appr = GraphStaircaseApproach(3, epsilon=1.5, top_first=True)
-                appr.epsilon = e
-                rounds = appr.rounds(objs, None, sensitivity, cache)
-                rounds.receive(0, [], np.array([4, 3, 2, 1]), 1.0)
-                rounds.begin(2, eps3)
-                s, sens = rounds.scores([0, 1], np.arange(2, 5))
-                assert sens == 1.0
-                row.append(s)
-            S.append(row[0])
-            plain.append(row[1])
-        _audit(S, plain)
+
+        def score_of(e, objs, cache, eps3=eps3):
+            appr = GraphStaircaseApproach(3, epsilon=1.5, top_first=True)
+            appr.epsilon = e
+            return round_scores(appr, objs, sensitivity, cache, 2, eps3, chosen=(0, 1))
+
+        _audit(*scores_on_every_graph((1.5, None), score_of))
 
 
 def test_no_epsilon_is_spent_on_the_option_in_later_rounds():

@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 import dpmo
-from _five_node_graphs import CODES, audit_scores
-from _five_node_graphs import graph as _graph
+from _five_node_graphs import audit_scores, round_scores, scores_on_every_graph
 from dpmo import graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach
 from dpmo.graphs.staircase_rules import (
@@ -27,7 +26,6 @@ from dpmo.graphs.staircase_rules import (
     top_round_scores,
     unresolved_degree,
 )
-from dpmo.selection import SelectionCache
 from dpmo.staircase import discrete_laplace_sd
 
 
@@ -107,20 +105,10 @@ def test_exact_audit_on_all_graphs_with_five_nodes(sensitivity):
     log-probabilities by at most epsilon, and they differ from those after a resolved release of the same
     degrees (``x = 1``)."""
     for r, chosen, eps in ((0, [], 0.2), (2, [0, 1], 0.1)):
-        S, other = [], []
-        for c in CODES:
-            objs = graphs.objectives(_graph(c))
-            cache = SelectionCache(objs)
-            row = []
-            for x in (0.01, 1.0):
-                appr = GraphStaircaseApproach(3, epsilon=1.5, top_first=True)
-                appr.epsilon = None if r else 1.5  # the option's gate (the plan is the same)
-                rounds = appr.rounds(objs, None, sensitivity, cache)
-                rounds.receive(0, [], np.array([4, 3, 2, 1]), x)
-                rounds.begin(r, eps)
-                s, sens = rounds.scores(chosen, np.setdiff1d(np.arange(5), chosen))
-                assert sens == 1.0
-                row.append(s)
-            S.append(row[0])
-            other.append(row[1])
-        _audit(S, other)
+
+        def score_of(x, objs, cache, r=r, chosen=chosen, eps=eps):
+            appr = GraphStaircaseApproach(3, epsilon=1.5, top_first=True)
+            appr.epsilon = None if r else 1.5  # the option's gate (the plan is the same)
+            return round_scores(appr, objs, sensitivity, cache, r, eps, chosen=chosen, x=x)
+
+        _audit(*scores_on_every_graph((0.01, 1.0), score_of))

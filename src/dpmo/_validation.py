@@ -142,16 +142,24 @@ def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
     return value
 
 
-def check_scores(scores, name: str = "scores") -> np.ndarray:
-    """Return ``scores`` as a 1-D float64 array after checking it is non-empty and finite."""
+def as_real_array(value, name: str, what: str) -> np.ndarray:
+    """``np.asarray(value)`` after checking it holds real numbers (bools allowed), else a TypeError saying
+    ``{name} must be {what}`` (``what``: the shape wanted, e.g. "a 1-D array of real numbers"). The shape
+    itself is the caller's to check."""
     try:
-        arr = np.asarray(scores)
+        arr = np.asarray(value)
     except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here
-        raise TypeError(f"{name} must be a 1-D array of real numbers") from exc
+        raise TypeError(f"{name} must be {what}") from exc
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"{name} must be a 1-D array of real numbers, got dtype {arr.dtype}")
+        raise TypeError(f"{name} must be {what}, got dtype {arr.dtype}")
     if np.iscomplexobj(arr):
         raise TypeError(f"{name} must be real, got complex values")
+    return arr
+
+
+def check_scores(scores, name: str = "scores") -> np.ndarray:
+    """Return ``scores`` as a 1-D float64 array after checking it is non-empty and finite."""
+    arr = as_real_array(scores, name, "a 1-D array of real numbers")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.size == 0:

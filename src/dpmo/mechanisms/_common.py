@@ -11,7 +11,9 @@ import numpy as np
 #: added to the log-weight would lose more than 20 of its 53 bits (or vanish altogether), so the samplers
 #: recompute the log-weights relative to the best remaining candidate in every round instead.
 ONE_SHOT_LIMIT = 2.0**32
-_TINY = float(np.finfo(np.float64).tiny)
+#: The smallest normal float64: below it ``epsilon / (2 sensitivity)`` is scaled through mantissas and
+#: exponents (:func:`scaled_scores`), and :func:`dpmo.mechanisms.probabilities_by_row` falls back to it.
+TINY = float(np.finfo(np.float64).tiny)
 
 
 def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
@@ -33,7 +35,7 @@ def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.
     # Python floats: inf on overflow, never a warning or an exception (sensitivity > 0 is checked)
     c = float(epsilon) / (2.0 * float(sensitivity))
     spread = top - float(scores.min())  # = -(u - max u).min(), the same float
-    if math.isfinite(c) and c >= _TINY and math.isfinite(spread):
+    if math.isfinite(c) and c >= TINY and math.isfinite(spread):
         g = scores - top  # no overflow: every |u - max u| <= spread
         with np.errstate(over="ignore"):  # far candidates' log-weights may become -inf (no branch on it)
             g *= c  # in place: the same floats as g * c, one temporary array less

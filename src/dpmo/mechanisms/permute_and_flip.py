@@ -35,7 +35,7 @@ def log_probabilities_permute_and_flip(scores: np.ndarray, epsilon: float, sensi
     if n == 1:
         return np.zeros(1)
     p = np.exp(log_p)
-    t, log_w = _quadrature(n // 2 + 1)
+    t, log_w = quadrature(n // 2 + 1)
     # L[k, j] = log(1 - t_k p_j); S_k = sum_j L[k, j]; log prod_{j != r} = S_k - L[k, r].
     rows = max(1, _CHUNK // n)
     acc = np.full(n, -np.inf)
@@ -48,7 +48,7 @@ def log_probabilities_permute_and_flip(scores: np.ndarray, epsilon: float, sensi
 
 
 @functools.lru_cache(maxsize=32)
-def _quadrature(size: int) -> tuple[np.ndarray, np.ndarray]:
+def quadrature(size: int) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Legendre nodes on (0, 1) and the logs of their weights, ``size`` of each (read-only arrays).
     Cached: a pure function of ``size``, which an audit asks for again with every set of scores."""
     nodes, weights = np.polynomial.legendre.leggauss(size)

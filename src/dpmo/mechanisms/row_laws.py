@@ -19,9 +19,9 @@ import math
 import numpy as np
 
 from .._choices import MECHANISMS
-from .._validation import check_choice, check_epsilon, check_scores, check_sensitivity
-from ._common import _TINY, log_sum_exp
-from .permute_and_flip import _quadrature
+from .._validation import as_real_array, check_choice, check_epsilon, check_scores, check_sensitivity
+from ._common import TINY, log_sum_exp
+from .permute_and_flip import quadrature
 
 __all__ = ["probabilities_by_row"]
 
@@ -73,7 +73,7 @@ def probabilities_by_row(
     top = S.max(axis=1, keepdims=True)
     c = float(epsilon) / (2.0 * float(sensitivity))
     spread = float((top[:, 0] - S.min(axis=1)).max())
-    if not (math.isfinite(c) and c >= _TINY and math.isfinite(spread)):
+    if not (math.isfinite(c) and c >= TINY and math.isfinite(spread)):
         from . import probabilities
 
         return np.vstack(
@@ -105,15 +105,10 @@ def check_law_arguments(mechanism, log, epsilon, sensitivity) -> tuple[str, floa
 
 def _check_rows(scores) -> np.ndarray:
     """``scores`` as a 2-D float64 array with at least one row and one column, every entry finite."""
-    try:
-        arr = np.asarray(scores)
-    except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here
-        raise TypeError("scores must be a 2-D array of real numbers") from exc
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"scores must be a 2-D array of real numbers, got dtype {arr.dtype}")
+    arr = as_real_array(scores, "scores", "a 2-D array of real numbers")
     if arr.ndim != 2 or 0 in arr.shape:
         raise ValueError(f"scores must be 2-D with at least one row and one column, got shape {arr.shape}")
-    return check_scores(arr.reshape(-1)).reshape(arr.shape)  # real and finite
+    return check_scores(arr.reshape(-1)).reshape(arr.shape)  # finite
 
 
 def _log_permute_and_flip(G: np.ndarray) -> np.ndarray:
@@ -123,7 +118,7 @@ def _log_permute_and_flip(G: np.ndarray) -> np.ndarray:
     if n == 1:
         return np.zeros((m, 1))
     p = np.exp(G)
-    t, log_w = _quadrature(n // 2 + 1)
+    t, log_w = quadrature(n // 2 + 1)
     out = np.empty_like(G)
     rows = max(1, _CHUNK // (t.size * n))
     for start in range(0, m, rows):

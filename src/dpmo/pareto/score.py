@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._validation import as_real_array
 from ..selection import check_objectives
 from ..sensitivity import Objective
 from .dominance import count_dominating
@@ -16,14 +17,7 @@ __all__ = ["pareto_score"]
 def _utility_matrix(U) -> np.ndarray:
     if isinstance(U, Sequence) and len(U) and all(isinstance(o, Objective) for o in U):
         U = np.column_stack([o.values for o in check_objectives(U)])
-    try:
-        arr = np.asarray(U)
-    except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here
-        raise TypeError("U must be an array of shape (n, m) of real numbers") from exc
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"U must be an array of shape (n, m) of real numbers, got dtype {arr.dtype}")
-    if np.iscomplexobj(arr):
-        raise TypeError("U must be real, got complex values")
+    arr = as_real_array(U, "U", "an array of shape (n, m) of real numbers")
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
