@@ -61,15 +61,64 @@ __all__ = [
     "StaircaseApproach",
     "StaircaseRounds",
     "RELEASE_SHARE",
+    "release_share_for",
 ]
 
 _LIM = float(np.finfo(np.float64).max) / 64.0
 
-#: Default share of epsilon of each release (one per round after the first).
+#: Default share of epsilon of each release (one per round after the first), while the releases take at most
+#: half of epsilon (:meth:`StaircaseApproach.release_share_at`).
 RELEASE_SHARE = 0.04
 #: Default number of standard deviations of the release's noise below the released value that a corner takes
 #: (a lower confidence bound: a noisy staircase never hides a gap that the exact one would show).
 CONFIDENCE = 1.0
+
+
+def release_share_for(k: int, share_at_three: float, before: float = 0.0) -> float:
+    """Share of epsilon of each of the ``k - 1`` releases of a staircase plan of ``k`` rounds (public: ``k``
+    and the plan's constants).
+
+    A release is worth a fixed fraction ``rho`` of an average round, whatever ``k``: with ``b`` the share
+    spent before the rounds, each release takes ``p = rho (1 - b) / (k + rho (k - 1))``, so that ``p = rho
+    (1 - b - (k - 1) p) / k``. ``rho = 3 a / (1 - b - 2 a)`` is the ratio of the plan with three rounds and
+    releases of share ``a`` (``share_at_three``), which the rule reproduces exactly at ``k = 3``. The
+    releases together take ``rho (k - 1) (1 - b) / (k + rho (k - 1)) < rho / (1 + rho)`` of epsilon for every
+    ``k`` (0.170 for the graph default, ``a = 0.06``, ``b = 0.03``): a fixed share per release, ``(k - 1)
+    a``, left nothing to the rounds from ``k = 1 + (1 - b) / a`` (17 there). ``docs/pareto.md``, "Shares that
+    hold for every k".
+
+    Parameters
+    ----------
+    k : int
+        Rounds of the plan (>= 1).
+    share_at_three : float
+        Each release's share in the plan with three rounds (``0 < 2 a < 1 - b``).
+    before : float
+        Share of epsilon spent before round 1 (``0 <= b < 1``).
+
+    Returns
+    -------
+    float
+        Each release's share, > 0, with ``(k - 1) p < 1 - b``; exactly ``a`` at ``k = 3``. O(1).
+
+    Examples
+    --------
+    >>> from dpmo.staircase import release_share_for
+    >>> round(release_share_for(3, 0.06, 0.03), 10), round(release_share_for(10, 0.06, 0.03), 4)
+    (0.06, 0.0173)
+    """
+    a, b = float(share_at_three), float(before)
+    if not (0.0 <= b < 1.0 and 0.0 < 2.0 * a < 1.0 - b):
+        raise ValueError(
+            f"share_at_three and before must satisfy 0 < 2 share_at_three < 1 - before, 0 <= before < 1; "
+            f"got {share_at_three!r}, {before!r}"
+        )
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    if k == 3:
+        return a  # the formula's value, without its rounding
+    rho = 3.0 * a / (1.0 - b - 2.0 * a)
+    return rho * (1.0 - b) / (k + rho * (k - 1))
 
 
 def local_lower_bounds(points, floor) -> np.ndarray:
@@ -238,9 +287,10 @@ class StaircaseApproach(Approach):
     shares : sequence of k floats, optional
         Public relative shares of the ``k`` rounds (default equal); with ``score="corners"`` they split what
         the releases leave.
-    release_share : float, default :data:`RELEASE_SHARE`
+    release_share : float, optional
         ``score="corners"``: public share of epsilon of each of the ``k - 1`` releases
-        (``(k - 1) release_share < 1``).
+        (``(k - 1) release_share < 1``). Default :meth:`release_share_at`: :data:`RELEASE_SHARE`, at most
+        ``1 / (2 (k - 1))``.
     confidence : float, default :data:`CONFIDENCE`
         ``score="corners"``: standard deviations of the release noise below each released value (>= 0).
     floor : array_like of m floats, optional
@@ -266,7 +316,7 @@ class StaircaseApproach(Approach):
     def __init__(
         self,
         shares=None,
-        release_share: float = RELEASE_SHARE,
+        release_share: float | None = None,
         confidence: float = CONFIDENCE,
         floor=None,
         score: str = "auto",
@@ -278,8 +328,19 @@ class StaircaseApproach(Approach):
         self.score = score
         self._argmax_k = None  # the k of argmax_multiobjective (the reference point of the exact greedy)
 
+    def release_share_at(self, k: int) -> float:
+        """Each release's share of epsilon in the plan of ``k`` rounds: ``release_share``, or when it is None
+        :data:`RELEASE_SHARE` while the ``k - 1`` releases take at most half of epsilon, ``min(0.04, 1 / (2
+        (k - 1)))`` (public; the same plan as before for ``k <= 13``, where a fixed 0.04 per release was
+        refused from ``k = 26``). The ratio rule of :func:`release_share_for` was measured worse here at ``k =
+        10`` (these rounds take each release's lower confidence bound, so their corners need precise
+        releases): ``docs/pareto.md``, "Shares that hold for every k"."""
+        if self.release_share is not None:
+            return self.release_share
+        return min(RELEASE_SHARE, 0.5 / max(int(k) - 1, 1))
+
     def _check(self, k: int, m: int):
-        r = self.release_share
+        r = self.release_share_at(k)
         if (
             isinstance(r, bool)
             or not isinstance(r, numbers.Real)
@@ -326,10 +387,11 @@ class StaircaseApproach(Approach):
         rel = self._check(k, m)
         if self.score == "hypervolume":
             return tuple(Step("round", j, float(rel[j]), None) for j in range(k))
-        left = 1.0 - (k - 1) * float(self.release_share)
+        share = float(self.release_share_at(k))
+        left = 1.0 - (k - 1) * share
         plan = [Step("round", 0, float(rel[0] * left), None)]
         for j in range(1, k):
-            plan.append(Step("release", j, float(self.release_share), "laplace"))
+            plan.append(Step("release", j, share, "laplace"))
             plan.append(Step("round", j, float(rel[j] * left), None))
         return tuple(plan)
 

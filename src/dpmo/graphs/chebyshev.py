@@ -23,6 +23,7 @@ from ..staircase import (
     StaircaseRounds,
     discrete_laplace_sd,
     local_lower_bounds,
+    release_share_for,
 )
 from ..steps import Step
 from .chebyshev_fixed import (
@@ -72,20 +73,11 @@ from .staircase_rules import (
 )
 
 __all__ = [
-    "DEGREE_ROUND_SHARE",
-    "graph_chebyshev_settings",
-    "graph_chebyshev_approach",
-    "graph_staircase_approach",
-    "GraphStaircaseApproach",
-    "top_first_probability",
-    "degree_ranks",
-    "ego_from_dampened",
-    "top_k_chebyshev",
-    "chebyshev_round_scores",
-    "tie_weight",
-    "degree_margin",
+    "DEGREE_ROUND_SHARE", "graph_chebyshev_settings", "graph_chebyshev_approach",
+    "graph_staircase_approach", "GraphStaircaseApproach", "top_first_probability", "degree_ranks",
+    "ego_from_dampened", "top_k_chebyshev", "chebyshev_round_scores", "tie_weight", "degree_margin",
     "pick_quantum",
-]
+]  # fmt: skip
 
 
 class _GraphStaircaseRounds(StaircaseRounds):
@@ -340,7 +332,7 @@ class GraphStaircaseApproach(StaircaseApproach):
 
     Its plan (:meth:`steps`): a release of the degrees at the ranks :func:`degree_ranks` (share
     :data:`QUANTILE_SHARE`), round 1, then for each later pick a release of the previous pick's degree and
-    dampened ego density (:data:`PICK_SHARE`) and a round. Round ``j`` is the staircase round
+    dampened ego density (:meth:`release_share_at`) and a round. Round ``j`` is the staircase round
     (:mod:`dpmo.staircase`) on (degree, ego density), its corners from the released picks (degree: the
     upper confidence bound times :data:`DEGREE_MARGIN`; ego density: the lower confidence bound), bounded by
     a window on degree, ``min(s_j, degree - W_j)``, with ``W_j`` the released degree at rank
@@ -364,7 +356,7 @@ class GraphStaircaseApproach(StaircaseApproach):
     name = "staircase"
 
     def __init__(self, k: int, formula: str = "paper", *, top_first: bool = False, epsilon=None):
-        super().__init__(release_share=PICK_SHARE, confidence=PICK_CONFIDENCE)
+        super().__init__(release_share=None, confidence=PICK_CONFIDENCE)
         self.score = "corners"  # the generic staircase's non-private utility on released corners (issue 38)
         if top_first and (int(k) != TOP_PICKS + 1 or epsilon is None or not float(epsilon) > 0.0):
             raise ValueError(
@@ -381,6 +373,15 @@ class GraphStaircaseApproach(StaircaseApproach):
         self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
         self.pick_cap = True  # staircase_corners.pick_degree_caps on (False: the former rounds, for audits)
 
+    def release_share_at(self, k: int) -> float:
+        """A pick release's share: :func:`~dpmo.staircase.release_share_for`, :data:`PICK_SHARE` at k = 3."""
+        return release_share_for(k, PICK_SHARE, self.quantile_share)
+
+    def rounds_part(self, signal: bool = False) -> float:
+        """What the releases (with the ego signal's when ``signal``) leave to the rounds (public)."""
+        extra = self.signal_share if signal else 0.0
+        return 1.0 - self.quantile_share - extra - (self.k - 1) * self.release_share_at(self.k)
+
     def window_starts(self, n: int) -> np.ndarray:
         """Each round's window at epsilon -> 0 on ``n`` nodes: ``WINDOW_FIRST`` to :func:`window_last` nodes,
         geometrically (public: ``n``, ``k``)."""
@@ -395,9 +396,8 @@ class GraphStaircaseApproach(StaircaseApproach):
         whatever the signal, and the plan is the one without it (public: ``k``, epsilon, the shares)."""
         if self.top_first or self.epsilon is None or self.k < 2:
             return False
-        left = 1.0 - self.quantile_share - self.signal_share - (self.k - 1) * self.release_share
         w = self.round_weights()
-        return self.epsilon * left * float(w[0] / w.sum()) * self.window_gap / 2.0 >= 2.0
+        return self.epsilon * self.rounds_part(True) * float(w[0] / w.sum()) * self.window_gap / 2.0 >= 2.0
 
     def window_scale(self) -> float:
         """``left_0 / left``: the windows open with the round epsilons of the plan without the signal release
@@ -405,8 +405,7 @@ class GraphStaircaseApproach(StaircaseApproach):
         have), so that the release changes the rounds' budget but not where their windows stand (public)."""
         if not self.uses_signal():
             return 1.0
-        base = 1.0 - self.quantile_share - (self.k - 1) * self.release_share
-        return base / (base - self.signal_share)
+        return self.rounds_part() / self.rounds_part(True)
 
     def round_one_epsilon(self, epsilon_step: float) -> float:
         """Round 1's epsilon in the staircase plan, from the epsilon of its first release (public)."""
@@ -441,8 +440,7 @@ class GraphStaircaseApproach(StaircaseApproach):
         ``min(degree - W, 0)``) and is planned at no more; with pure epsilon-DP it runs at
         :func:`top_pick_epsilon` of the released degrees when that is less (public: the plan's shares)."""
         w = self.round_weights()
-        left = 1.0 - self.quantile_share - (self.k - 1) * self.release_share
-        return float(w[0] / w.sum() * left)
+        return float(w[0] / w.sum() * self.rounds_part())
 
     def reallocable_share(self, k: int, m: int) -> float:
         """The most of epsilon the top-first plan's reallocation can move (pure epsilon-DP): its top rounds'
@@ -464,16 +462,13 @@ class GraphStaircaseApproach(StaircaseApproach):
             plan += [Step("round", j, top, None) for j in range(self.top_picks)]
             last = 1.0 - self.top_quantile_share - self.top_picks * top
             return (*plan, Step("round", self.top_picks, last, None))
-        first = self.quantile_share + (self.signal_share if self.uses_signal() else 0.0)
-        left = 1.0 - first - (k - 1) * self.release_share
+        signal = self.uses_signal()
+        first, left = self.quantile_share + (self.signal_share if signal else 0.0), self.rounds_part(signal)
         w = self.round_weights()
         w = w / w.sum()
-        plan = [
-            Step("release", 0, first, "laplace"),
-            Step("round", 0, float(w[0] * left), None),
-        ]
+        plan = [Step("release", 0, first, "laplace"), Step("round", 0, float(w[0] * left), None)]
         for j in range(1, k):
-            plan.append(Step("release", j, self.release_share, "laplace"))
+            plan.append(Step("release", j, self.release_share_at(k), "laplace"))
             plan.append(Step("round", j, float(w[j] * left), None))
         return tuple(plan)
 
