@@ -52,7 +52,8 @@ def test_the_gate_and_the_level():
     assert [offers_top_degree(e, 3) for e in (None, 0.5, 0.99, 1.0, 5.0, 1e6)] == [
         False, False, False, True, True, True
     ]  # fmt: skip
-    assert not offers_top_degree(5.0, 2) and not offers_top_degree(5.0, 4)
+    assert all(offers_top_degree(5.0, k) for k in (2, 4, 10, 50)) and not offers_top_degree(5.0, 1)
+    assert not offers_top_degree(0.99, 10)
     # the leader at L above c - 1 nodes at 0 is exactly as likely as all of them together
     for c, eps in ((11, 0.6375), (300, 2.0), (2, 0.1)):
         L = top_degree_level(c, eps)
@@ -63,12 +64,12 @@ def test_the_gate_and_the_level():
     )
 
 
-def _round_one(g, epsilon_call: float | None, eps1: float, sensitivity: str = "local"):
-    """Round 1's scores of the staircase plan of ``GraphStaircaseApproach(3, epsilon=epsilon_call)`` on
+def _round_one(g, epsilon_call: float | None, eps1: float, sensitivity: str = "local", k: int = 3):
+    """Round 1's scores of the staircase plan of ``GraphStaircaseApproach(k, epsilon=epsilon_call)`` on
     ``g`` at round epsilon ``eps1``, after a release of the exact degrees of the ranks (``x`` large:
     negligible noise)."""
     objs = graphs.objectives(g)
-    appr = GraphStaircaseApproach(3, epsilon=epsilon_call)
+    appr = GraphStaircaseApproach(k, epsilon=epsilon_call)
     assert not appr.top_first and not appr.uses_signal()
     rounds = appr.rounds(objs, None, sensitivity, None)
     rounds.receive(0, [], rounds.statistic(0, []), 1e9)
@@ -78,25 +79,29 @@ def _round_one(g, epsilon_call: float | None, eps1: float, sensitivity: str = "l
     return s
 
 
-def _eps1(epsilon_call: float) -> float:
-    return float(GraphStaircaseApproach(3, epsilon=epsilon_call).steps(3, 2)[1].share) * epsilon_call
+def _eps1(epsilon_call: float, k: int = 3) -> float:
+    return float(GraphStaircaseApproach(k, epsilon=epsilon_call).steps(k, 2)[1].share) * epsilon_call
 
 
-def test_round_one_takes_the_top_degree_on_a_graph_without_ego_signal():
+@pytest.mark.parametrize("k", [3, 2, 5])
+def test_round_one_takes_the_top_degree_on_a_graph_without_ego_signal(k):
     """Barabasi-Albert, 1,000 nodes (hub end: degree 91 then 64, ego densities about 0.02): at epsilon 5
     round 1's exponential mechanism puts more than 0.4 of its mass on the largest degree (0.46: about as
     much as on the rest of its window, whose staircase scores are 0.4-0.9, not 0); the round without the
     option (no call epsilon; the same round epsilon), the staircase score alone, spreads it over its window
-    (0.10). At 0.5 the option is off: the scores are the round's without it."""
+    (0.10). At 0.5 the option is off: the scores are the round's without it. The same for k = 2 and 5, where
+    the option is on since "The top degree on offer for every k" (docs/pareto.md)."""
     import networkx as nx
 
     g = graphs.load_graph(nx.barabasi_albert_graph(1000, 3, seed=1), nodes=1000)
     top = int(np.argmax(graphs.objectives(g)[0].values))
-    eps1 = _eps1(5.0)
-    assert dpmo.probabilities(_round_one(g, 5.0, eps1), eps1, 1.0, mechanism="exponential")[top] > 0.4
-    assert dpmo.probabilities(_round_one(g, None, eps1), eps1, 1.0, mechanism="exponential")[top] < 0.15
-    eps1 = _eps1(0.5)
-    assert np.array_equal(_round_one(g, 0.5, eps1), _round_one(g, None, eps1))
+    eps1 = _eps1(5.0, k)
+    p = dpmo.probabilities(_round_one(g, 5.0, eps1, k=k), eps1, 1.0, mechanism="exponential")
+    assert p[top] > 0.4
+    p = dpmo.probabilities(_round_one(g, None, eps1, k=k), eps1, 1.0, mechanism="exponential")
+    assert p[top] < 0.15
+    eps1 = _eps1(0.5, k)
+    assert np.array_equal(_round_one(g, 0.5, eps1, k=k), _round_one(g, None, eps1, k=k))
 
 
 def test_round_one_keeps_an_ego_rich_node_of_its_window():
@@ -117,11 +122,12 @@ def test_round_one_keeps_an_ego_rich_node_of_its_window():
     assert p[1:7].sum() > 0.95 and p[0] < 0.01
 
 
-@pytest.mark.parametrize("sensitivity", ["local", "global"])
+@pytest.mark.parametrize("sensitivity, k", [("local", 3), ("global", 3), ("local", 5)])
 @pytest.mark.slow
-def test_exact_audit_of_round_one_with_the_option_on_all_graphs_with_five_nodes(sensitivity):
+def test_exact_audit_of_round_one_with_the_option_on_all_graphs_with_five_nodes(sensitivity, k):
     """Every graph on 5 nodes and every one-edge neighbour, the public history (released degrees of the ranks
-    4, 3, 2, 1; round 1's epsilon), the option on (call's epsilon 5 and 8): every score moves by at most 1
+    4, 3, 2, 1; round 1's epsilon), the option on (call's epsilon 5 and 8; k = 3, and k = 5 with local
+    sensitivity): every score moves by at most 1
     (and by more than 0.3 somewhere), the exact log-probabilities of the exponential mechanism and
     permute-and-flip differ by at most epsilon, and the option changes the scores of some graph (the audit
     is not the old round's)."""
@@ -130,7 +136,7 @@ def test_exact_audit_of_round_one_with_the_option_on_all_graphs_with_five_nodes(
     for call_eps, eps1 in ((5.0, 0.6375), (5.0, 3.0), (8.0, 1.02)):
 
         def score_of(e, objs, cache, eps1=eps1):
-            appr = GraphStaircaseApproach(3, epsilon=e)
+            appr = GraphStaircaseApproach(k, epsilon=e)
             assert not appr.uses_signal()
             return round_scores(appr, objs, sensitivity, cache, 0, eps1)
 

@@ -357,20 +357,21 @@ def top_first_probability(epsilon: float, k: int) -> float:
 
 # ------------------------------------------- round 1 of the staircase plan: the top degree on offer (k = 3)
 def offers_top_degree(epsilon, k: int) -> bool:
-    """Whether round 1 of the staircase plan offers the largest degree (:func:`top_degree_scores`): for
-    ``k = TOP_PICKS + 1`` at the call's ``epsilon >= TOP_FIRST_EPSILONS[0]``, the budgets where the default's
-    top-first plan, whose first pick is the largest degree, runs or has run out (public: ``k``, epsilon).
-    Below, round 1's window holds a few nodes and its epsilon cannot tell them apart: the option would fix
-    the pick to the largest degree whatever the data (``docs/staircase-measurements.md``, "The dip at
-    epsilon 5 on Barabasi-Albert graphs").
+    """Whether the ego rounds of the staircase plan offer the largest degree (:func:`top_degree_scores`): for
+    ``k >= 2`` at the call's ``epsilon >= TOP_FIRST_EPSILONS[0]`` (public: ``k``, epsilon). For ``k = 3``
+    those are the budgets where the default's top-first plan, whose first pick is the largest degree, runs or
+    has run out; for other ``k`` the same budgets (measured at ``k`` = 2, 5 and 10: ``docs/pareto.md``, "The
+    top degree on offer for every k"). Below, round 1's window holds a few nodes and its epsilon cannot tell
+    them apart: the option would fix the pick to the largest degree whatever the data
+    (``docs/staircase-measurements.md``, "The dip at epsilon 5 on Barabasi-Albert graphs").
 
     Examples
     --------
     >>> from dpmo.graphs.staircase_rules import offers_top_degree
-    >>> [offers_top_degree(e, k) for e, k in ((0.5, 3), (5.0, 3), (5.0, 4), (None, 3))]
-    [False, True, False, False]
+    >>> [offers_top_degree(e, k) for e, k in ((0.5, 3), (5.0, 3), (5.0, 10), (5.0, 1), (None, 3))]
+    [False, True, True, False, False]
     """
-    return epsilon is not None and int(k) == TOP_PICKS + 1 and float(epsilon) >= TOP_FIRST_EPSILONS[0]
+    return epsilon is not None and int(k) >= 2 and float(epsilon) >= TOP_FIRST_EPSILONS[0]
 
 
 def degree_leads(degrees) -> np.ndarray:
