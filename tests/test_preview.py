@@ -262,6 +262,11 @@ def test_topk_explain_never_opens_the_graph(capsys):
     assert len(rounds) == 3 and sum(rounds) < 1.0  # the releases are paid for out of epsilon too
     got = [float(x) for x in _table(out)["epsilon_per_pick"]]
     assert got == pytest.approx(rounds, rel=1e-2)
+    assert "k = 1: no front to cover" not in out
+    out = _explain(
+        ["topk", "g.csv", "--n-nodes", "34", "-k", "1", "--approach", "chebyshev", "--explain"], capsys
+    )
+    assert "k = 1: no front to cover" in out and "agg was the safer choice" in out
 
 
 def test_explain_with_delta_shows_the_epsilon_each_pick_runs_at(capsys):

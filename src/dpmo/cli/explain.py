@@ -319,6 +319,13 @@ def explain_topk(args, n: int) -> int:
             "epsilon 5-10, and at epsilon 0.5-2 where the top degrees barely stand above the rest "
             "(docs/pareto.md, 'On any graph')"
         )
+        if args.k == 1:
+            print(
+                "# k = 1: no front to cover; the one round's score, the Chebyshev minimum in sensitivity "
+                "units, follows the densest ego network once its window opens (epsilon 2-10), not the "
+                "largest area: there agg was the safer choice on preferential-attachment graphs "
+                "(docs/pareto.md, 'One pick')"
+            )
     weights = tuple(args.weights)
     global_sens = abs(weights[0]) * 1.0 + abs(weights[1]) * 1.0  # degree and ego density: sensitivity 1
     unit, scale = _approach_unit(

@@ -143,7 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
         approach=_defaults.GRAPH_APPROACH,
         approach_help="agg = weighted sum, pareto = Pareto score (near-random on real graphs), chebyshev = "
         "staircase = picks spread along the front (no dominated pick without noise); agg is the safer choice "
-        "on graphs with few triangles at epsilon 5-10 and where the top degrees barely stand out (--explain)",
+        "on graphs with few triangles at epsilon 5-10, where the top degrees barely stand out, and for one "
+        "pick (-k 1) at epsilon 2-10 (--explain)",
         weights=_defaults.GRAPH_WEIGHTS,
         weight_names=("W_DEGREE", "W_EGO"),
     )
