@@ -82,10 +82,10 @@ def release_share_for(k: int, share_at_three: float, before: float = 0.0) -> flo
     spent before the rounds, each release takes ``p = rho (1 - b) / (k + rho (k - 1))``, so that ``p = rho
     (1 - b - (k - 1) p) / k``. ``rho = 3 a / (1 - b - 2 a)`` is the ratio of the plan with three rounds and
     releases of share ``a`` (``share_at_three``), which the rule reproduces exactly at ``k = 3``. The
-    releases together take ``rho (k - 1) (1 - b) / (k + rho (k - 1)) < rho / (1 + rho)`` of epsilon for every
-    ``k`` (0.170 for the graph default, ``a = 0.06``, ``b = 0.03``): a fixed share per release, ``(k - 1)
-    a``, left nothing to the rounds from ``k = 1 + (1 - b) / a`` (17 there). ``docs/pareto.md``, "Shares that
-    hold for every k".
+    releases together take ``rho (k - 1) (1 - b) / (k + rho (k - 1))``, less than ``rho (1 - b) / (1 +
+    rho)`` of epsilon for every ``k`` (0.170 for the graph default, ``a = 0.06``, ``b = 0.03``): a fixed
+    share per release, ``(k - 1) a``, left nothing to the rounds from ``k = 1 + (1 - b) / a`` (17 there).
+    ``docs/pareto.md``, "Shares that hold for every k".
 
     Parameters
     ----------

@@ -355,7 +355,7 @@ def top_first_probability(epsilon: float, k: int) -> float:
     return 1.0 if e <= full else (hi - e) / (hi - full)
 
 
-# ------------------------------------------- round 1 of the staircase plan: the top degree on offer (k = 3)
+# ---------------------------------------- round 1 of the staircase plan: the top degree on offer (k >= 2)
 def offers_top_degree(epsilon, k: int) -> bool:
     """Whether the ego rounds of the staircase plan offer the largest degree (:func:`top_degree_scores`): for
     ``k >= 2`` at the call's ``epsilon >= TOP_FIRST_EPSILONS[0]`` (public: ``k``, epsilon). For ``k = 3``
