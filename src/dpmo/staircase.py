@@ -37,6 +37,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ._validation import check_int
 from .chebyshev import AUGMENT, dampened_excess
 from .greedy_hypervolume import (
     HypervolumeRounds,
@@ -113,12 +114,10 @@ def release_share_for(k: int, share_at_three: float, before: float = 0.0) -> flo
             f"share_at_three and before must satisfy 0 < 2 share_at_three < 1 - before, 0 <= before < 1; "
             f"got {share_at_three!r}, {before!r}"
         )
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(f"k must be an integer >= 1, got {k!r}")
-    if k == 3:
-        return a  # the formula's value, without its rounding
+    k = check_int(k, "k")
     rho = 3.0 * a / (1.0 - b - 2.0 * a)
-    return rho * (1.0 - b) / (k + rho * (k - 1))
+    # rho (1 - b) = a (3 + 2 rho): written as a times a ratio whose two sides are the same float at k = 3
+    return a * ((3.0 + 2.0 * rho) / (k + (k - 1) * rho))
 
 
 def local_lower_bounds(points, floor) -> np.ndarray:

@@ -467,8 +467,9 @@ class GraphStaircaseApproach(StaircaseApproach):
         w = self.round_weights()
         w = w / w.sum()
         plan = [Step("release", 0, first, "laplace"), Step("round", 0, float(w[0] * left), None)]
+        share = self.release_share_at(k)
         for j in range(1, k):
-            plan.append(Step("release", j, self.release_share_at(k), "laplace"))
+            plan.append(Step("release", j, share, "laplace"))
             plan.append(Step("round", j, float(w[j] * left), None))
         return tuple(plan)
 
