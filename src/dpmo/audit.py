@@ -90,7 +90,8 @@ def check_admissibility(
 
     Notes
     -----
-    O(len(states) * degree * t_max * n) evaluations, each cached.
+    O(len(states) * degree * t_max * n) comparisons, vectorised over ``t`` and the candidates; ``utility`` is
+    called once per state met and ``delta`` once per state met and distance ``t <= t_max``.
 
     Examples
     --------
@@ -107,22 +108,20 @@ def check_admissibility(
     1
     """
     u = _Cache(utility)
-    d = _Cache(delta)
+    curve = _Cache(lambda x: np.array([np.asarray(delta(x, t), dtype=np.float64) for t in range(t_max + 1)]))
     out: list[Violation] = []
     for x in states:
         ux = u(x)
-        d0 = d(x, 0)
+        cx = curve(x)  # delta(x, t) for t = 0..t_max, one row each
         for y in neighbours(x):
             gap = np.abs(ux - u(y))
-            bad = np.nonzero(d0 < gap - atol)[0]
+            bad = np.nonzero(cx[0] < gap - atol)[0]
             for r in bad[: max_violations - len(out)]:
-                out.append(Violation(1, x, y, 0, int(r), float(d0[r]), float(gap[r])))
-            for t in range(t_max):
-                lhs = d(x, t + 1)
-                rhs = d(y, t)
-                bad = np.nonzero(lhs < rhs - atol)[0]
-                for r in bad[: max_violations - len(out)]:
-                    out.append(Violation(2, x, y, t, int(r), float(lhs[r]), float(rhs[r])))
+                out.append(Violation(1, x, y, 0, int(r), float(cx[0, r]), float(gap[r])))
+            lhs, rhs = cx[1:], curve(y)[:-1]  # every t < t_max at once (row t: delta(x, t + 1), delta(y, t))
+            ts, rs = np.nonzero(lhs < rhs - atol)  # in the order of t, then of the candidate
+            for t, r in zip(ts[: max_violations - len(out)], rs, strict=False):
+                out.append(Violation(2, x, y, int(t), int(r), float(lhs[t, r]), float(rhs[t, r])))
             if len(out) >= max_violations:
                 return out
     return out
@@ -148,7 +147,8 @@ def local_sensitivity_at_distance(
     -----
     ``LS(x, t)`` needs every state within distance ``t`` of ``x``: it is exact for the states whose
     ``t``-ball lies inside ``states`` and a lower bound for the others (enumerate a margin of ``t_max``
-    around the states you check). O(len(states) * degree * t_max * n).
+    around the states you check). Time O(len(states) * degree * t_max * n), vectorised over the states and
+    the candidates at each ``t``; memory O(len(states) * degree * n); ``utility`` called once per state met.
 
     Examples
     --------
@@ -163,29 +163,26 @@ def local_sensitivity_at_distance(
     [0.0, 0.0, 1.0]
     """
     states = list(states)
-    index = set(states)
     u = _Cache(utility)
-    adj = {x: [y for y in neighbours(x)] for x in states}
-    level = {}
-    for x in states:
+    pos = {x: i for i, x in enumerate(states)}
+    adj = [list(neighbours(x)) for x in states]
+    level = np.zeros((len(states), *u(states[0]).shape) if states else (0, 0))  # row i: LS(states[i], 0)
+    for i, x in enumerate(states):
         ux = u(x)
-        ls = np.zeros_like(ux)
-        for y in adj[x]:
-            ls = np.maximum(ls, np.abs(ux - u(y)))
-        level[x] = ls
-    out = {x: [level[x]] for x in states}
+        for y in adj[i]:
+            np.maximum(level[i], np.abs(ux - u(y)), out=level[i])
+    # the neighbours inside ``states``: an index matrix padded with the state itself (max is idempotent)
+    width = max((sum(y in pos for y in nb) for nb in adj), default=0)
+    nbr = np.tile(np.arange(len(states))[:, None], (1, width + 1))
+    for i, nb in enumerate(adj):
+        inside = [pos[y] for y in nb if y in pos]
+        nbr[i, 1 : 1 + len(inside)] = inside
+    out = [level]
     for _ in range(t_max):
-        nxt = {}
-        for x in states:
-            cur = level[x]
-            for y in adj[x]:
-                if y in index:
-                    cur = np.maximum(cur, level[y])
-            nxt[x] = cur
-        level = nxt
-        for x in states:
-            out[x].append(level[x])
-    return {x: np.vstack(v) for x, v in out.items()}
+        level = level[nbr].max(axis=1)
+        out.append(level)
+    stacked = np.stack(out, axis=1)  # (states, t_max + 1, n)
+    return {x: stacked[i] for i, x in enumerate(states)}
 
 
 def max_log_ratio(p, q, *, log: bool = False) -> float:

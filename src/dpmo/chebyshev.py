@@ -36,7 +36,7 @@ import numpy as np
 from . import _defaults
 from ._validation import check_choice
 from .chebyshev_gate import gate_on, gated_scores
-from .dampening import dampen
+from .dampening import dampen, dampen_over
 from .pareto import SENSITIVITY_MODES, check_objectives
 from .selection import Approach, Rounds, register_approach, select_multiobjective
 
@@ -168,6 +168,10 @@ def dampened_excess(
         u = np.clip(np.asarray(objective.values, dtype=np.float64) - a, -_MAX, _MAX)
         if sensitivity == "global":
             out = np.clip(u / objective.global_sensitivity, -_MAX, _MAX)
+        elif objective.local is not None and u.size:  # u: a fresh array of finite floats, given up
+            out = dampen_over(
+                u, objective.local, global_sensitivity=objective.global_sensitivity, name=objective.name
+            )
         else:
             out = dampen(
                 u, objective.local, global_sensitivity=objective.global_sensitivity, name=objective.name
