@@ -172,11 +172,10 @@ def local_sensitivity_at_distance(
         for y in adj[i]:
             np.maximum(level[i], np.abs(ux - u(y)), out=level[i])
     # the neighbours inside ``states``: an index matrix padded with the state itself (max is idempotent)
-    width = max((sum(y in pos for y in nb) for nb in adj), default=0)
-    nbr = np.tile(np.arange(len(states))[:, None], (1, width + 1))
-    for i, nb in enumerate(adj):
-        inside = [pos[y] for y in nb if y in pos]
-        nbr[i, 1 : 1 + len(inside)] = inside
+    inside = [[pos[y] for y in nb if y in pos] for nb in adj]
+    nbr = np.tile(np.arange(len(states))[:, None], (1, max(map(len, inside), default=0) + 1))
+    for i, row in enumerate(inside):
+        nbr[i, 1 : 1 + len(row)] = row
     out = [level]
     for _ in range(t_max):
         level = level[nbr].max(axis=1)

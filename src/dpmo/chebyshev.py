@@ -168,14 +168,9 @@ def dampened_excess(
         u = np.clip(np.asarray(objective.values, dtype=np.float64) - a, -_MAX, _MAX)
         if sensitivity == "global":
             out = np.clip(u / objective.global_sensitivity, -_MAX, _MAX)
-        elif objective.local is not None and u.size:  # u: a fresh array of finite floats, given up
-            out = dampen_over(
-                u, objective.local, global_sensitivity=objective.global_sensitivity, name=objective.name
-            )
-        else:
-            out = dampen(
-                u, objective.local, global_sensitivity=objective.global_sensitivity, name=objective.name
-            )
+        else:  # dampen_over: the same floats as dampen, in place (u is a fresh array of finite floats)
+            fn = dampen_over if objective.local is not None and u.size else dampen
+            out = fn(u, objective.local, global_sensitivity=objective.global_sensitivity, name=objective.name)
     if cache is not None:
         cache[ck] = out
     return out
