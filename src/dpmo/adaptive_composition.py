@@ -275,7 +275,7 @@ def _kernel():
     (and :mod:`dpmo.accounting`, :mod:`dpmo.budget`) loads no numba."""
     import numba
 
-    return numba.njit(cache=True, nogil=True)(_bounded_range_cells)
+    return numba.njit(cache=True, nogil=True, error_model="numpy")(_bounded_range_cells)
 
 
 def _bounded_range_step(grid: _Grid, v: np.ndarray, e: float, plan: _BoundedPlan | None = None) -> np.ndarray:
