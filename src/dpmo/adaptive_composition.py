@@ -272,7 +272,9 @@ def _bounded_range_cells(
 @functools.cache
 def _kernel():
     """:func:`_bounded_range_cells` compiled (numba, cached on disk), made on first use: importing this module
-    (and :mod:`dpmo.accounting`, :mod:`dpmo.budget`) loads no numba."""
+    (and :mod:`dpmo.accounting`, :mod:`dpmo.budget`) loads no numba. numpy's error model: a float division by
+    zero gives inf or NaN, as the numpy expressions did, never an exception. One signature (the plan's
+    arrays: C-contiguous float64 and int64)."""
     import numba
 
     return numba.njit(cache=True, nogil=True, error_model="numpy")(_bounded_range_cells)
