@@ -31,12 +31,15 @@ from dpmo import accounting as acc
 DELTA = 1e-6
 
 
-def grr_delta(eps: float, e0: float, k: int, t: float) -> float:
-    """Exact delta(eps) of k-fold generalised randomised response with losses t and t - e0."""
-    p = (math.expm1(e0) - math.expm1(t)) / math.expm1(e0)
+def grr_deltas(eps: float, e0: float, k: int, ts) -> list[float]:
+    """Exact delta(eps) of k-fold generalised randomised response with losses t and t - e0, for each t of
+    ``ts`` (one binomial table for all of them; each row summed on its own, as a single t's would be)."""
+    ts = np.asarray(ts, dtype=np.float64)[:, None]
+    p = np.array([(math.expm1(e0) - math.expm1(t)) / math.expm1(e0) for t in ts[:, 0]])[:, None]
     j = np.arange(k + 1)
-    loss = j * t + (k - j) * (t - e0)
-    return float(np.sum(binom.pmf(j, k, p) * np.maximum(0.0, -np.expm1(eps - loss))))
+    loss = j * ts + (k - j) * (ts - e0)
+    terms = binom.pmf(j, k, p) * np.maximum(0.0, -np.expm1(eps - loss))
+    return [float(np.sum(row)) for row in terms]
 
 
 def rr_delta(eps: float, e0: float, k: int) -> float:
@@ -48,7 +51,7 @@ def rr_delta(eps: float, e0: float, k: int) -> float:
 
 
 def worst_grr(eps: float, e0: float, k: int) -> float:
-    return max(grr_delta(eps, e0, k, t) for t in np.linspace(0.0, e0, 401))
+    return max(grr_deltas(eps, e0, k, np.linspace(0.0, e0, 401)))
 
 
 def gaussian_delta(eps: float, rho: float) -> float:
@@ -277,7 +280,7 @@ def _check_plan(eps, shares, kinds, delta):
         if set(kinds) <= {"permute_and_flip", "laplace"}:
             assert rr_delta(eps, e0, k) <= delta  # the exact optimum of pure composition
         elif set(kinds) <= {"exponential", "gumbel"}:
-            assert max(grr_delta(eps, e0, k, t) for t in np.linspace(0.0, e0, 41)) <= delta
+            assert max(grr_deltas(eps, e0, k, np.linspace(0.0, e0, 41))) <= delta
 
 
 @settings(max_examples=6, deadline=None)
@@ -383,22 +386,26 @@ def test_cross_check_with_dp_accounting_pld():
 
 def _mixed_brute_force(eps: float, steps, grid: int = 17) -> float:
     """The adaptive worst case of a mixed sequence (each t chosen after the earlier losses, from a grid of
-    t for a bounded-range step; randomised response for a pure one): a lower bound of the exact optimum."""
-
-    def value(loss: float, i: int) -> float:
-        if i == len(steps):
-            return max(0.0, -math.expm1(eps - loss))
-        e, kind = steps[i]
+    t for a bounded-range step; randomised response for a pure one): a lower bound of the exact optimum.
+    Every node of the adversary's tree at once: the losses down the tree, then the values back up (each
+    node the best over t of the two-point expectation of its children's values)."""
+    losses = [np.zeros(())]  # the losses after i steps: one axis per step (its t and its outcome)
+    for e, kind in steps:
+        t = np.array([e]) if kind == "pure" else np.linspace(0.0, e, grid)
+        high = losses[-1][..., None] + t
+        low = losses[-1][..., None] - t if kind == "pure" else high - e
+        losses.append(np.stack([high, low], axis=-1))
+    flat = [max(0.0, -math.expm1(eps - loss)) for loss in losses[-1].ravel().tolist()]
+    value = np.array(flat).reshape(losses[-1].shape)
+    for e, kind in reversed(steps):
         if kind == "pure":
             p = 1.0 / (1.0 + math.exp(-e))
-            return p * value(loss + e, i + 1) + (1 - p) * value(loss - e, i + 1)
-        best = 0.0
-        for t in np.linspace(0.0, e, grid):
-            p = (math.expm1(e) - math.expm1(t)) / math.expm1(e)
-            best = max(best, p * value(loss + t, i + 1) + (1 - p) * value(loss + t - e, i + 1))
-        return best
-
-    return value(0.0, 0)
+            value = p * value[..., 0, 0] + (1 - p) * value[..., 0, 1]
+        else:
+            t = np.linspace(0.0, e, grid)
+            p = np.array([(math.expm1(e) - math.expm1(x)) / math.expm1(e) for x in t])
+            value = np.maximum(0.0, (p * value[..., 0] + (1 - p) * value[..., 1]).max(axis=-1))
+    return float(value)
 
 
 @pytest.mark.parametrize(

@@ -399,8 +399,10 @@ def scaled_epsilons(epsilon, shares, *, delta=0.0, kinds="bounded_range") -> tup
 
     Notes
     -----
-    The adaptive bound is found by bisection (about 25 evaluations of :func:`adaptive_delta`, 0.05-0.5 s
-    the first time for 10-50 mechanisms); the zCDP and basic ones in O(1).
+    The adaptive bound is found by bisection (about 25 evaluations of :func:`adaptive_delta`, 0.1-0.2 s
+    the first time for 10-50 mechanisms on a busy 2-core machine, plus once per process the load of the
+    recursion's compiled step: its compile, a few seconds, when numba's cache is empty); the zCDP and basic
+    ones in O(1).
 
     Examples
     --------

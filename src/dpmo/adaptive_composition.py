@@ -24,8 +24,12 @@ takes the smallest of it, zCDP and basic composition. The proof is in ``docs/pri
   value (``V_j`` is non-decreasing), above it 1. Both only raise the bound, so the result stays an upper
   bound; they only cut the work (O(sqrt(k)) grid points instead of O(k)).
 
+The step of a bounded-range mechanism, O(states x cells of ``t``), is one compiled loop
+(:func:`_bounded_range_cells`, numba, compiled on first use and cached on disk), the same float operations
+in the same order as the numpy expressions it replaced: the same bound, bit for bit.
+
 Layering: the ground floor, beside :mod:`dpmo.accounting` (which re-exports :func:`adaptive_delta`);
-imports only numpy.
+imports only numpy (numba inside :func:`_kernel`, when the recursion first runs).
 """
 
 from __future__ import annotations
@@ -127,19 +131,27 @@ class _Grid:
         v[self.pad : self.pad + w.size] = w
         return v
 
-    def reader(self, offset: np.ndarray) -> tuple:
-        """What :meth:`at` needs for these offsets (in units of ``h``, any real), computed once: the padded
-        indices of each offset's lower grid point for every state, and the chord's weights (None on the
+    def offsets(self, offset: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For offsets (in units of ``h``, any real): the padded index of each one's lower grid point at state
+        0 and the chord's weights of it and of the next grid point (both empty when every offset is on the
         grid)."""
         offset = np.asarray(offset, dtype=np.float64)
         base = np.floor(offset).astype(np.int64)
         frac = offset - base
-        lower = (self.pad + base)[:, None] + self.index  # v[lower][j] = v[pad + base[j] : ...][: states]
         if not frac.any():  # on the grid
-            return lower, None, None, None
+            return self.pad + base, np.zeros(0), np.zeros(0)
         # weight of the lower grid point: (exp(-frac h) - exp(-h)) / (1 - exp(-h)), in [0, 1]
-        w = np.clip((np.exp(-frac * self.h) - self.q) / (1.0 - self.q), 0.0, 1.0)[:, None]
-        return lower, lower + 1, w, 1.0 - w
+        w = np.clip((np.exp(-frac * self.h) - self.q) / (1.0 - self.q), 0.0, 1.0)
+        return self.pad + base, w, 1.0 - w
+
+    def reader(self, offset: np.ndarray) -> tuple:
+        """What :meth:`at` needs for these offsets (:meth:`offsets`), computed once: the padded indices of
+        each offset's lower grid point for every state, and the chord's weights (None on the grid)."""
+        at, w, w_up = self.offsets(offset)
+        lower = at[:, None] + self.index  # v[lower][j] = v[pad + base[j] : ...][: states]
+        if not w.size:
+            return lower, None, None, None
+        return lower, lower + 1, w[:, None], w_up[:, None]
 
     @staticmethod
     def at(v: np.ndarray, reader: tuple) -> np.ndarray:
@@ -150,14 +162,11 @@ class _Grid:
             return v[lower]
         return w * v[lower] + w_up * v[upper]
 
-    def intercepts(self, v: np.ndarray) -> np.ndarray:
-        """Intercept at ``y = 0`` of each chord segment ``[n, n + 1]`` as a line in ``y = exp(-l)``."""
-        return (v[1:] - self.q * v[:-1]) / (1.0 - self.q)
-
 
 class _BoundedPlan:
     """The parts of an ``e``-bounded-range step that depend on ``e`` and the grid only, not on ``W``:
-    computed once per distinct ``e`` of a call (a call of ``k`` equal picks runs ``k`` steps of one plan)."""
+    computed once per distinct ``e`` of a call (a call of ``k`` equal picks runs ``k`` steps of one plan),
+    as the flat arguments of :func:`_bounded_range_cells` (:attr:`args`)."""
 
     def __init__(self, grid: _Grid, e: float):
         h = grid.h
@@ -165,67 +174,118 @@ class _BoundedPlan:
         r = e / h
         self.big = big = math.expm1(e)  # E - 1
         p = np.clip((big - np.expm1(s * h)) / big, 0.0, 1.0)  # probability of the high loss t
-        self.p_hi, self.p_lo = p[:, None], (1.0 - p)[:, None]
-        self.hi, self.lo = grid.reader(s), grid.reader(s - r)
-        self.single = s.size < 2
-        if self.single:
-            return
-        mids = 0.5 * (s[:-1] + s[1:])
-        self.c_hi, self.c_lo = np.floor(mids).astype(np.int64), np.floor(mids - r).astype(np.int64)
-        # exp(c h) of each cell's two grid points, looked up per state (the same elementwise exp of the same
-        # arguments as computing it per state, once per cell)
-        self.exp_hi, self.exp_lo = np.exp(self.c_hi * h), np.exp(self.c_lo * h)
-        # rows of the intercepts' sliding windows: icept[pad + c][col] = intercepts[pad + c + col]
-        self.i_hi = (grid.pad + self.c_hi)[:, None] + grid.index
-        self.i_lo = (grid.pad + self.c_lo)[:, None] + grid.index
-        self.u_all = np.exp(-h * s)
-        self.gap = ((1.0 / np.sqrt(self.u_all[1:]) - 1.0 / np.sqrt(self.u_all[:-1])) ** 2)[:, None]
-        self.last = s.size - 2
+        cells = max(s.size - 1, 0)
+        if cells:
+            mids = 0.5 * (s[:-1] + s[1:])
+            c_hi, c_lo = np.floor(mids).astype(np.int64), np.floor(mids - r).astype(np.int64)
+            u_all = np.exp(-h * s)
+            # exp(c h) of each cell's two grid points (the slopes in u of the chords there) and the largest
+            # gap between 1/u and its chord on each cell
+            exp_hi, exp_lo = np.exp(c_hi * h), np.exp(c_lo * h)
+            gap = (1.0 / np.sqrt(u_all[1:]) - 1.0 / np.sqrt(u_all[:-1])) ** 2
+        else:  # one breakpoint: no cell
+            c_hi = c_lo = np.zeros(0, dtype=np.int64)
+            u_all = exp_hi = exp_lo = gap = np.zeros(0)
+        pad_hi, pad_lo = grid.pad + c_hi, grid.pad + c_lo  # their padded indices at state 0
+        readers = (*grid.offsets(s), *grid.offsets(s - r))  # the high and the low loss at each breakpoint
+        self.args = (p, 1.0 - p, *readers, pad_hi, pad_lo, exp_hi, exp_lo, u_all, gap)
+
+
+def _bounded_range_cells(
+    v, n, p_hi, p_lo, hi_at, hi_w, hi_wu, lo_at, lo_w, lo_wu, c_hi, c_lo, exp_hi, exp_lo, u, gap, big, q, out
+):
+    """``W_j`` at the ``n`` states from the padded ``W_{j-1}`` ``v`` (the arguments: :class:`_BoundedPlan`),
+    into ``out``: compiled on first use (:func:`_kernel`). The value of the pair at each breakpoint ``t``
+    (chords between grid points, weights ``w`` and ``1 - w`` of an offset's two grid points when it is off
+    the grid), each cell's bound (the larger end plus ``max(0, -A)`` times the gap of ``1/u`` to its chord,
+    module notes), and for the two cells beside the best end also the tangent of the concave ``F`` at its
+    stationary point clipped into the cell, the smaller of the two kept; ``W_j`` is the largest cell.
+    Float operations in the order of the former numpy version (the same floats, NaN handled as
+    ``np.maximum`` / ``np.minimum`` / ``np.fmin`` / ``np.fmax`` / ``argmax`` do). O(n T) for T breakpoints."""
+    t_count, size = p_hi.size, v.size - 1
+    ends = np.empty(t_count)
+    cells = np.empty(max(t_count - 1, 1))
+    one_q, big1, last = 1.0 - q, big + 1.0, t_count - 2
+    # per grid point x of v, once: the intercept at u = 0 and the slope (before its factor exp(c h)) of the
+    # chord on [x, x + 1] as a line a + b u, and per distance d = c_lo - c_hi of a cell's two grid points
+    # A = (a[x + d] - a[x]) / (E - 1) (module notes): what the cells read, computed once per grid point
+    icept, slope_of = np.empty(size), np.empty(size)
+    for x in range(size):
+        icept[x] = (v[x + 1] - q * v[x]) / one_q
+        slope_of[x] = (v[x] - v[x + 1]) / one_q
+    d_min = d_max = 0
+    if t_count > 1:
+        d_min, d_max = (c_lo - c_hi).min(), (c_lo - c_hi).max()
+    coef = np.zeros((d_max - d_min + 1, size))
+    for d in range(d_min, d_max + 1):
+        for x in range(max(0, -d), min(size, size - d)):
+            coef[d - d_min, x] = (icept[x + d] - icept[x]) / big
+    for i in range(n):
+        best = 0  # the first largest end (argmax)
+        for j in range(t_count):
+            x_hi, x_lo = v[hi_at[j] + i], v[lo_at[j] + i]
+            if hi_w.size:
+                x_hi = hi_w[j] * x_hi + hi_wu[j] * v[hi_at[j] + 1 + i]
+            if lo_w.size:
+                x_lo = lo_w[j] * x_lo + lo_wu[j] * v[lo_at[j] + 1 + i]
+            ends[j] = p_hi[j] * x_hi + p_lo[j] * x_lo
+            if ends[j] > ends[best] or (ends[j] != ends[j] and ends[best] == ends[best]):
+                best = j
+        if t_count < 2:
+            out[i] = ends[0]
+            continue
+        # in u = exp(-t) the pair's value on a cell is F(u) = C u + B + A / u (A: coef)
+        for j in range(t_count - 1):
+            a = coef[c_lo[j] - c_hi[j] - d_min, c_hi[j] + i]
+            e_max = ends[j] if (ends[j] >= ends[j + 1] or ends[j] != ends[j]) else ends[j + 1]
+            neg = a if (a <= 0.0 or a != a) else 0.0
+            cells[j] = e_max - neg * gap[j]
+        for side in range(2):
+            j = max(best - 1, 0) if side == 0 else min(best, last)
+            x, y = c_hi[j] + i, c_lo[j] + i
+            a = coef[y - x - d_min, x]
+            larger = ends[j] if (ends[j] >= ends[j + 1] or ends[j] != ends[j]) else ends[j + 1]
+            if not a < 0:
+                cells[j] = larger
+                continue
+            a_hi, a_lo = icept[x], icept[y]
+            b_hi, b_lo = slope_of[x] * exp_hi[j], slope_of[y] * exp_lo[j]  # slopes in u (low loss: E u)
+            c = (b_hi - b_lo) * big1 / big
+            u_a, u_b = u[j], u[j + 1]
+            star = math.sqrt(a / c) if c < 0 else u_a
+            u0 = star if (star <= u_a or u_a != u_a) else u_a  # clipped into [u_b, u_a], NaN read as u_a
+            u0 = u0 if (u0 >= u_b or u_b != u_b) else u_b
+            p0 = (big1 * u0 - 1.0) / (u0 * big)  # probability of the high loss at u0
+            f0 = p0 * (a_hi + b_hi * u0) + (1.0 - p0) * (a_lo + b_lo * big1 * u0)
+            slope = c - a / (u0 * u0)
+            d_a, d_b = slope * (u_a - u0), slope * (u_b - u0)
+            tangent = f0 + (d_a if (d_a >= d_b or d_a != d_a) else d_b)
+            top = tangent if (tangent >= larger or tangent != tangent) else larger
+            cells[j] = cells[j] if (cells[j] <= top or cells[j] != cells[j]) else top
+        m = cells[0]
+        for j in range(1, t_count - 1):
+            m = m if (m >= cells[j] or m != m) else cells[j]
+        out[i] = m
+    return out
+
+
+@functools.cache
+def _kernel():
+    """:func:`_bounded_range_cells` compiled (numba, cached on disk), made on first use: importing this module
+    (and :mod:`dpmo.accounting`, :mod:`dpmo.budget`) loads no numba. numpy's error model: a float division by
+    zero gives inf or NaN, as the numpy expressions did, never an exception. One signature (the plan's
+    arrays: C-contiguous float64 and int64)."""
+    import numba
+
+    return numba.njit(cache=True, nogil=True, error_model="numpy")(_bounded_range_cells)
 
 
 def _bounded_range_step(grid: _Grid, v: np.ndarray, e: float, plan: _BoundedPlan | None = None) -> np.ndarray:
     """``W_j`` at every state from the padded ``W_{j-1}`` for an ``e``-bounded-range mechanism (``plan``:
     :class:`_BoundedPlan` of ``grid`` and ``e``, made here when not given)."""
     pl = _BoundedPlan(grid, e) if plan is None else plan
-    big = pl.big
-    ends = pl.p_hi * grid.at(v, pl.hi) + pl.p_lo * grid.at(v, pl.lo)  # the pair at each t
-    if pl.single:
-        return ends.max(axis=0)
-    # each cell [t_a, t_b] (module notes): in u = exp(-t) the pair's value is F(u) = C u + B + A / u with
-    # A = (a_lo - a_hi) / (E - 1), C = E (b_hi - b_lo) / (E - 1) from the two chords' lines a + b u.
-    # Every cell: at most the larger end plus max(0, -A) times the gap of 1/u to its chord.
-    icept = grid.intercepts(v)
-    ic_hi, ic_lo = icept[pl.i_hi], icept[pl.i_lo]
-    coef_a = (ic_lo - ic_hi) / big
-    cells = np.maximum(ends[:-1], ends[1:]) - np.minimum(coef_a, 0.0) * pl.gap
-    # the two cells beside each state's best end: also below the tangent of the concave F (A < 0) at its
-    # stationary point clipped into the cell (F is below every tangent); the smaller bound is kept
-    best = ends.argmax(axis=0)
     n = grid.index.size
-    rows = grid.pad + grid.index
-    u_all, flat_a, flat_hi, flat_lo = pl.u_all, coef_a.ravel(), ic_hi.ravel(), ic_lo.ravel()
-    flat_ends, flat_cells = ends.ravel(), cells.ravel()
-    for j in (np.maximum(best - 1, 0), np.minimum(best, pl.last)):
-        at = j * n + grid.index  # flat positions of (j[col], col) in the (cells, states) arrays
-        a = flat_a[at]
-        negative = a < 0
-        hi0, lo0 = rows + pl.c_hi[j], rows + pl.c_lo[j]
-        a_hi, a_lo = flat_hi[at], flat_lo[at]
-        b_hi = (v[hi0] - v[hi0 + 1]) / (1.0 - grid.q) * pl.exp_hi[j]  # slopes in u (low loss: E u)
-        b_lo = (v[lo0] - v[lo0 + 1]) / (1.0 - grid.q) * pl.exp_lo[j]
-        c = (b_hi - b_lo) * (big + 1.0) / big
-        u_a, u_b = u_all[j], u_all[j + 1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            star = np.where(negative & (c < 0), np.sqrt(a / c), u_a)
-        # star clipped into [u_b, u_a], a NaN read as u_a (u_b < u_a: fmin drops the NaN, then fmax clips)
-        u0 = np.fmax(np.fmin(star, u_a), u_b)
-        p0 = ((big + 1.0) * u0 - 1.0) / (u0 * big)  # probability of the high loss at u0
-        f0 = p0 * (a_hi + b_hi * u0) + (1.0 - p0) * (a_lo + b_lo * (big + 1.0) * u0)
-        slope = c - a / (u0 * u0)
-        tangent = f0 + np.maximum(slope * (u_a - u0), slope * (u_b - u0))
-        larger = np.maximum(flat_ends[at], flat_ends[at + n])
-        flat_cells[at] = np.where(negative, np.minimum(flat_cells[at], np.maximum(tangent, larger)), larger)
-    return cells.max(axis=0)
+    return _kernel()(v, n, *pl.args, pl.big, grid.q, np.empty(n))
 
 
 def _pure_plan(grid: _Grid, e: float) -> tuple:
