@@ -383,13 +383,18 @@ def datasets(n_max: int):
             yield tuple(np.bincount(np.array(combo, dtype=np.intp), minlength=12).tolist())
 
 
+# a record of type (a, b, c) counts in the cell (A = a, class c) and in the cell (B = b, class c); the cells
+# of class c are columns 5c .. 5c + 4: A = 0, 1 then B = 0, 1, 2
+_TO_CELLS = np.zeros((12, 10))
+for _a, _b, _c in itertools.product(range(2), range(3), range(2)):
+    _TO_CELLS[(_a * 3 + _b) * 2 + _c, [5 * _c + _a, 5 * _c + 2 + _b]] = 1.0
+
+
 def node_counts(state: tuple):
-    c = np.array(state, dtype=float).reshape(2, 3, 2)  # [a, b, class]
-    by_a = c.sum(axis=1)  # (2, 2)
-    by_b = c.sum(axis=0)  # (3, 2)
-    n0 = np.concatenate([by_a[:, 0], by_b[:, 0]])
-    n1 = np.concatenate([by_a[:, 1], by_b[:, 1]])
-    return n0, n1, np.array([0, 0, 1, 1, 1])
+    """n0, n1 and groups of the node: the pairs (A, 0), (A, 1), (B, 0), (B, 1), (B, 2) (sums of whole
+    numbers: exact in any order)."""
+    cells = np.array(state, dtype=float) @ _TO_CELLS
+    return cells[:5], cells[5:], np.array([0, 0, 1, 1, 1])
 
 
 @pytest.mark.parametrize(

@@ -134,17 +134,15 @@ def check_admissibility(
     return out
 
 
-def _any_violation(
-    states: list, adj: list, u: _Cache, curve: _Cache, atol: float, block: int = 1 << 15
-) -> bool:
-    """Whether any pair ``(x, y ~ x)`` breaks a condition: the comparisons of :func:`check_admissibility`,
-    elementwise the same, on stacked arrays (blocks of ``block`` pairs). Falls back to True (the exact loop)
-    unless every utility has one shape and every row of delta that shape too."""
+def _pair_index(states: list, adj: list) -> tuple[list, np.ndarray, np.ndarray]:
+    """The states met (``states`` and their neighbours, each once, in the order first met) and, for every
+    pair ``(x, y ~ x)`` in the order of ``states`` and ``adj``: ``[position of x in states, index of x in
+    met]`` and the index of ``y`` in met."""
     index: dict = {}
     met: list = []
-    xs: list[int] = []
+    xs: list[tuple[int, int]] = []
     ys: list[int] = []
-    for x, nbrs in zip(states, adj, strict=True):
+    for p, (x, nbrs) in enumerate(zip(states, adj, strict=True)):
         i = index.setdefault(x, len(met))
         if i == len(met):
             met.append(x)
@@ -152,8 +150,18 @@ def _any_violation(
             j = index.setdefault(y, len(met))
             if j == len(met):
                 met.append(y)
-            xs.append(i)
+            xs.append((p, i))
             ys.append(j)
+    return met, np.array(xs, dtype=np.intp).reshape(-1, 2), np.array(ys, dtype=np.intp)
+
+
+def _any_violation(
+    states: list, adj: list, u: _Cache, curve: _Cache, atol: float, block: int = 1 << 15
+) -> bool:
+    """Whether any pair ``(x, y ~ x)`` breaks a condition: the comparisons of :func:`check_admissibility`,
+    elementwise the same, on stacked arrays (blocks of ``block`` pairs). Falls back to True (the exact loop)
+    unless every utility has one shape and every row of delta that shape too."""
+    met, xs, ys = _pair_index(states, adj)
     if not met:
         return False
     us, cs = [u(z) for z in met], [curve(z) for z in met]
@@ -161,7 +169,7 @@ def _any_violation(
     if len(shapes[0]) > 1 or len(shapes[2]) > 1 or shapes[0] != shapes[1]:
         return True
     U, C = np.stack(us), np.stack(cs)
-    xi, yi = np.array(xs, dtype=np.intp), np.array(ys, dtype=np.intp)
+    xi, yi = xs[:, 1], ys
     for lo in range(0, xi.size, block):
         bx, by = xi[lo : lo + block], yi[lo : lo + block]
         cx = C[bx]
@@ -210,10 +218,16 @@ def local_sensitivity_at_distance(
     pos = {x: i for i, x in enumerate(states)}
     adj = [list(neighbours(x)) for x in states]
     level = np.zeros((len(states), *u(states[0]).shape) if states else (0, 0))  # row i: LS(states[i], 0)
-    for i, x in enumerate(states):
-        ux = u(x)
-        for y in adj[i]:
-            np.maximum(level[i], np.abs(ux - u(y)), out=level[i])
+    met, xs, ys = _pair_index(states, adj)
+    us = [u(z) for z in met]
+    if len({a.shape for a in us}) == 1 and us[0].shape == level.shape[1:]:  # every pair at once
+        U = np.stack(us)
+        np.maximum.at(level, xs[:, 0], np.abs(U[xs[:, 1]] - U[ys]))  # max: exact in any order
+    else:
+        for i, x in enumerate(states):
+            ux = u(x)
+            for y in adj[i]:
+                np.maximum(level[i], np.abs(ux - u(y)), out=level[i])
     # the neighbours inside ``states``: an index matrix padded with the state itself (max is idempotent)
     inside = [[pos[y] for y in nb if y in pos] for nb in adj]
     nbr = np.tile(np.arange(len(states))[:, None], (1, max(map(len, inside), default=0) + 1))
