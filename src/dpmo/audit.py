@@ -90,8 +90,10 @@ def check_admissibility(
 
     Notes
     -----
-    O(len(states) * degree * t_max * n) comparisons, vectorised over ``t`` and the candidates; ``utility`` is
-    called once per state met and ``delta`` once per state met and distance ``t <= t_max``.
+    O(len(states) * degree * t_max * n) comparisons, vectorised over the pairs ``(x, y)``, ``t`` and the
+    candidates (memory O(states met * t_max * n)); ``utility`` is called once per state met and ``delta``
+    once per state met and distance ``t <= t_max``. The violations, when there are any, are listed by a loop
+    over the states in their order.
 
     Examples
     --------
@@ -109,11 +111,16 @@ def check_admissibility(
     """
     u = _Cache(utility)
     curve = _Cache(lambda x: np.array([np.asarray(delta(x, t), dtype=np.float64) for t in range(t_max + 1)]))
+    states = list(states)
+    adj = [list(neighbours(x)) for x in states]
+    if not _any_violation(states, adj, u, curve, atol):
+        return []
+    # some pair fails: list the violations in the order of the states, neighbours, t and candidates
     out: list[Violation] = []
-    for x in states:
+    for x, nbrs in zip(states, adj, strict=True):
         ux = u(x)
         cx = curve(x)  # delta(x, t) for t = 0..t_max, one row each
-        for y in neighbours(x):
+        for y in nbrs:
             gap = np.abs(ux - u(y))
             bad = np.nonzero(cx[0] < gap - atol)[0]
             for r in bad[: max_violations - len(out)]:
@@ -125,6 +132,50 @@ def check_admissibility(
             if len(out) >= max_violations:
                 return out
     return out
+
+
+def _pair_index(states: list, adj: list) -> tuple[list, np.ndarray, np.ndarray]:
+    """The states met (``states`` and their neighbours, each once, in the order first met) and, for every
+    pair ``(x, y ~ x)`` in the order of ``states`` and ``adj``: ``[position of x in states, index of x in
+    met]`` and the index of ``y`` in met."""
+    index: dict = {}
+    met: list = []
+    xs: list[tuple[int, int]] = []
+    ys: list[int] = []
+    for p, (x, nbrs) in enumerate(zip(states, adj, strict=True)):
+        i = index.setdefault(x, len(met))
+        if i == len(met):
+            met.append(x)
+        for y in nbrs:
+            j = index.setdefault(y, len(met))
+            if j == len(met):
+                met.append(y)
+            xs.append((p, i))
+            ys.append(j)
+    return met, np.array(xs, dtype=np.intp).reshape(-1, 2), np.array(ys, dtype=np.intp)
+
+
+def _any_violation(
+    states: list, adj: list, u: _Cache, curve: _Cache, atol: float, block: int = 1 << 15
+) -> bool:
+    """Whether any pair ``(x, y ~ x)`` breaks a condition: the comparisons of :func:`check_admissibility`,
+    elementwise the same, on stacked arrays (blocks of ``block`` pairs). Falls back to True (the exact loop)
+    unless every utility has one shape and every row of delta that shape too."""
+    met, xs, ys = _pair_index(states, adj)
+    if not met:
+        return False
+    us, cs = [u(z) for z in met], [curve(z) for z in met]
+    shapes = {a.shape for a in us}, {c.shape[1:] for c in cs}, {c.shape for c in cs}
+    if len(shapes[0]) > 1 or len(shapes[2]) > 1 or shapes[0] != shapes[1]:
+        return True
+    U, C = np.stack(us), np.stack(cs)
+    xi, yi = xs[:, 1], ys
+    for lo in range(0, xi.size, block):
+        bx, by = xi[lo : lo + block], yi[lo : lo + block]
+        cx = C[bx]
+        if np.any(cx[:, 0] < np.abs(U[bx] - U[by]) - atol) or np.any(cx[:, 1:] < C[by, :-1] - atol):
+            return True
+    return False
 
 
 def local_sensitivity_at_distance(
@@ -167,10 +218,16 @@ def local_sensitivity_at_distance(
     pos = {x: i for i, x in enumerate(states)}
     adj = [list(neighbours(x)) for x in states]
     level = np.zeros((len(states), *u(states[0]).shape) if states else (0, 0))  # row i: LS(states[i], 0)
-    for i, x in enumerate(states):
-        ux = u(x)
-        for y in adj[i]:
-            np.maximum(level[i], np.abs(ux - u(y)), out=level[i])
+    met, xs, ys = _pair_index(states, adj)
+    us = [u(z) for z in met]
+    if len({a.shape for a in us}) == 1 and us[0].shape == level.shape[1:]:  # every pair at once
+        U = np.stack(us)
+        np.maximum.at(level, xs[:, 0], np.abs(U[xs[:, 1]] - U[ys]))  # max: exact in any order
+    else:
+        for i, x in enumerate(states):
+            ux = u(x)
+            for y in adj[i]:
+                np.maximum(level[i], np.abs(ux - u(y)), out=level[i])
     # the neighbours inside ``states``: an index matrix padded with the state itself (max is idempotent)
     inside = [[pos[y] for y in nb if y in pos] for nb in adj]
     nbr = np.tile(np.arange(len(states))[:, None], (1, max(map(len, inside), default=0) + 1))

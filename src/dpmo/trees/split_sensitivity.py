@@ -178,13 +178,27 @@ def _d_table(upto: int) -> np.ndarray:
     return _D_TABLE
 
 
+def _d_of(x: np.ndarray) -> np.ndarray:
+    """:func:`_d` of a float64 array, read from :func:`_d_table` when every ``x`` is a whole number below
+    ``2^16`` (the table holds ``_d``'s own floats), else computed."""
+    top = x.max(initial=0.0)
+    if 0.0 <= top < 65536.0 and x.min(initial=0.0) >= 0.0:
+        xi = x.astype(np.intp)
+        if (xi == x).all():
+            return _d_table(int(top))[xi]
+    return _d(x)
+
+
 def _check_counts(n0, n1, groups, n_groups) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     n0 = np.asarray(n0, dtype=np.float64)
     n1 = np.asarray(n1, dtype=np.float64)
     if n0.ndim != 1 or n0.shape != n1.shape:
         raise ValueError(f"n0 and n1 must be 1-D of the same length, got shapes {n0.shape} and {n1.shape}")
-    if np.any(n0 < 0) or np.any(n1 < 0) or not (np.all(np.isfinite(n0)) and np.all(np.isfinite(n1))):
+    # finite and >= 0 exactly when min >= 0 (False for NaN) and max < inf
+    if n0.size and not (n0.min() >= 0.0 and n1.min() >= 0.0 and n0.max() < np.inf and n1.max() < np.inf):
         raise ValueError("class counts n0 and n1 must be finite and non-negative")
+    if groups is None and n_groups is None:  # one candidate
+        return n0, n1, np.zeros(n0.shape[0], dtype=np.intp), 1
     if groups is None:
         groups = np.zeros(n0.shape[0], dtype=np.intp)
         n_groups = 1 if n_groups is None else n_groups
@@ -256,7 +270,10 @@ def _addition_change(b, o, criterion: str) -> np.ndarray:
     """
     a = b + o
     if criterion == "info_gain":
-        return _d(a) - _d(b)
+        ab = np.empty((2, *a.shape))  # _d(a) and _d(b) in one call (elementwise: the same floats)
+        ab[0], ab[1] = a, b
+        da, db = _d_of(ab)
+        return da - db
     return 2.0 * o * o / np.maximum(a * (a + 1.0), 1.0)
 
 
@@ -291,15 +308,11 @@ def _min_addition_change(b, o, t, criterion: str) -> np.ndarray:
     integer minimum is among ``k = 0``, ``t`` and the integers next to ``m0 - b``.
     """
     s = o - t - b
-    kk = [np.zeros_like(s), t + np.zeros_like(s)]
     m0 = np.where(s <= 0, s * s / np.maximum(1.0 - 2.0 * s, 1.0), b)
-    for r in (np.floor(m0), np.ceil(m0)):
-        kk.append(np.clip(r - b, 0.0, t))
-    best = None
-    for k in kk:
-        val = _addition_change(b + k, np.maximum(o - t + k, 0.0), criterion)
-        best = val if best is None else np.minimum(best, val)
-    return np.where(t >= o, 0.0, best)
+    k = np.empty((4, *s.shape))  # the four k of every cell, evaluated in one call
+    k[0], k[1], k[2], k[3] = 0.0, t, np.clip(np.floor(m0) - b, 0.0, t), np.clip(np.ceil(m0) - b, 0.0, t)
+    val = _addition_change(b + k, np.maximum(o - t + k, 0.0), criterion)
+    return np.where(t >= o, 0.0, np.minimum.reduce(val, axis=0))
 
 
 def cell_local_sensitivity(b, o, t, *, criterion: str = "info_gain", nonnegative: bool = False) -> np.ndarray:
@@ -318,14 +331,16 @@ def cell_local_sensitivity(b, o, t, *, criterion: str = "info_gain", nonnegative
     t = np.asarray(t, dtype=np.float64)
     if np.any(t < 0):
         raise ValueError("t must be non-negative")
-    first = cell_sensitivity(b, o + t, criterion=criterion)
     k = np.minimum(t, np.maximum(b - 1.0, 0.0))
-    second = cell_sensitivity(b - k, o + t - k, criterion=criterion)
+    ot = o + t  # g(b, o + t) and g(b - k, o + t - k) in one call (elementwise: the same floats)
+    otk = ot - k  # of the shape of b, o and t broadcast
+    cells = np.empty((4, *otk.shape))
+    cells[0], cells[1], cells[2], cells[3] = b, b - k, ot, otk
+    first, second = _addition_change(np.maximum(cells[:2] - 1.0, 0.0), cells[2:], criterion)
     plain = np.maximum(first, second)
     if not nonnegative:
         return plain
     c = IMPURITY_OFFSET[criterion]
-    b, o, t = np.broadcast_arrays(b, o, t)
     return np.maximum(plain - c, c - _min_addition_change(b, o, t, criterion))
 
 
@@ -385,6 +400,8 @@ def _grouped_local(n0, n1, groups, n_groups, t, criterion, nonnegative=False) ->
 
 def _group_max(values: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
     """Maximum of ``values[..., i]`` over the columns ``i`` of each group (0 for an empty group)."""
+    if n_groups == 1 and values.shape[-1]:  # one group (groups in [0, n_groups)): the maximum of each row
+        return values.max(axis=-1, keepdims=True)
     order = np.argsort(groups, kind="stable")
     g_sorted = groups[order]
     v = values[..., order]
