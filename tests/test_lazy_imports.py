@@ -8,6 +8,7 @@ The CLI checks run in a fresh interpreter (``sys.modules`` of this one holds eve
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 import pickle
 import subprocess
@@ -198,9 +199,9 @@ def _statements(nodes, *, module_level: bool):
         yield from _statements(ast.iter_child_nodes(node), module_level=module_level)
 
 
-def _imports(path: pathlib.Path, package: str, *, module_level: bool = False):
-    """The ``dpmo`` modules that ``path`` (a module of ``package``) imports, as absolute dotted names."""
-    for node in _statements(ast.parse(path.read_text()).body, module_level=module_level):
+def _imports(tree: ast.Module, package: str, *, module_level: bool = False):
+    """The ``dpmo`` modules that ``tree`` (a module of ``package``) imports, as absolute dotted names."""
+    for node in _statements(tree.body, module_level=module_level):
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package.split(".")
             base = base[: len(base) - (node.level - 1)]
@@ -214,19 +215,52 @@ def _imports(path: pathlib.Path, package: str, *, module_level: bool = False):
             yield from (a.name for a in node.names if a.name.startswith("dpmo"))
 
 
+def _module_and_package(path: pathlib.Path) -> tuple[str, str]:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return module, module if parts[-1] == "__init__" else module.rpartition(".")[0]
+
+
+@functools.cache
+def _source_facts(path: pathlib.Path) -> dict:
+    """What the tests below read in a source file of dpmo, from one parse (a parse of all of ``src/dpmo``
+    costs 0.7 s; three tests read every file): the ``dpmo`` modules it imports anywhere (``False``) and at
+    module level (``True``), and its compiled kernels (``"kernels"``: line, name, ``cache=True`` or not).
+    Only these small tuples are kept, not the syntax trees (which every later collection would walk)."""
+    tree = ast.parse(path.read_text())
+    package = _module_and_package(path)[1]
+    kernels = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for deco in node.decorator_list:
+            call = deco if isinstance(deco, ast.Call) else None
+            func = call.func if call else deco
+            name = ast.unparse(func)
+            if name.split(".")[-1] not in ("njit", "jit", "vectorize", "guvectorize", "cfunc"):
+                continue
+            cached = call is not None and any(
+                k.arg == "cache" and getattr(k.value, "value", None) is True for k in call.keywords
+            )
+            kernels.append((node.lineno, node.name, cached))
+    return {
+        False: tuple(_imports(tree, package, module_level=False)),
+        True: tuple(_imports(tree, package, module_level=True)),
+        "kernels": tuple(kernels),
+    }
+
+
 def _top_level_imports(*, module_level: bool = False):
     """``(module, its top-level unit, target, the target's unit)`` for every import of one top-level unit of
     ``dpmo`` (a module or package under ``src/dpmo``) by another; ``dpmo`` itself and its public names
     (``from .. import X``) are left out."""
     for path in SRC.rglob("*.py"):
-        parts = path.relative_to(SRC.parent).with_suffix("").parts
-        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        package = module if parts[-1] == "__init__" else module.rpartition(".")[0]
+        module = _module_and_package(path)[0]
         mine = module.split(".")[1] if "." in module else None
         if mine is None:
             continue
         assert mine in LAYERS, f"{module}: give its layer in LAYERS"
-        for target in _imports(path, package, module_level=module_level):
+        for target in _source_facts(path)[module_level]:
             other = target.split(".")[1] if "." in target else None
             if other is not None and other != mine and other in LAYERS:
                 yield module, mine, target, other
@@ -273,19 +307,8 @@ def test_every_compiled_kernel_is_cached():
     (``docs/trees.md``, "Process pools"): every ``numba.njit`` / ``numba.jit`` has ``cache=True``."""
     missing, seen = [], 0
     for path in SRC.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if not isinstance(node, ast.FunctionDef):
-                continue
-            for deco in node.decorator_list:
-                call = deco if isinstance(deco, ast.Call) else None
-                func = call.func if call else deco
-                name = ast.unparse(func)
-                if name.split(".")[-1] not in ("njit", "jit", "vectorize", "guvectorize", "cfunc"):
-                    continue
-                seen += 1
-                cached = call is not None and any(
-                    k.arg == "cache" and getattr(k.value, "value", None) is True for k in call.keywords
-                )
-                if not cached:
-                    missing.append(f"{path.relative_to(SRC)}:{node.lineno} {node.name}")
+        for lineno, name, cached in _source_facts(path)["kernels"]:  # decorated by njit, jit, ...
+            seen += 1
+            if not cached:
+                missing.append(f"{path.relative_to(SRC)}:{lineno} {name}")
     assert seen > 50 and not missing, missing

@@ -6,6 +6,7 @@ kind outside what is allowed, and the message names the argument and says what i
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -117,6 +118,8 @@ def check_real(value, name: str) -> float:
     >>> check_real(2, "low_degree")
     2.0
     """
+    if type(value) is float:  # fast path (every call of select): the same float, no ABC check
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     return float(value)
@@ -125,7 +128,7 @@ def check_real(value, name: str) -> float:
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
     """Return ``epsilon`` as a float after checking it is a positive finite number."""
     value = check_real(epsilon, name)
-    if not np.isfinite(value) or value <= 0:
+    if not math.isfinite(value) or value <= 0:  # a Python float: math's test, as numpy's
         raise ValueError(f"{name} must be a positive finite number, got {epsilon!r}")
     return value
 
@@ -137,7 +140,7 @@ def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
     it would silently make the selection deterministic.
     """
     value = check_real(sensitivity, name)
-    if not np.isfinite(value) or value <= 0:
+    if not math.isfinite(value) or value <= 0:  # a Python float: math's test, as numpy's
         raise ValueError(f"{name} must be a positive finite number, got {sensitivity!r}")
     return value
 
@@ -146,6 +149,8 @@ def as_real_array(value, name: str, what: str) -> np.ndarray:
     """``np.asarray(value)`` after checking it holds real numbers (bools allowed), else a TypeError saying
     ``{name} must be {what}`` (``what``: the shape wanted, e.g. "a 1-D array of real numbers"). The shape
     itself is the caller's to check."""
+    if type(value) is np.ndarray and value.dtype == np.float64:  # fast path: asarray would return it
+        return value
     try:
         arr = np.asarray(value)
     except Exception as exc:  # pragma: no cover - numpy raises many kinds of errors here
@@ -173,6 +178,8 @@ def check_scores(scores, name: str = "scores") -> np.ndarray:
 
 def check_k(k, n: int, name: str = "k") -> int:
     """Return ``k`` as an int after checking ``1 <= k <= n``."""
+    if type(k) is int and 1 <= k <= n:  # fast path: a plain int in range (type() excludes bool)
+        return k
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, (numbers.Integral, np.integer)):
         raise TypeError(f"{name} must be an int, got {type(k).__name__}")
     k = int(k)

@@ -95,7 +95,7 @@ def sample_rounds(scores, epsilon, sensitivity, k, noise) -> np.ndarray:
 def top_k_of(z: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k largest entries of ``z``, largest first. O(n + k log k)."""
     if k == 1:
-        return np.array([int(np.argmax(z))], dtype=np.intp)
+        return np.array([int(z.argmax())], dtype=np.intp)
     if k < z.size:
         part = np.argpartition(-z, k - 1)[:k]
     else:

@@ -45,7 +45,7 @@ def sample_noisy_max(
         z += base  # in place (float addition commutes: the same floats as base + noise)
         if i:
             z[taken] = -np.inf
-        j = int(np.argmax(z))
+        j = int(z.argmax())  # the method np.argmax calls, without its dispatch
         out[i] = j
         taken[j] = True
     return out
