@@ -5,7 +5,9 @@
 distances) of that loop over the candidates not yet bracketed is a single compiled pass here, with the
 floating-point operations of the vectorised numpy form in the same order (``tests/test_dampening.py``
 compares them bit for bit), so the dampened scores are the same floats; on 10^7 candidates the numpy form
-took about fifteen passes and as many temporaries of the candidates' size.
+took about fifteen passes and as many temporaries of the candidates' size. :func:`checked_bracket` makes
+the loop's checks of the local function's output (finite, non-negative; capped, non-decreasing) in the same
+pass: at a few candidates each numpy call of those checks cost more than the step itself.
 
 :func:`closed_form_scores` is :func:`dpmo.dampen` for a function whose breakpoints are known in closed
 form, by search (:func:`first_true`: the first distance at which a monotone per-candidate test holds, 31
