@@ -5,7 +5,9 @@
 distances) of that loop over the candidates not yet bracketed is a single compiled pass here, with the
 floating-point operations of the vectorised numpy form in the same order (``tests/test_dampening.py``
 compares them bit for bit), so the dampened scores are the same floats; on 10^7 candidates the numpy form
-took about fifteen passes and as many temporaries of the candidates' size.
+took about fifteen passes and as many temporaries of the candidates' size. :func:`checked_bracket` makes
+the loop's checks of the local function's output (finite, non-negative; capped, non-decreasing) in the same
+pass: at a few candidates each numpy call of those checks cost more than the step itself.
 
 :func:`closed_form_scores` is :func:`dpmo.dampen` for a function whose breakpoints are known in closed
 form, by search (:func:`first_true`: the first distance at which a monotone per-candidate test holds, 31
@@ -21,7 +23,7 @@ import numpy as np
 from ._kernel_args import kernel_input
 from .sensitivity import check_local_values, check_non_decreasing
 
-__all__ = ["bracket", "first_true", "closed_form_scores", "rising_floor"]
+__all__ = ["bracket", "checked_bracket", "first_true", "closed_form_scores", "rising_floor"]
 
 
 def bracket(d, b, u, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -52,42 +54,82 @@ def bracket(d, b, u, active, t: int, G, floor: float, D) -> tuple[np.ndarray, np
     >>> D.tolist()
     [-0.25, 0.0]
     """
+    return _step(d, b, u, active, t, G, floor, D, None)
+
+
+def checked_bracket(d, b, u, active, t: int, G, floor: float, D, previous):
+    """:func:`bracket` on a local function's raw deltas ``d`` (float64, shape (B, q)), after the checks of
+    the dampening loop in the same compiled pass: every delta finite and non-negative
+    (:func:`dpmo.sensitivity.check_local_values`), then, capped at ``Delta u``, non-decreasing along the
+    block and from ``previous`` (the capped deltas at ``t - 1``, or None;
+    :func:`dpmo.sensitivity.check_non_decreasing`). None when a check fails, before anything is written
+    (the caller then runs those checks, which raise their errors). The same results as capping ``d`` and
+    calling :func:`bracket` (``min(d, Delta u)`` is ``d`` or ``Delta u``). O(B q) time.
+    """
+    return _step(d, b, u, active, t, G, floor, D, _NO_VALUES if previous is None else np.asarray(previous))
+
+
+_NO_VALUES = np.empty(0)
+_NO_INDICES = np.empty(0, dtype=np.intp)
+_NO_PREVIOUS = kernel_input(_NO_VALUES, np.float64)
+# the kernel's switches, one int (each argument of a compiled call costs its dispatch a type check)
+_BY_COLUMN, _FIRST, _IDENTITY, _HAS_CAP, _CHECK = 1, 2, 4, 8, 16
+
+
+def _step(d, b, u, active, t, G, floor, D, previous):
+    """:func:`bracket` (``previous`` None) or :func:`checked_bracket` (an array: the checks are made)."""
     q = d.shape[1]
     left = np.empty(q, dtype=np.intp)
-    b_next = np.empty(q)
-    last = np.empty(q)
-    has_cap = G is not None
-    first = b is None
-    identity = active is None
+    ends = np.empty((2, q))  # b_{t+B} and the last deltas of the candidates left
     by_column = d.flags.f_contiguous and not d.flags.c_contiguous  # read through d.T: no copy
+    mode = (
+        (_BY_COLUMN if by_column else 0)
+        | (_FIRST if b is None else 0)
+        | (_IDENTITY if active is None else 0)
+        | (_HAS_CAP if G is not None else 0)
+        | (_CHECK if previous is not None else 0)
+    )
     kept = _bracket_kernel(
         kernel_input(d.T if by_column else d, np.float64),  # one compiled signature for both layouts
-        by_column,
-        np.empty(0) if first else b,
+        mode,
+        _NO_VALUES if b is None else b,
         kernel_input(u, np.float64),  # read-only view (one compiled signature); D may be u: read first
-        np.empty(0, dtype=np.intp) if identity else active,
-        first,
-        identity,
+        _NO_INDICES if active is None else active,
         t,
-        float(G) if has_cap else 0.0,
-        has_cap,
+        0.0 if G is None else float(G),
         floor,
         D,
         left,
-        b_next,
-        last,
+        ends,
+        _NO_PREVIOUS if previous is None or not previous.size else kernel_input(previous, np.float64),
     )
+    if kept < 0:
+        return None
+    if not kept:  # every candidate bracketed: nothing to copy
+        return left[:0], ends[0, :0], ends[1, :0]
     if kept * 2 < q:  # drop the unused tails (no copy of a large array: most are gone by then)
-        return left[:kept].copy(), b_next[:kept].copy(), last[:kept].copy()
-    return left[:kept], b_next[:kept], last[:kept]
+        return left[:kept].copy(), ends[0, :kept].copy(), ends[1, :kept].copy()
+    return left[:kept], ends[0, :kept], ends[1, :kept]
 
 
 @numba.njit(cache=True, nogil=True)
-def _bracket_kernel(
-    d, by_column, b, u, active, first, identity, t, G, has_cap, floor, D, left, b_next, last
-):  # pragma: no cover - compiled
-    # d: the (B, q) deltas, or their transpose when by_column
+def _bracket_kernel(d, mode, b, u, active, t, G, floor, D, left, ends, prev):  # pragma: no cover - compiled
+    # d: the (B, q) deltas, or their transpose (mode & _BY_COLUMN); capped at G here (min(d, G): d or G)
+    by_column, first, identity = (mode & 1) != 0, (mode & 2) != 0, (mode & 4) != 0
+    has_cap, check = (mode & 8) != 0, (mode & 16) != 0
     B, q = (d.shape[1], d.shape[0]) if by_column else (d.shape[0], d.shape[1])
+    if check:  # checked_bracket: refused (-1) before anything is written
+        for c in range(q):
+            below = prev[c] if prev.size else -np.inf
+            for j in range(B):
+                dj = d[c, j] if by_column else d[j, c]
+                if not (dj >= 0.0 and dj < np.inf):  # check_local_values: finite and non-negative
+                    return -1
+                if has_cap and dj > G:
+                    dj = G
+                if dj < below:  # check_non_decreasing, on the capped deltas
+                    return -1
+                below = dj
     kept = 0
     for c in range(q):
         r = c if identity else active[c]
@@ -99,6 +141,8 @@ def _bracket_kernel(
         done = False
         for j in range(B):
             dj = d[c, j] if by_column else d[j, c]
+            if has_cap and dj > G:
+                dj = G
             if not dj >= floor:  # np.maximum(d, floor) (d is finite)
                 dj = floor
             # np.cumsum: s_0 = d_0, s_j = s_{j-1} + d_j; then ends_j = b + s_j
@@ -110,8 +154,9 @@ def _bracket_kernel(
                 break
         if not done:
             left[kept] = r
-            b_next[kept] = bc + s
-            last[kept] = d[c, B - 1] if by_column else d[B - 1, c]
+            ends[0, kept] = bc + s
+            dl = d[c, B - 1] if by_column else d[B - 1, c]
+            ends[1, kept] = G if has_cap and dl > G else dl
             kept += 1
     return kept
 

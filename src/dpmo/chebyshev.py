@@ -36,7 +36,7 @@ import numpy as np
 from . import _defaults
 from ._validation import check_choice
 from .chebyshev_gate import gate_on, gated_scores
-from .dampening import dampen, dampen_over
+from .dampening import dampen, dampen_over, saturate
 from .pareto import SENSITIVITY_MODES, check_objectives
 from .selection import Approach, Rounds, register_approach, select_multiobjective
 
@@ -164,13 +164,12 @@ def dampened_excess(
     ck = (key, a, sensitivity)
     if cache is not None and ck in cache:
         return cache[ck]
-    with np.errstate(over="ignore"):
-        u = np.clip(np.asarray(objective.values, dtype=np.float64) - a, -_MAX, _MAX)
-        if sensitivity == "global":
-            out = np.clip(u / objective.global_sensitivity, -_MAX, _MAX)
-        else:  # dampen_over: the same floats as dampen, in place (u is a fresh array of finite floats)
-            fn = dampen_over if objective.local is not None and u.size else dampen
-            out = fn(u, objective.local, global_sensitivity=objective.global_sensitivity, name=objective.name)
+    with np.errstate(over="ignore"):  # saturate: np.clip's floats, in place on the fresh arrays
+        u = saturate(np.asarray(objective.values, dtype=np.float64) - a)
+        out = saturate(u / objective.global_sensitivity) if sensitivity == "global" else None
+    if out is None:  # dampen_over: the same floats as dampen, in place (u is a fresh array of finite floats)
+        fn = dampen_over if objective.local is not None and u.size else dampen
+        out = fn(u, objective.local, global_sensitivity=objective.global_sensitivity, name=objective.name)
     if cache is not None:
         cache[ck] = out
     return out

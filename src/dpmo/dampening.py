@@ -60,7 +60,7 @@ from ._validation import (
     check_sensitivity,
 )
 from .accounting import check_delta
-from .breakpoints import bracket, closed_form_scores, rising_floor
+from .breakpoints import bracket, checked_bracket, closed_form_scores, rising_floor
 from .calls import check_budget_first, resolve_call
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
@@ -158,7 +158,7 @@ def dampen(
     with np.errstate(over="ignore"):  # saturates instead (module notes): no warning depends on the data
         D = u / G if local is None else _dampened(u, local, G, floor, max_steps, name, np.empty(u.size))
     # D is a fresh array: clipped in place (at 10^7 candidates a new array costs its page faults)
-    return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT, out=D)
+    return saturate(D)
 
 
 def dampen_over(values: np.ndarray, local, *, global_sensitivity: float, name: str = "utility") -> np.ndarray:
@@ -177,7 +177,14 @@ def dampen_over(values: np.ndarray, local, *, global_sensitivity: float, name: s
     G = check_sensitivity(global_sensitivity, "global_sensitivity")
     with np.errstate(over="ignore"):
         D = _dampened(values, local, G, DEFAULT_FLOOR * G, 100_000, name, values)
-    return np.clip(D, -_MAX_FLOAT, _MAX_FLOAT, out=D)
+    return saturate(D)
+
+
+def saturate(x: np.ndarray) -> np.ndarray:
+    """``np.clip(x, -max, max, out=x)`` (max the largest float64; ``x`` a float64 array its caller owns) in
+    two ufunc calls, without the Python layers of ``np.clip`` (the same floats: each is ``x`` or a bound,
+    NaN kept). O(n) in place."""
+    return np.minimum(np.maximum(x, -_MAX_FLOAT, out=x), _MAX_FLOAT, out=x)
 
 
 def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str, D: np.ndarray) -> np.ndarray:
@@ -229,16 +236,23 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str, 
         idx = None if q == n else active
         if vectorized:
             B = max(1, min(block, max_steps - t, _MAX_BLOCK, _MAX_BLOCK_CELLS // q))
-            ts = np.arange(t, t + B)[:, None]
-            d = check_local_values(local(ts, np.arange(n) if active is None else active), (B, q), t, name)
+            d = local(np.arange(t, t + B)[:, None], np.arange(n) if active is None else active)
         else:
             B = 1
-            d = check_local_values(evaluate_local(local, t, idx), (q,), t, name)[None, :]
-        # capped at Delta u; a function already below it (delta^PS is capped at n - 1 itself) is not copied
-        if G is not None and _MAX(d, axis=None) > G:
-            d = np.minimum(d, G)
-        check_non_decreasing(d, t, name, prev)
-        active, b, prev = bracket(d, b, u, active, t, G, floor, D)  # one compiled pass
+            d = evaluate_local(local, t, idx)
+        d = np.asarray(d, dtype=np.float64)
+        if d.shape != ((B, q) if vectorized else (q,)):
+            check_local_values(d, (B, q) if vectorized else (q,), t, name)  # raises: the wrong shape
+        d = d if vectorized else d[None, :]
+        # checked (finite, >= 0; capped at Delta u, non-decreasing from prev) and bracketed in one compiled
+        # pass, with the floats of the checks and the numpy cap they replace (breakpoints.checked_bracket)
+        stepped = checked_bracket(d, b, u, active, t, G, floor, D, prev)
+        if stepped is None:  # refused: the checks raise their errors
+            d = check_local_values(d, d.shape, t, name)
+            d = d if G is None else np.minimum(d, G)
+            check_non_decreasing(d, t, name, prev)
+            stepped = bracket(d, b, u, active, t, G, floor, D)
+        active, b, prev = stepped
         t += B
         block *= 2
         calls += 1
@@ -280,9 +294,6 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str, 
                 probe_at = 2 * t
             active = active[keep]
     return D
-
-
-_MAX = np.maximum.reduce
 
 
 _MAX_FLOAT = float(np.finfo(np.float64).max)

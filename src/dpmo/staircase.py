@@ -149,6 +149,36 @@ def local_lower_bounds(points, floor) -> np.ndarray:
     """
     F = np.asarray(floor, dtype=np.float64).ravel()
     P = np.asarray(points, dtype=np.float64).reshape(-1, F.size)
+    if np.isnan(F).any() or np.isnan(P).any():  # NaN: the arrays' own comparisons and keys
+        return _lower_bounds_of_arrays(F, P)
+    # the same steps on tuples of Python floats (the same comparisons, in the same order; a few corners:
+    # no numpy call per comparison)
+    bounds = [tuple(F.tolist())]
+    for s in P.tolist():
+        cut = [b for b in bounds if _below(b, s)]
+        if not cut:
+            continue
+        bounds = [b for b in bounds if not _below(b, s)]
+        for b in cut:  # {y > b} minus the points s dominates: the boxes with one coordinate raised to s
+            bounds.extend(b[:i] + (s[i],) + b[i + 1 :] for i in range(F.size))
+        bounds = [b for b in bounds if not any(_weakly_below(o, b) for o in bounds)]
+        bounds = list({b: b for b in bounds}.values())
+    out = np.array(bounds, dtype=np.float64).reshape(-1, F.size)
+    return out[np.lexsort(out.T[::-1])]
+
+
+def _below(b: tuple, s) -> bool:
+    """``np.all(b < s)`` on tuples of floats."""
+    return all(x < y for x, y in zip(b, s, strict=True))
+
+
+def _weakly_below(o: tuple, b: tuple) -> bool:
+    """``np.all(o <= b) and np.any(o < b)`` on tuples of floats."""
+    return all(x <= y for x, y in zip(o, b, strict=True)) and any(x < y for x, y in zip(o, b, strict=True))
+
+
+def _lower_bounds_of_arrays(F: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """:func:`local_lower_bounds` on numpy rows (any floats, NaN too)."""
     bounds = [F]
     for s in P:
         cut = [b for b in bounds if np.all(b < s)]

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._kernel_args import kernel_input
 from ..sensitivity import LocalSensitivity, Objective, objectives_on_rows
-from .centrality import check_convention, ego_density_from_counts
+from .centrality import FORMULAS, check_convention, ego_density_from_counts
 from .graph import Graph
 from .io import public_graph
 
@@ -91,11 +91,10 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
     >>> graphs.ego_density_sensitivity([10], 6).tolist()  # 2 / (10 - 6)
     [0.5]
     """
-    _, formula = check_convention(0.0, formula)
+    if type(formula) is not str or formula not in FORMULAS:
+        check_convention(0.0, formula)  # raises
     d = np.asarray(degree)
     t = np.asarray(t)
-    if np.any(t < 0):
-        raise ValueError("t must be non-negative")
     c = 2.0 if formula == "paper" else 1.0
     column = t.ndim == 2 and t.shape[1] == 1  # (B, 1): one row per distance
     if d.ndim == 1 and (t.ndim == 0 or column) and _numeric(d) and _numeric(t):
@@ -103,8 +102,11 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
         # writing the result only (no temporaries of the result's size); the same floats as below
         ts = t.reshape(-1)
         out = np.empty((ts.size, d.size))
-        _ego_delta_kernel(_one_type(d), ts, c, out)
+        if not _ego_delta_kernel(_one_type(d), ts, c, out):  # False: some t < 0 (np.any(t < 0))
+            raise ValueError("t must be non-negative")
         return out[0] if t.ndim == 0 else out
+    if np.any(t < 0):
+        raise ValueError("t must be non-negative")
     rest = d.astype(np.float64) - t
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(rest <= 2.0, 1.0, c / np.maximum(rest, 1.0))
@@ -125,12 +127,16 @@ def _one_type(d: np.ndarray) -> np.ndarray:
 
 @numba.njit(cache=True, nogil=True)
 def _ego_delta_kernel(d, ts, c, out):  # pragma: no cover - compiled
-    """``out[b, v] = 1 if d_v - t_b <= 2 else c / max(d_v - t_b, 1)`` in float64 (as numpy computes it)."""
+    """``out[b, v] = 1 if d_v - t_b <= 2 else c / max(d_v - t_b, 1)`` in float64 (as numpy computes it);
+    False (``out`` unfinished) when some ``t_b < 0``."""
     for b in range(ts.size):
+        if ts[b] < 0:
+            return False
         tb = np.float64(ts[b])
         for v in range(d.size):
             rest = np.float64(d[v]) - tb
             out[b, v] = 1.0 if rest <= 2.0 else c / max(rest, 1.0)
+    return True
 
 
 class _DegreeDelta:
@@ -141,7 +147,10 @@ class _DegreeDelta:
 
     def __call__(self, t, idx=None):
         size = self.n if idx is None else len(idx)
-        return np.ones(np.broadcast_shapes(np.shape(t), (size,)), dtype=np.float64)
+        shape = np.shape(t)
+        if shape == () or (len(shape) == 2 and shape[1] == 1):  # a distance or a column: no broadcast call
+            return np.ones((*shape[:1], size), dtype=np.float64)
+        return np.ones(np.broadcast_shapes(shape, (size,)), dtype=np.float64)
 
 
 class _EgoDensityDelta:
