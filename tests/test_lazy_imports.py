@@ -230,19 +230,28 @@ def _source_facts(path: pathlib.Path) -> dict:
     tree = ast.parse(path.read_text())
     package = _module_and_package(path)[1]
     kernels = []
+
+    def compiler(deco) -> tuple[bool, bool]:
+        """Whether ``deco`` is numba's compiler (``njit``, ``jit``, ...), and whether with ``cache=True``."""
+        call = deco if isinstance(deco, ast.Call) else None
+        name = ast.unparse(call.func if call else deco)
+        if name.split(".")[-1] not in ("njit", "jit", "vectorize", "guvectorize", "cfunc"):
+            return False, False
+        cached = call is not None and any(
+            k.arg == "cache" and getattr(k.value, "value", None) is True for k in call.keywords
+        )
+        return True, cached
+
     for node in ast.walk(tree):
-        if not isinstance(node, ast.FunctionDef):
-            continue
-        for deco in node.decorator_list:
-            call = deco if isinstance(deco, ast.Call) else None
-            func = call.func if call else deco
-            name = ast.unparse(func)
-            if name.split(".")[-1] not in ("njit", "jit", "vectorize", "guvectorize", "cfunc"):
-                continue
-            cached = call is not None and any(
-                k.arg == "cache" and getattr(k.value, "value", None) is True for k in call.keywords
-            )
-            kernels.append((node.lineno, node.name, cached))
+        if isinstance(node, ast.FunctionDef):  # @njit(cache=True) def f(...)
+            for deco in node.decorator_list:
+                found, cached = compiler(deco)
+                if found:
+                    kernels.append((node.lineno, node.name, cached))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Call):  # njit(cache=True)(f): lazily
+            found, cached = compiler(node.func)
+            if found:
+                kernels.append((node.lineno, ast.unparse(node.args[0]) if node.args else "?", cached))
     return {
         False: tuple(_imports(tree, package, module_level=False)),
         True: tuple(_imports(tree, package, module_level=True)),
