@@ -120,6 +120,8 @@ def log_sum_exp(a: np.ndarray, axis: int | None = None):
     >>> float(log_sum_exp(np.log(np.array([1.0, 2.0, 1.0]))) - np.log(4.0)) == 0.0
     True
     """
+    if axis is None and a.ndim == 1:
+        return _log_sum_exp_flat(a)
     a_max = np.max(a, axis=axis, keepdims=True)
     if not np.isfinite(a_max).all():
         from scipy.special import logsumexp
@@ -131,3 +133,20 @@ def log_sum_exp(a: np.ndarray, axis: int | None = None):
     s = np.where(s == 0, s, s / m)
     out = np.log1p(s) + np.log(m) + a_max
     return out.reshape(())[()] if axis is None else np.squeeze(out, axis=axis)
+
+
+def _log_sum_exp_flat(a: np.ndarray):
+    """:func:`log_sum_exp` of a 1-D float64 array: the same numpy operations on the same floats (the sum
+    of the shifted weights over the same array, hence the same pairwise order; the logarithms by the same
+    ufuncs), with numpy scalars in place of the one-element arrays (fewer calls per small array)."""
+    a_max = a.max()
+    if not math.isfinite(a_max):
+        from scipy.special import logsumexp
+
+        return logsumexp(a)
+    top = a == a_max
+    m = a.dtype.type(np.count_nonzero(top))  # exact: a count, as np.sum(top, dtype=a.dtype)
+    s = np.exp(np.where(top, -np.inf, a) - a_max).sum(dtype=a.dtype)
+    if s != 0:
+        s = s / m
+    return np.log1p(s) + np.log(m) + a_max
