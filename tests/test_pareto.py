@@ -6,6 +6,8 @@ examples, closed forms, or a direct O(n^2 m) transcription of the paper's set de
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -40,6 +42,16 @@ def naive_pareto_score(U):
     return out
 
 
+@functools.cache
+def weak_dominators(u: tuple) -> tuple:
+    """For each row r of ``u`` (a tuple of rows), the other rows that are >= row r in every objective."""
+    n, m = len(u), len(u[0]) if u else 0
+    return tuple(
+        tuple(rp for rp in range(n) if rp != r and all(u[rp][i] >= u[r][i] for i in range(m)))
+        for r in range(n)
+    )
+
+
 def delta_ps_sets(U, S):
     """Definition "Admissible Function for Pareto Score", literally: |dom^-| + |ndom^+|, capped at n - 1.
 
@@ -50,10 +62,10 @@ def delta_ps_sets(U, S):
     S = np.asarray(S, float)
     plus, minus = (U + S).tolist(), (U - S).tolist()  # the same floats as Python floats (cheaper to index)
     n, m = U.shape
-    u = U.tolist()
+    doms = weak_dominators(tuple(map(tuple, U.tolist())))  # depends on U only: shared by every S
     out = np.zeros(n)
     for r in range(n):
-        dom = [rp for rp in range(n) if rp != r and all(u[rp][i] >= u[r][i] for i in range(m))]
+        dom = doms[r]
         in_dom = set(dom)
         ndom = [rp for rp in range(n) if rp != r and rp not in in_dom]
         dom_minus = [rp for rp in dom if any(minus[rp][i] <= plus[r][i] for i in range(m))]
