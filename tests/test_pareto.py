@@ -6,6 +6,8 @@ examples, closed forms, or a direct O(n^2 m) transcription of the paper's set de
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -40,6 +42,16 @@ def naive_pareto_score(U):
     return out
 
 
+@functools.cache
+def weak_dominators(u: tuple) -> tuple:
+    """For each row r of ``u`` (a tuple of rows), the other rows that are >= row r in every objective."""
+    n, m = len(u), len(u[0]) if u else 0
+    return tuple(
+        tuple(rp for rp in range(n) if rp != r and all(u[rp][i] >= u[r][i] for i in range(m)))
+        for r in range(n)
+    )
+
+
 def delta_ps_sets(U, S):
     """Definition "Admissible Function for Pareto Score", literally: |dom^-| + |ndom^+|, capped at n - 1.
 
@@ -50,10 +62,10 @@ def delta_ps_sets(U, S):
     S = np.asarray(S, float)
     plus, minus = (U + S).tolist(), (U - S).tolist()  # the same floats as Python floats (cheaper to index)
     n, m = U.shape
-    u = U.tolist()
+    doms = weak_dominators(tuple(map(tuple, U.tolist())))  # depends on U only: shared by every S
     out = np.zeros(n)
     for r in range(n):
-        dom = [rp for rp in range(n) if rp != r and all(u[rp][i] >= u[r][i] for i in range(m))]
+        dom = doms[r]
         in_dom = set(dom)
         ndom = [rp for rp in range(n) if rp != r and rp not in in_dom]
         dom_minus = [rp for rp in dom if any(minus[rp][i] <= plus[r][i] for i in range(m))]
@@ -930,6 +942,14 @@ def test_priv_pareto_bad_arguments():
 # ------------------------------------------------------------------------------------ real data, at scale
 
 
+def _every_column(op, A, B):
+    """``out[j, i]``: ``op(A[i, c], B[j, c])`` holds for every column c (a (len(B), len(A)) mask)."""
+    out = np.ones((B.shape[0], A.shape[0]), dtype=bool)
+    for c in range(A.shape[1]):
+        out &= op(A[None, :, c], B[:, c, None])
+    return out
+
+
 def test_github_graph_sampled_against_set_definition(shared_data):
     """GitHub graph (37,700 nodes), degree and ego density as built by dpmo.graphs: for 150 random nodes,
     PS and delta^PS(t) for t = 0, 1 equal the paper's set definitions evaluated directly against all nodes
@@ -947,14 +967,19 @@ def test_github_graph_sampled_against_set_definition(shared_data):
         d_all = f(t)
         S = S + np.column_stack([o.sensitivity(t) for o in objs])
         P, Q = U + S, U - S
-        for r in sample:
-            other = everyone != r
-            dom = other & np.all(U >= U[r], axis=1)
+        # the sampled nodes a block at a time: row j of each (rows, n) mask is the set for node block[j],
+        # built one objective (column) at a time
+        for block in np.array_split(sample, 6):
+            other = everyone[None, :] != block[:, None]
+            dom = other & _every_column(np.greater_equal, U, U[block])
             if t == 0:
-                assert ps[r] == -int(dom.sum())
-            dom_minus = dom & np.any(Q <= P[r], axis=1)
-            ndom_plus = other & ~dom & np.all(P >= Q[r], axis=1)
-            assert d_all[r] == min(int(dom_minus.sum() + ndom_plus.sum()), n - 1)
+                np.testing.assert_array_equal(ps[block], -np.count_nonzero(dom, axis=1))
+            dom_minus = dom & ~_every_column(np.greater, Q, P[block])  # some objective with Q <= P[r]
+            ndom_plus = other & ~dom & _every_column(np.greater_equal, P, Q[block])
+            expected = np.minimum(
+                np.count_nonzero(dom_minus, axis=1) + np.count_nonzero(ndom_plus, axis=1), n - 1
+            )
+            np.testing.assert_array_equal(d_all[block], expected)
 
 
 def test_state_cursors_give_the_floats_of_a_fresh_state_in_any_order():

@@ -14,6 +14,7 @@ ONE_SHOT_LIMIT = 2.0**32
 #: The smallest normal float64: below it ``epsilon / (2 sensitivity)`` is scaled through mantissas and
 #: exponents (:func:`scaled_scores`), and :func:`dpmo.mechanisms.probabilities_by_row` falls back to it.
 TINY = float(np.finfo(np.float64).tiny)
+_INF = float("inf")
 
 
 def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
@@ -37,8 +38,11 @@ def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.
     spread = top - float(scores.min())  # = -(u - max u).min(), the same float
     if math.isfinite(c) and c >= TINY and math.isfinite(spread):
         g = scores - top  # no overflow: every |u - max u| <= spread
-        with np.errstate(over="ignore"):  # far candidates' log-weights may become -inf (no branch on it)
+        if spread * c < _INF:  # every |g| * c <= spread * c (rounding is monotone): no overflow either
             g *= c  # in place: the same floats as g * c, one temporary array less
+            return g
+        with np.errstate(over="ignore"):  # far candidates' log-weights may become -inf (no branch on it)
+            g *= c
         return g
     return _scaled_frexp(scores, top, epsilon, sensitivity)
 
@@ -120,6 +124,8 @@ def log_sum_exp(a: np.ndarray, axis: int | None = None):
     >>> float(log_sum_exp(np.log(np.array([1.0, 2.0, 1.0]))) - np.log(4.0)) == 0.0
     True
     """
+    if axis is None and a.ndim == 1:
+        return _log_sum_exp_flat(a)
     a_max = np.max(a, axis=axis, keepdims=True)
     if not np.isfinite(a_max).all():
         from scipy.special import logsumexp
@@ -131,3 +137,20 @@ def log_sum_exp(a: np.ndarray, axis: int | None = None):
     s = np.where(s == 0, s, s / m)
     out = np.log1p(s) + np.log(m) + a_max
     return out.reshape(())[()] if axis is None else np.squeeze(out, axis=axis)
+
+
+def _log_sum_exp_flat(a: np.ndarray):
+    """:func:`log_sum_exp` of a 1-D float64 array: the same numpy operations on the same floats (the sum
+    of the shifted weights over the same array, hence the same pairwise order; the logarithms by the same
+    ufuncs), with numpy scalars in place of the one-element arrays (fewer calls per small array)."""
+    a_max = a.max()
+    if not math.isfinite(a_max):
+        from scipy.special import logsumexp
+
+        return logsumexp(a)
+    top = a == a_max
+    m = a.dtype.type(np.count_nonzero(top))  # exact: a count, as np.sum(top, dtype=a.dtype)
+    s = np.exp(np.where(top, -np.inf, a) - a_max).sum(dtype=a.dtype)
+    if s != 0:
+        s = s / m
+    return np.log1p(s) + np.log(m) + a_max
