@@ -20,7 +20,7 @@ def test_sphinx_builds_without_warnings(tmp_path):
     # -W: every warning (broken reference, malformed docstring, page missing from the toctree) fails;
     # -b dummy reads and resolves everything (autodoc included) without writing HTML; smartquotes=0 skips
     # docutils' SmartQuotes transform, which only turns straight quotes of the text into typographic ones
-    # for the HTML (it warns about nothing), about 15% of the build's CPU
+    # for the HTML (it warns about nothing): about 1.8 s of the build's 22 s of CPU
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "dummy"]
     cmd += ["-D", "smartquotes=0"]
     cmd += [str(DOCS), str(tmp_path / "out"), "-d", str(tmp_path / "doctrees")]
