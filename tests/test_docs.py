@@ -18,8 +18,11 @@ def test_sphinx_builds_without_warnings(tmp_path):
     pytest.importorskip("sphinx")
     pytest.importorskip("myst_parser")
     # -W: every warning (broken reference, malformed docstring, page missing from the toctree) fails;
-    # -b dummy reads and resolves everything (autodoc included) without writing HTML
+    # -b dummy reads and resolves everything (autodoc included) without writing HTML; smartquotes=0 skips
+    # docutils' SmartQuotes transform, which only turns straight quotes of the text into typographic ones
+    # for the HTML (it warns about nothing): about 1.8 s of the build's 22 s of CPU
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "dummy"]
+    cmd += ["-D", "smartquotes=0"]
     cmd += [str(DOCS), str(tmp_path / "out"), "-d", str(tmp_path / "doctrees")]
     proc = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr[-5000:]
