@@ -268,13 +268,6 @@ METHODS = [("pareto", "global"), ("pareto", "local"), ("agg", "global"), ("agg",
 
 
 @functools.cache
-def five_node_graphs():
-    """Every graph on 5 nodes, built once per process (a graph caches its objectives and scores)."""
-    S = space(5)
-    return [graphs.Graph.from_edges(S.edges(code), nodes=np.arange(5)) for code in range(S.codes.size)]
-
-
-@functools.cache
 def five_node_tables(formula: str, low: float):
     """Per graph code: dampened degree, ego density, aggregate; delta^PS(t); selection scores."""
     S = space(5)
@@ -290,7 +283,7 @@ def five_node_tables(formula: str, low: float):
         out[m] = np.zeros((G, 5))
     sens = {}
     for code in range(G):
-        g = five_node_graphs()[code]
+        g = graphs.Graph.from_edges(S.edges(code), nodes=np.arange(5))
         deg_o, ego_o = graphs.objectives(g, low_degree=low, formula=formula)
         out["D_degree"][code] = dpmo.dampening.dampen_objective(deg_o)
         out["D_ego"][code] = dpmo.dampening.dampen_objective(ego_o)
@@ -350,7 +343,8 @@ def test_pareto_sensitivity_on_every_counting_path_equals_the_audited_values(mon
     # values audited above (both admissibility conditions), bit for bit
     force_counting_path(monkeypatch, path)
     S, tab, _ = five_node_tables("paper", 0.0)
-    for code, g in enumerate(five_node_graphs()):
+    for code in range(S.codes.size):
+        g = graphs.Graph.from_edges(S.edges(code), nodes=np.arange(5))
         f = dpmo.pareto_sensitivity(graphs.objectives(g))
         for t in range(5):
             assert np.array_equal(f(t), tab["delta_ps"][t, code]), (code, t)
@@ -392,6 +386,12 @@ def test_exact_privacy_audit_five_nodes(mechanism, formula, low):
 # --------------------------------------------------------------------------------------------------------
 # The two-stage mechanism (beyond the paper): both stages audited on all graphs with 5 nodes
 # --------------------------------------------------------------------------------------------------------
+@functools.cache
+def five_node_graphs():
+    S = space(5)
+    return [graphs.Graph.from_edges(S.edges(code), nodes=np.arange(5)) for code in range(S.codes.size)]
+
+
 def test_two_stage_degree_vector_has_l1_sensitivity_two():
     for n in (5, 6):
         S = space(n)
