@@ -11,6 +11,7 @@ Also: the degrees of a random graph on ``n`` nodes and of its neighbour through 
 
 from __future__ import annotations
 
+import functools
 from itertools import combinations
 
 import numpy as np
@@ -26,6 +27,44 @@ def graph(code: int) -> graphs.Graph:
     """The graph of ``code`` on the public nodes 0..4."""
     edges = np.array([PAIRS[p] for p in range(len(PAIRS)) if (code >> p) & 1], dtype=np.int64)
     return graphs.Graph.from_edges(edges.reshape(-1, 2), nodes=np.arange(5))
+
+
+@functools.cache
+def _objectives(code: int, low_degree: float, formula: str) -> tuple:
+    return tuple(graphs.objectives(graph(code), low_degree=low_degree, formula=formula))
+
+
+def objectives(code: int, low_degree: float = 0.0, formula: str = "paper") -> list:
+    """``graphs.objectives(graph(code), low_degree=, formula=)`` as a new list, its objectives built once per
+    process (a :class:`dpmo.Objective` is immutable: read-only values, local functions of the degrees and
+    ``formula`` only)."""
+    return list(_objectives(int(code), float(low_degree), formula))
+
+
+@functools.cache
+def _distinct(low_degree: float, formula: str) -> tuple[tuple[int, ...], np.ndarray]:
+    first: dict[tuple, int] = {}
+    group = np.empty(CODES.size, dtype=np.intp)
+    for c in CODES:
+        key = tuple(o.values.tobytes() for o in objectives(c, low_degree, formula))
+        group[c] = first.setdefault(key, len(first))
+    reps = [0] * len(first)
+    for c in CODES[::-1]:
+        reps[group[c]] = int(c)  # the first code of each group
+    return tuple(reps), group
+
+
+def distinct_objectives(low_degree: float = 0.0, formula: str = "paper") -> tuple[list[list], np.ndarray]:
+    """The objectives of one graph per distinct objectives among ``CODES`` (698 of 1,024), and the index of
+    every code's group: ``rows[group]`` gives every code a row computed on its own objectives' equal.
+
+    A round's scores are a function of the objectives it is given (the rounds never see the graph), and two
+    graphs with the same objective values have equal objectives (the same values, global sensitivities and
+    local functions, which read the degrees and ``formula`` only), so computing a row once per group and
+    copying it to the group's codes gives the same array as computing it on every code; the audits still
+    compare all 1,024 rows with their neighbours'."""
+    reps, group = _distinct(float(low_degree), formula)
+    return [objectives(c, low_degree, formula) for c in reps], group
 
 
 def audit_scores(S, epsilons=(0.5, 4.0), acts: float = 0.3) -> None:
@@ -85,17 +124,17 @@ def round_two_scores(appr, objs, sensitivity: str, cache, released, x: float, ep
 
 def scores_on_every_graph(variants, score_of) -> list[np.ndarray]:
     """``score_of(variant, objs, cache)`` for each of ``variants`` on the graph of every code of ``CODES``
-    (its objectives ``objs`` and one ``dpmo.selection.SelectionCache`` shared by the variants): one array
-    per variant, a row per code."""
+    (its objectives ``objs`` and one new ``dpmo.selection.SelectionCache`` shared by the variants): one
+    array per variant, a row per code (computed once per distinct objectives, :func:`distinct_objectives`)."""
     from dpmo.selection import SelectionCache
 
     out: list[list] = [[] for _ in variants]
-    for c in CODES:
-        objs = graphs.objectives(graph(c))
+    reps, group = distinct_objectives()
+    for objs in reps:
         cache = SelectionCache(objs)
         for rows, variant in zip(out, variants, strict=True):
             rows.append(score_of(variant, objs, cache))
-    return [np.array(rows) for rows in out]
+    return [np.array(rows)[group] for rows in out]
 
 
 def round_scores(appr, objs, sensitivity: str, cache, r: int, eps: float, chosen=(), x: float = 1.0):

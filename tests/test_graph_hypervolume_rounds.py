@@ -13,8 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from _five_node_graphs import CODES, FLIPS
-from _five_node_graphs import graph as _graph
+from _five_node_graphs import CODES, FLIPS, distinct_objectives, objectives
 from dpmo import graphs
 from dpmo.graphs import chebyshev as cheb
 from dpmo.graphs.chebyshev import GraphStaircaseApproach
@@ -42,7 +41,7 @@ def _values(formula: str, low: float) -> np.ndarray:
     """(1024, 5, 2): every graph's (degree, ego density) per node."""
     out = []
     for c in CODES:
-        objs = graphs.objectives(_graph(c), low_degree=low, formula=formula)
+        objs = objectives(c, low, formula)
         d, e = (np.asarray(o.values, dtype=np.float64) for o in objs)
         out.append(np.c_[d, e])
     return np.array(out)
@@ -145,12 +144,12 @@ def _round(objs, sensitivity, formula, history, cache, gain_sensitivity=None):
 @functools.cache
 def _five_node_scores(sensitivity, formula, low, gain_sensitivity=None):
     out = [[] for _ in HISTORIES]
-    for c in CODES:
-        objs = graphs.objectives(_graph(c), low_degree=low, formula=formula)
+    reps, group = distinct_objectives(low, formula)  # a row per distinct objectives, copied to their codes
+    for objs in reps:
         cache = SelectionCache(objs)
         for h, history in enumerate(HISTORIES):
             out[h].append(_round(objs, sensitivity, formula, history, cache, gain_sensitivity))
-    return [np.array(S) for S in out]
+    return [np.array(S)[group] for S in out]
 
 
 def _worst_log_ratio(S, eps):

@@ -148,11 +148,18 @@ def exact_delta(name):
 
 def block_local(delta, c):
     """``delta(c, .)`` as a ``vectorized_t`` LocalSensitivity: ``t`` of shape (B, 1) gives (B, q) (each row
-    computed by the scalar function, so the values are the audited ones)."""
+    computed by the scalar function, so the values are the audited ones; each distance's row computed once,
+    ``delta`` being a pure function of ``(c, t)``)."""
+    memo: dict[int, np.ndarray] = {}
+
+    def row(s: int) -> np.ndarray:
+        if s not in memo:
+            memo[s] = np.asarray(delta(c, s))
+        return memo[s]
 
     def f(t, idx=None):
         t = np.asarray(t)
-        rows = np.array([delta(c, int(s)) for s in t.reshape(-1)]).reshape(t.shape[:-1] + (N_CAND,))
+        rows = np.array([row(int(s)) for s in t.reshape(-1)]).reshape(t.shape[:-1] + (N_CAND,))
         if t.ndim == 0:
             rows = np.asarray(delta(c, int(t)))
         return rows if idx is None else rows[..., np.asarray(idx)]
