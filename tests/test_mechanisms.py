@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 import dpmo
+from _laplace_law import laplace_cdf, laplace_pdf
 from dpmo.audit import max_log_ratio
 
 EXACT = ["exponential", "gumbel", "permute_and_flip"]
@@ -31,19 +32,6 @@ def pf_by_permutations(scores, epsilon, sensitivity):
             out[r] += survive * p[r]
             survive *= 1 - p[r]
     return out / len(perms)
-
-
-def laplace_pdf(x, b):
-    """Density of the Laplace law of scale ``b`` at ``x``: ``exp(-|x| / b) / (2 b)`` (SciPy's
-    ``stats.laplace.pdf(x, scale=b)``, the same floating-point operations, without its per-call checks)."""
-    return 0.5 * np.exp(-abs(x / b)) / b
-
-
-def laplace_cdf(x, b):
-    """Distribution function of the Laplace law of scale ``b`` (as ``stats.laplace.cdf(x, scale=b)``)."""
-    u = x / b
-    with np.errstate(over="ignore"):
-        return np.where(u > 0, 1.0 - 0.5 * np.exp(-u), 0.5 * np.exp(u))
 
 
 def laplace_rnm_by_quadrature(scores, epsilon, sensitivity):
