@@ -139,15 +139,12 @@ def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
     A sensitivity of 0 is refused: a utility that cannot change needs no private mechanism, and dividing by
     it would silently make the selection deterministic.
     """
-    if type(sensitivity) is float and 0.0 < sensitivity < _INF:  # the common case: the same float
+    if type(sensitivity) is float and 0.0 < sensitivity < math.inf:  # the common case: the same float
         return sensitivity
     value = check_real(sensitivity, name)
     if not math.isfinite(value) or value <= 0:  # a Python float: math's test, as numpy's
         raise ValueError(f"{name} must be a positive finite number, got {sensitivity!r}")
     return value
-
-
-_INF = float("inf")
 
 
 def as_real_array(value, name: str, what: str) -> np.ndarray:

@@ -14,7 +14,6 @@ ONE_SHOT_LIMIT = 2.0**32
 #: The smallest normal float64: below it ``epsilon / (2 sensitivity)`` is scaled through mantissas and
 #: exponents (:func:`scaled_scores`), and :func:`dpmo.mechanisms.probabilities_by_row` falls back to it.
 TINY = float(np.finfo(np.float64).tiny)
-_INF = float("inf")
 
 
 def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
@@ -38,7 +37,7 @@ def scaled_scores(scores: np.ndarray, epsilon: float, sensitivity: float) -> np.
     spread = top - float(scores.min())  # = -(u - max u).min(), the same float
     if math.isfinite(c) and c >= TINY and math.isfinite(spread):
         g = scores - top  # no overflow: every |u - max u| <= spread
-        if spread * c < _INF:  # every |g| * c <= spread * c (rounding is monotone): no overflow either
+        if spread * c < math.inf:  # every |g| * c <= spread * c (rounding is monotone): no overflow either
             g *= c  # in place: the same floats as g * c, one temporary array less
             return g
         with np.errstate(over="ignore"):  # far candidates' log-weights may become -inf (no branch on it)
