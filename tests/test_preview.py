@@ -266,7 +266,7 @@ def test_topk_explain_never_opens_the_graph(capsys):
     out = _explain(
         ["topk", "g.csv", "--n-nodes", "34", "-k", "1", "--approach", "chebyshev", "--explain"], capsys
     )
-    assert "k = 1: no front to cover" in out and "agg was the safer choice" in out
+    assert "k = 1: no front to cover" in out and "agg was the safer choice" in out and "never falls" in out
 
 
 def test_explain_with_delta_shows_the_epsilon_each_pick_runs_at(capsys):

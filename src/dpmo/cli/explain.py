@@ -321,9 +321,9 @@ def explain_topk(args, n: int) -> int:
         )
         if args.k == 1:
             print(
-                "# k = 1: no front to cover; the one round's score, the Chebyshev minimum in sensitivity "
-                "units, follows the densest ego network once its window opens (epsilon 2-10), not the "
-                "largest area: there agg was the safer choice on preferential-attachment graphs "
+                "# k = 1: no front to cover; one round with all of epsilon, a degree prior at epsilon 0.2 "
+                "and the largest area with the rest, whose expected ratio never falls as epsilon grows; agg "
+                "was the safer choice at epsilon 5-10 on preferential-attachment graphs of 200-1,000 nodes "
                 "(docs/pareto.md, 'One pick')"
             )
     weights = tuple(args.weights)

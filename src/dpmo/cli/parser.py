@@ -144,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         approach_help="agg = weighted sum, pareto = Pareto score (near-random on real graphs), chebyshev = "
         "staircase = picks spread along the front (no dominated pick without noise); agg is the safer choice "
         "on graphs with few triangles at epsilon 5-10, where the top degrees barely stand out, and for one "
-        "pick (-k 1) at epsilon 2-10 (--explain)",
+        "pick (-k 1) on small preferential-attachment graphs at epsilon 5-10 (--explain)",
         weights=_defaults.GRAPH_WEIGHTS,
         weight_names=("W_DEGREE", "W_EGO"),
     )

@@ -37,6 +37,7 @@ from .hypervolume_rounds import (
     AREA_GAIN_SENSITIVITY,
     blend_weight,
     ego_from_dampened,
+    one_pick_round,
     point_box,
     staircase_area_gains,
 )
@@ -243,9 +244,10 @@ class _GraphStaircaseRounds(StaircaseRounds):
     def scores(self, chosen, remaining):
         """``min(max_l min_i D_i(r, l_i), degree(r) - W)``: corners in the objectives' units (the dampened
         excesses are recomputed for each released corner; those over 0 are kept across calls), blended with
-        the hypervolume gain (:meth:`blend`) and ordered by the tie rule. The top-first plan's first
-        :data:`TOP_PICKS` rounds score :func:`top_round_scores` instead (``min(degree(r) - W, 0)``, ``W`` the
-        released degree of rank ``TOP_PICKS``); every ego round: :func:`with_top_degree`."""
+        the hypervolume gain (:meth:`blend`), ordered by the tie rule. The top-first plan's top rounds:
+        :func:`top_round_scores`; ego rounds: :func:`with_top_degree`; ``k = 1``: :func:`one_pick_round`."""
+        if self.appr.k == 1 and self.epsilon is not None:  # one round, all of epsilon, no release
+            return self.tie_break(one_pick_round(self, remaining), remaining), 1.0
         if self.appr.top_first and self.round < self.appr.top_picks:
             deg = self.objectives[0].values[remaining].astype(np.float64)
             s = top_round_scores(deg, self._degree_at(float(self.appr.top_picks)), self)
@@ -462,6 +464,8 @@ class GraphStaircaseApproach(StaircaseApproach):
             plan += [Step("round", j, top, None) for j in range(self.top_picks)]
             last = 1.0 - self.top_quantile_share - self.top_picks * top
             return (*plan, Step("round", self.top_picks, last, None))
+        if self.k == 1:  # one round, no release (one_pick_scores)
+            return (Step("round", 0, 1.0, None),)
         signal = self.uses_signal()
         first, left = self.quantile_share + (self.signal_share if signal else 0.0), self.rounds_part(signal)
         w = self.round_weights()

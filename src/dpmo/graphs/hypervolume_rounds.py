@@ -24,12 +24,26 @@ import numpy as np
 from .objectives import ego_density_sensitivity
 from .staircase_rules import signal_threshold
 
-__all__ = ["AREA_GAIN_SENSITIVITY", "staircase_area_gains", "blend_weight", "point_box", "ego_from_dampened"]
+__all__ = [
+    "AREA_GAIN_SENSITIVITY",
+    "ONE_PICK_PRIOR_EPSILON",
+    "staircase_area_gains",
+    "blend_weight",
+    "one_pick_scores",
+    "one_pick_round",
+    "point_box",
+    "ego_from_dampened",
+]
 
 #: Global sensitivity of :func:`staircase_area_gains` for a fixed (public) staircase under the edge-neighbour
 #: relation, ego density in either convention (``"paper"``: exactly 2, reached; ``"published"``: 1, and 2 is
 #: then a valid, looser bound). Proof: ``docs/pareto.md``; brute force: test_graph_hypervolume_rounds.py.
 AREA_GAIN_SENSITIVITY = 2.0
+
+#: The one-pick round's degree prior (``k = 1``, :func:`one_pick_scores`) takes ``min(eps, 0.2)`` of the
+#: round's epsilon: from epsilon 0.2 on, its law is one exponential family in epsilon with a fixed base
+#: measure, so the expected hypervolume ratio never falls as epsilon grows (``docs/pareto.md``, "One pick").
+ONE_PICK_PRIOR_EPSILON = 0.2
 
 
 def staircase_area_gains(points, degree, ego) -> np.ndarray:
@@ -99,6 +113,53 @@ def blend_weight(n_left: int, epsilon) -> float:
     if epsilon is None or not float(epsilon) > 0.0:
         return 1.0
     return min(1.0, signal_threshold(n_left, epsilon))
+
+
+def one_pick_scores(degree, ego, top_degree: float, n: int, epsilon: float) -> np.ndarray:
+    """The score of the graph default's one round for ``k = 1``: ``(a c + b u) / (a + b)``, sensitivity 1.
+
+    ``a = min(eps, ONE_PICK_PRIOR_EPSILON) / 2`` and ``b = eps / 2 - a`` (``eps`` the round's epsilon), so
+    the exponential mechanism's weight is ``exp(a c + b u)``:
+
+    * ``c = max(degree - top_degree, -(ln n + 1) / a)``, the degree prior: the lead over the largest degree
+      (``top_degree``, over every node; sensitivity 1), clipped where a round at ``2 a`` could no longer pick
+      the top over ``n`` others (:func:`dpmo.graphs.staircase_rules.signal_threshold`'s lead);
+    * ``u = max(degree x ego / AREA_GAIN_SENSITIVITY, theta [degree = top_degree])``, ``theta = 1 /
+      sqrt(n)``: the one-point hypervolume (sensitivity 1), lifted to ``theta`` for the largest degrees,
+      so that a graph without a triangle (every area 0) still has its one front point win as the noise
+      vanishes.
+
+    From ``eps >= ONE_PICK_PRIOR_EPSILON`` the prior's weight ``a`` is fixed and only ``b`` grows: the
+    expected ``u`` is nondecreasing in epsilon (its derivative in ``b`` is a variance), and as epsilon
+    grows the pick is the largest area. Proofs: ``docs/pareto.md``, "One pick (k = 1)". O(n).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.hypervolume_rounds import one_pick_scores
+    >>> s = one_pick_scores([10.0, 4.0, 3.0], [0.0, 0.5, 1.0], 10.0, 100, 50.0)  # a = 0.1, b = 24.9
+    >>> [round(float(x), 4) for x in s]  # (a c + b u) / 25: c = 0, -6, -7 and u = 0.1, 1, 1.5
+    [0.0996, 0.972, 1.466]
+    """
+    d = np.asarray(degree, dtype=np.float64)
+    e = np.asarray(ego, dtype=np.float64)
+    eps = float(epsilon)
+    a = min(eps, ONE_PICK_PRIOR_EPSILON) / 2.0
+    b = eps / 2.0 - a
+    lead = d - float(top_degree)
+    c = np.maximum(lead, -(math.log(max(int(n), 1)) + 1.0) / a)
+    theta = 1.0 / math.sqrt(max(int(n), 1))
+    u = np.maximum(d * e / AREA_GAIN_SENSITIVITY, theta * (1.0 + np.maximum(lead, -1.0)))
+    return (a * c + b * u) / (a + b)
+
+
+def one_pick_round(rounds, remaining) -> np.ndarray:
+    """:func:`one_pick_scores` of the nodes ``remaining`` (all of them: ``k = 1``) from ``rounds``' graph
+    objectives (degree, ego density) at its round's epsilon, the largest degree taken among them; names the
+    score for the budget's record (``rounds.score_name``). O(n)."""
+    deg, ego = rounds.objectives
+    rounds.score_name = "degree prior and area degree x ego density (one pick)"
+    d = deg.values[remaining].astype(np.float64)
+    return one_pick_scores(d, ego.values[remaining], d.max(), deg.n, float(rounds.epsilon))
 
 
 def point_box(noisy, q: int, n: int, sensitivity: str = "local", formula: str = "paper") -> tuple:
