@@ -22,7 +22,7 @@ from dpmo.graphs.hypervolume_rounds import ONE_PICK_PRIOR_EPSILON, one_pick_scor
 from dpmo.graphs.staircase_rules import tie_weight
 from dpmo.mechanisms import probabilities_by_row
 from dpmo.selection import selection_plan
-from test_graph_front_properties import generated
+from test_graph_front_properties import SMALL_GRAPHS, generated
 
 EPSILONS = (0.05, ONE_PICK_PRIOR_EPSILON, 1.0, 8.0)
 
@@ -73,12 +73,7 @@ def _parts(g):
     return d, e, objs, u, T
 
 
-GRAPHS = dict(
-    n=st.integers(5, 40),
-    p=st.floats(0.05, 0.7),
-    seed=st.integers(0, 2**31 - 1),
-    family=st.sampled_from(["gnp", "ba", "plc", "ws"]),
-)
+GRAPHS = {name: strategy for name, strategy in SMALL_GRAPHS.items() if name != "k"}  # one pick
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
