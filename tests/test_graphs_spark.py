@@ -464,6 +464,12 @@ def test_staircase_on_the_driver_is_the_in_memory_staircase(spark, small):
         ]
         if n_records is not None:
             assert len(b_spark.ledger) == n_records and b_spark.ledger[0].mechanism == "laplace"
+    # one pick (k = 1): one round with all of epsilon and no release, on both paths
+    b_spark, b_mem = dpmo.Budget(2.0), dpmo.Budget(2.0)
+    got = dpmo_spark.top_k(edges, 1, 2.0, nodes=SMALL_N, approach="staircase", rng=5, budget=b_spark)
+    assert got == graphs.top_k(g, 1, 2.0, approach="staircase", rng=5, exact=False, budget=b_mem).tolist()
+    assert [(r.mechanism, r.epsilon) for r in b_spark.ledger] == [("exponential", 2.0)]
+    assert [(r.mechanism, r.epsilon) for r in b_mem.ledger] == [("exponential", 2.0)]
 
 
 def test_exact_sampling_on_the_driver_gives_the_in_memory_answers(spark, small):
