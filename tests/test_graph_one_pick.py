@@ -130,14 +130,15 @@ def test_without_a_triangle_the_pick_at_negligible_noise_has_the_largest_degree(
 @given(**GRAPHS)
 def test_at_negligible_noise_the_pick_has_the_largest_area(n, p, seed, family):
     """Epsilon 1e6: the pick's area ``degree x ego density`` is the largest (the greedy hypervolume's first
-    step, the best one-point front cover) whenever that area is over ``2 theta``; it is never dominated."""
+    step, the best one-point front cover) up to the tie term (``rho T <= 0.75 / n`` in units of area / 2)
+    whenever that area is over ``2 theta``; it is never dominated."""
     g = graphs.load_graph(generated(family, n, p, seed), nodes=n)
     d, e, *_ = _parts(g)
     (pick,) = graphs.top_k(g, 1, 1e6, approach="chebyshev", rng=seed % 991)
     dominated = np.any((d >= d[pick]) & (e >= e[pick]) & ((d > d[pick]) | (e > e[pick])))
     assert not dominated
     if (d * e).max() / 2.0 > 1.0 / math.sqrt(n):
-        assert d[pick] * e[pick] == (d * e).max()
+        assert d[pick] * e[pick] / 2.0 >= (d * e).max() / 2.0 - 0.75 / n - 1e-12
 
 
 def test_one_pick_scores_weights():
