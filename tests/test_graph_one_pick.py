@@ -61,6 +61,24 @@ def test_negative_control_understated_area_sensitivity(monkeypatch):
         audit_scores(S, epsilons=(8.0,))
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(6, 14), p=st.floats(0.1, 0.9), seed=st.integers(0, 2**31 - 1), data=st.data())
+def test_scores_move_by_at_most_one_on_larger_random_graphs(n, p, seed, data):
+    """Random graphs on 6-14 nodes (degrees beyond the 5-node audit's 4) and their neighbour through one
+    drawn pair: every node's score moves by at most 1, below and above the prior's epsilon."""
+    G = nx.gnp_random_graph(n, p, seed=seed)
+    a, b = data.draw(st.sampled_from([(i, j) for i in range(n) for j in range(i + 1, n)]))
+    H = G.copy()
+    if H.has_edge(a, b):
+        H.remove_edge(a, b)
+    else:
+        H.add_edge(a, b)
+    pair = [graphs.objectives(graphs.load_graph(X, nodes=n)) for X in (G, H)]
+    for eps in (0.1, 1.0, 30.0):
+        s, t = (_round(objs, "local", eps)[0] for objs in pair)
+        assert np.abs(s - t).max() <= 1.0 + 1e-9
+
+
 def _parts(g):
     """Degrees, ego densities, the objectives, and the round's fixed ``u`` and tie term ``T``."""
     objs = graphs.objectives(g)
