@@ -42,7 +42,9 @@ AREA_GAIN_SENSITIVITY = 2.0
 
 #: The one-pick round's degree prior (``k = 1``, :func:`one_pick_scores`) takes ``min(eps, 0.2)`` of the
 #: round's epsilon: from epsilon 0.2 on, its law is one exponential family in epsilon with a fixed base
-#: measure, so the expected hypervolume ratio never falls as epsilon grows (``docs/pareto.md``, "One pick").
+#: measure, so the expected one-point hypervolume (with the tie term) never falls as epsilon grows, and the
+#: expected ratio falls by at most ``(1 / sqrt(n) + 0.75 / n) / (max area / 2)`` (``docs/pareto.md``, "One
+#: pick").
 ONE_PICK_PRIOR_EPSILON = 0.2
 
 
@@ -122,16 +124,17 @@ def one_pick_scores(degree, ego, top_degree: float, n: int, epsilon: float) -> n
     the exponential mechanism's weight is ``exp(a c + b u)``:
 
     * ``c = max(degree - top_degree, -(ln n + 1) / a)``, the degree prior: the lead over the largest degree
-      (``top_degree``, over every node; sensitivity 1), clipped where a round at ``2 a`` could no longer pick
-      the top over ``n`` others (:func:`dpmo.graphs.staircase_rules.signal_threshold`'s lead);
+      (``top_degree``, over the candidates; sensitivity 1), clipped where a round at ``2 a`` could no
+      longer pick the top over ``n`` others (:func:`dpmo.graphs.staircase_rules.signal_threshold`'s lead);
     * ``u = max(degree x ego / AREA_GAIN_SENSITIVITY, theta [degree = top_degree])``, ``theta = 1 /
       sqrt(n)``: the one-point hypervolume (sensitivity 1), lifted to ``theta`` for the largest degrees,
       so that a graph without a triangle (every area 0) still has its one front point win as the noise
       vanishes.
 
-    From ``eps >= ONE_PICK_PRIOR_EPSILON`` the prior's weight ``a`` is fixed and only ``b`` grows: the
-    expected ``u`` is nondecreasing in epsilon (its derivative in ``b`` is a variance), and as epsilon
-    grows the pick is the largest area. Proofs: ``docs/pareto.md``, "One pick (k = 1)". O(n).
+    From ``eps >= ONE_PICK_PRIOR_EPSILON`` the prior's weight ``a`` is fixed and only ``b`` grows: with the
+    staircase's tie rule at its fixed weight, the expected ``u`` plus the tie term is nondecreasing in
+    epsilon (its derivative in ``b`` is a variance), and as epsilon grows the pick is the largest area.
+    Proofs: ``docs/pareto.md``, "One pick (k = 1)". O(n).
 
     Examples
     --------
