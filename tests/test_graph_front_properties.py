@@ -26,9 +26,12 @@ def _values(g):
 
 
 def generated(family, n, p, seed):
-    """A small networkx graph of ``family`` (G(n, p), Barabasi-Albert, powerlaw-cluster, Watts-Strogatz)."""
+    """A small networkx graph of ``family`` (G(n, p), Barabasi-Albert, powerlaw-cluster, Watts-Strogatz, or
+    a random bipartite graph: no triangle, every ego density 0)."""
     if family == "gnp":
         return nx.gnp_random_graph(n, p, seed=seed)
+    if family == "bipartite":
+        return nx.bipartite.random_graph(n // 2, n - n // 2, p, seed=seed)
     m = max(1, min(int(p * 5) + 1, n - 1))
     if family == "ba":
         return nx.barabasi_albert_graph(n, m, seed=seed)
@@ -43,7 +46,7 @@ SMALL_GRAPHS = dict(
     p=st.floats(0.05, 0.7),
     k=st.integers(1, 4),
     seed=st.integers(0, 2**31 - 1),
-    family=st.sampled_from(["gnp", "ba", "plc", "ws"]),
+    family=st.sampled_from(["gnp", "ba", "plc", "ws", "bipartite"]),
 )
 
 
