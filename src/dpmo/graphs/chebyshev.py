@@ -246,7 +246,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         excesses are recomputed for each released corner; those over 0 are kept across calls), blended with
         the hypervolume gain (:meth:`blend`), ordered by the tie rule. The top-first plan's top rounds:
         :func:`top_round_scores`; ego rounds: :func:`with_top_degree`; ``k = 1``: :func:`one_pick_round`."""
-        if self.appr.k == 1 and self.epsilon is not None:  # one round, all of epsilon, no release
+        if self.appr.k == 1:  # one round, all of epsilon, no release (begin() set the epsilon)
             return self.tie_break(one_pick_round(self, remaining), remaining), 1.0
         if self.appr.top_first and self.round < self.appr.top_picks:
             deg = self.objectives[0].values[remaining].astype(np.float64)
