@@ -82,8 +82,7 @@ __all__ = [
 
 
 class _GraphStaircaseRounds(StaircaseRounds):
-    """Staircase rounds on (degree, ego density) with the releases and windows of
-    :class:`GraphStaircaseApproach`."""
+    """Staircase rounds on (degree, ego density), releases and windows of :class:`GraphStaircaseApproach`."""
 
     def __init__(self, objectives, sensitivity, keep, appr):
         super().__init__(objectives, sensitivity, np.zeros(2), appr.confidence, keep)
@@ -95,6 +94,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         self.boxes: list[tuple[float, float]] = []  # released (degree+, ego density-) of picks, no margin
         self.q = 1  # the grid of the last pick release (pick_quantum of its ego part's epsilon; public)
         self.picks: list[int] = []  # the released picks' nodes, in the order of self.points (public)
+        self.covers: list[float] = []  # released pick degree + 1 sd, at most its corner (with_top_degree)
 
     def release(self, r, chosen, epsilon, rng):
         """Before round 1 of the staircase plan: the degrees of the ranks (L1 sensitivity 2, discrete Laplace
@@ -235,6 +235,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         else:  # the dampened excess is the ego density itself (global sensitivity 1)
             ego_low = D_low
         self.points.append(np.array([margin * d_high, min(max(ego_low, 0.0), 1.0)]))
+        self.covers.append(min(margin * d_high, d_high + sd))
         self.picks.append(int(chosen[-1]))
         self.boxes.append(point_box(v, q, self.objectives[0].n, self.sensitivity, self.appr.formula))
 

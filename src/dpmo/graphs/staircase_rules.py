@@ -434,9 +434,9 @@ def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr, roun
     """An ego round's scores with the largest degree on offer: ``max(scores, min(top_degree_scores(...), L +
     deg - D))`` when :func:`offers_top_degree` (``appr.epsilon``, ``appr.k``), else ``scores`` (those of the
     ``remaining`` nodes, after the window's margin). ``rounds``: the rounds' state (None: round 1), read for
-    the round (``rounds.round``) and the released picks' corners (``rounds.points``; ``D`` their largest
-    degree: a node ``g`` edges below it gets at most ``L - g`` from the option; none released: no cap). Every
-    ego round offers it -- round 1 of the staircase plan without the ego signal, its later rounds, the
+    the round (``rounds.round``) and the released picks' degrees plus one noise sd, capped at their corners
+    (``rounds.covers``; ``D`` the largest: a node ``g`` edges below gets at most ``L - g``; none: no cap).
+    Every ego round offers it -- round 1 of the staircase plan without the ego signal, its later rounds, the
     top-first plan's last round -- until the largest degree is picked: then every remaining node's lead is
     minus its gap to it. ``c`` is the round's nominal window, ``start exp(eps_j window_scale WINDOW_GAP / 2)``
     at most ``n`` (``start``: ``window_starts(n)[round]``, or :func:`ego_window_for`'s lower edge in the
@@ -452,8 +452,8 @@ def with_top_degree(scores, degrees, remaining, epsilon_round: float, appr, roun
     log_size = window_log_size(appr, n, r, epsilon_round)
     size = float(n) if log_size >= math.log(max(n, 2)) else math.exp(log_size)
     option = top_degree_scores(deg, remaining, size, epsilon_round)
-    covered = [float(p[0]) for p in getattr(rounds, "points", [])]
-    if covered:  # a released pick's corner above a node's degree: its option falls with the gap
+    covered = [float(c) for c in getattr(rounds, "covers", [])]
+    if covered:  # a released pick's degree (+ 1 sd) above a node's: its option falls with the gap
         level = top_degree_level(size, epsilon_round)
         option = np.minimum(option, level + deg[np.asarray(remaining)] - max(covered))
     return np.maximum(scores, option)
