@@ -30,16 +30,19 @@ def ba():
     return objs, np.argsort(-np.asarray(objs[0].values), kind="stable")
 
 
-def _round_two(objs, call_eps, pick: int, released_degree: float):
+def _round_two(objs, call_eps, pick: int, released_degree: float, x: float = 2.0, cover=None):
     """Round 2 of the staircase plan at the call's epsilon 5 (its planned round epsilon), after releases of
-    the exact degrees of the ranks and of ``pick`` at ``released_degree`` (``call_eps`` None: no option)."""
+    the exact degrees of the ranks and of ``pick`` at ``released_degree`` with noise parameter ``x``
+    (``call_eps`` None: no option; ``cover`` given: the pick's cover of the largest degree set to it)."""
     appr = GraphStaircaseApproach(3, epsilon=call_eps)
     plan = appr.steps(3, 2)
     eps2 = float(plan[3].share) * 5.0
     rounds = appr.rounds(objs, None, "local", None)
     rounds.receive(0, [], rounds.statistic(0, []), 1e9)
     rounds.begin(0, float(plan[1].share) * 5.0)
-    rounds.receive(1, [pick], np.array([released_degree, 0]), 2.0)
+    rounds.receive(1, [pick], np.array([released_degree, 0]), x)
+    if cover is not None:
+        rounds.covers = [float(cover)]
     rounds.begin(1, eps2)
     rem = np.delete(np.arange(objs[0].n), pick)
     s, sens = rounds.scores([pick], rem)
@@ -115,34 +118,22 @@ def _two_hubs(top: int) -> graphs.Graph:
 
 @pytest.mark.parametrize("top", [240, 185])
 def test_a_released_pick_covers_the_top_degree_only_within_its_noise(top):
-    """The staircase plan at epsilon 5 (k = 3) after round 1 took hub 1 (degree 180) and released it (degree
-    noise sd 9.4; its corner 1.5 x 180 = 270). Round 2 offers the largest degree (hub 0) unless that pick's
-    released degree plus one sd covers it (``covers``, at most the corner): hub 0 of degree 240, which
-    dominates the pick, keeps the offer (probability above 0.15; at most 0.01 when the corner covered it, the
-    former rule: the ba-10^4 fall at epsilon 5, docs/pareto.md); a hub of 185, within the noise, gets at most
-    ``L - 4.4`` from the option (probability below 0.05: 0.019)."""
-    g = _two_hubs(top)
-    objs = graphs.objectives(g)
-    appr = GraphStaircaseApproach(3, epsilon=5.0)
-    plan = appr.steps(3, 2)
-    p_hub = []
-    for cover in ("released", "corner"):
-        rounds = appr.rounds(objs, None, "local", None)
-        rounds.receive(0, [], rounds.statistic(0, []), 1e9)
-        rounds.receive(1, [1], rounds.statistic(1, [1]), plan[2].share * 5.0 / 2)
-        assert rounds.covers == [pytest.approx(180.0 + 9.419, abs=1e-3)]  # min(270, 180 + sd)
-        if cover == "corner":
-            rounds.covers = [float(rounds.points[0][0])]
-        rounds.round = 1
-        rounds.begin(1, plan[3].share * 5.0)
-        remaining = np.arange(1, objs[0].n)
-        remaining[0] = 0  # every node but hub 1, hub 0 first
-        s, _ = rounds.scores([1], remaining)
-        p_hub.append(dpmo.probabilities(s, plan[3].share * 5.0, 1.0, mechanism="exponential")[0])
+    """The staircase plan at epsilon 5 (k = 3) after round 1 took hub 1 (degree 180, ego density 0) and
+    released it exactly at that release's ``x`` (noise sd 9.4: cover ``min(1.5 x 180, 180 + 9.4)`` = 189.4).
+    Round 2 offers the largest degree (hub 0): a hub of 240, which dominates the pick, keeps the offer
+    (probability above 0.15: 0.215; at most 0.01 with the corner 270 as the cover, the former rule: the
+    ba-10^4 fall at epsilon 5, docs/pareto.md); a hub of 185, within the noise, gets at most ``L - 4.4``
+    from the option (probability below 0.05: 0.019)."""
+    objs = graphs.objectives(_two_hubs(top))
+    x = float(GraphStaircaseApproach(3, epsilon=5.0).steps(3, 2)[2].share) * 5.0 / 2.0
+    s, rem, eps2 = _round_two(objs, 5.0, 1, 180.0, x)
+    p_hub = dpmo.probabilities(s, eps2, 1.0, mechanism="exponential")[np.searchsorted(rem, 0)]
     if top == 240:
-        assert p_hub[0] > 0.15 and p_hub[1] < 0.01
+        s, rem, eps2 = _round_two(objs, 5.0, 1, 180.0, x, cover=270.0)
+        p_corner = dpmo.probabilities(s, eps2, 1.0, mechanism="exponential")[np.searchsorted(rem, 0)]
+        assert p_hub > 0.15 and p_corner < 0.01
     else:
-        assert p_hub[0] < 0.05
+        assert p_hub < 0.05
 
 
 def _audit(S, plain, eps_list=(0.5, 4.0)):
