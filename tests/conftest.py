@@ -158,3 +158,17 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     import _numba_once
 
     _numba_once.install()
+
+
+@pytest.fixture(scope="module")
+def star_clique():
+    """A star joined to a clique on 1,000 nodes, the graph objectives (for the graph staircase's duplicate
+    tests): node 0 (degree 999, ego density 0.0009) and the 31 other nodes of the 32-node clique (degree 31,
+    ego density 1) are the front's two points; the leaves are dominated."""
+    import networkx as nx
+
+    from dpmo import graphs
+
+    g = nx.complete_graph(32)
+    g.add_edges_from((0, v) for v in range(32, 1000))
+    return graphs.objectives(graphs.load_graph(g, nodes=1000))

@@ -50,23 +50,13 @@ def test_pick_degree_caps_match_the_corner_level():
     assert pick_degree_caps(deg, [[7.5, 0.0]], [0], 0.0) is None
 
 
-@pytest.fixture(scope="module")
-def star_clique():
-    """A star joined to a clique on 1,000 nodes: node 0 (degree 999, ego density 0.0009) and the 31 other
-    nodes of the 32-node clique (degree 31, ego density 1), the front's two points; the leaves dominated."""
-    import networkx as nx
-
-    g = nx.complete_graph(32)
-    g.add_edges_from((0, v) for v in range(32, 1000))
-    return graphs.objectives(graphs.load_graph(g, nodes=1000))
-
-
-def _round_two(objs, pick: int, under: int, cap: bool, call_eps: float = 50.0):
-    """Round 2 of the staircase plan at the call's ``call_eps`` after exact releases of the degrees of the
-    ranks and of ``pick``'s degree, its ``floor(q D_ego)`` released ``under`` below the exact integer."""
-    appr = GraphStaircaseApproach(3, epsilon=call_eps)
+def _round_two(objs, pick: int, under: int, cap: bool, call_eps: float = 50.0, k: int = 3):
+    """Round 2 of the staircase plan for ``k`` picks at the call's ``call_eps`` after exact releases of the
+    degrees of the ranks and of ``pick``'s degree, its ``floor(q D_ego)`` released ``under`` below the exact
+    integer. Also used by tests/test_graph_duplicate_gain_cap.py."""
+    appr = GraphStaircaseApproach(k, epsilon=call_eps)
     appr.pick_cap = cap
-    plan = appr.steps(3, 2)
+    plan = appr.steps(k, 2)
     rounds = appr.rounds(objs, None, "local", None)
     rounds.receive(0, [], rounds.statistic(0, []), 1e9)
     rounds.begin(0, float(plan[1].share) * call_eps)

@@ -8,17 +8,25 @@ a function of released integers and public values only (post-processing; no new 
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, Phase, assume, example, given, settings
+from hypothesis import strategies as st
 
 from dpmo import Budget, graphs
 from dpmo.graphs.chebyshev import GraphStaircaseApproach, ego_from_dampened
 from dpmo.graphs.hypervolume_rounds import point_box
+from dpmo.graphs.round_one import HUB_SHARE, hub_threshold
 from dpmo.graphs.staircase_rules import top_degree_epsilon
 from dpmo.selection import SelectionCache, _reallocated
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_front_robust import GraphCase, generate  # noqa: E402
 
 
 def _hand_threshold(n: int, epsilon: float) -> tuple[int, float, float]:
@@ -56,7 +64,8 @@ def test_round_one_threshold_falls_with_epsilon_and_grows_with_n():
 
 def test_weak_round_one_on_a_graph_whose_front_is_flat():
     """A Barabasi-Albert graph with 1,000 nodes has its largest dampened ego density near 1 unit, below round
-    1's threshold at epsilon 50 (2.74): the call's release reports it weak and round 1 takes a top degree."""
+    1's threshold at epsilon 50 (2.74, 3.74 with the hub rule): the call's release reports it weak and round 1
+    takes a top degree."""
     g = graphs.load_graph(nx.barabasi_albert_graph(1000, 3, seed=1), nodes=1000)
     objs = graphs.objectives(g)
     appr = GraphStaircaseApproach(3, epsilon=50.0)
@@ -64,7 +73,12 @@ def test_weak_round_one_on_a_graph_whose_front_is_flat():
     D = r.dampened()[1]
     assert D.max() < 2.0  # exact (NOT private) check of the premise
     r.release(0, [], 50.0 * appr.steps(3, 2)[0].share, np.random.default_rng(0))
-    assert r.threshold == pytest.approx(2.0 * (math.log(1000) + 1.0) / (50.0 * 0.77 * 0.15))
+    T, eps1 = 2.0 * (math.log(1000) + 1.0) / (50.0 * 0.77 * 0.15), 50.0 * 0.77 * 0.15
+    # a hub graph (the released largest degree leads the next by 20-30 edges: it costs under a quarter of
+    # round 1), so the hub rule raises the threshold by min(T, 1) (docs/pareto.md, "A hub's degree first")
+    lead = float(r.degrees_at_ranks[0] - r.degrees_at_ranks[1])
+    assert top_degree_epsilon(1000, lead) <= 0.25 * eps1
+    assert r.threshold == pytest.approx(T + min(T, 1.0))
     r.begin(0, 50.0 * 0.77 * 0.15)
     assert r.weak_signal()
     s, _ = r.scores([], np.arange(1000))
@@ -204,3 +218,58 @@ def test_a_reallocation_that_changes_the_sum_is_refused():
 
     with pytest.raises(RuntimeError, match="sum"):
         _reallocated(Bad(), 0, [Fraction(1), Fraction(2)], "test")
+
+
+# ------------------------------------------------------------------ the hub rule (docs/pareto.md, "A hub's
+# degree first when the ego signal is marginal")
+def test_hub_threshold_adds_the_smaller_of_the_threshold_and_one_unit_on_a_hub_only():
+    """A hub (the largest degree costs at most a quarter of round 1: ``top_degree_epsilon(n, lead) <=
+    0.25 eps_1``): ``T + min(T, 1)``; otherwise ``T``; as ``T`` vanishes (epsilon grows) so does the rise,
+    so the plan still converges to the greedy hypervolume."""
+    assert HUB_SHARE == 0.25
+    n, eps1 = 10_000, 12.0
+    assert top_degree_epsilon(n, 112.0) <= 3.0 < top_degree_epsilon(n, 4.0)
+    assert hub_threshold(1.7, n, 112.0, eps1) == pytest.approx(2.7)
+    assert hub_threshold(0.4, n, 112.0, eps1) == pytest.approx(0.8)
+    assert hub_threshold(1.7, n, 4.0, eps1) == 1.7  # no hub: the lead costs 5.1 > 3
+    assert hub_threshold(1e-6, n, 112.0, eps1) == pytest.approx(2e-6)
+    appr = GraphStaircaseApproach(2, epsilon=100.0)
+    e0 = 100.0 * appr.steps(2, 2)[0].share
+    T = appr.round_one_threshold(n, e0)
+    assert appr.round_one_threshold(n, e0, 112.0) == hub_threshold(T, n, 112.0, appr.round_one_epsilon(e0))
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=3,
+    deadline=None,
+    derandomize=True,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow],
+)
+@given(family=st.sampled_from(["ba", "plc"]), n=st.integers(200, 300), graph_seed=st.integers(0, 2**16))
+@example(family="plc", n=200, graph_seed=1)  # the robustness benchmark's plc-200 and ba-200
+@example(family="ba", n=200, graph_seed=1)
+def test_on_hub_graphs_two_picks_do_not_fall_from_epsilon_50_to_100(family, n, graph_seed):
+    """Generated Barabasi-Albert and powerlaw-cluster graphs with 200-300 nodes whose largest degree is a hub
+    by the rule at epsilon 100 (its exact lead over the next costs at most a quarter of round 1; a premise
+    read on exact values, NOT private, for choosing the test's graphs only), k = 2, 40 seeds: the mean
+    hypervolume ratio at epsilon 100 is not below the one at 50 by more than 3 standard errors of the
+    difference (0.01 at least). Without the hub rule, round 1 became an ego round at 100 as soon as the
+    released signal passed its threshold, and the ratio fell (the benchmark's powerlaw-cluster graph with 200
+    nodes: 0.997 at 50, 0.886 at 100; the test fails on the former code). Not covered, and still falling:
+    epsilon 200 (0.997 -> 0.969 there), and graphs with two hubs of nearly equal degree (docs/pareto.md)."""
+    g = graphs.load_graph(generate(family, n, seed=graph_seed), nodes=n)
+    case = GraphCase(f"{family}-{n}", g, n, 2)
+    deg = np.sort(np.asarray(graphs.objectives(g)[0].values, dtype=float))[::-1]
+    appr = GraphStaircaseApproach(2, epsilon=100.0)
+    eps1 = appr.round_one_epsilon(100.0 * appr.steps(2, 2)[0].share)
+    assume(case.best > 0 and top_degree_epsilon(n, deg[0] - deg[1]) <= HUB_SHARE * eps1)
+    runs = 40
+    stats = []
+    for eps in (50.0, 100.0):
+        r = np.array([case.score(case.pick("chebyshev", eps, s))[0] for s in range(runs)])
+        stats.append((r.mean(), r.std(ddof=1) / np.sqrt(runs)))
+    (m50, s50) = stats[0]
+    for m, s in stats[1:]:
+        assert m >= m50 - 3 * max(np.hypot(s, s50), 0.01 / 3), (family, n, graph_seed, stats)

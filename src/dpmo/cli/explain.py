@@ -310,9 +310,11 @@ def explain_topk(args, n: int) -> int:
             print(
                 "# the plan releases the largest dampened ego density (8 % of epsilon): when it is below "
                 f"{approach.round_one_threshold(n, e0):.3g} (the lead round 1 needs over the "
-                f"{approach.round_one_candidates(n, e0)} nodes its window searches), round 1 takes the "
-                "largest degree, as agg would, at the epsilon it needs (2 (ln n + 1) / the released lead of "
-                "rank 1 over rank 2), and round 2 gets the rest of round 1's part"
+                f"{approach.round_one_candidates(n, e0)} nodes its window searches; raised by the smaller "
+                "of itself and 1 when the largest degree is a hub, whose released lead over rank 2 costs at "
+                "most a quarter of round 1), round 1 takes the largest degree, as agg would, at the epsilon "
+                "it needs (2 (ln n + 1) / the released lead of rank 1 over rank 2), and round 2 gets the "
+                "rest of round 1's part"
             )
         print(
             "# agg can be the safer choice: on graphs with few triangles (random, block-model graphs) at "

@@ -36,11 +36,13 @@ from .chebyshev_fixed import (
 from .hypervolume_rounds import (
     AREA_GAIN_SENSITIVITY,
     blend_weight,
+    capped_area_gains,
+    duplicate_cap_weight,
     ego_from_dampened,
     one_pick_round,
     point_box,
-    staircase_area_gains,
 )
+from .round_one import hub_threshold
 from .staircase_corners import corner_scores
 from .staircase_rules import (
     CORNER_TIE,
@@ -92,19 +94,17 @@ class _GraphStaircaseRounds(StaircaseRounds):
         self.signal = None  # released floor(q max D_ego) / q (the staircase plan only), see staircase_rules
         self.threshold = 0.0
         self.boxes: list[tuple[float, float]] = []  # released (degree+, ego density-) of picks, no margin
-        self.q = 1  # the grid of the last pick release (pick_quantum of its ego part's epsilon; public)
+        self.q, self.pick_sd = 1, 0.0  # the last pick release's grid (pick_quantum) and degree noise sd
         self.picks: list[int] = []  # the released picks' nodes, in the order of self.points (public)
         self.covers: list[float] = []  # released pick degree + 1 sd, at most its corner (with_top_degree)
 
     def release(self, r, chosen, epsilon, rng):
-        """Before round 1 of the staircase plan: the degrees of the ranks (L1 sensitivity 2, discrete Laplace
-        ``x = eps_a / 2``) and the ego signal ``floor(max D_ego)`` (sensitivity 1, ``x = eps_b``), ``eps_a +
-        eps_b`` the step's epsilon split in the public ratio ``QUANTILE_SHARE : SIGNAL_SHARE`` (basic
-        composition). Before round ``r >= 1``: the previous pick's degree (sensitivity 1, ``x = eps / 2``) and
-        ``floor(q D_ego)`` (sensitivity ``q``, ``x = eps / (2 q)``, ``q = pick_quantum(eps / 2)``), two
-        discrete Laplace mechanisms with equal halves of the step's epsilon ``eps`` (basic composition:
-        every output's log-probability ratio is at most ``1 x_a + q x_b = eps``). The ranks' release without
-        the signal as :meth:`dpmo.staircase.StaircaseRounds.release`."""
+        """Discrete Laplace releases, basic composition. Before round 1: the degrees of the ranks (L1
+        sensitivity 2, ``x = eps_a / 2``) and ``floor(q max D_ego)`` (sensitivity ``q``, ``x = eps_b / q``),
+        ``eps_a : eps_b = QUANTILE_SHARE : SIGNAL_SHARE`` (without the signal: the base class's release).
+        Before round ``r >= 1``: the previous pick's degree (sensitivity 1, ``x = eps / 2``) and ``floor(q
+        D_ego)`` (sensitivity ``q``, ``x = eps / (2 q)``, ``q = pick_quantum(eps / 2)``): ``1 x_a + q x_b =
+        eps``."""
         if r != 0:
             x_a = Fraction(epsilon) / 2  # degree: sensitivity 1
             self.q = pick_quantum(float(x_a))  # public: the step's epsilon
@@ -127,26 +127,25 @@ class _GraphStaircaseRounds(StaircaseRounds):
         D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
         noisy = ego_signal_statistic(q * D) + int(sample_discrete_laplace(1, e_b / q, rng)[0])
         self.signal = (noisy + 0.5) / q  # the floor loses half a step on average
+        lead = float(np.ptp(self.degrees_at_ranks[:2]))  # released rank 1 over rank 2: the hub rule
+        self.threshold = self.appr.round_one_threshold(self.objectives[0].n, float(eps), lead)
 
     def weak_signal(self) -> bool:
-        """True in round 1 when the released ego signal is below round 1's :func:`signal_threshold` over
-        the nodes its window searches (:meth:`GraphStaircaseApproach.round_one_threshold`; public: the
-        release, ``n``, the plan). Round 1 then takes the largest degree."""
+        """True in round 1 when the released ego signal is below round 1's threshold (public:
+        :meth:`GraphStaircaseApproach.round_one_threshold`, with the hub rule). Round 1 then takes the
+        largest degree."""
         return self.round == 0 and self.signal is not None and self.signal < self.threshold
 
     def begin(self, r, epsilon):
         self.round, self.epsilon = r, epsilon
 
     def reallocate(self, r, parts):
-        """Round 1's unneeded epsilon to round 2 (the pipeline asks after each release; None keeps the plan);
-        in the top-first plan, the top rounds' unneeded epsilon to the last round (:meth:`_top_first_parts`).
-        A weak round 1 (:meth:`weak_signal`) puts the largest degree ``lead = W_1 - W_2`` edges (released
-        degrees of ranks 1 and 2) above every other node and needs only :func:`top_degree_epsilon` ``(n,
-        lead)``: it runs at that (when below its part), round 2 at its part plus the rest, the exact sum
-        unchanged. Public: the plan, ``n``, released values. Pure epsilon-DP only (the pipeline asks only
-        when the parts are the plan's own, never with ``delta > 0``): adaptive composition with epsilons
-        chosen from earlier outputs, every path summing to epsilon (``docs/pareto.md``, "With change 1";
-        measured: ``docs/staircase-measurements.md``, "Where epsilon 50 is lost on 10^4 nodes")."""
+        """Round 1's unneeded epsilon to round 2 (asked after each release; None keeps the plan); in the
+        top-first plan, the top rounds' to the last round (:meth:`_top_first_parts`). A weak round 1
+        (:meth:`weak_signal`) puts the largest degree ``lead = W_1 - W_2`` released edges above every other
+        node and runs at :func:`top_degree_epsilon` ``(n, lead)`` when below its part, round 2 at its part
+        plus the rest. Pure epsilon-DP only (never with ``delta > 0``): adaptive composition, every path
+        summing to epsilon exactly (``docs/pareto.md``, "With change 1"). Public: plan, ``n``, releases."""
         if r != 0 or len(parts) < 2 or self.degrees_at_ranks is None or self.degrees_at_ranks.size < 2:
             return None
         if self.appr.top_first:
@@ -210,11 +209,10 @@ class _GraphStaircaseRounds(StaircaseRounds):
         return np.array([int(deg[p]), math.floor(qD)], dtype=np.int64)
 
     def receive(self, r, chosen, noisy, x):
-        """Post-processing of a release (public: the noisy integers, ``x``). Round 0: the degrees of the ranks
-        (``x`` their noise parameter). Round ``r >= 1``: a pick's ``(degree, floor(q D_ego))``, ``x`` the
-        degree part's parameter ``eps / 2`` (the ego part's is ``x / q``, ``q = pick_quantum(x)``); its
-        corner and box read ``D_ego`` at the lower edge of the released cell, ``v / q`` (at negligible noise
-        within one step below ``D_ego``: a pick never over-covers)."""
+        """Post-processing of a release (public: the noisy integers, ``x``). Round 0: the ranks' degrees.
+        Round ``r >= 1``: a pick's ``(degree, floor(q D_ego))``, ``x = eps / 2`` the degree part's parameter
+        (the ego part's ``x / q``, ``q = pick_quantum(x)``); its corner and box read ``D_ego`` at the lower
+        edge of the released cell, ``v / q`` (at negligible noise within a step below: never over-covers)."""
         sd = discrete_laplace_sd(x)
         v = np.asarray(noisy, dtype=np.float64)
         if r == 0:  # post-processing: non-increasing in the rank, >= 0, then an upper confidence bound
@@ -222,14 +220,14 @@ class _GraphStaircaseRounds(StaircaseRounds):
             self.rank_sd = sd  # public: the noise's sd, for unresolved_degree
             return
         self.q = q = pick_quantum(x)
+        self.pick_sd = sd
         sd_ego = discrete_laplace_sd(x / q) / q  # the ego part's noise, in D_ego units
         d_high = max(v[0] + self.confidence * sd, 1.0)
         D_low = v[1] / q - self.confidence * sd_ego
         margin = degree_margin(self.appr.degree_margin, sd)
         if self.sensitivity == "local":
-            # the inverse of dampening at min(d+, n - 1): still an upper bound of the pick's degree (no node
-            # has more than n - 1 edges: public), and it bounds the inverse's work by n whatever the noise
-            # (at d+ ~ 1 / epsilon it took memory ~ 1 / epsilon: 7.5 GB at 1e-7, issue 41)
+            # the inverse of dampening at min(d+, n - 1), still an upper bound of the pick's degree: its work
+            # is at most n whatever the noise (at d+ ~ 1 / epsilon it took 7.5 GB at 1e-7, issue 41)
             d_cap = min(d_high, max(self.objectives[0].n - 1.0, 1.0))
             ego_low = ego_from_dampened(D_low, d_cap, self.appr.formula)
         else:  # the dampened excess is the ego density itself (global sensitivity 1)
@@ -278,7 +276,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
             return corner_scores
         deg = self.objectives[0].values[remaining]
         ego = self.objectives[1].values[remaining]
-        g = staircase_area_gains(np.array(self.boxes).reshape(-1, 2), deg, ego)
+        caps = self.objectives[0].values[self.picks] if self.appr.pick_cap else []  # duplicates' gains
+        g = capped_area_gains(self.boxes, deg, ego, caps, duplicate_cap_weight(self.pick_sd))
         return (1.0 - t) * g / AREA_GAIN_SENSITIVITY + t * corner_scores
 
     def _corner_scores(self) -> np.ndarray:
@@ -422,16 +421,18 @@ class GraphStaircaseApproach(StaircaseApproach):
         log_size = window_log_size(self, n, 0, eps1)
         return int(n) if log_size >= math.log(max(int(n), 2)) else max(2, int(math.ceil(math.exp(log_size))))
 
-    def round_one_threshold(self, n: int, eps_step: float) -> float:
-        """:func:`signal_threshold` of round 1: the lead it needs over the nodes it searches (public)."""
-        return signal_threshold(self.round_one_candidates(n, eps_step), self.round_one_epsilon(eps_step))
+    def round_one_threshold(self, n: int, eps_step: float, lead: float | None = None) -> float:
+        """:func:`signal_threshold` of round 1: the lead it needs over the nodes it searches (public); given
+        the released ``lead`` of rank 1 over rank 2, raised on a hub graph (:func:`hub_threshold`)."""
+        e1 = self.round_one_epsilon(eps_step)
+        t = signal_threshold(self.round_one_candidates(n, eps_step), e1)
+        return t if lead is None else hub_threshold(t, n, lead, e1)
 
     def round_weights(self) -> np.ndarray:
         """Relative shares of the rounds: ``FIRST_ROUND`` for round 1, the rest in proportion to 1, 2, ..."""
-        k = self.k
-        if k == 1:
+        if self.k == 1:
             return np.ones(1)
-        w = np.arange(k, dtype=np.float64)
+        w = np.arange(self.k, dtype=np.float64)
         w[1:] *= (1.0 - self.first_round) / w[1:].sum()
         w[0] = self.first_round
         return w
@@ -446,11 +447,10 @@ class GraphStaircaseApproach(StaircaseApproach):
         return float(w[0] / w.sum() * self.rounds_part())
 
     def reallocable_share(self, k: int, m: int) -> float:
-        """The most of epsilon the top-first plan's reallocation can move (pure epsilon-DP): its top rounds'
-        parts (0.255 at ``k = 3``); 0 for the staircase plan, whose round-1 move happens only on the weak
-        path. With ``delta > 0`` a plan runs as pure epsilon-DP when the accountant adds less
-        (:func:`dpmo.calls.delta_for_plan`; public: the plan; ``docs/privacy-accounting.md``, "Plans that
-        reallocate")."""
+        """The most of epsilon the top-first plan's reallocation can move: its top rounds' parts (0.255 at
+        ``k = 3``); 0 for the staircase plan (its round-1 move is only on the weak path). With ``delta > 0``
+        a plan runs as pure epsilon-DP when the accountant adds less (:func:`dpmo.calls.delta_for_plan`;
+        ``docs/privacy-accounting.md``, "Plans that reallocate"). Public: the plan."""
         plan = self.steps(k, m)
         if not self.top_first:
             return 0.0

@@ -28,6 +28,9 @@ __all__ = [
     "AREA_GAIN_SENSITIVITY",
     "ONE_PICK_PRIOR_EPSILON",
     "staircase_area_gains",
+    "DUPLICATE_CAP_SDS",
+    "duplicate_cap_weight",
+    "capped_area_gains",
     "blend_weight",
     "one_pick_scores",
     "one_pick_round",
@@ -92,6 +95,60 @@ def staircase_area_gains(points, degree, ego) -> np.ndarray:
     for i in range(P.shape[0]):
         covered += (np.minimum(a[i], d) - np.minimum(a[i + 1], d)) * np.minimum(P[i, 1], e)
     return np.maximum(own - covered, 0.0)
+
+
+#: The gain cap of :func:`capped_area_gains` applies whole while the pick release's noise has a standard
+#: deviation of at least ``1 / DUPLICATE_CAP_SDS`` unit (a release off its cell by a step with probability
+#: about 0.1 or more), and fades to 0 with the noise (:func:`duplicate_cap_weight`). 2 and 3 measured the
+#: same on the generated graphs, 1 leaves part of the star's duplicates (``docs/pareto.md``, "A pick's
+#: duplicates capped in the gain").
+DUPLICATE_CAP_SDS = 3.0
+
+
+def duplicate_cap_weight(sd: float) -> float:
+    """``min(1, DUPLICATE_CAP_SDS x sd)``: the weight of :func:`capped_area_gains`' cap, ``sd`` the standard
+    deviation of the last pick release's degree noise (public: a function of its epsilon). O(1).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.hypervolume_rounds import duplicate_cap_weight
+    >>> duplicate_cap_weight(0.86), duplicate_cap_weight(0.1), duplicate_cap_weight(0.0)
+    (1.0, 0.30000000000000004, 0.0)
+    """
+    return min(1.0, DUPLICATE_CAP_SDS * max(float(sd), 0.0))
+
+
+def capped_area_gains(points, degree, ego, pick_degrees, weight: float) -> np.ndarray:
+    """:func:`staircase_area_gains` with a released pick's duplicates capped by exact degree comparisons:
+    ``g - w max(g - AREA_GAIN_SENSITIVITY x dist, 0)``, ``dist = min_b |deg(r) - deg(b)|`` over the picks
+    ``b`` (their exact degrees ``pick_degrees``), ``w = weight`` in [0, 1].
+
+    A pick's box is its released point, which the noise can put below the pick itself; its duplicates
+    (nodes equal to it in both objectives) then show a gain they do not have, and at ``k = 2`` on a star
+    joined to a clique they outscored the centre (``docs/pareto.md``, "A pick's duplicates capped in the
+    gain"). The cap is 0 for a node of a pick's degree, ``2 g`` for one ``g`` edges from it. For public
+    points and ``w`` and candidates other than the picks, ``g`` and ``2 dist`` each move by at most 2
+    between edge-neighbouring graphs (``|deg(r) - deg(b)|`` by at most 1: an edge ``{r, b}`` moves both
+    degrees), so does their minimum and the convex combination ``(1 - w) g + w min(g, 2 dist)``: the
+    sensitivity stays :data:`AREA_GAIN_SENSITIVITY`. O(p q) for ``p`` picks and ``q`` candidates.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.hypervolume_rounds import capped_area_gains
+    >>> box = [[13.0, 0.9]]  # a clique node (13, 1.0) released at ego density 0.9
+    >>> capped_area_gains(box, [13.0, 199.0, 14.0], [1.0, 0.004, 1.0], [13], 1.0).round(3).tolist()
+    [0.0, 0.744, 2.0]
+    >>> capped_area_gains(box, [13.0, 199.0, 14.0], [1.0, 0.004, 1.0], [13], 0.0).round(3).tolist()
+    [1.3, 0.744, 2.3]
+    """
+    g = staircase_area_gains(np.asarray(points, dtype=np.float64).reshape(-1, 2), degree, ego)
+    b = np.asarray(pick_degrees, dtype=np.float64).reshape(-1)
+    w = min(max(float(weight), 0.0), 1.0)
+    if b.size == 0 or w == 0.0:
+        return g
+    d = np.asarray(degree, dtype=np.float64)
+    dist = np.min(np.abs(d[:, None] - b[None, :]), axis=1) if b.size > 1 else np.abs(d - b[0])
+    return g - w * np.maximum(g - AREA_GAIN_SENSITIVITY * dist, 0.0)
 
 
 def blend_weight(n_left: int, epsilon) -> float:
