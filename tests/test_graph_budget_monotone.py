@@ -23,7 +23,7 @@ from dpmo import graphs
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_front_robust import GraphCase, generate  # noqa: E402
 
-EPSILONS = (1.0, 5.0, 20.0, 50.0, 200.0, 1e6)
+EPSILONS = (1.0, 5.0, 20.0, 50.0, 100.0, 200.0, 1e6)
 RUNS = 40
 K = 3
 
