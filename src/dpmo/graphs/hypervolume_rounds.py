@@ -130,7 +130,23 @@ def capped_area_gains(points, degree, ego, pick_degrees, weight: float) -> np.nd
     points and ``w`` and candidates other than the picks, ``g`` and ``2 dist`` each move by at most 2
     between edge-neighbouring graphs (``|deg(r) - deg(b)|`` by at most 1: an edge ``{r, b}`` moves both
     degrees), so does their minimum and the convex combination ``(1 - w) g + w min(g, 2 dist)``: the
-    sensitivity stays :data:`AREA_GAIN_SENSITIVITY`. O(p q) for ``p`` picks and ``q`` candidates.
+    sensitivity stays :data:`AREA_GAIN_SENSITIVITY`.
+
+    Parameters
+    ----------
+    points : array_like, shape (p', 2)
+        The released boxes of the earlier picks (public), as for :func:`staircase_area_gains`.
+    degree, ego : array_like, shape (q,)
+        The candidates' values; the picks themselves are not among them.
+    pick_degrees : array_like, shape (p,)
+        The picks' exact degrees (empty: no cap).
+    weight : float
+        ``w``, clipped to [0, 1]: :func:`duplicate_cap_weight` of the last pick release (public).
+
+    Returns
+    -------
+    numpy.ndarray, shape (q,)
+        The capped gains, between ``min(g, 2 dist)`` and ``g``. O(p q) time, O(q) memory.
 
     Examples
     --------
@@ -147,7 +163,9 @@ def capped_area_gains(points, degree, ego, pick_degrees, weight: float) -> np.nd
     if b.size == 0 or w == 0.0:
         return g
     d = np.asarray(degree, dtype=np.float64)
-    dist = np.min(np.abs(d[:, None] - b[None, :]), axis=1) if b.size > 1 else np.abs(d - b[0])
+    dist = np.abs(d - b[0])
+    for x in b[1:]:  # the nearest pick's degree, one pick at a time (O(q) memory)
+        np.minimum(dist, np.abs(d - x), out=dist)
     return g - w * np.maximum(g - AREA_GAIN_SENSITIVITY * dist, 0.0)
 
 
