@@ -233,10 +233,6 @@ def test_hub_threshold_adds_the_smaller_of_the_threshold_and_one_unit_on_a_hub_o
     assert hub_threshold(0.4, n, 112.0, eps1) == pytest.approx(0.8)
     assert hub_threshold(1.7, n, 4.0, eps1) == 1.7  # no hub: the lead costs 5.1 > 3
     assert hub_threshold(1e-6, n, 112.0, eps1) == pytest.approx(2e-6)
-    appr = GraphStaircaseApproach(2, epsilon=100.0)
-    e0 = 100.0 * appr.steps(2, 2)[0].share
-    T = appr.round_one_threshold(n, e0)
-    assert appr.round_one_threshold(n, e0, 112.0) == hub_threshold(T, n, 112.0, appr.round_one_epsilon(e0))
 
 
 @pytest.mark.slow

@@ -122,18 +122,19 @@ class _GraphStaircaseRounds(StaircaseRounds):
         x_a, e_b = eps * qs / (qs + ss) / 2, eps * ss / (qs + ss)
         stat = self.statistic(0, chosen)
         self.receive(0, chosen, stat + sample_discrete_laplace(stat.size, x_a, rng), float(x_a))
-        self.threshold = self.appr.round_one_threshold(self.objectives[0].n, float(eps))
+        n = self.objectives[0].n
+        self.threshold = self.appr.round_one_threshold(n, float(eps))
         q = signal_quantum(self.threshold)  # the grid 1 / q is finer than the threshold
         D = dampened_excess(self.objectives[1], 0.0, self.sensitivity, self._cache, 1)
         noisy = ego_signal_statistic(q * D) + int(sample_discrete_laplace(1, e_b / q, rng)[0])
         self.signal = (noisy + 0.5) / q  # the floor loses half a step on average
         lead = float(np.ptp(self.degrees_at_ranks[:2]))  # released rank 1 over rank 2: the hub rule
-        self.threshold = self.appr.round_one_threshold(self.objectives[0].n, float(eps), lead)
+        self.threshold = hub_threshold(self.threshold, n, lead, self.appr.round_one_epsilon(float(eps)))
 
     def weak_signal(self) -> bool:
         """True in round 1 when the released ego signal is below round 1's threshold (public:
-        :meth:`GraphStaircaseApproach.round_one_threshold`, with the hub rule). Round 1 then takes the
-        largest degree."""
+        :meth:`GraphStaircaseApproach.round_one_threshold`, raised by :func:`hub_threshold` on a hub graph).
+        Round 1 then takes the largest degree."""
         return self.round == 0 and self.signal is not None and self.signal < self.threshold
 
     def begin(self, r, epsilon):
@@ -421,12 +422,10 @@ class GraphStaircaseApproach(StaircaseApproach):
         log_size = window_log_size(self, n, 0, eps1)
         return int(n) if log_size >= math.log(max(int(n), 2)) else max(2, int(math.ceil(math.exp(log_size))))
 
-    def round_one_threshold(self, n: int, eps_step: float, lead: float | None = None) -> float:
-        """:func:`signal_threshold` of round 1: the lead it needs over the nodes it searches (public); given
-        the released ``lead`` of rank 1 over rank 2, raised on a hub graph (:func:`hub_threshold`)."""
-        e1 = self.round_one_epsilon(eps_step)
-        t = signal_threshold(self.round_one_candidates(n, eps_step), e1)
-        return t if lead is None else hub_threshold(t, n, lead, e1)
+    def round_one_threshold(self, n: int, eps_step: float) -> float:
+        """:func:`signal_threshold` of round 1: the lead it needs over the nodes it searches (public; the
+        release raises it on a hub graph, :func:`~dpmo.graphs.round_one.hub_threshold`)."""
+        return signal_threshold(self.round_one_candidates(n, eps_step), self.round_one_epsilon(eps_step))
 
     def round_weights(self) -> np.ndarray:
         """Relative shares of the rounds: ``FIRST_ROUND`` for round 1, the rest in proportion to 1, 2, ..."""

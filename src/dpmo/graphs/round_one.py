@@ -25,7 +25,7 @@ __all__ = ["HUB_SHARE", "hub_threshold"]
 #: 2): the weak path then hands at least three quarters of round 1's part to round 2. Measured on the
 #: generated graphs (``docs/pareto.md``): a half also takes the weak path on Erdos-Renyi and block-model
 #: graphs at epsilon 200-500, where the largest degree is worth little; an eighth leaves one of the five
-#: cases it helps.
+#: cases it helps. Where the largest degree is not the best hub the rule costs (held out: docs/pareto.md).
 HUB_SHARE = 0.25
 
 
