@@ -23,7 +23,7 @@ point the origin, over the best hypervolume of any ``k`` points of the exact fro
 (:func:`dpmo.metrics.best_hypervolume`); a front with zero hypervolume (every ego density 0) gives ratio 1
 by convention, so the dominated share is the measure there -- and the share of dominated picks (a pick is
 dominated when another node is at least as good in both objectives and better in one; the dominated picks
-that no method can avoid, when the front has fewer than ``k`` distinct points, are not counted). Rows are
+that no method can avoid, when fewer than ``k`` nodes are on the front, are not counted). Rows are
 appended to ``--out`` (CSV) as each cell finishes; cells already there are skipped (resume). A summary
 table (one line per case and approach, the ratios over the epsilons, ``*`` where the cell has a dominated
 pick) is printed at the end.
@@ -120,8 +120,9 @@ class GraphCase:
         self.X = np.c_[d / max(n - 1, 1), e]  # scaled by the public ranges
         self.dominated = dominated_mask(self.X)
         self.best = best_hypervolume(self.X[~self.dominated], k)
-        # dominated picks that no method can avoid: k minus the front's distinct points
-        self.unavoidable = max(0, k - np.unique(self.X[~self.dominated], axis=0).shape[0])
+        # dominated picks that no method can avoid: k minus the front's nodes (a node equal to a front
+        # point is on the front: with fewer distinct points than k, its duplicates are still there to pick)
+        self.unavoidable = max(0, k - int(np.count_nonzero(~self.dominated)))
 
     def score(self, picks) -> tuple[float, float]:
         idx = np.searchsorted(self.g.ids, picks) if self.g.ids.dtype.kind in "iu" else None

@@ -313,9 +313,16 @@ def explain_topk(args, n: int) -> int:
                 f"{approach.round_one_candidates(n, e0)} nodes its window searches; raised by the smaller "
                 "of itself and 1 when the largest degree is a hub, whose released lead over rank 2 costs at "
                 "most a quarter of round 1), round 1 takes the largest degree, as agg would, at the epsilon "
-                "it needs (2 (ln n + 1) / the released lead of rank 1 over rank 2), and round 2 gets the "
-                "rest of round 1's part"
+                "it needs (2 (ln n + 1) / the released lead of rank 1 over rank 2; 2 (ln n + 20) / the "
+                "lead, which does not miss, once that is at most a thousandth of its part), and round 2 gets "
+                "the rest of round 1's part"
             )
+        print(
+            "# at negligible noise (a round epsilon above 2 (ln n + 20) / 0.01, about 4,000 or more) a tie "
+            "term puts the duplicates of the picks (and the largest degree) before the nodes the picks "
+            "dominate, so no pick is dominated while a front node is left (docs/pareto.md, 'Duplicates of "
+            "the picks at negligible noise')"
+        )
         print(
             "# agg can be the safer choice: on graphs with few triangles (random, block-model graphs) at "
             "epsilon 5-10, and at epsilon 0.5-2 where the top degrees barely stand above the rest "

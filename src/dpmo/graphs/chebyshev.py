@@ -38,11 +38,12 @@ from .hypervolume_rounds import (
     blend_weight,
     capped_area_gains,
     duplicate_cap_weight,
+    duplicate_tie_term,
     ego_from_dampened,
     one_pick_round,
     point_box,
 )
-from .round_one import hub_threshold
+from .round_one import hub_threshold, weak_round_epsilon
 from .staircase_corners import corner_scores
 from .staircase_rules import (
     CORNER_TIE,
@@ -66,7 +67,6 @@ from .staircase_rules import (
     signal_quantum,
     signal_threshold,
     tie_weight,
-    top_degree_epsilon,
     top_first_probability,
     top_pick_epsilon,
     top_round_scores,
@@ -144,8 +144,8 @@ class _GraphStaircaseRounds(StaircaseRounds):
         """Round 1's unneeded epsilon to round 2 (asked after each release; None keeps the plan); in the
         top-first plan, the top rounds' to the last round (:meth:`_top_first_parts`). A weak round 1
         (:meth:`weak_signal`) puts the largest degree ``lead = W_1 - W_2`` released edges above every other
-        node and runs at :func:`top_degree_epsilon` ``(n, lead)`` when below its part, round 2 at its part
-        plus the rest. Pure epsilon-DP only (never with ``delta > 0``): adaptive composition, every path
+        node and runs at :func:`weak_round_epsilon` ``(n, lead, part)`` when below its part, round 2 at its
+        part plus the rest. Pure epsilon-DP only (never with ``delta > 0``): adaptive composition, every path
         summing to epsilon exactly (``docs/pareto.md``, "With change 1"). Public: plan, ``n``, releases."""
         if r != 0 or len(parts) < 2 or self.degrees_at_ranks is None or self.degrees_at_ranks.size < 2:
             return None
@@ -154,7 +154,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
         if not (self.signal is not None and self.signal < self.threshold):  # round 1 is not the weak one
             return None
         lead = float(self.degrees_at_ranks[0] - self.degrees_at_ranks[1])
-        need = Fraction(round(top_degree_epsilon(self.objectives[0].n, lead) * 1000), 1000)
+        need = Fraction(round(weak_round_epsilon(self.objectives[0].n, lead, float(parts[0])) * 1000), 1000)
         if need >= parts[0]:
             return None
         return [need, parts[1] + (parts[0] - need), *parts[2:]]
@@ -293,16 +293,16 @@ class _GraphStaircaseRounds(StaircaseRounds):
         )
 
     def tie_break(self, scores, remaining, t: float = 1.0):
-        """The tie rule: ``(s + rho (D_deg + D_ego)) / (1 + 2 rho)`` with ``rho = t^(1/4) tie_weight(n)``
-        and ``D_i`` the dampened objectives over the floor 0 (each of sensitivity 1, so the result keeps
-        sensitivity 1). Strictly increasing under Pareto dominance: with negligible noise no pick is
-        dominated by a node still in play (``docs/pareto.md``, "Pareto-consistent picks"). ``t``: the
-        round's :func:`blend_weight` (public; > 0; the round's resolution is proportional to it): with
-        ``t^(1/4)`` the rule stays above the resolution and vanishes against any fixed difference of
-        hypervolume gains as epsilon grows."""
+        """The tie rule: ``(s + rho (D_deg + D_ego) + a) / (1 + 2 rho + b)``, ``rho = t^(1/4) tie_weight(n)``
+        (``t`` the round's :func:`blend_weight`), ``D_i`` the dampened objectives over the floor 0, ``a`` the
+        picks' :func:`duplicate_tie_term` of sensitivity ``b`` (0 unless ``t < 1`` and the noise is
+        negligible). The numerator moves by at most the divisor: sensitivity 1. Strictly increasing under
+        Pareto dominance; at negligible noise a pick's duplicates lead the nodes the picks dominate
+        (``docs/pareto.md``, "Pareto-consistent picks", "Duplicates of the picks at negligible noise")."""
         rho = t**0.25 * tie_weight(self.objectives[0].n)
         D = self.dampened()[:, remaining]
-        return (scores + rho * (D[0] + D[1])) / (1.0 + 2.0 * rho)
+        a, b = duplicate_tie_term(self, remaining, t)
+        return (scores + rho * (D[0] + D[1]) + a) / (1.0 + 2.0 * rho + b)
 
     def margin(self, scores, remaining):
         W = self._window()

@@ -21,8 +21,10 @@ import math
 
 import numpy as np
 
+from ..chebyshev import dampened_excess
+from ..pareto.consistent import PARETO_RESOLVE, resolution
 from .objectives import ego_density_sensitivity
-from .staircase_rules import signal_threshold
+from .staircase_rules import signal_threshold, tie_weight
 
 __all__ = [
     "AREA_GAIN_SENSITIVITY",
@@ -31,6 +33,10 @@ __all__ = [
     "DUPLICATE_CAP_SDS",
     "duplicate_cap_weight",
     "capped_area_gains",
+    "DUPLICATE_TIE_SPAN",
+    "duplicate_tie_weight",
+    "duplicate_ties",
+    "duplicate_tie_term",
     "blend_weight",
     "one_pick_scores",
     "one_pick_round",
@@ -167,6 +173,114 @@ def capped_area_gains(points, degree, ego, pick_degrees, weight: float) -> np.nd
     for x in b[1:]:  # the nearest pick's degree, one pick at a time (O(q) memory)
         np.minimum(dist, np.abs(d - x), out=dist)
     return g - w * np.maximum(g - AREA_GAIN_SENSITIVITY * dist, 0.0)
+
+
+#: The most that the duplicates' tie (:func:`duplicate_ties`) adds to a node's round score, in units of its
+#: sensitivity: a hundredth of what one edge can move a score. A design rule, not fitted: it bounds the
+#: hypervolume gain (``2 x DUPLICATE_TIE_SPAN`` in degree x ego density) that the tie may outweigh.
+DUPLICATE_TIE_SPAN = 0.01
+
+
+def duplicate_tie_weight(n_left: int, epsilon, floor: float = 0.0) -> float:
+    """``r(x) max(x, floor)``, ``x = 2 (ln n_left + PARETO_RESOLVE) / eps_j`` the lead that the round's
+    exponential mechanism resolves to a miss of at most ``e^-20`` (:func:`dpmo.pareto.consistent.resolution`)
+    and ``r(x) = clip(2 (1 - x /
+    DUPLICATE_TIE_SPAN), 0, 1)``: the weight of :func:`duplicate_ties` in a round's tie rule. 0 while ``x >=
+    DUPLICATE_TIE_SPAN`` (the noise is not negligible: every epsilon of the robustness benchmark's grid up to
+    500), rising to ``max(x, floor)`` as ``x`` falls to ``DUPLICATE_TIE_SPAN / 2``, where a duplicate of a
+    pick leads a node one edge away from every pick by one resolved lead; ``floor`` (the caller's: twice the
+    span of the round's other tie term) keeps it above that term. Public: ``n_left``, the round's epsilon,
+    ``floor``. O(1).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.hypervolume_rounds import duplicate_tie_weight
+    >>> duplicate_tie_weight(200, 500.0), duplicate_tie_weight(200, None)
+    (0.0, 0.0)
+    >>> round(duplicate_tie_weight(200, 1e5), 6)  # 2 (ln 200 + 20) / 10^5
+    0.000506
+    """
+    if epsilon is None or not float(epsilon) > 0.0:
+        return 0.0
+    x = resolution(n_left, float(epsilon), PARETO_RESOLVE)
+    return min(1.0, max(0.0, 2.0 * (1.0 - x / DUPLICATE_TIE_SPAN))) * max(x, float(floor))
+
+
+def duplicate_ties(degree, pick_degrees, ego_excesses, scale: float = 1.0) -> np.ndarray:
+    """``clip(max_b min(deg(r) - deg(b), L E_b(r)), -1, 0)`` over the picks ``b``, ``L = scale >= 1``: 0 for a
+    duplicate of a pick and for a node that dominates one (at least its degree and ego density), -1 for a node
+    with fewer edges than every pick it does not fall short of in ego density, between for a node of a
+    pick's degree (or more) and lower ego density. A "pick" may also be a public point (a released degree
+    with ``E_b = 0``: ``min(deg(r) - W, 0)``).
+
+    Parameters
+    ----------
+    degree : array_like, shape (n,)
+        Every node's degree.
+    pick_degrees : sequence of float
+        The earlier picks' degrees ``deg(b)`` (the exact ones: ``deg(r) - deg(b)`` is what has sensitivity
+        1), or public degrees.
+    ego_excesses : sequence of array_like, shape (n,)
+        Per pick, every node's dampened ego density excess over the pick's *released* ego density
+        (:func:`dpmo.chebyshev.dampened_excess` at that public level; sensitivity 1).
+    scale : float, default 1
+        ``L``, public: one triangle at degree ``d`` is about ``1 / (d - 1)`` unit of ``E_b``, so ``L = d -
+        1`` makes it a whole unit. It costs no sensitivity: the clip keeps the result in an interval of
+        width 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        In ``[-1, 0]``; meaningful for nodes other than the picks. For those, one edge moves it by at most
+        1: it is a value in ``[-1, 0]`` (and before the clip ``deg(r) - deg(b)`` moves by at most 1 -- an
+        edge ``{r, b}`` moves both degrees, any other edge at most one of them; a public ``W`` does not move
+        -- and ``L E_b`` by at most ``L``; ``docs/pareto.md``, "Duplicates of the picks at negligible
+        noise"). O(n p) time, O(n) memory.
+
+    Examples
+    --------
+    >>> from dpmo.graphs.hypervolume_rounds import duplicate_ties
+    >>> E = [[0.0, 0.0, -0.125, 0.0, 0.5, 2.0]]  # over pick 0's released ego density
+    >>> duplicate_ties([9, 9, 9, 8, 2, 10], [9], E).tolist()
+    [0.0, 0.0, -0.125, -1.0, -1.0, 0.0]
+    >>> duplicate_ties([9, 9, 9, 8, 2, 10], [9], E, scale=8.0).tolist()
+    [0.0, 0.0, -1.0, -1.0, -1.0, 0.0]
+    """
+    d = np.asarray(degree, dtype=np.float64)
+    best = np.full(d.shape, -1.0)
+    for b, E in zip(pick_degrees, ego_excesses, strict=True):
+        near = np.minimum(d - float(b), float(scale) * np.asarray(E, dtype=np.float64))
+        np.maximum(best, near, out=best)
+    return np.minimum(best, 0.0)
+
+
+def duplicate_tie_term(rounds, remaining, t: float) -> tuple[np.ndarray | float, float]:
+    """``(rho_2 u, rho_2)``: what a round of the graph staircase adds to its tie rule's numerator and
+    divisor (:meth:`~dpmo.graphs.chebyshev._GraphStaircaseRounds.tie_break`; ``u`` has sensitivity 1).
+    ``rho_2 =`` :func:`duplicate_tie_weight` of the nodes ``remaining`` at the round's epsilon in a round that
+    blends in the gain (``t < 1``) after a released pick, else 0 (then ``(0, 0)``, nothing computed); ``u``
+    the :func:`duplicate_ties` of ``remaining`` over ``rounds.picks`` (each pick's ego level its released
+    box's, ``rounds.boxes``) and, while no pick's released degree reaches ``W_1 - 1/2``, the degree end of
+    the front: the released degree of rank 1 ``W_1`` at ego level 0 (a node of the largest degree is on the
+    front unless one of that degree has more ego density, and such a one has a gain), at the scale ``L =
+    max(1, D - 1)``, ``D`` the largest released pick degree (the boxes' degrees, at most ``n - 1``): one
+    triangle below a pick of degree up to ``D`` is then a whole unit. O(n p) when it acts, O(1) otherwise."""
+    n = rounds.objectives[0].n
+    floor = 3.0 * n * t**0.25 * tie_weight(n)  # twice the span of the tie rule's rho (D_deg + D_ego) term
+    rho2 = duplicate_tie_weight(remaining.size, rounds.epsilon, floor) if t < 1.0 and rounds.picks else 0.0
+    if not rho2 > 0.0:
+        return 0.0, 0.0
+    top = max(float(box[0]) for box in rounds.boxes)
+    L = max(1.0, top - 1.0)
+    ego, sens, cache = rounds.objectives[1], rounds.sensitivity, rounds._cache
+    E = [dampened_excess(ego, level, sens, cache, 1) for _, level in rounds.boxes]
+    deg = rounds.objectives[0].values
+    points = [float(deg[b]) for b in rounds.picks]
+    W = None if rounds.degrees_at_ranks is None else float(rounds.degrees_at_ranks[0])
+    if W is not None and top < W - 0.5:  # the degree end of the front, min(deg(r) - W_1, 0)
+        points, E = [*points, W], [*E, np.zeros(deg.shape)]
+    u = duplicate_ties(deg, points, E, L)[remaining]
+    return rho2 * u, rho2
 
 
 def blend_weight(n_left: int, epsilon) -> float:

@@ -11,14 +11,18 @@ front, and round 2 with nearly all of round 1's part for the dense end. :func:`h
 by ``min(T, 1)`` there (the unit, while it is below ``T``, so that the rule fades as the noise vanishes and
 the plan still converges to the greedy hypervolume). Public quantities only: ``n``, the plan's epsilons and
 the released degrees of ranks 1 and 2. Derivation and measurements: ``docs/pareto.md``, "A hub's degree first
-when the ego signal is marginal".
+when the ego signal is marginal". Also the weak round's epsilon at negligible noise
+(:func:`weak_round_epsilon`; "Duplicates of the picks at negligible noise").
 """
 
 from __future__ import annotations
 
+import math
+
+from ..pareto.consistent import PARETO_RESOLVE, resolution
 from .staircase_rules import top_degree_epsilon
 
-__all__ = ["HUB_SHARE", "hub_threshold"]
+__all__ = ["HUB_SHARE", "hub_threshold", "WEAK_ROUND_SHARE", "weak_round_epsilon"]
 
 #: A graph counts as a hub graph for round 1 when the largest degree needs at most this share of round 1's
 #: epsilon (:func:`~dpmo.graphs.staircase_rules.top_degree_epsilon` of the released lead of rank 1 over rank
@@ -63,3 +67,28 @@ def hub_threshold(threshold: float, n: int, lead: float, epsilon_round_one: floa
     if top_degree_epsilon(int(n), float(lead)) <= HUB_SHARE * float(epsilon_round_one):
         return t + min(t, 1.0)
     return t
+
+
+#: The weak round 1 keeps the epsilon that makes a miss of the largest degree a ``e^-20`` event
+#: (:data:`dpmo.pareto.consistent.PARETO_RESOLVE`) whenever that costs at most this share of its part.
+WEAK_ROUND_SHARE = 0.001
+
+
+def weak_round_epsilon(n: int, lead: float, part: float) -> float:
+    """The epsilon of a weak round 1 (``min(degree - W_1, 0)``, the largest degree ``lead`` released edges
+    above the others): :func:`~dpmo.graphs.staircase_rules.top_degree_epsilon` (a miss about ``1 / e`` of
+    the time), or ``2 (ln n + PARETO_RESOLVE) / max(lead, 1)`` (a miss at most ``e^-20``) when that is at
+    most :data:`WEAK_ROUND_SHARE` of the round's ``part``: at negligible noise round 1 is on the front, not
+    a node with one edge less. From a call's epsilon of about 10^5 on; below, the former epsilon (the rest of
+    the part goes to round 2 in both). Public: ``n``, the released lead, the plan's part. O(1).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.round_one import weak_round_epsilon
+    >>> weak_round_epsilon(200, 1.0, 50.0), weak_round_epsilon(200, 1.0, 1e5)
+    (12.597, 50.597)
+    """
+    sure = resolution(max(int(n), 2), max(float(lead), 1.0), PARETO_RESOLVE)
+    if sure <= WEAK_ROUND_SHARE * float(part):
+        return math.ceil(sure * 1000.0 - 1e-9) / 1000.0
+    return top_degree_epsilon(n, lead)
