@@ -43,10 +43,10 @@ _audit = audit_neighbours
 @pytest.mark.parametrize("names, kind", [CONFIGS[0], CONFIGS[2]])
 @pytest.mark.parametrize("gamma", [0.5, 4.0])
 def test_exact_audit_of_the_escape_term(names, kind, gamma):
-    """``(PS + gamma E) / (n_j - 1 + 2 gamma)`` moves by at most 1 and the exact output laws of both
-    mechanisms are within e^epsilon on every database and neighbour, for every public history of earlier
-    picks (whose values are private and move with the database); local and global sensitivity run the
-    same score when the rule is on (the global Pareto score)."""
+    """``(PS + gamma H) / (n_j - 1 + 2 gamma)`` (H: the escape, copies of picks half-way) moves by at most 1
+    and the exact output laws of both mechanisms are within e^epsilon on every database and neighbour, for
+    every public history of earlier picks (whose values are private and move with the database); local and
+    global sensitivity run the same score when the rule is on (the global Pareto score)."""
     nonvacuous = 0.0
     for chosen in HISTORIES:
         moved, excess = _audit(lambda c, ch=chosen: _scores(c, names, kind, "global", ch, gamma))

@@ -3,24 +3,27 @@
 With a declared range on every objective, a round of :class:`dpmo.chebyshev.ChebyshevApproach` whose
 noise is negligible (:func:`gate_on`, public) scores
 
-    s(r) = [C(r) + gamma G(r)] / S,    G(r) = min(E(r), 1 - Dm(r)),    S = (1 + 2 sigma) / (1 - 2 x),
+    s(r) = [C(r) + gamma G(r)] / S,    G(r) = min(H(r), 2 - 2 Dm(r)),    S = (1 + 2 sigma) / (1 - 2 x),
     gamma = sigma + x S
 
 ``C`` the augmented Chebyshev score (sensitivity 1), ``sigma`` the most two of its scores can differ inside
 the declared ranges, ``x`` the round's resolution (:func:`dpmo.pareto.consistent.resolution`), ``Dm``
 (:func:`dominance`: 1 when some candidate dominates ``r`` by a sensitivity unit, 0 when none dominates it),
-``E`` (:func:`dpmo.pareto.consistent.escape`: 0 when an earlier pick weakly dominates ``r``; 1 in round
-1). ``G`` is 1 on the non-dominated candidates that equal no earlier pick and 0 on every other candidate
-(values on their sensitivity grid), so the gate decides *whether* a candidate may be picked and the
-Chebyshev score alone, undistorted, *which* of the allowed ones. ``G`` moves by at most 2 between
-neighbours, so ``s`` has sensitivity 1. Proofs: ``docs/pareto.md``, "The Pareto gate".
+``H`` (:func:`dpmo.pareto.consistent.escape_or_duplicate`: 0 when an earlier pick weakly dominates ``r``
+without equalling it, 1 when ``r`` equals an earlier pick, 2 when it escapes them all; round 1 takes
+``G = 1 - Dm``).
+``G`` is 2 on the non-dominated candidates that equal no earlier pick, 1 on the copies of earlier picks
+and 0 on every dominated candidate (values on their sensitivity grid), so the gate decides *whether* a
+candidate may be picked (a copy only when no new front point is left) and the Chebyshev score alone,
+undistorted, *which* of the allowed ones. ``G`` lies in [0, 2], so it moves by at most 2 between
+neighbours, and ``s`` has sensitivity 1. Proofs: ``docs/pareto.md``, "The Pareto gate".
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .pareto.consistent import RESOLVE, escape, resolution
+from .pareto.consistent import RESOLVE, escape_or_duplicate, resolution
 
 __all__ = ["dominance", "pareto_gate", "gate_on", "gated_scores"]
 
@@ -75,9 +78,10 @@ def dominance(W) -> np.ndarray:
 
 
 def pareto_gate(W, chosen, remaining, dm=None) -> np.ndarray:
-    """``G(r) = min(E(r), 1 - Dm(r))`` of the ``remaining`` columns of ``W`` (sensitivity units): the escape
-    from the ``chosen`` columns (1 when none), capped by the non-dominance in the whole table. Moves by at
-    most 2 between neighbours (a minimum of two functions that move by at most 2). O(n |M| m + p q m).
+    """``G(r) = min(H(r), 2 - 2 Dm(r))`` of the ``remaining`` columns of ``W`` (sensitivity units): the escape
+    from (or copy of) the ``chosen`` columns (:func:`dpmo.pareto.consistent.escape_or_duplicate`), capped by
+    the non-dominance in the whole table; without chosen columns ``1 - Dm(r)``. In [0, 2], so it moves by at
+    most 2 between neighbours. O(n |M| m + p q m).
     ``dm``: :func:`dominance` of ``W`` if already computed (it does not depend on the round).
 
     Examples
@@ -86,13 +90,13 @@ def pareto_gate(W, chosen, remaining, dm=None) -> np.ndarray:
     >>> from dpmo.chebyshev_gate import pareto_gate
     >>> W = np.array([[3.0, 2.0, 0.0, 3.0], [3.0, 2.0, 5.0, 3.0]])
     >>> pareto_gate(W, [0], np.array([1, 2, 3])).tolist()  # dominated, on the front, a copy of the pick
-    [0.0, 1.0, 0.0]
+    [0.0, 2.0, 1.0]
     """
     W = np.asarray(W, dtype=np.float64)
     remaining = np.asarray(remaining, dtype=np.intp)
     G = 1.0 - (dominance(W) if dm is None else np.asarray(dm))[remaining]
-    if len(chosen):
-        G = np.minimum(G, escape(W[:, list(chosen)], W[:, remaining]))
+    if len(chosen):  # round 1 (no earlier pick): 1 - Dm, in [0, 1]
+        G = np.minimum(2.0 * G, escape_or_duplicate(W[:, list(chosen)], W[:, remaining]))
     return G
 
 
@@ -128,9 +132,9 @@ def gated_scores(score, span: float, scale: float, W, e, chosen, remaining, epsi
     the declared ranges, ``scale`` its divisor); ``W`` (m, n) every objective in sensitivity units, clipped
     to its declared range; ``e`` the round's objectives' sensitivities in range units. ``S = (1 + 2 span)
     / (1 - 2 x)``, ``gamma = span + x S``: ``S = 1 + 2 gamma`` bounds the change of the sum (``G`` moves by
-    at most 2), and ``gamma`` outweighs what ``score`` can take back by ``x S``, a lead of ``x`` after the
-    division. All weights are public. ``cache``: an optional dict keeping :func:`dominance` of ``W``
-    across the rounds (key ``"dominance"``).
+    at most 2), and one unit of ``G`` (``gamma``) outweighs what ``score`` can take back by ``x S``, a lead
+    of ``x`` after the division. All weights are public. ``cache``: an optional dict keeping
+    :func:`dominance` of ``W`` across the rounds (key ``"dominance"``).
 
     Examples
     --------

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .chebyshev import range_units
-from .pareto.consistent import RESOLVE, TIE_SHARE, escape, resolution
+from .pareto.consistent import RESOLVE, TIE_SHARE, escape, escape_or_duplicate, resolution
 from .selection import Rounds
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "round_settings",
     "tie_weights",
     "escape",
+    "escape_or_duplicate",
     "HypervolumeRounds",
     "RESOLVE",
     "TIE_SHARE",
@@ -154,8 +155,10 @@ class HypervolumeRounds(Rounds):
 
     At negligible noise two tie terms are added (:func:`tie_weights`): ``beta N(r)``, ``N`` the sum of the
     clipped objectives in sensitivity units (strictly larger for a dominating candidate), and, after round
-    1, ``gamma E(r)``, ``E`` the escape of ``r`` from the earlier picks (1 when ``r`` beats every earlier
-    pick by one sensitivity unit in some objective, 0 when an earlier pick weakly dominates it).
+    1, ``gamma H(r)``, ``H`` the escape of ``r`` from the earlier picks with copies half-way
+    (:func:`dpmo.pareto.consistent.escape_or_duplicate`: 2 when ``r`` beats every earlier pick by one
+    sensitivity unit in some objective, 1 when ``r`` equals an earlier pick, 0 when an earlier pick weakly
+    dominates it without equalling it).
 
     ``delta``, ``t``, ``beta`` and ``gamma`` are fixed, for a given round, by public quantities only;
     ``delta=``, ``weight=`` (``t``) and ``ties=`` (``(beta, gamma)``) fix them outright (audits).
@@ -223,8 +226,8 @@ class HypervolumeRounds(Rounds):
         if beta > 0.0:  # N: the sum in sensitivity units, sensitivity m
             score += beta * np.sum(Z[:, remaining] / e[:, None], axis=0)
             sens += beta * m
-        if gamma > 0.0 and chosen:  # E: the escape from the earlier picks, sensitivity 2
-            score += gamma * escape(Z[:, chosen] / e[:, None], Z[:, remaining] / e[:, None])
+        if gamma > 0.0 and chosen:  # H: the escape from (or copy of) the earlier picks, in [0, 2]
+            score += gamma * escape_or_duplicate(Z[:, chosen] / e[:, None], Z[:, remaining] / e[:, None])
             sens += 2.0 * gamma
         return score / sens, 1.0
 
@@ -233,9 +236,11 @@ def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: floa
     """``(beta, gamma)``: the weights of the tie terms of one round of the private greedy hypervolume.
 
     The round's score before them is ``(1 - t) G + t A`` with sensitivity ``B = (1 - t) S_G + t s / m``
-    (``S_G = gain_sens``, ``s = sum_i e_i``, ``e_i = min(d_i, 1)``). The tie terms are ``beta N + gamma E``:
+    (``S_G = gain_sens``, ``s = sum_i e_i``, ``e_i = min(d_i, 1)``). The tie terms are ``beta N + gamma H``:
     ``N(r) = sum_i clip(Z_i(r), 0, 1) / e_i`` (the sum in sensitivity units, in ``[0, U]`` with ``U = sum_i
-    1 / e_i``, sensitivity ``m``) and, after round 1, ``E`` (:func:`escape`, sensitivity 2). With
+    1 / e_i``, sensitivity ``m``) and, after round 1, ``H`` (:func:`escape_or_duplicate`, in [0, 2]:
+    sensitivity 2; one unit separates a candidate that escapes the earlier picks from a copy of one, and a
+    copy from a candidate they weakly dominate). With
     ``x = 2 (ln n_left + RESOLVE) / eps_j`` (:func:`dpmo.pareto.consistent.resolution`:
     a lead the round's noise resolves, a dominated pick then having probability at most ``e^-RESOLVE``)
     they are used when ``x (m + 2 + 2U) <= TIE_SHARE`` (negligible noise), with
@@ -244,9 +249,10 @@ def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: floa
         later rounds: S = (B + 2t) / (1 - x (m + 2 + 2U)), beta = x S, gamma = x S (1 + U) + t
 
     so that ``S = B + m beta + 2 gamma`` is the round's sensitivity, one unit of ``N`` is worth ``x`` after
-    the division by ``S``, and so is ``gamma`` minus everything the other terms can take back (``t`` from
-    ``A``, ``beta U`` from ``N``). Otherwise, or without noise (``epsilon`` None), ``(0, 0)``. All inputs are
-    public. Proof in ``docs/pareto.md``, "Ties at negligible noise".
+    the division by ``S``, and so is one unit of ``H`` (``gamma``) minus everything the other terms can take
+    back (``t`` from ``A``, ``beta U`` from ``N``). Otherwise, or without noise (``epsilon`` None), ``(0,
+    0)``. All inputs are public. Proof in ``docs/pareto.md``, "Ties at negligible noise" and "Copies of the
+    picks".
 
     Examples
     --------

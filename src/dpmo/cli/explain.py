@@ -278,7 +278,7 @@ def _front_covering_lines(args, n: int) -> list[str]:
         "agg (equal weights over the declared ranges, --weights 1/(HIGH-LOW) each) is the safer choice when "
         "one weighted sum is what you want, when every staircase round's weight above is 1, or with "
         "objectives without declared ranges; at negligible noise, with declared ranges, the picks of "
-        "staircase, chebyshev and pareto are on the exact front while it has unpicked points (values on "
+        "staircase, chebyshev and pareto are front rows while an unpicked front row is left (values on "
         "their sensitivity grid; without ranges chebyshev's are only never dominated by an unpicked row; "
         "docs/pareto.md)"
     )

@@ -7,13 +7,14 @@ candidate above its dominator (the dampened score is not monotone in the Pareto 
 When the round's noise is negligible -- a public condition on ``n_j`` and ``eps_j`` only --
 :class:`ConsistentParetoRounds` scores instead
 
-    s(r) = PS(r) + gamma E(r),     sensitivity S = (n_j - 1) + 2 gamma   (no E in round 1: S = n_j - 1)
+    s(r) = PS(r) + gamma H(r),     sensitivity S = (n_j - 1) + 2 gamma   (no H in round 1: S = n_j - 1)
 
-``PS`` the paper's Pareto score on the candidates left (global sensitivity ``n_j - 1``) and ``E``
-:func:`dpmo.greedy_hypervolume.escape` of the objectives in units of their global sensitivities (0 when
-an earlier pick weakly dominates ``r``, 1 when ``r`` beats every earlier pick by one sensitivity unit in
-some objective; sensitivity 2). Otherwise the round is the paper's, float for float. Proof and
-conditions: ``docs/pareto.md``, "PrivPareto at negligible noise".
+``PS`` the paper's Pareto score on the candidates left (global sensitivity ``n_j - 1``) and ``H``
+:func:`escape_or_duplicate` of the objectives in units of their global sensitivities (on values on their
+sensitivity grid: 2 when ``r`` beats every earlier pick by one sensitivity unit in some objective, 1 when
+``r`` equals an earlier pick, 0 when an earlier pick weakly dominates ``r`` without equalling it; values
+in [0, 2], so sensitivity 2). Otherwise the round is the paper's, float for float. Proof and conditions:
+``docs/pareto.md``, "PrivPareto at negligible noise" and "Copies of the picks".
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ __all__ = [
     "negligible_noise",
     "escape_weight",
     "escape",
+    "duplicate_tie",
+    "escape_or_duplicate",
     "resolution",
     "ConsistentParetoRounds",
     "RESOLVE",
@@ -83,8 +86,9 @@ def negligible_noise(n_left: int, epsilon: float | None) -> bool:
 
 
 def escape_weight(n_left: int, epsilon: float) -> float:
-    """``gamma = (n_j - 2) + x S`` with ``S = (3 n_j - 5) / (1 - 2 x)``: one unit of ``E`` outweighs what the
-    Pareto score can take back (a front point with copies left scores down to ``-(n_j - 2)``) by ``x S``.
+    """``gamma = (n_j - 2) + x S`` with ``S = (3 n_j - 5) / (1 - 2 x)``: one unit of ``H``
+    (:func:`escape_or_duplicate`) outweighs what the Pareto score can take back (a front point with copies
+    left scores down to ``-(n_j - 2)``) by ``x S``.
 
     Examples
     --------
@@ -114,6 +118,44 @@ def escape(picked, candidates) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         diff = candidates[:, :, None] - picked[:, None, :]  # (m, q, p)
     return np.clip(np.nan_to_num(np.min(np.max(diff, axis=0), axis=1), nan=0.0), 0.0, 1.0)
+
+
+def duplicate_tie(picked, candidates) -> np.ndarray:
+    """``u(r) = clip(max_p min_i -|r_i - p_i|, -1, 0)`` for every column ``r`` of ``candidates`` (shape
+    (m, q)) against the columns ``p`` of ``picked`` (shape (m, p), p >= 1), both in sensitivity units: 0
+    when ``r`` equals some ``p`` in every objective, -1 when ``r`` is at least one unit from every ``p`` in
+    some objective. Values in [-1, 0], so it moves by at most 1 between any two tables (without the clip:
+    by up to 2 when every coordinate of every point moves by at most 1). O(p q m).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.pareto.consistent import duplicate_tie
+    >>> P, Q = np.array([[2.0], [2.0]]), np.array([[2.0, 1.0, 2.0, 9.0], [2.0, 2.0, 2.5, 9.0]])
+    >>> duplicate_tie(P, Q).tolist()
+    [0.0, -1.0, -0.5, -1.0]
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        gap = np.abs(candidates[:, :, None] - picked[:, None, :])  # (m, q, p)
+    near = np.nan_to_num(-np.min(np.max(gap, axis=0), axis=1), nan=-1.0)
+    return np.clip(near, -1.0, 0.0) + 0.0  # + 0.0: no -0.0
+
+
+def escape_or_duplicate(picked, candidates) -> np.ndarray:
+    """``H(r) = max(2 E(r), 1 + u(r))`` (:func:`escape`, :func:`duplicate_tie`): the escape from the picks
+    with a copy of a pick half-way. On values on their sensitivity grid: 2 when ``r`` beats every pick by
+    a unit somewhere, 1 when it equals a pick, 0 when a pick weakly dominates it without equalling it.
+    Values in [0, 2], so it moves by at most 2 between any two tables (the bound stated for ``E``). Off the
+    grid it is not monotone (a point a quarter unit above a pick scores 0.75, its copy 1). O(p q m).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.pareto.consistent import escape_or_duplicate
+    >>> escape_or_duplicate(np.array([[2.0], [2.0]]), np.array([[3.0, 2.0, 1.0], [0.0, 2.0, 2.0]])).tolist()
+    [2.0, 1.0, 0.0]
+    """
+    return np.maximum(2.0 * escape(picked, candidates), 1.0 + duplicate_tie(picked, candidates))
 
 
 class ConsistentParetoRounds(Rounds):
@@ -165,8 +207,8 @@ class ConsistentParetoRounds(Rounds):
             return ps, sens
         gamma = escape_weight(n_j, self.epsilon) if self.gamma is None else float(self.gamma)
         U = self.units()
-        self.score_name = "Pareto score + escape from the earlier picks (negligible noise)"
-        return ps + gamma * escape(U[:, chosen], U[:, remaining]), sens + 2.0 * gamma
+        self.score_name = "Pareto score + escape from (or copy of) the earlier picks (negligible noise)"
+        return ps + gamma * escape_or_duplicate(U[:, chosen], U[:, remaining]), sens + 2.0 * gamma
 
     def chosen(self, candidate: int) -> None:
         self.paper.chosen(candidate)
