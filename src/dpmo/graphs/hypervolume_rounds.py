@@ -175,22 +175,22 @@ def capped_area_gains(points, degree, ego, pick_degrees, weight: float) -> np.nd
     return g - w * np.maximum(g - AREA_GAIN_SENSITIVITY * dist, 0.0)
 
 
-#: The most that the duplicates' tie (:func:`duplicate_ties`) adds to a node's round score, in units of its
-#: sensitivity: a hundredth of what one edge can move a score. A design rule, not fitted: it bounds the
-#: hypervolume gain (``2 x DUPLICATE_TIE_SPAN`` in degree x ego density) that the tie may outweigh.
+#: The duplicates' tie (:func:`duplicate_ties`) is on only once the round resolves a lead of half this many
+#: units (a hundredth of what one edge can move a score), and then spans at most that half, or twice the
+#: span of the other tie term where that is more (graphs of a few dozen nodes). A design rule, not fitted: it
+#: bounds the hypervolume gain (in degree x ego density, twice the span) that the tie may outweigh.
 DUPLICATE_TIE_SPAN = 0.01
 
 
 def duplicate_tie_weight(n_left: int, epsilon, floor: float = 0.0) -> float:
-    """``r(x) max(x, floor)``, ``x = 2 (ln n_left + PARETO_RESOLVE) / eps_j`` the lead that the round's
-    exponential mechanism resolves to a miss of at most ``e^-20`` (:func:`dpmo.pareto.consistent.resolution`)
-    and ``r(x) = clip(2 (1 - x /
-    DUPLICATE_TIE_SPAN), 0, 1)``: the weight of :func:`duplicate_ties` in a round's tie rule. 0 while ``x >=
-    DUPLICATE_TIE_SPAN`` (the noise is not negligible: every epsilon of the robustness benchmark's grid up to
-    500), rising to ``max(x, floor)`` as ``x`` falls to ``DUPLICATE_TIE_SPAN / 2``, where a duplicate of a
-    pick leads a node one edge away from every pick by one resolved lead; ``floor`` (the caller's: twice the
-    span of the round's other tie term) keeps it above that term. Public: ``n_left``, the round's epsilon,
-    ``floor``. O(1).
+    """``r(x) max(x, floor)``: the weight of :func:`duplicate_ties` in a round's tie rule, with ``x = 2 (ln
+    n_left + PARETO_RESOLVE) / eps_j`` (the lead that the round's exponential mechanism resolves to a miss of
+    at most ``e^-20``, :func:`dpmo.pareto.consistent.resolution`) and ``r(x) = clip(2 (1 - x /
+    DUPLICATE_TIE_SPAN), 0, 1)``. 0 while ``x >= DUPLICATE_TIE_SPAN`` (the noise is not negligible: every
+    epsilon of the robustness benchmark's grid up to 500), rising to ``max(x, floor)`` as ``x`` falls to
+    ``DUPLICATE_TIE_SPAN / 2``, where a duplicate of a pick leads a node one edge away from every pick by one
+    resolved lead; ``floor`` (the caller's: twice the span of the round's other tie term, below ``1.5 /
+    n``) keeps it above that term. Public: ``n_left``, the round's epsilon, ``floor``. O(1).
 
     Examples
     --------
