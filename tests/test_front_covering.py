@@ -419,24 +419,9 @@ def _ties_active(vals, spec, k, epsilon):
     return x * (m + 2 + 2 * np.sum(1 / e)) <= TIE_SHARE
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tables(), st.integers(1, 4), st.integers(0, 2**16))
-def test_no_dominated_pick_at_negligible_noise(table, k, seed):
-    """epsilon 1e6: every pick of the staircase (the private greedy hypervolume), of chebyshev and of
-    pareto (global and local) is Pareto-optimal in the whole table as long as the table has a
-    non-dominated point that no earlier pick equals (with at least k distinct non-dominated points: every
-    pick), for every m = 2..5, whenever the public conditions of their negligible-noise terms hold (values
-    on their sensitivity grid inside the declared ranges, as generated here; docs/pareto.md); and every
-    pick of the exact greedy (the limit of the staircase) is Pareto-optimal for every m."""
-    from dpmo.pareto.consistent import negligible_noise
-
-    vals, spec = table
-    n = vals.shape[1]
-    k = min(k, n)
-    objs = _objs(vals, spec)
-    front = [i for i in range(n) if not _strictly_dominated(vals, i, np.arange(n))]
-    # the conditions hold on every generated table (n <= 27, U <= 5,000, k <= 4): every round's (n_j <= n)
-    assert negligible_noise(n, 1e6 / k) and _ties_active(vals, spec, k, 1e6)
+def _private_variants_on_front(vals, objs, k: int, seed: int, front) -> None:
+    """At epsilon 1e6 every pick of the four private variants (chebyshev, the staircase, pareto global and
+    local) is a front row while an unpicked front row is left; chebyshev's gate is on in every round."""
     for approach, sens in (
         ("chebyshev", "local"),
         ("staircase", "local"),
@@ -449,6 +434,27 @@ def test_no_dominated_pick_at_negligible_noise(table, k, seed):
         _on_front_while_front_rows_left(vals, picks, front)
         if approach == "chebyshev":
             assert _gate_on_every_round(objs, picks, 1e6)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.integers(1, 4), st.integers(0, 2**16))
+def test_no_dominated_pick_at_negligible_noise(table, k, seed):
+    """epsilon 1e6: every pick of the staircase (the private greedy hypervolume), of chebyshev and of
+    pareto (global and local) is a front row (Pareto-optimal in the whole table) while an unpicked front
+    row is left (copies of front rows count), for every m = 2..5, whenever the public conditions of their
+    negligible-noise terms hold (values on their sensitivity grid inside the declared ranges, as generated
+    here; docs/pareto.md); and every pick of the exact greedy (the limit of the staircase) is
+    Pareto-optimal while the table has a front point no earlier pick equals (it has no tie terms)."""
+    from dpmo.pareto.consistent import negligible_noise
+
+    vals, spec = table
+    n = vals.shape[1]
+    k = min(k, n)
+    objs = _objs(vals, spec)
+    front = [i for i in range(n) if not _strictly_dominated(vals, i, np.arange(n))]
+    # the conditions hold on every generated table (n <= 27, U <= 5,000, k <= 4): every round's (n_j <= n)
+    assert negligible_noise(n, 1e6 / k) and _ties_active(vals, spec, k, 1e6)
+    _private_variants_on_front(vals, objs, k, seed, front)
     # the exact greedy (the limit of the staircase as epsilon grows) for every m
     greedy = argmax_multiobjective(objs, approach="staircase", k=k, rng=seed).tolist()
     _on_front_while_possible(vals, greedy, front)
@@ -493,18 +499,7 @@ def test_copies_of_front_rows_before_dominated_rows_at_negligible_noise(table, e
     k = min(len({tuple(vals[:, f]) for f in front}) + extra, n)
     objs = _objs(vals, spec)
     assert negligible_noise(n, 1e6 / k) and _ties_active(vals, spec, k, 1e6)
-    for approach, sens in (
-        ("chebyshev", "local"),
-        ("staircase", "local"),
-        ("pareto", "global"),
-        ("pareto", "local"),
-    ):
-        picks = dpmo.select_multiobjective(
-            objs, 1e6, approach=approach, k=k, rng=seed, exact=False, sensitivity=sens
-        ).tolist()
-        _on_front_while_front_rows_left(vals, picks, front)
-        if approach == "chebyshev":
-            assert _gate_on_every_round(objs, picks, 1e6)
+    _private_variants_on_front(vals, objs, k, seed, front)
 
 
 @st.composite
