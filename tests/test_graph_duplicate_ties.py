@@ -75,6 +75,7 @@ def test_the_weight_is_zero_unless_the_noise_is_negligible_and_fades():
 LEVELS = (0.0, 1.0 / 6.0, 1.0 / 3.0, 0.5, 1.0)  # public released ego densities of the pick
 
 
+@pytest.mark.slow  # about 2 s of CPU each: the whole suite only (the definition's test is fast)
 @pytest.mark.parametrize("sensitivity", ["local", "global"])
 def test_duplicate_ties_move_by_at_most_one_on_every_graph_with_five_nodes(sensitivity):
     """Every graph on 5 nodes, every one-edge neighbour (both directions), every pick ``b`` and every public
