@@ -220,9 +220,9 @@ def duplicate_ties(degree, pick_degrees, ego_excesses, scale: float = 1.0) -> np
     pick_degrees : sequence of float
         The earlier picks' degrees ``deg(b)`` (the exact ones: ``deg(r) - deg(b)`` is what has sensitivity
         1), or public degrees.
-    ego_excesses : sequence of array_like, shape (n,)
+    ego_excesses : sequence of array_like, shape (n,), or float
         Per pick, every node's dampened ego density excess over the pick's *released* ego density
-        (:func:`dpmo.chebyshev.dampened_excess` at that public level; sensitivity 1).
+        (:func:`dpmo.chebyshev.dampened_excess` at that public level; sensitivity 1); a public point's 0.
     scale : float, default 1
         ``L``, public: one triangle at degree ``d`` is about ``1 / (d - 1)`` unit of ``E_b``, so ``L = d -
         1`` makes it a whole unit. It costs no sensitivity: the clip keeps the result in an interval of
@@ -265,9 +265,11 @@ def duplicate_tie_term(rounds, remaining, t: float) -> tuple[np.ndarray | float,
     front unless one of that degree has more ego density, and such a one has a gain), at the scale ``L =
     max(1, D - 1)``, ``D`` the largest released pick degree (the boxes' degrees, at most ``n - 1``): one
     triangle below a pick of degree up to ``D`` is then a whole unit. O(n p) when it acts, O(1) otherwise."""
+    if not (t < 1.0 and rounds.picks):
+        return 0.0, 0.0
     n = rounds.objectives[0].n
     floor = 3.0 * n * t**0.25 * tie_weight(n)  # twice the span of the tie rule's rho (D_deg + D_ego) term
-    rho2 = duplicate_tie_weight(remaining.size, rounds.epsilon, floor) if t < 1.0 and rounds.picks else 0.0
+    rho2 = duplicate_tie_weight(remaining.size, rounds.epsilon, floor)
     if not rho2 > 0.0:
         return 0.0, 0.0
     top = max(float(box[0]) for box in rounds.boxes)
@@ -278,7 +280,7 @@ def duplicate_tie_term(rounds, remaining, t: float) -> tuple[np.ndarray | float,
     points = [float(deg[b]) for b in rounds.picks]
     W = None if rounds.degrees_at_ranks is None else float(rounds.degrees_at_ranks[0])
     if W is not None and top < W - 0.5:  # the degree end of the front, min(deg(r) - W_1, 0)
-        points, E = [*points, W], [*E, np.zeros(deg.shape)]
+        points, E = [*points, W], [*E, 0.0]
     u = duplicate_ties(deg, points, E, L)[remaining]
     return rho2 * u, rho2
 

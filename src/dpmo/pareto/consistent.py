@@ -115,9 +115,22 @@ def escape(picked, candidates) -> np.ndarray:
     >>> escape(np.array([[2.0], [2.0]]), np.array([[1.0, 3.0, 2.5], [2.0, 0.0, 1.0]])).tolist()
     [0.0, 1.0, 0.5]
     """
-    with np.errstate(invalid="ignore"):
-        diff = candidates[:, :, None] - picked[:, None, :]  # (m, q, p)
+    return _escape_of(_differences(picked, candidates))
+
+
+def _differences(picked, candidates) -> np.ndarray:
+    """``r_i - p_i`` for every objective, candidate and pick, shape (m, q, p); inf - inf gives NaN quietly."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return candidates[:, :, None] - picked[:, None, :]
+
+
+def _escape_of(diff) -> np.ndarray:
     return np.clip(np.nan_to_num(np.min(np.max(diff, axis=0), axis=1), nan=0.0), 0.0, 1.0)
+
+
+def _duplicate_of(diff) -> np.ndarray:
+    near = np.nan_to_num(-np.min(np.max(np.abs(diff), axis=0), axis=1), nan=-1.0)
+    return np.clip(near, -1.0, 0.0) + 0.0  # + 0.0: no -0.0
 
 
 def duplicate_tie(picked, candidates) -> np.ndarray:
@@ -135,10 +148,7 @@ def duplicate_tie(picked, candidates) -> np.ndarray:
     >>> duplicate_tie(P, Q).tolist()
     [0.0, -1.0, -0.5, -1.0]
     """
-    with np.errstate(over="ignore", invalid="ignore"):
-        gap = np.abs(candidates[:, :, None] - picked[:, None, :])  # (m, q, p)
-    near = np.nan_to_num(-np.min(np.max(gap, axis=0), axis=1), nan=-1.0)
-    return np.clip(near, -1.0, 0.0) + 0.0  # + 0.0: no -0.0
+    return _duplicate_of(_differences(picked, candidates))
 
 
 def escape_or_duplicate(picked, candidates) -> np.ndarray:
@@ -155,7 +165,8 @@ def escape_or_duplicate(picked, candidates) -> np.ndarray:
     >>> escape_or_duplicate(np.array([[2.0], [2.0]]), np.array([[3.0, 2.0, 1.0], [0.0, 2.0, 2.0]])).tolist()
     [2.0, 1.0, 0.0]
     """
-    return np.maximum(2.0 * escape(picked, candidates), 1.0 + duplicate_tie(picked, candidates))
+    diff = _differences(picked, candidates)  # once for both terms: O(p q m) memory
+    return np.maximum(2.0 * _escape_of(diff), 1.0 + _duplicate_of(diff))
 
 
 class ConsistentParetoRounds(Rounds):
