@@ -62,20 +62,55 @@ FRONT_GRAPHS = dict(SMALL_GRAPHS, family=st.sampled_from(FAMILIES))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(**FRONT_GRAPHS)
 def test_no_dominated_pick_at_negligible_noise(n, p, k, seed, family):
-    """At epsilon 1e6 the default (and ``approach="staircase"``) picks a dominated node only when every node
-    of the front is picked: at most ``k`` minus the front's nodes (duplicates count: a node equal to a front
-    point is Pareto-optimal too)."""
+    """At epsilon 1e6 the default (and ``approach="staircase"``, and PrivPareto, global and local) picks a
+    dominated node only when every node of the front is picked: at most ``k`` minus the front's nodes
+    (duplicates count: a node equal to a front point is Pareto-optimal too)."""
     G = generated(family, n, p, seed)
     g = graphs.load_graph(G, nodes=G.number_of_nodes())
     X = _values(g)
     dom = dominated_mask(X)
-    for approach in ("chebyshev", "staircase"):
-        idx = graphs.top_k(g, k, 1e6, approach=approach, rng=seed % 1000, exact=False)
+    for approach, sens in (
+        ("chebyshev", "local"),
+        ("staircase", "local"),
+        ("pareto", "local"),
+        ("pareto", "global"),
+    ):
+        idx = graphs.top_k(g, k, 1e6, approach=approach, sensitivity=sens, rng=seed % 1000, exact=False)
         assert dom[idx].sum() <= max(0, k - np.count_nonzero(~dom)), (
             approach,
             X[idx].tolist(),
             X[~dom].tolist(),
         )
+
+
+def test_pareto_on_graphs_the_former_rule_left_dominated():
+    """PrivPareto at epsilon 1e6 on two graphs where the former negligible-noise rule (the Pareto score,
+    sensitivity ``n - 1``, plus an escape in sensitivity units) did not hold or did not resolve: a star of
+    2,000 nodes joined to a clique of 45 (``eps_j`` below ``6 n (ln n + 20)``: the paper's local rounds
+    picked leaves after the centre) and a G(n, p) graph of 200 nodes (ego densities a few hundredths apart,
+    far below the sensitivity 1: a pick's dominated neighbour in ego density was not told apart). Every
+    pick is on the front, global and local; control: the paper's rounds (``consistent=False``) pick
+    dominated nodes on both."""
+    from dpmo import select_multiobjective
+    from dpmo.pareto import ParetoApproach
+
+    star = nx.complete_graph(45)
+    star.add_edges_from((0, v) for v in range(45, 2000))
+    cases = [star, nx.fast_gnp_random_graph(200, 8.0 / 199, seed=1)]
+    for G in cases:
+        g = graphs.load_graph(G, nodes=G.number_of_nodes())
+        dom = dominated_mask(_values(g))
+        paper = 0
+        for seed in range(6):
+            for sens in ("local", "global"):
+                idx = graphs.top_k(g, 3, 1e6, approach="pareto", sensitivity=sens, rng=seed, exact=False)
+                assert not dom[np.searchsorted(g.ids, idx)].any()
+            objs = graphs.objectives(g)
+            q = select_multiobjective(
+                objs, 1e6, approach=ParetoApproach(consistent=False), k=3, rng=seed, sensitivity="local"
+            )
+            paper += int(dom[q].sum())
+        assert paper > 0
 
 
 def test_dominated_mask_matches_its_definition():

@@ -7,13 +7,13 @@ candidate above its dominator (the dampened score is not monotone in the Pareto 
 When the round's noise is negligible -- a public condition on ``n_j`` and ``eps_j`` only --
 :class:`ConsistentParetoRounds` scores instead
 
-    s(r) = PS(r) + gamma H(r),     sensitivity S = (n_j - 1) + 2 gamma   (no H in round 1: S = n_j - 1)
+    s(r) = -[r dominated among the candidates left] + gamma H(r),    sensitivity 1 + 2 gamma, gamma = 1
 
-``PS`` the paper's Pareto score on the candidates left (global sensitivity ``n_j - 1``) and ``H``
-:func:`escape_or_duplicate` of the objectives in units of their global sensitivities (on values on their
-sensitivity grid: 2 when ``r`` beats every earlier pick by one sensitivity unit in some objective, 1 when
-``r`` equals an earlier pick, 0 when an earlier pick weakly dominates ``r`` without equalling it; values
-in [0, 2], so sensitivity 2). Otherwise the round is the paper's, float for float. Proof and conditions:
+(no ``H`` in round 1: sensitivity 1), ``H`` :func:`escape_or_copy` of the objectives' values (2 when
+``r`` exceeds every earlier pick in some objective, 1 when ``r`` equals an earlier pick and exceeds none,
+0 otherwise). Both terms take a bounded set of values, so their sensitivities are their ranges (1 and 2),
+whatever the data and the objectives' units: no grid of values is assumed (ego densities, rates with
+fine steps). Otherwise the round is the paper's, float for float. Proof and conditions:
 ``docs/pareto.md``, "PrivPareto at negligible noise" and "Copies of the picks".
 """
 
@@ -24,12 +24,14 @@ import math
 import numpy as np
 
 from ..selection import Rounds
+from .dominance import count_columns
 from .rounds import ParetoRounds
 
 __all__ = [
     "negligible_noise",
-    "escape_weight",
     "escape",
+    "escape_or_copy",
+    "dominated_among",
     "duplicate_tie",
     "escape_or_duplicate",
     "resolution",
@@ -37,6 +39,7 @@ __all__ = [
     "RESOLVE",
     "PARETO_RESOLVE",
     "TIE_SHARE",
+    "ESCAPE_WEIGHT",
 ]
 
 #: ``lambda`` of the staircase's tie terms: a term is worth ``x = 2 (ln n_j + lambda) / eps_j`` per unit of
@@ -50,6 +53,9 @@ PARETO_RESOLVE = 20.0
 #: ``theta``: the largest share of a round's sensitivity that the tie terms may take; beyond it the noise
 #: is not negligible and the round has no tie term (``docs/pareto.md``, "Ties at negligible noise").
 TIE_SHARE = 0.8
+#: ``gamma``, the weight of :func:`escape_or_copy` in :class:`ConsistentParetoRounds`: with 1 the best class
+#: of candidates leads every other by one unit of a score of sensitivity 3 (``docs/pareto.md``).
+ESCAPE_WEIGHT = 1.0
 
 
 def resolution(n_left: int, epsilon: float, lam: float) -> float:
@@ -70,35 +76,20 @@ _LIM = float(np.finfo(np.float64).max) / 8.0
 
 
 def negligible_noise(n_left: int, epsilon: float | None) -> bool:
-    """The public condition ``x (3 n_j - 3) <= 1``, ``x = resolution(n_j, eps_j, PARETO_RESOLVE)``: the
-    round's noise resolves one unit of the Pareto score after the escape term has taken its share
-    (``docs/pareto.md``).
+    """The public condition ``3 x <= 1``, ``x = resolution(n_j, eps_j, PARETO_RESOLVE)``: a lead of one
+    unit of :class:`ConsistentParetoRounds`'s score (sensitivity at most 3) makes the exponential mechanism
+    prefer the leaders to the ``n_j`` others together by ``e^20`` (``eps_j >= 6 (ln n_j + 20)``: 152 at
+    ``n_j`` = 200, 189 at 10^5; ``docs/pareto.md``).
 
     Examples
     --------
     >>> from dpmo.pareto.consistent import negligible_noise
-    >>> negligible_noise(400, 10.0), negligible_noise(400, 1e6), negligible_noise(24, 2.5e5)
+    >>> negligible_noise(400, 10.0), negligible_noise(400, 1e6), negligible_noise(10**5, 190.0)
     (False, True, True)
     """
     if epsilon is None or not epsilon > 0 or n_left < 2:
         return False
-    return resolution(n_left, epsilon, PARETO_RESOLVE) * (3.0 * n_left - 3.0) <= 1.0
-
-
-def escape_weight(n_left: int, epsilon: float) -> float:
-    """``gamma = (n_j - 2) + x S`` with ``S = (3 n_j - 5) / (1 - 2 x)``: one unit of ``H``
-    (:func:`escape_or_duplicate`) outweighs what the Pareto score can take back (a front point with copies
-    left scores down to ``-(n_j - 2)``) by ``x S``.
-
-    Examples
-    --------
-    >>> from dpmo.pareto.consistent import escape_weight
-    >>> round(escape_weight(10, 1e6), 4)
-    8.0011
-    """
-    x = resolution(n_left, epsilon, PARETO_RESOLVE)
-    S = (3.0 * n_left - 5.0) / (1.0 - 2.0 * x)
-    return (n_left - 2.0) + x * S
+    return 3.0 * resolution(n_left, epsilon, PARETO_RESOLVE) <= 1.0
 
 
 def escape(picked, candidates) -> np.ndarray:
@@ -169,59 +160,97 @@ def escape_or_duplicate(picked, candidates) -> np.ndarray:
     return np.maximum(2.0 * _escape_of(diff), 1.0 + _duplicate_of(diff))
 
 
+def escape_or_copy(picked, candidates) -> np.ndarray:
+    """``H(r)`` for every column ``r`` of ``candidates`` (shape (m, q)) against the columns ``p`` of
+    ``picked`` (shape (m, p), p >= 1), values as declared (maximised): 2 when for every ``p`` some
+    objective has ``r_i > p_i`` (no pick weakly dominates ``r``), else 1 when ``r`` equals some ``p`` in
+    every objective (a copy of a pick), else 0 (a pick weakly dominates ``r`` without equalling it). Values
+    in {0, 1, 2}, so it moves by at most 2 between any two inputs; no unit or grid of values enters it (the
+    limit of :func:`escape_or_duplicate` as the units shrink). O(p q m).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.pareto.consistent import escape_or_copy
+    >>> P = np.array([[2.0], [0.02]])
+    >>> escape_or_copy(P, np.array([[2.0, 2.0, 1.0, 3.0], [0.03, 0.02, 0.5, 0.0]])).tolist()
+    [2.0, 1.0, 2.0, 2.0]
+    >>> escape_or_copy(P, np.array([[2.0, 1.0], [0.01, 0.02]])).tolist()
+    [0.0, 0.0]
+    """
+    diff = _differences(picked, candidates)  # (m, q, p)
+    escapes = np.all(np.any(diff > 0, axis=0), axis=1)
+    copies = np.any(np.all(diff == 0, axis=0), axis=1)
+    return np.where(escapes, 2.0, np.where(copies, 1.0, 0.0))
+
+
+def dominated_among(points) -> np.ndarray:
+    """``True`` for every column ``r`` of ``points`` (shape (m, q), maximised) that another column
+    dominates (``>=`` in every objective, ``>`` in one). Values in {False, True}. O(q log q) for m <= 2,
+    O(q log^(m - 1) q) beyond (:func:`dpmo.pareto.dominance.count_columns`, weak counts, minus the copies).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.pareto.consistent import dominated_among
+    >>> dominated_among(np.array([[3.0, 3.0, 2.0, 0.0], [1.0, 1.0, 1.0, 2.0]])).tolist()
+    [False, False, True, False]
+    """
+    P = np.ascontiguousarray(np.asarray(points, dtype=np.float64) + 0.0)  # + 0.0: -0.0 as 0.0
+    q = P.shape[1]
+    if q == 0:
+        return np.zeros(0, dtype=bool)
+    weak = count_columns(P, None)  # columns >= r everywhere, r and its copies included
+    order = np.lexsort(P[::-1])
+    S = P[:, order]
+    new = np.r_[True, np.any(S[:, 1:] != S[:, :-1], axis=0)]  # first column of each group of copies
+    group = np.cumsum(new) - 1
+    copies = np.empty(q, dtype=np.int64)
+    copies[order] = np.bincount(group)[group]
+    return weak > copies
+
+
 class ConsistentParetoRounds(Rounds):
-    """PrivPareto's rounds, with the global Pareto score and the escape term at negligible noise.
+    """PrivPareto's rounds, with a Pareto-consistent score at negligible noise.
 
     Parameters
     ----------
     objs, sensitivity, cache
         As :class:`dpmo.pareto.rounds.ParetoRounds`.
     gamma : float, optional
-        Fixes the escape weight and turns the rule on in every round (audits); None: the public rule
-        (:func:`negligible_noise`, :func:`escape_weight`).
+        Fixes the weight of ``H`` and turns the rule on in every round (audits); None: the public rule
+        (:func:`negligible_noise`; weight :data:`ESCAPE_WEIGHT`).
     """
 
     def __init__(self, objs, sensitivity: str, cache, gamma=None):
         self.objs, self.sensitivity, self.cache, self.gamma = list(objs), sensitivity, cache, gamma
         self.paper = ParetoRounds(self.objs, sensitivity, cache)
-        self._global = self.paper if sensitivity == "global" else None
         self.epsilon = None
         self.score_name = self.paper.score_name
-        self._units = None
+        self._values = None
 
     def begin(self, r: int, epsilon: float) -> None:
         self.epsilon = float(epsilon)
 
-    def units(self) -> np.ndarray:
-        """(m, n): every objective divided by its global sensitivity (saturating)."""
-        if self._units is None:
-            with np.errstate(over="ignore", invalid="ignore"):
-                self._units = np.stack(
-                    [
-                        np.clip(np.asarray(o.values, float) / o.global_sensitivity, -_LIM, _LIM)
-                        for o in self.objs
-                    ]
-                )
-        return self._units
+    def values(self) -> np.ndarray:
+        """(m, n): the objectives' values as declared."""
+        if self._values is None:
+            self._values = np.stack([np.asarray(o.values, dtype=np.float64) for o in self.objs])
+        return self._values
 
     def scores(self, chosen, remaining):
-        n_j = remaining.size
-        on = self.gamma is not None or negligible_noise(n_j, self.epsilon)
+        on = self.gamma is not None or negligible_noise(remaining.size, self.epsilon)
         if not on:
             self.score_name = self.paper.score_name
             return self.paper.scores(chosen, remaining)
-        if self._global is None:
-            self._global = ParetoRounds(self.objs, "global", self.cache)
-        ps, sens = self._global.scores(chosen, remaining)  # (PS, n_j - 1)
-        self.score_name = "Pareto score (negligible noise: global sensitivity)"
+        V = self.values()
+        s = -dominated_among(V[:, remaining]).astype(np.float64)  # range [-1, 0]: sensitivity 1
         if not chosen:
-            return ps, sens
-        gamma = escape_weight(n_j, self.epsilon) if self.gamma is None else float(self.gamma)
-        U = self.units()
-        self.score_name = "Pareto score + escape from (or copy of) the earlier picks (negligible noise)"
-        return ps + gamma * escape_or_duplicate(U[:, chosen], U[:, remaining]), sens + 2.0 * gamma
+            self.score_name = "dominated among the candidates left (negligible noise)"
+            return s, 1.0
+        gamma = ESCAPE_WEIGHT if self.gamma is None else float(self.gamma)
+        self.score_name = "dominated among those left, escape from or copy of a pick (negligible noise)"
+        return s + gamma * escape_or_copy(V[:, chosen], V[:, remaining]), 1.0 + 2.0 * gamma
 
     def chosen(self, candidate: int) -> None:
         self.paper.chosen(candidate)
-        if self._global is not None and self._global is not self.paper:
-            self._global.chosen(candidate)

@@ -175,10 +175,11 @@ def priv_pareto(
 
     Notes
     -----
-    Negligible noise (issue 38, not in the paper): a round with ``eps_j >= 2 (ln n_j + 20) (3 n_j - 3)``
-    (public) scores the global Pareto score plus an escape from the earlier picks, so that its pick is
-    Pareto-optimal in the whole table (:mod:`dpmo.pareto.consistent`); the paper's mechanism at every
-    epsilon is ``dpmo.select_multiobjective(..., approach=dpmo.pareto.ParetoApproach(consistent=False))``.
+    Negligible noise (issue 38, not in the paper): a round with ``eps_j >= 6 (ln n_j + 20)`` (public)
+    scores "dominated by a candidate left" plus an escape from the earlier picks (bounded terms, sensitivity
+    3), so that its pick is Pareto-optimal in the whole table (:mod:`dpmo.pareto.consistent`); the paper's
+    mechanism at every epsilon is ``dpmo.select_multiobjective(...,
+    approach=dpmo.pareto.ParetoApproach(consistent=False))``.
 
     Privacy: each of the ``k`` rounds is an ``epsilon / k``-DP selection (the Pareto score has global
     sensitivity ``n_round - 1``; ``D`` has global sensitivity 1 under admissible deltas), and the rounds
@@ -238,9 +239,9 @@ class ParetoApproach(Approach):
     consistent : bool, default True
         ``True`` (the registered ``"pareto"``): a round whose noise is negligible (the public condition
         :func:`dpmo.pareto.consistent.negligible_noise` on the candidates left and the round's epsilon)
-        scores the global Pareto score plus an escape term, so that its pick is Pareto-optimal in the
-        whole table (:class:`dpmo.pareto.consistent.ConsistentParetoRounds`); every other round is the
-        paper's, float for float. ``False``: the paper's mechanism at every epsilon.
+        scores "dominated by a candidate left" plus an escape from the earlier picks, so that its pick is
+        Pareto-optimal in the whole table (:class:`dpmo.pareto.consistent.ConsistentParetoRounds`); every
+        other round is the paper's, float for float. ``False``: the paper's mechanism at every epsilon.
     """
 
     name = "pareto"
