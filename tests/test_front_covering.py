@@ -188,10 +188,11 @@ def test_exact_audit_of_the_private_greedy_hypervolume_fast():
 
 
 def test_tie_terms_move_by_their_stated_sensitivities():
-    """N (the sum in sensitivity units) moves by at most m and E (the escape from the earlier picks) by at
-    most 2 between neighbours, on all 120 databases, local and global (non-vacuous: both move by at least
-    half a unit; one record moves one objective of a candidate here, so N moves by 1 at most)."""
-    from dpmo.greedy_hypervolume import escape
+    """N (the sum in sensitivity units) moves by at most m and H (the escape from, or copy of, the earlier
+    picks) by at most 2 between neighbours, on all 120 databases, local and global (non-vacuous: N moves
+    by at least half a unit, H by 2; one record moves one objective of a candidate here, so N moves by 1
+    at most)."""
+    from dpmo.greedy_hypervolume import escape_or_copy
 
     names, kind = CONFIGS[2]
     m = len(names)
@@ -206,7 +207,7 @@ def test_tie_terms_move_by_their_stated_sensitivities():
             Z, d = HypervolumeRounds(objs, s, keep, 3).units()
             U = Z / np.minimum(d, 1.0)[:, None]
             rest = np.setdiff1d(np.arange(N_CAND), HISTORIES[2])
-            return np.sum(U[:, rest], axis=0), escape(U[:, HISTORIES[2]], U[:, rest])
+            return np.sum(U[:, rest], axis=0), escape_or_copy(U[:, HISTORIES[2]], U[:, rest])
 
         for c in CHECK:
             a = terms(c)
@@ -215,7 +216,7 @@ def test_tie_terms_move_by_their_stated_sensitivities():
                 worst_n = max(worst_n, float(np.max(np.abs(a[0] - b[0]))))
                 worst_e = max(worst_e, float(np.max(np.abs(a[1] - b[1]))))
     assert 0.5 <= worst_n <= m + 1e-9
-    assert 0.5 <= worst_e <= 2.0 + 1e-9
+    assert worst_e == 2.0
 
 
 def test_negative_control_of_the_tie_terms_audit():
@@ -339,20 +340,22 @@ def test_negative_control_of_the_gate_audit():
 
 
 def test_dominance_equals_its_definition():
-    """The maximal-set shortcut of dominance gives the maximum over every column (hypothesis-free: random
-    tables with ties and copies, off-grid values included)."""
+    """The gate's ``Dm`` is 1 exactly on the dominated columns, on and off the grid of the sensitivity
+    (random tables with ties and copies; fractional values on odd trials), and on the grid it equals the
+    former unit-based form ``clip(max_q min(1 + min_i (q_i - r_i), max_i (q_i - r_i)), 0, 1)``: the same
+    law there."""
     from dpmo.chebyshev_gate import dominance
 
     rng = np.random.default_rng(5)
     for trial in range(30):
         m, n = int(rng.integers(1, 5)), int(rng.integers(1, 40))
         W = rng.integers(0, 4, (m, n)).astype(float) + (rng.uniform(0, 1, (m, n)) if trial % 2 else 0.0)
-        D = W[:, None, :] - W[:, :, None]  # (m, r, q)
-        want = np.clip(np.max(np.minimum(1.0 + D.min(axis=0), D.max(axis=0)), axis=1), 0.0, 1.0)
-        np.testing.assert_array_equal(dominance(W), want)
-        if trial % 2 == 0:  # on the grid: 1 exactly on the strictly dominated columns, else 0
-            dom = [_strictly_dominated(W, i, np.arange(n)) for i in range(n)]
-            np.testing.assert_array_equal(dominance(W), np.asarray(dom, dtype=float))
+        dom = [_strictly_dominated(W, i, np.arange(n)) for i in range(n)]
+        np.testing.assert_array_equal(dominance(W), np.asarray(dom, dtype=float))
+        if trial % 2 == 0:
+            D = W[:, None, :] - W[:, :, None]  # (m, r, q)
+            former = np.clip(np.max(np.minimum(1.0 + D.min(axis=0), D.max(axis=0)), axis=1), 0.0, 1.0)
+            np.testing.assert_array_equal(dominance(W), former)
 
 
 # ------------------------------------------------------------------------------ generated tables: properties
@@ -362,16 +365,23 @@ COLUMNS = [(0.001, 0.5), (1.0, 300.0), (1.0, 1000.0), (0.5, 100.0), (0.01, 2.0),
 
 
 @st.composite
-def tables(draw, max_m=5):
+def tables(draw, max_m=5, fine=1):
+    """Generated tables with declared ranges; values on the grid of each objective's sensitivity, or with
+    ``fine > 1`` on a grid ``fine`` times finer (off the sensitivity grid: fractions of a unit)."""
     m = draw(st.integers(2, max_m))
     n = draw(st.integers(4, 24))
     kinds = draw(st.lists(st.sampled_from(range(len(COLUMNS))), min_size=m, max_size=m))
     vals, objs_spec = [], []
     for j in kinds:
         unit, width = COLUMNS[j]
-        steps = int(round(width / unit))
-        style = draw(st.sampled_from(["uniform", "ties", "heavy"]))
-        if style == "ties":  # few distinct values
+        steps = int(round(width / unit)) * fine
+        style = draw(st.sampled_from(["uniform", "ties", "heavy"] + (["near"] * 2 if fine > 1 else [])))
+        if style == "near":  # a few distinct values less than one unit apart
+            base = draw(st.integers(0, steps - fine))
+            levels = [base + o for o in draw(st.lists(st.integers(0, fine - 1), min_size=2, max_size=3))]
+            idx = draw(st.lists(st.integers(0, len(levels) - 1), min_size=n, max_size=n))
+            units = np.array([levels[i] for i in idx], dtype=float)
+        elif style == "ties":  # few distinct values
             levels = draw(st.lists(st.integers(0, steps), min_size=1, max_size=3))
             idx = draw(st.lists(st.integers(0, len(levels) - 1), min_size=n, max_size=n))
             units = np.array([levels[i] for i in idx], dtype=float)
@@ -381,7 +391,7 @@ def tables(draw, max_m=5):
         else:
             units = np.array(draw(st.lists(st.integers(0, steps), min_size=n, max_size=n)), dtype=float)
         minimise = draw(st.booleans())
-        v = units * unit
+        v = units * unit / fine
         if minimise:  # a cost: smaller is better, declared as its negation with the negated range
             vals.append(-v)
             objs_spec.append((unit, (-width, 0.0)))
@@ -458,6 +468,25 @@ def test_no_dominated_pick_at_negligible_noise(table, k, seed):
     # the exact greedy (the limit of the staircase as epsilon grows) for every m
     greedy = argmax_multiobjective(objs, approach="staircase", k=k, rng=seed).tolist()
     _on_front_while_possible(vals, greedy, front)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(fine=100), st.integers(1, 4), st.integers(0, 2**16))
+def test_no_dominated_pick_at_negligible_noise_off_the_grid(table, k, seed):
+    """The same property on values a hundred times finer than their sensitivities (a rate of sensitivity
+    0.001 given to 5 decimals, say): the escape ``H`` and the gate's ``Dm`` read strict excesses with no
+    unit, and PrivPareto's round has bounded terms only. (Before, the unit-based escape missed excesses
+    below a unit: 3 and 6 avoidable dominated picks of 120 runs of the staircase and chebyshev on such
+    tables.)"""
+    from dpmo.pareto.consistent import negligible_noise
+
+    vals, spec = table
+    n = vals.shape[1]
+    k = min(k, n)
+    objs = _objs(vals, spec)
+    front = [i for i in range(n) if not _strictly_dominated(vals, i, np.arange(n))]
+    assert negligible_noise(n, 1e6 / k) and _ties_active(vals, spec, k, 1e6)
+    _private_variants_on_front(vals, objs, k, seed, front)
 
 
 @st.composite

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .chebyshev import range_units
-from .pareto.consistent import RESOLVE, TIE_SHARE, escape, escape_or_duplicate, resolution
+from .pareto.consistent import RESOLVE, TIE_SHARE, escape_or_copy, resolution
 from .selection import Rounds
 
 __all__ = [
@@ -23,8 +23,7 @@ __all__ = [
     "reference_offset",
     "round_settings",
     "tie_weights",
-    "escape",
-    "escape_or_duplicate",
+    "escape_or_copy",
     "HypervolumeRounds",
     "RESOLVE",
     "TIE_SHARE",
@@ -156,9 +155,9 @@ class HypervolumeRounds(Rounds):
     At negligible noise two tie terms are added (:func:`tie_weights`): ``beta N(r)``, ``N`` the sum of the
     clipped objectives in sensitivity units (strictly larger for a dominating candidate), and, after round
     1, ``gamma H(r)``, ``H`` the escape of ``r`` from the earlier picks with copies half-way
-    (:func:`dpmo.pareto.consistent.escape_or_duplicate`: 2 when ``r`` beats every earlier pick by one
-    sensitivity unit in some objective, 1 when ``r`` equals an earlier pick, 0 when an earlier pick weakly
-    dominates it without equalling it).
+    (:func:`dpmo.pareto.consistent.escape_or_copy`: 2 when ``r`` exceeds every earlier pick in some
+    objective, 1 when ``r`` equals an earlier pick, 0 when an earlier pick weakly dominates it without
+    equalling it; no unit).
 
     ``delta``, ``t``, ``beta`` and ``gamma`` are fixed, for a given round, by public quantities only;
     ``delta=``, ``weight=`` (``t``) and ``ties=`` (``(beta, gamma)``) fix them outright (audits).
@@ -227,7 +226,7 @@ class HypervolumeRounds(Rounds):
             score += beta * np.sum(Z[:, remaining] / e[:, None], axis=0)
             sens += beta * m
         if gamma > 0.0 and chosen:  # H: the escape from (or copy of) the earlier picks, in [0, 2]
-            score += gamma * escape_or_duplicate(Z[:, chosen] / e[:, None], Z[:, remaining] / e[:, None])
+            score += gamma * escape_or_copy(Z[:, chosen], Z[:, remaining])
             sens += 2.0 * gamma
         return score / sens, 1.0
 
@@ -238,7 +237,7 @@ def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: floa
     The round's score before them is ``(1 - t) G + t A`` with sensitivity ``B = (1 - t) S_G + t s / m``
     (``S_G = gain_sens``, ``s = sum_i e_i``, ``e_i = min(d_i, 1)``). The tie terms are ``beta N + gamma H``:
     ``N(r) = sum_i clip(Z_i(r), 0, 1) / e_i`` (the sum in sensitivity units, in ``[0, U]`` with ``U = sum_i
-    1 / e_i``, sensitivity ``m``) and, after round 1, ``H`` (:func:`escape_or_duplicate`, in [0, 2]:
+    1 / e_i``, sensitivity ``m``) and, after round 1, ``H`` (:func:`escape_or_copy`, in {0, 1, 2}:
     sensitivity 2; one unit separates a candidate that escapes the earlier picks from a copy of one, and a
     copy from a candidate they weakly dominate). With
     ``x = 2 (ln n_left + RESOLVE) / eps_j`` (:func:`dpmo.pareto.consistent.resolution`:

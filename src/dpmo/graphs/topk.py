@@ -191,7 +191,8 @@ def top_k(
     directions, aspirations, shares : optional
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
         order degree, ego density); giving any of them selects PrivChebyshev with public settings instead
-        of the staircase. Ignored by the other approaches.
+        of the staircase (not Pareto-consistent: at negligible noise it can pick a node an earlier pick
+        dominates; ``docs/graphs.md``). Ignored by the other approaches.
     exact : bool, default True
         Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
         in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure

@@ -29,11 +29,8 @@ from .rounds import ParetoRounds
 
 __all__ = [
     "negligible_noise",
-    "escape",
     "escape_or_copy",
     "dominated_among",
-    "duplicate_tie",
-    "escape_or_duplicate",
     "resolution",
     "ConsistentParetoRounds",
     "RESOLVE",
@@ -92,81 +89,15 @@ def negligible_noise(n_left: int, epsilon: float | None) -> bool:
     return 3.0 * resolution(n_left, epsilon, PARETO_RESOLVE) <= 1.0
 
 
-def escape(picked, candidates) -> np.ndarray:
-    """``E(r) = clip(min_p max_i (r_i - p_i), 0, 1)`` for every column ``r`` of ``candidates`` (shape (m, q))
-    against the columns ``p`` of ``picked`` (shape (m, p), p >= 1), both in sensitivity units: 0 when some
-    ``p`` weakly dominates ``r``, 1 when ``r`` beats every ``p`` by at least one unit in some objective.
-    Moves by at most 2 when every coordinate of every point moves by at most 1 (each difference by at most
-    2; a maximum, a minimum and a clip are 1-Lipschitz). Non-decreasing in ``r``. O(p q m).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpmo.pareto.consistent import escape
-    >>> escape(np.array([[2.0], [2.0]]), np.array([[1.0, 3.0, 2.5], [2.0, 0.0, 1.0]])).tolist()
-    [0.0, 1.0, 0.5]
-    """
-    return _escape_of(_differences(picked, candidates))
-
-
-def _differences(picked, candidates) -> np.ndarray:
-    """``r_i - p_i`` for every objective, candidate and pick, shape (m, q, p); inf - inf gives NaN quietly."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return candidates[:, :, None] - picked[:, None, :]
-
-
-def _escape_of(diff) -> np.ndarray:
-    return np.clip(np.nan_to_num(np.min(np.max(diff, axis=0), axis=1), nan=0.0), 0.0, 1.0)
-
-
-def _duplicate_of(diff) -> np.ndarray:
-    near = np.nan_to_num(-np.min(np.max(np.abs(diff), axis=0), axis=1), nan=-1.0)
-    return np.clip(near, -1.0, 0.0) + 0.0  # + 0.0: no -0.0
-
-
-def duplicate_tie(picked, candidates) -> np.ndarray:
-    """``u(r) = clip(max_p min_i -|r_i - p_i|, -1, 0)`` for every column ``r`` of ``candidates`` (shape
-    (m, q)) against the columns ``p`` of ``picked`` (shape (m, p), p >= 1), both in sensitivity units: 0
-    when ``r`` equals some ``p`` in every objective, -1 when ``r`` is at least one unit from every ``p`` in
-    some objective. Values in [-1, 0], so it moves by at most 1 between any two tables (without the clip:
-    by up to 2 when every coordinate of every point moves by at most 1). O(p q m).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpmo.pareto.consistent import duplicate_tie
-    >>> P, Q = np.array([[2.0], [2.0]]), np.array([[2.0, 1.0, 2.0, 9.0], [2.0, 2.0, 2.5, 9.0]])
-    >>> duplicate_tie(P, Q).tolist()
-    [0.0, -1.0, -0.5, -1.0]
-    """
-    return _duplicate_of(_differences(picked, candidates))
-
-
-def escape_or_duplicate(picked, candidates) -> np.ndarray:
-    """``H(r) = max(2 E(r), 1 + u(r))`` (:func:`escape`, :func:`duplicate_tie`): the escape from the picks
-    with a copy of a pick half-way. On values on their sensitivity grid: 2 when ``r`` beats every pick by
-    a unit somewhere, 1 when it equals a pick, 0 when a pick weakly dominates it without equalling it.
-    Values in [0, 2], so it moves by at most 2 between any two tables (the bound stated for ``E``). Off the
-    grid it is not monotone (a point a quarter unit above a pick scores 0.75, its copy 1). O(p q m).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpmo.pareto.consistent import escape_or_duplicate
-    >>> escape_or_duplicate(np.array([[2.0], [2.0]]), np.array([[3.0, 2.0, 1.0], [0.0, 2.0, 2.0]])).tolist()
-    [2.0, 1.0, 0.0]
-    """
-    diff = _differences(picked, candidates)  # once for both terms: O(p q m) memory
-    return np.maximum(2.0 * _escape_of(diff), 1.0 + _duplicate_of(diff))
-
-
 def escape_or_copy(picked, candidates) -> np.ndarray:
     """``H(r)`` for every column ``r`` of ``candidates`` (shape (m, q)) against the columns ``p`` of
     ``picked`` (shape (m, p), p >= 1), values as declared (maximised): 2 when for every ``p`` some
     objective has ``r_i > p_i`` (no pick weakly dominates ``r``), else 1 when ``r`` equals some ``p`` in
     every objective (a copy of a pick), else 0 (a pick weakly dominates ``r`` without equalling it). Values
-    in {0, 1, 2}, so it moves by at most 2 between any two inputs; no unit or grid of values enters it (the
-    limit of :func:`escape_or_duplicate` as the units shrink). O(p q m).
+    in {0, 1, 2}, so it moves by at most 2 between any two inputs; no unit or grid of values enters it. It
+    replaces ``max(2 E, 1 + u)``, an escape ``E`` and a copy term ``u`` in sensitivity units, which took the
+    same three values only on values on their sensitivity grid (``docs/pareto.md``, "Copies of the
+    picks"). O(p q m).
 
     Examples
     --------
@@ -178,9 +109,10 @@ def escape_or_copy(picked, candidates) -> np.ndarray:
     >>> escape_or_copy(P, np.array([[2.0, 1.0], [0.01, 0.02]])).tolist()
     [0.0, 0.0]
     """
-    diff = _differences(picked, candidates)  # (m, q, p)
-    escapes = np.all(np.any(diff > 0, axis=0), axis=1)
-    copies = np.any(np.all(diff == 0, axis=0), axis=1)
+    R = np.asarray(candidates, dtype=np.float64)[:, :, None]  # (m, q, 1) against (m, 1, p)
+    P = np.asarray(picked, dtype=np.float64)[:, None, :]
+    escapes = np.all(np.any(R > P, axis=0), axis=1)
+    copies = np.any(np.all(R == P, axis=0), axis=1)
     return np.where(escapes, 2.0, np.where(copies, 1.0, 0.0))
 
 
