@@ -269,6 +269,23 @@ def test_topk_explain_never_opens_the_graph(capsys):
     assert "k = 1: no front to cover" in out and "agg was the safer choice" in out and "never falls" in out
 
 
+def test_explain_says_where_pareto_runs_its_negligible_noise_rule(capsys, tmp_path):
+    """``--approach pareto``: the note appears exactly when the public condition holds in some round
+    (epsilon per pick >= 6 (ln n_round + 20): about 154 on 300 nodes), for topk and select."""
+    from dpmo.pareto.consistent import negligible_noise
+
+    for eps, k in ((1e6, 3), (10.0, 3), (3 * 150.0, 3), (3 * 160.0, 3)):
+        argv = ["topk", "g.csv", "--n-nodes", "300", "-k", str(k), "--approach", "pareto"]
+        out = _explain([*argv, "--epsilon", str(eps), "--explain"], capsys)
+        assert ("negligible noise in every round" in out) == negligible_noise(300, eps / k)
+        assert ("negligible noise in" in out) == negligible_noise(300 - k + 1, eps / k)
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n" + "".join(f"{i},{i % 3}\n" for i in range(30)))
+    out = _explain(["select", str(path), "--objective", "a=1", "--objective", "b=1", "-k", "2",
+                    "--approach", "pareto", "--epsilon", "1e6", "--explain"], capsys)  # fmt: skip
+    assert "negligible noise in every round" in out
+
+
 def test_explain_with_delta_shows_the_epsilon_each_pick_runs_at(capsys):
     # --delta: the figures are those of the accountant's per-pick epsilon, the one the release would use
     argv = ["topk", "g.csv", "--n-nodes", "500", "-k", "10", "--delta", "1e-6", "--explain"]

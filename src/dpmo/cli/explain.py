@@ -84,6 +84,25 @@ def explain_lines(
     return out
 
 
+def _pareto_negligible_lines(rounds: list[tuple[int, int, float]]) -> list[str]:
+    """For ``approach="pareto"``: the rounds whose epsilon meets PrivPareto's public negligible-noise
+    condition (:func:`dpmo.pareto.consistent.negligible_noise`) run another score than the table's."""
+    from ..pareto.consistent import negligible_noise
+
+    per_round = [(n - j, eps) for n, k, eps in rounds for j in range(k)]
+    on = [negligible_noise(n_j, eps) for n_j, eps in per_round]
+    if not any(on):
+        return []
+    which = "every round" if all(on) else f"rounds {on.index(True) + 1} to {len(on)}"
+    return [
+        f"# negligible noise in {which} (epsilon per pick >= 6 (ln n_round + 20)): PrivPareto scores "
+        "'dominated by a candidate left' plus the escape from the earlier picks there (bounded terms, "
+        "sensitivity 3, no dampening; the figures above, in the paper's units, do not describe it); every "
+        "pick is then Pareto-optimal while a Pareto-optimal candidate is left, uniformly among those the "
+        "picks leave uncovered (docs/pareto.md, 'PrivPareto at negligible noise')"
+    ]
+
+
 def _approach_unit(approach: str, sensitivity: str, global_sens: float | None, what: str) -> tuple:
     """``(unit, scale)`` of the scores the approach selects on (see :func:`explain_lines`)."""
     if sensitivity == "local":
@@ -200,17 +219,12 @@ def explain_select(args, path: Path, weights) -> int:
         f"delta = {args.delta:g}, "
         f"approach {args.approach}, sensitivity {args.sensitivity}, mechanism {args.mechanism}"
     )
+    rounds = _rounds(
+        n, args.k, args.epsilon, args.approach, delta=args.delta, mechanism=args.mechanism, m=len(columns)
+    )
     _print(
         explain_lines(
-            _rounds(
-                n,
-                args.k,
-                args.epsilon,
-                args.approach,
-                delta=args.delta,
-                mechanism=args.mechanism,
-                m=len(columns),
-            ),
+            rounds,
             mechanism=args.mechanism,
             unit=unit,
             scale=scale,
@@ -219,6 +233,8 @@ def explain_select(args, path: Path, weights) -> int:
     )
     if args.approach in ("chebyshev", "staircase"):
         _print(_front_covering_lines(args, n))
+    if args.approach == "pareto":
+        _print(_pareto_negligible_lines(rounds))
     return 0
 
 
@@ -352,13 +368,8 @@ def explain_topk(args, n: int) -> int:
         f"delta = {args.delta:g}, "
         f"approach {args.approach}, sensitivity {args.sensitivity}, mechanism {args.mechanism}"
     )
-    _print(
-        explain_lines(
-            _rounds(n, args.k, args.epsilon, approach, delta=args.delta, mechanism=args.mechanism),
-            mechanism=args.mechanism,
-            unit=unit,
-            scale=scale,
-            max_lead=max_lead,
-        )
-    )
+    rounds = _rounds(n, args.k, args.epsilon, approach, delta=args.delta, mechanism=args.mechanism)
+    _print(explain_lines(rounds, mechanism=args.mechanism, unit=unit, scale=scale, max_lead=max_lead))
+    if args.approach == "pareto":
+        _print(_pareto_negligible_lines(rounds))
     return 0
