@@ -150,7 +150,7 @@ def test_exact_audit_of_the_private_greedy_hypervolume(names, kind, sensitivity)
     nonvacuous = 0.0
     # the public settings of a round: the default (no noise: delta = 1 / (m H), no sum), the reference
     # point and blend weight that a noisy round takes (delta = noise, weight t of the sum), and tie terms
-    # (beta N + gamma H, H the escape with copies half-way) with a large share of the sensitivity (at
+    # (beta D + gamma H, H the escape with copies half-way) with a large share of the sensitivity (at
     # negligible noise they have up to 0.8)
     for delta, weight, ties in (
         (None, None, (0.0, 0.0)),
@@ -188,14 +188,12 @@ def test_exact_audit_of_the_private_greedy_hypervolume_fast():
 
 
 def test_tie_terms_move_by_their_stated_sensitivities():
-    """N (the sum in sensitivity units) moves by at most m and H (the escape from, or copy of, the earlier
-    picks) by at most 2 between neighbours, on all 120 databases, local and global (non-vacuous: N moves
-    by at least half a unit, H by 2; one record moves one objective of a candidate here, so N moves by 1
-    at most)."""
-    from dpmo.greedy_hypervolume import escape_or_copy
+    """D (1 where no candidate left dominates) moves by at most 1 and H (the escape from, or copy of, the
+    earlier picks) by at most 2 between neighbours, on all 120 databases, local and global; both bounds
+    are reached."""
+    from dpmo.pareto.consistent import dominated_among, escape_or_copy
 
     names, kind = CONFIGS[2]
-    m = len(names)
     worst_n = worst_e = 0.0
     for sensitivity in ("local", "global"):
 
@@ -207,7 +205,7 @@ def test_tie_terms_move_by_their_stated_sensitivities():
             Z, d = HypervolumeRounds(objs, s, keep, 3).units()
             U = Z / np.minimum(d, 1.0)[:, None]
             rest = np.setdiff1d(np.arange(N_CAND), HISTORIES[2])
-            return np.sum(U[:, rest], axis=0), escape_or_copy(U[:, HISTORIES[2]], U[:, rest])
+            return 1.0 - dominated_among(U[:, rest]), escape_or_copy(U[:, HISTORIES[2]], U[:, rest])
 
         for c in CHECK:
             a = terms(c)
@@ -215,7 +213,7 @@ def test_tie_terms_move_by_their_stated_sensitivities():
                 b = terms(y)
                 worst_n = max(worst_n, float(np.max(np.abs(a[0] - b[0]))))
                 worst_e = max(worst_e, float(np.max(np.abs(a[1] - b[1]))))
-    assert 0.5 <= worst_n <= m + 1e-9
+    assert worst_n == 1.0
     assert worst_e == 2.0
 
 

@@ -191,9 +191,11 @@ def test_the_weights_separate_the_three_levels_of_H():
                 beta, gamma = gh.tie_weights(n, d, eps, t, gs, False)
                 if x * (m + 2 + 2 * U) <= TIE_SHARE:
                     B = (1 - t) * gs + t * sum(d) / m
-                    S = B + m * beta + 2 * gamma
+                    S = B + beta + 2 * gamma  # D in {0, 1}, H in {0, 1, 2}
                     assert beta / S == pytest.approx(x)
-                    assert (gamma - t - beta * U) / S == pytest.approx(x)
+                    assert (gamma - t) / S == pytest.approx(x)
+                    b1, g1 = gh.tie_weights(n, d, eps, t, gs, True)  # round 1: D alone
+                    assert g1 == 0.0 and b1 / (B + b1) == pytest.approx(x)
                 else:
                     assert (beta, gamma) == (0.0, 0.0)
             if negligible_noise(n, eps):  # pareto: levels one unit apart, sensitivity 1 + 2 = 3

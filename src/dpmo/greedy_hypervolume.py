@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .chebyshev import range_units
-from .pareto.consistent import RESOLVE, TIE_SHARE, escape_or_copy, resolution
+from .pareto.consistent import RESOLVE, TIE_SHARE, dominated_among, escape_or_copy, resolution
 from .selection import Rounds
 
 __all__ = [
@@ -152,8 +152,8 @@ class HypervolumeRounds(Rounds):
     boxes in ``[-delta, 1]^m`` changes volume by at most ``sum_i e_i (1 + delta)^(m - 1)`` when every point
     moves by at most ``e_i`` in coordinate ``i``.
 
-    At negligible noise two tie terms are added (:func:`tie_weights`): ``beta N(r)``, ``N`` the sum of the
-    clipped objectives in sensitivity units (strictly larger for a dominating candidate), and, after round
+    At negligible noise two tie terms are added (:func:`tie_weights`): ``beta D(r)``, ``D`` 1 when no
+    candidate left dominates ``r`` (values clipped to the declared ranges) and 0 otherwise, and, after round
     1, ``gamma H(r)``, ``H`` the escape of ``r`` from the earlier picks with copies half-way
     (:func:`dpmo.pareto.consistent.escape_or_copy`: 2 when ``r`` exceeds every earlier pick in some
     objective, 1 when ``r`` equals an earlier pick, 0 when an earlier pick weakly dominates it without
@@ -222,9 +222,9 @@ class HypervolumeRounds(Rounds):
             beta, gamma = tie_weights(remaining.size, d, self.epsilon, t, gain_sens, not chosen)
         else:
             beta, gamma = (float(w) for w in self.ties)
-        if beta > 0.0:  # N: the sum in sensitivity units, sensitivity m
-            score += beta * np.sum(Z[:, remaining] / e[:, None], axis=0)
-            sens += beta * m
+        if beta > 0.0:  # D: 1 where no candidate left dominates r, in {0, 1}: sensitivity 1
+            score += beta * (1.0 - dominated_among(Z[:, remaining]))
+            sens += beta
         if gamma > 0.0 and chosen:  # H: the escape from (or copy of) the earlier picks, in [0, 2]
             score += gamma * escape_or_copy(Z[:, chosen], Z[:, remaining])
             sens += 2.0 * gamma
@@ -235,23 +235,24 @@ def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: floa
     """``(beta, gamma)``: the weights of the tie terms of one round of the private greedy hypervolume.
 
     The round's score before them is ``(1 - t) G + t A`` with sensitivity ``B = (1 - t) S_G + t s / m``
-    (``S_G = gain_sens``, ``s = sum_i e_i``, ``e_i = min(d_i, 1)``). The tie terms are ``beta N + gamma H``:
-    ``N(r) = sum_i clip(Z_i(r), 0, 1) / e_i`` (the sum in sensitivity units, in ``[0, U]`` with ``U = sum_i
-    1 / e_i``, sensitivity ``m``) and, after round 1, ``H`` (:func:`escape_or_copy`, in {0, 1, 2}:
+    (``S_G = gain_sens``, ``s = sum_i e_i``, ``e_i = min(d_i, 1)``). The tie terms are ``beta D + gamma H``:
+    ``D(r)`` 1 when no candidate left dominates ``r``, else 0 (:func:`dpmo.pareto.consistent.dominated_among`,
+    values in {0, 1}: sensitivity 1) and, after round 1, ``H`` (:func:`escape_or_copy`, in {0, 1, 2}:
     sensitivity 2; one unit separates a candidate that escapes the earlier picks from a copy of one, and a
-    copy from a candidate they weakly dominate). With
-    ``x = 2 (ln n_left + RESOLVE) / eps_j`` (:func:`dpmo.pareto.consistent.resolution`:
-    a lead the round's noise resolves, a dominated pick then having probability at most ``e^-RESOLVE``)
-    they are used when ``x (m + 2 + 2U) <= TIE_SHARE`` (negligible noise), with
+    copy from a candidate they weakly dominate). With ``x = 2 (ln n_left + RESOLVE) / eps_j``
+    (:func:`dpmo.pareto.consistent.resolution`: a lead the round's noise resolves, a dominated pick then
+    having probability at most ``e^-RESOLVE``) they are used when ``x (m + 2 + 2U) <= TIE_SHARE``, ``U =
+    sum_i 1 / e_i`` (negligible noise: the condition of the former sum term, kept so that the terms switch
+    on where they did), with
 
-        round 1:      S = B / (1 - x m),               beta = x S, gamma = 0
-        later rounds: S = (B + 2t) / (1 - x (m + 2 + 2U)), beta = x S, gamma = x S (1 + U) + t
+        round 1:      S = B / (1 - x),               beta = x S, gamma = 0
+        later rounds: S = (B + 2t) / (1 - 3x),       beta = x S, gamma = x S + t
 
-    so that ``S = B + m beta + 2 gamma`` is the round's sensitivity, one unit of ``N`` is worth ``x`` after
-    the division by ``S``, and so is one unit of ``H`` (``gamma``) minus everything the other terms can take
-    back (``t`` from ``A``, ``beta U`` from ``N``). Otherwise, or without noise (``epsilon`` None), ``(0,
-    0)``. All inputs are public. Proof in ``docs/pareto.md``, "Ties at negligible noise" and "Copies of the
-    picks".
+    so that ``S = B + beta + 2 gamma`` is the round's sensitivity, one unit of ``D`` is worth ``x`` after
+    the division by ``S``, and so is one unit of ``H`` (``gamma``) minus what ``A`` can take back (``t``;
+    ``D`` takes nothing back: it is 1 on every non-dominated candidate).
+    Otherwise, or without noise (``epsilon`` None), ``(0, 0)``. All inputs are public. Proof in
+    ``docs/pareto.md``, "Ties at negligible noise" and "Copies of the picks".
 
     Examples
     --------
@@ -259,7 +260,7 @@ def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: floa
     >>> tie_weights(20, [0.01, 0.02], 5.0, 1.0, 0.03, False)  # noisy: no tie term
     (0.0, 0.0)
     >>> beta, gamma = tie_weights(20, [0.01, 0.02], 1e6, 0.0, 0.03, False)
-    >>> 0 < beta < 1e-5 < gamma < 1e-3
+    >>> 0 < beta == gamma < 1e-6  # t = 0: one unit of D and one of H are worth the same
     True
     """
     if epsilon is None or not epsilon > 0:
@@ -271,10 +272,10 @@ def tie_weights(n_left: int, d, epsilon: float | None, t: float, gain_sens: floa
         return 0.0, 0.0
     B = (1.0 - t) * gain_sens + t * s / m
     if first:
-        S = B / (1.0 - x * m)
+        S = B / (1.0 - x)
         return x * S, 0.0
-    S = (B + 2.0 * t) / (1.0 - x * (m + 2.0 + 2.0 * U))
-    return x * S, x * S * (1.0 + U) + t
+    S = (B + 2.0 * t) / (1.0 - 3.0 * x)
+    return x * S, x * S + t
 
 
 def round_settings(n_left: int, k: int, d, epsilon: float | None, first: bool) -> tuple[float, float]:
