@@ -444,15 +444,10 @@ def _private_variants_on_front(vals, objs, k: int, seed: int, front) -> None:
             assert _gate_on_every_round(objs, picks, 1e6)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tables(), st.integers(1, 4), st.integers(0, 2**16))
-def test_no_dominated_pick_at_negligible_noise(table, k, seed):
-    """epsilon 1e6: every pick of the staircase (the private greedy hypervolume), of chebyshev and of
-    pareto (global and local) is a front row (Pareto-optimal in the whole table) while an unpicked front
-    row is left (copies of front rows count), for every m = 2..5, whenever the public conditions of their
-    negligible-noise terms hold (values on their sensitivity grid inside the declared ranges, as generated
-    here; docs/pareto.md); and every pick of the exact greedy (the limit of the staircase) is
-    Pareto-optimal while the table has a front point no earlier pick equals (it has no tie terms)."""
+def _on_front_at_negligible_noise(table, k: int, seed: int):
+    """Checks the four private variants at epsilon 1e6 on ``table`` (:func:`_private_variants_on_front`)
+    after asserting that the conditions of their negligible-noise terms hold in every round (``n <= 27``,
+    ``U <= 5,000``, ``k <= 4``: the largest ``n_j`` is the hardest); returns ``(vals, objs, k, front)``."""
     from dpmo.pareto.consistent import negligible_noise
 
     vals, spec = table
@@ -460,9 +455,21 @@ def test_no_dominated_pick_at_negligible_noise(table, k, seed):
     k = min(k, n)
     objs = _objs(vals, spec)
     front = [i for i in range(n) if not _strictly_dominated(vals, i, np.arange(n))]
-    # the conditions hold on every generated table (n <= 27, U <= 5,000, k <= 4): every round's (n_j <= n)
     assert negligible_noise(n, 1e6 / k) and _ties_active(vals, spec, k, 1e6)
     _private_variants_on_front(vals, objs, k, seed, front)
+    return vals, objs, k, front
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.integers(1, 4), st.integers(0, 2**16))
+def test_no_dominated_pick_at_negligible_noise(table, k, seed):
+    """epsilon 1e6: every pick of the staircase (the private greedy hypervolume), of chebyshev and of
+    pareto (global and local) is a front row (Pareto-optimal in the whole table) while an unpicked front
+    row is left (copies of front rows count), for every m = 2..5, whenever the public conditions of their
+    negligible-noise terms hold (values inside the declared ranges, here on their sensitivity grid;
+    docs/pareto.md); and every pick of the exact greedy (the limit of the staircase) is Pareto-optimal
+    while the table has a front point no earlier pick equals (it has no tie terms)."""
+    vals, objs, k, front = _on_front_at_negligible_noise(table, k, seed)
     # the exact greedy (the limit of the staircase as epsilon grows) for every m
     greedy = argmax_multiobjective(objs, approach="staircase", k=k, rng=seed).tolist()
     _on_front_while_possible(vals, greedy, front)
@@ -476,15 +483,7 @@ def test_no_dominated_pick_at_negligible_noise_off_the_grid(table, k, seed):
     unit, and PrivPareto's round has bounded terms only. (Before, the unit-based escape missed excesses
     below a unit: 3 and 6 avoidable dominated picks of 120 runs of the staircase and chebyshev on such
     tables.)"""
-    from dpmo.pareto.consistent import negligible_noise
-
-    vals, spec = table
-    n = vals.shape[1]
-    k = min(k, n)
-    objs = _objs(vals, spec)
-    front = [i for i in range(n) if not _strictly_dominated(vals, i, np.arange(n))]
-    assert negligible_noise(n, 1e6 / k) and _ties_active(vals, spec, k, 1e6)
-    _private_variants_on_front(vals, objs, k, seed, front)
+    _on_front_at_negligible_noise(table, k, seed)
 
 
 @st.composite
