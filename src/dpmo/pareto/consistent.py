@@ -69,9 +69,6 @@ def resolution(n_left: int, epsilon: float, lam: float) -> float:
     return 2.0 * (math.log(max(int(n_left), 2)) + float(lam)) / float(epsilon)
 
 
-_LIM = float(np.finfo(np.float64).max) / 8.0
-
-
 def negligible_noise(n_left: int, epsilon: float | None) -> bool:
     """The public condition ``3 x <= 1``, ``x = resolution(n_j, eps_j, PARETO_RESOLVE)``: a lead of one
     unit of :class:`ConsistentParetoRounds`'s score (sensitivity at most 3) makes the exponential mechanism
