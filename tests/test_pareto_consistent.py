@@ -238,3 +238,28 @@ def test_off_grid_values_at_negligible_noise_control():
             bad_paper += int(dom[q].sum())
     assert bad_new == 0
     assert bad_paper > 0
+
+
+@pytest.mark.parametrize("chosen", [[], [0], [1, 3]])
+def test_exact_audit_of_the_negligible_noise_round_on_every_graph_with_five_nodes(chosen):
+    """Edge-level neighbours (``_five_node_graphs``: every graph on 5 labelled nodes, every one-edge
+    neighbour): with degree and ego density as objectives (ego densities are fractions, off any grid of
+    their sensitivity 1), the rule's scores over their sensitivity move by at most 1 (and by 1/3 or more
+    somewhere), and the exact laws of the exponential mechanism and permute-and-flip are within e^epsilon,
+    for public histories of picks; local and global sensitivity give the same scores. Negative control: the
+    sensitivity understated by 3 is caught."""
+    from _five_node_graphs import audit_scores, scores_on_every_graph
+
+    rest = np.setdiff1d(np.arange(5), chosen)
+
+    def score_of(sensitivity, objs, cache):
+        rounds = ConsistentParetoRounds(objs, sensitivity, None, gamma=ESCAPE_WEIGHT)
+        rounds.begin(len(chosen), 1.0)
+        s, sens = rounds.scores(list(chosen), rest)
+        return s / sens
+
+    local, glob = scores_on_every_graph(["local", "global"], score_of)
+    np.testing.assert_array_equal(local, glob)
+    audit_scores(glob, acts=0.3)
+    with pytest.raises(AssertionError):  # negative control: the sensitivity understated by 3
+        audit_scores(3.0 * glob, acts=0.3)
