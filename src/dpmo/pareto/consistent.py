@@ -94,7 +94,7 @@ def escape_or_copy(picked, candidates) -> np.ndarray:
     in {0, 1, 2}, so it moves by at most 2 between any two inputs; no unit or grid of values enters it. It
     replaces ``max(2 E, 1 + u)``, an escape ``E`` and a copy term ``u`` in sensitivity units, which took the
     same three values only on values on their sensitivity grid (``docs/pareto.md``, "Copies of the
-    picks"). O(p q m).
+    picks"). O(p q m) time, O(q m) memory.
 
     Examples
     --------
@@ -106,10 +106,14 @@ def escape_or_copy(picked, candidates) -> np.ndarray:
     >>> escape_or_copy(P, np.array([[2.0, 1.0], [0.01, 0.02]])).tolist()
     [0.0, 0.0]
     """
-    R = np.asarray(candidates, dtype=np.float64)[:, :, None]  # (m, q, 1) against (m, 1, p)
-    P = np.asarray(picked, dtype=np.float64)[:, None, :]
-    escapes = np.all(np.any(R > P, axis=0), axis=1)
-    copies = np.any(np.all(R == P, axis=0), axis=1)
+    R = np.asarray(candidates, dtype=np.float64)
+    P = np.asarray(picked, dtype=np.float64)
+    escapes = np.ones(R.shape[1], dtype=bool)
+    copies = np.zeros(R.shape[1], dtype=bool)
+    for j in range(P.shape[1]):  # one pick at a time: O(q m) memory
+        p = P[:, j : j + 1]
+        escapes &= np.any(R > p, axis=0)
+        copies |= np.all(R == p, axis=0)
     return np.where(escapes, 2.0, np.where(copies, 1.0, 0.0))
 
 
