@@ -362,6 +362,13 @@ def test_dominance_equals_its_definition():
 COLUMNS = [(0.001, 0.5), (1.0, 300.0), (1.0, 1000.0), (0.5, 100.0), (0.01, 2.0), (1.0, 50.0)]
 
 
+def _declare(vals: list, spec: list, v, unit: float, width: float, minimise: bool) -> None:
+    """Appends a generated column ``v`` (values in ``[0, width]``) and its ``(sensitivity, range)``: as
+    drawn, or, ``minimise``, as a cost declared by its negation with the negated range."""
+    vals.append(-v if minimise else v)
+    spec.append((unit, (-width, 0.0) if minimise else (0.0, width)))
+
+
 @st.composite
 def tables(draw, max_m=5, fine=1):
     """Generated tables with declared ranges; values on the grid of each objective's sensitivity, or with
@@ -388,14 +395,7 @@ def tables(draw, max_m=5, fine=1):
             units = np.minimum(np.floor(np.random.default_rng(seed).pareto(1.2, n) * steps / 40), steps)
         else:
             units = np.array(draw(st.lists(st.integers(0, steps), min_size=n, max_size=n)), dtype=float)
-        minimise = draw(st.booleans())
-        v = units * unit / fine
-        if minimise:  # a cost: smaller is better, declared as its negation with the negated range
-            vals.append(-v)
-            objs_spec.append((unit, (-width, 0.0)))
-        else:
-            vals.append(v)
-            objs_spec.append((unit, (0.0, width)))
+        _declare(vals, objs_spec, units * unit / fine, unit, width, draw(st.booleans()))
     V = np.array(vals)
     copies = draw(st.lists(st.integers(0, n - 1), max_size=3))  # duplicate rows
     if draw(st.booleans()):  # copies of front rows: picks after the distinct front points are copies
@@ -498,12 +498,7 @@ def front_copy_tables(draw):
         levels = draw(st.lists(st.integers(0, int(round(width / unit))), min_size=2, max_size=4))
         idx = draw(st.lists(st.integers(0, len(levels) - 1), min_size=n, max_size=n))
         v = np.array([levels[i] for i in idx], dtype=float) * unit
-        if draw(st.booleans()):
-            vals.append(-v)
-            spec.append((unit, (-width, 0.0)))
-        else:
-            vals.append(v)
-            spec.append((unit, (0.0, width)))
+        _declare(vals, spec, v, unit, width, draw(st.booleans()))
     V = np.array(vals)
     front = [i for i in range(n) if not _strictly_dominated(V, i, np.arange(n))]
     copies = draw(st.lists(st.sampled_from(front), min_size=1, max_size=5))

@@ -274,11 +274,15 @@ def test_explain_says_where_pareto_runs_its_negligible_noise_rule(capsys, tmp_pa
     (epsilon per pick >= 6 (ln n_round + 20): about 154 on 300 nodes), for topk and select."""
     from dpmo.pareto.consistent import negligible_noise
 
+    seen = {}
     for eps, k in ((1e6, 3), (10.0, 3), (3 * 150.0, 3), (3 * 160.0, 3)):
         argv = ["topk", "g.csv", "--n-nodes", "300", "-k", str(k), "--approach", "pareto"]
         out = _explain([*argv, "--epsilon", str(eps), "--explain"], capsys)
         assert ("negligible noise in every round" in out) == negligible_noise(300, eps / k)
         assert ("negligible noise in" in out) == negligible_noise(300 - k + 1, eps / k)
+        seen[eps] = "negligible noise in every round" in out
+    # 6 (ln 300 + 20) = 154.2 per pick: absent at 10 and 450 (150 a pick), present at 480 and 1e6
+    assert seen == {1e6: True, 10.0: False, 450.0: False, 480.0: True}
     path = tmp_path / "t.csv"
     path.write_text("a,b\n" + "".join(f"{i},{i % 3}\n" for i in range(30)))
     out = _explain(["select", str(path), "--objective", "a=1", "--objective", "b=1", "-k", "2",
