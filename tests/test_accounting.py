@@ -421,3 +421,19 @@ def test_uneven_and_mixed_steps_are_above_the_brute_force_adversary(eps, steps):
     ours = acc.adaptive_delta(eps, [e for e, _ in steps], [kd for _, kd in steps])
     assert ours >= _mixed_brute_force(eps, steps)
     assert ours <= 1.03 * _mixed_brute_force(eps, steps, grid=33)  # and close to it (within 1% measured)
+
+
+@pytest.mark.parametrize("e", [701.0, 5000.0])
+def test_steps_beyond_the_float_range_are_accounted_as_pure(e):
+    """A bounded-range step above 700 (``exp(e)`` leaves the floats) is accounted as pure ``e``-DP, which it
+    also is: no OverflowError, and the bound is the pure one, above the exact delta of two composed
+    randomised responses at ``2 e - 1`` (loss ``2 e`` with probability ``p^2``, ``p = 1 / (1 + e^-e)``:
+    ``delta = p^2 (1 - e^-1)``, every other outcome adds 0)."""
+    bounded = acc.adaptive_delta(2 * e - 1, [e, e], ["bounded_range"] * 2)
+    pure = acc.adaptive_delta(2 * e - 1, [e, e], ["pure"] * 2)
+    exact = (1.0 / (1.0 + math.exp(-e))) ** 2 * -math.expm1(-1.0)
+    assert bounded == pure
+    assert exact <= bounded <= exact * (1 + 1e-6)
+    # a call whose plan has such steps: the accountant answers, and every step fits the budget
+    steps = acc.scaled_epsilons(3000.0, [1.0] * 3, delta=1e-6)
+    assert min(steps) >= 1000.0 and acc.composed_delta(3000.0, steps) <= 1e-6

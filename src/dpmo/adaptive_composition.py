@@ -52,12 +52,26 @@ WORK = 1_500_000
 WORK_PER_STEP = 12_000
 #: Grid steps tried, as fractions 1/m of the smallest epsilon, finest first.
 _STEPS = (64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1)
+#: A bounded-range step above this epsilon is accounted as a pure one: ``exp(e)`` of its plan would leave the
+#: floats (from 709.8), and every ``e``-bounded-range mechanism is ``e``-DP, so the pure step's worst pair
+#: (randomised response) bounds it from above too (Dong, Durfee and Rogers 2020: bounded range ``e``
+#: implies pure ``e``-DP). The bound stays an upper bound; it is only less tight for such steps.
+BOUNDED_RANGE_LIMIT = 700.0
+
+
+def _accounted_kinds(eps: np.ndarray, kinds) -> list[str]:
+    """``kinds`` with every bounded-range step above :data:`BOUNDED_RANGE_LIMIT` read as pure."""
+    return [
+        "pure" if kd == "bounded_range" and float(e) > BOUNDED_RANGE_LIMIT else kd
+        for e, kd in zip(eps, kinds, strict=True)
+    ]
 
 
 def _window(epsilon: float, eps: np.ndarray, kinds) -> tuple[float, float]:
     """The losses the grid covers, ``[low, high]`` (module notes)."""
     pure = np.asarray([kd == "pure" for kd in kinds])
-    rho = float(np.sum(np.where(pure, 0.5, 0.125) * eps * eps))
+    with np.errstate(over="ignore"):  # steps above 1e154: rho is inf, and the window is the reach
+        rho = float(np.sum(np.where(pure, 0.5, 0.125) * eps * eps))
     reach = float(eps.sum())
     spread = 12.0 * math.sqrt(2.0 * rho) + 2.0 * float(eps.max())
     low = max(-reach, -spread)
@@ -82,6 +96,7 @@ def grid_step(
     64
     """
     work = max(WORK, WORK_PER_STEP * eps.size) if work is None else work
+    kinds = _accounted_kinds(eps, kinds)
     low, high = _window(epsilon, eps, kinds)
     smallest = float(eps.min())
     bounded = np.asarray([kd == "bounded_range" for kd in kinds])
@@ -321,6 +336,7 @@ def adaptive_delta(epsilon: float, eps: np.ndarray, kinds, *, step: float | None
     eps = np.asarray(eps, dtype=np.float64)
     if eps.size == 0:
         return 0.0
+    kinds = _accounted_kinds(eps, kinds)
     h = (grid_step(epsilon, eps, kinds) or float(eps.min())) if step is None else float(step)
     return _delta_on_grid(float(epsilon), eps.tobytes(), tuple(kinds), h)
 
@@ -336,7 +352,7 @@ def _delta_on_grid(epsilon: float, eps_bytes: bytes, kinds: tuple, h: float) -> 
     lo, hi = math.floor((low - epsilon) / h) - 1, math.ceil((high - epsilon) / h) + 1
     pad = math.ceil(float(eps.max()) / h) + 3
     grid = _Grid(h, lo, hi, pad)
-    w = np.maximum(-np.expm1(-(lo + grid.index) * h), 0.0)
+    w = -np.expm1(-np.maximum((lo + grid.index) * h, 0.0))  # (1 - e^-x)_+, no overflow at x << 0
     plans: dict = {}  # what a step needs that depends on (e, kind) only, made once per distinct pair
     for e, kd in zip(eps[::-1], list(kinds)[::-1], strict=True):
         v, e = grid.padded(w), float(e)
