@@ -259,6 +259,24 @@ def test_estimator_refusals(i):
             refused(lambda: fitted.evaluate(X, y[:-1]), match="one label per row")
 
 
+def test_complex_and_scalar_inputs_are_refused_without_their_values():
+    """scikit-learn's messages for complex data print the whole array, and for a scalar ``y`` its value;
+    the four estimators refuse with the rule only (at fit and at predict)."""
+    from dpmo.trees import PrivateTreeClassifier
+
+    X, y = _Xy()
+    makers = [*_estimators(), lambda **kw: PrivateTreeClassifier(1.0, max_depth=2, **kw)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for make in makers:
+            est = make(random_state=0)
+            refused(lambda e=est: e.fit(X + 1j, y), match="Complex data not supported")
+            refused(lambda e=est: e.fit(X, y + 1j), match="Complex data not supported")
+            refused(lambda e=est: e.fit(X, np.float64(17.99123)), match="scalar")
+            fitted = make(random_state=0).fit(X, y)
+            refused(lambda f=fitted: f.predict(X + 1j), match="Complex data not supported")
+
+
 def test_warnings_at_fit_and_predict_quote_no_value():
     X, y = _Xy()
     X[BAD_LINE - 2, 1] = 9137.0

@@ -73,7 +73,7 @@ def test_fit_warns_alike_on_a_table_and_its_neighbour_with_an_out_of_range_recor
 @settings(max_examples=40, deadline=None)
 @given(
     v=st.floats(min_value=-BIG, max_value=BIG),
-    w=st.sampled_from([(1e308, 1e308), (-1e308, 1e308), (1e308, 1e-300), (3.0, 2.0)]),
+    w=st.sampled_from([(1e308, 1e308), (-1e308, 1e308), (1e308, 1e-300), (3.0, 2.0), (5e-324, 5e-324)]),
     sensitivity=st.sampled_from(["global", "local"]),
     delta=st.sampled_from([1.0, 1e-300, 1e300]),
 )
@@ -95,6 +95,21 @@ def test_priv_agg_the_issue_values():
         objs = [dpmo.Objective(np.array([v, 0.1]), 1.0), dpmo.Objective(np.array([v, 0.1]), 1.0)]
         for sensitivity in ("global", "local"):
             assert dpmo.priv_agg(objs, (1e308, 1e308), 1.0, sensitivity=sensitivity, rng=0).shape == (1,)
+
+
+def test_priv_agg_tiny_weights_are_scaled_by_a_power_of_two():
+    """Weights (5e-324, 5e-324) made the dampened aggregate 0 / 0 (DP-MOET: "scores must be finite"); they
+    are scaled up exactly, so the picks are those of the weights (1, 1), draw for draw."""
+    local = dpmo.LocalSensitivity(lambda t, idx=None: np.full(4 if idx is None else len(idx), 0.5))
+    objs = [
+        dpmo.Objective(np.array([0.1, 0.9, 0.4, 0.7]), 1.0, local),
+        dpmo.Objective(np.arange(4.0), 1.0, local),
+    ]
+    for sensitivity in ("global", "local"):
+        for seed in range(5):
+            tiny = dpmo.priv_agg(objs, (5e-324, 5e-324), 2.0, k=2, sensitivity=sensitivity, rng=seed)
+            unit = dpmo.priv_agg(objs, (1.0, 1.0), 2.0, k=2, sensitivity=sensitivity, rng=seed)
+            assert tiny.tolist() == unit.tolist()
 
 
 def test_aggregate_refuses_an_overflowing_sensitivity_from_the_public_parameters_alone():

@@ -19,7 +19,9 @@ No refusal that depends on the values, whatever the public weights:
   objectives' global sensitivities only; weights like ``(1e308, 1e308)``), :func:`priv_agg` scores with the
   weights divided by that public power of two, which makes ``sum_i |w_i| < 1/2``. The dampened scores and
   the mechanism are unchanged by scaling scores and sensitivities together, and dividing by a power of two
-  is exact in floating point.
+  is exact in floating point. Weights that are all tiny (below ``2^-500``, like ``(5e-324, 5e-324)``), whose
+  products with the values and the local sensitivities would underflow to 0, are multiplied by a power of
+  two the same way (:func:`weight_scale` is then negative): the same law, no 0 / 0.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from .selection import Approach, Rounds, check_objectives, register_approach, se
 from .sensitivity import LocalSensitivity, Objective, check_local_values
 
 _MAX = float(np.finfo(np.float64).max)
+#: Weights all below this (in absolute value) are scaled up by the same power of two (module notes).
+_TINY_WEIGHT = 2.0**-500
 
 __all__ = ["aggregate", "priv_agg", "aggregate_selection_scores", "weight_scale", "AggregateApproach"]
 
@@ -351,7 +355,8 @@ class _AggregateRounds(Rounds):
 
     def _compute(self) -> tuple[np.ndarray, float]:
         w = self.weights
-        if not np.isfinite(_global_sensitivity(w, self.objectives)):  # public: scale (module notes)
+        gs = _global_sensitivity(w, self.objectives)
+        if not np.isfinite(gs) or float(np.abs(w).max()) < _TINY_WEIGHT:  # public: scale (module notes)
             terms = [f"{x:g}*{o.name}" for x, o in zip(w, self.objectives, strict=True) if x != 0]
             name = "aggregate(" + ", ".join(terms) + ")"  # named by the weights as given
             agg = aggregate(self.objectives, np.ldexp(w, -weight_scale(w)), name=name)

@@ -51,7 +51,10 @@ def _graph(graph, **read) -> Graph:
 
 
 def check_weights(weights) -> tuple[float, float]:
-    w = np.asarray(weights, dtype=np.float64) if not isinstance(weights, str) else None
+    try:
+        w = np.asarray(weights, dtype=np.float64) if not isinstance(weights, (str, bytes)) else None
+    except (TypeError, ValueError):
+        w = None
     if w is None or w.shape != (2,) or not np.all(np.isfinite(w)):
         raise ValueError(
             f"weights must be two finite numbers (w_degree, w_ego_density), as the paper's (1.0, 100.0); got "

@@ -138,6 +138,11 @@ def check_features(features):
     for j, f in enumerate(features):
         if not isinstance(f, Feature):
             raise TypeError(f"features[{j}] must be a dpmo.datasets.Feature, got {type(f).__name__}")
+    seen: set[str] = set()
+    for f in features:
+        if f.name in seen:
+            raise ValueError(f"features must name each column once; {f.name!r} is described twice")
+        seen.add(f.name)
     return features
 
 

@@ -138,12 +138,13 @@ def single_leaf_message(t: int, eps_c: float, levels: int) -> str:
     """The text of :class:`SingleLeafWarning` from the public settings: ``t`` values of the widest attribute,
     the count's epsilon ``eps_c``, and the number of levels sharing epsilon."""
     need = 2.0 * 2.0**0.5 * t / eps_c
+    records = math.ceil(need) if need < 1e15 else f"{need:.4g}"  # a whole number while it reads as one
     return (
         "the fitted tree is a single leaf (a constant model: every row gets the same label). The root's "
         f"noisy record count was below 2 sqrt(2) t / eps_c = {need:.4g}, so Friedman and Schuster's stopping "
         f"rule made it a leaf (t = {t} values of the widest attribute, eps_c = {eps_c:.4g}: half of "
         f"epsilon / {levels} levels). Too few records for the budget per level: a split needs a noisy count "
-        f"of at least {math.ceil(need)} records at these settings. Raise epsilon, lower max_depth (fewer "
+        f"of at least {records} records at these settings. Raise epsilon, lower max_depth (fewer "
         "levels share epsilon), use fewer values per attribute (n_bins, coarser categories) or fit more "
         "records"
     )
@@ -170,6 +171,13 @@ _RULES = [
         "X and y have different numbers of rows (the numbers are not shown: the record count is private)",
     ),
     (re.compile(r"got an array of shape \([^)]*\) instead"), "got an array of another shape instead"),
+    # check_array on complex input: "Complex data not supported\n[...]\n"
+    (
+        re.compile(r"^Complex data not supported.*$", re.S),
+        "Complex data not supported in X or y (the values are not shown: they are private)",
+    ),
+    # check_array on a scalar: "... got scalar `np.float64(17.99)` instead."
+    (re.compile(r"got scalar `.*?` instead", re.S), "got a scalar instead (its value is not shown)"),
 ]
 
 
@@ -190,13 +198,14 @@ def redact(text: str) -> str:
 
 @contextmanager
 def redacted():
-    """Re-raise a ``ValueError`` raised inside with :func:`redact` of its message (and no chained cause,
-    whose message would quote the records again). O(length of the message), only on the error path."""
+    """Re-raise a ``ValueError`` or ``TypeError`` raised inside with :func:`redact` of its message (and no
+    chained cause, whose message would quote the records again). O(length of the message), only on the
+    error path."""
     try:
         yield
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:
         text = str(exc)
         clean = redact(text)
         if clean == text:
             raise
-        raise ValueError(clean) from None
+        raise (TypeError if isinstance(exc, TypeError) else ValueError)(clean) from None

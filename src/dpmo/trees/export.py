@@ -23,6 +23,18 @@ __all__ = ["tree_to_dict", "tree_to_text", "simplified"]
 _NODE_ARRAYS = ("feature", "value", "categorical", "label", "size")
 
 
+def check_feature_names(feature, features) -> None:
+    """Refuse ``features`` (names or :class:`~dpmo.datasets.Feature` objects) shorter than the columns a
+    tree tests (``feature``: each node's column, -1 at a leaf), with a ValueError; None passes. O(nodes)."""
+    if features is None or feature.size == 0:
+        return
+    n_features = int(feature.max()) + 1
+    if len(features) < n_features:
+        raise ValueError(
+            f"features names {len(features)} columns, but the tree tests column {n_features - 1}"
+        )
+
+
 def _check_tree(tree) -> None:
     if not all(hasattr(tree, name) for name in _NODE_ARRAYS):
         raise TypeError(f"tree must be a dpmo.trees.Tree, got {type(tree).__name__}")
@@ -108,11 +120,7 @@ def tree_to_dict(
     True
     """
     _check_tree(tree)
-    n_features = int(tree.feature.max()) + 1 if tree.n_nodes > 1 else 0
-    if features is not None and len(features) < n_features:
-        raise ValueError(
-            f"features names {len(features)} columns, but the tree tests column {n_features - 1}"
-        )
+    check_feature_names(tree.feature, features)
     if classes is not None and len(classes) != 2:
         raise ValueError(f"classes must be a pair [negative, positive], got {len(classes)} labels")
     if simplify:
@@ -178,6 +186,7 @@ def tree_to_text(tree, features: Sequence | None = None, *, simplify: bool = Tru
         predict 0
     """
     _check_tree(tree)
+    check_feature_names(tree.feature, features)
     if simplify:
         tree = simplified(tree, features)
 

@@ -67,7 +67,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .. import _defaults
-from .._validation import check_choice, check_epsilon, check_exact, check_int
+from .._validation import check_choice, check_exact, check_int
 from ..accounting import check_delta
 from ..budget import fit_budget
 from ..calls import call_budget, check_budget_first
@@ -84,6 +84,7 @@ from ._inputs import (
     fit_labels,
 )
 from ._messages import SingleLeafWarning, single_leaf_message
+from .budget_params import check_fit_epsilon
 from .id3_choice import clip_class_counts, split_choice_scores
 from .id3_counts import MemoryID3Counts
 from .id3_docs import PARAMS_DOC as _PARAMS_DOC
@@ -140,10 +141,10 @@ class _BaseID3(FittedMixin, LeafCountScoresMixin, DPEstimatorMixin, ClassifierMi
 
     # -------------------------------------------------------------------------------------------------
     def _check_params(self):
-        eps = check_epsilon(self.epsilon)
+        eps = check_fit_epsilon(self.epsilon)
         depth = check_int(self.max_depth, "max_depth", minimum=0)
         check_choice(self.criterion, CRITERIA, "criterion")
-        n_bins = check_int(self.n_bins, "n_bins", minimum=1)
+        n_bins = check_int(self.n_bins, "n_bins", minimum=1, maximum=1024)
         check_choice(self.mechanism, MECHANISMS, "mechanism")
         check_exact(self.exact, self.mechanism)
         check_delta(self.delta)

@@ -25,7 +25,8 @@ PARAMS_DOC = """
         ``DefaultBoundsWarning`` for every table). Values outside the public range are clipped to it (``fit``
         never says whether: that depends on the records; ``predict`` warns).
     n_bins : int, default 5
-        Bins of a numeric column over its public range ``[0, 1]``.
+        Bins of a numeric column over its public range ``[0, 1]``, 1 to 1024 (a numeric split has
+        ``n_bins`` children).
     max_records : int or None, default 100000
         Public bound of the information gain: each (value, class) count is clipped at ``max_records // 2``
         (larger tables fit; nothing is refused on the private size); sets the global

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .export import check_feature_names
+
 __all__ = ["ID3Tree"]
 
 
@@ -86,6 +88,7 @@ class ID3Tree:
 
     def to_text(self, feature_names=None) -> str:
         """Indented text rendering (one line per node). O(n_nodes)."""
+        check_feature_names(self.feature, feature_names)
         lines: list[str] = []
 
         def name(f: int) -> str:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _defaults
-from .._validation import check_choice, check_epsilon, check_exact, check_int
+from .._validation import check_choice, check_exact, check_int
 from ..accounting import check_delta
 from ..budget import fit_budget
 from ..calls import check_budget_first
@@ -46,13 +46,14 @@ from ..selection import (
 )
 from ._inputs import DPEstimatorMixin, check_X_fit, estimator_rng, fit_labels, labels_as_01
 from .breeding import COLUMNS, breed, node_arrays, node_matrix, random_population
+from .budget_params import check_fit_epsilon
 from .columns import CodedColumns
 from .counts import MemoryCounts
 from .encoding import EncodedData
 from .evaluation import TreePopulation
 from .leaf_counts import noisy_leaf_counts
 from .moet_fitted import FittedTreesMixin
-from .moet_rounds import SENSITIVITIES, fit_shares, selection_scores, tpr_tnr_objectives
+from .moet_rounds import SENSITIVITIES, check_tree_weights, fit_shares, selection_scores, tpr_tnr_objectives
 from .objectives import NEIGHBOURING
 from .operations import feature_spec
 from .proba import VoteScoresMixin, fitted_classes, labels_of
@@ -113,7 +114,8 @@ class DPMOETClassifier(FittedTreesMixin, VoteScoresMixin, DPEstimatorMixin, Clas
         ``p``: initial trees, and trees created per generation (``p // 2`` crossovers of two); ``s``:
         trees kept by the private selection of each generation; ``k``: generations.
     initial_depth, max_depth : int, default 3, 5
-        ``d``: depth of the initial full random trees (root at depth 0); trees are pruned to ``d_max``.
+        ``d``: depth of the initial full random trees (root at depth 0); trees are pruned to ``d_max``
+        (at most 16: memory grows as ``population_size 2^d_max``, about 1 GB at 16 with the defaults).
     n_output : int, default 1
         ``o``: trees returned by the final private selection.
     weights : pair of float, default (3.0, 2.0)
@@ -148,12 +150,12 @@ class DPMOETClassifier(FittedTreesMixin, VoteScoresMixin, DPEstimatorMixin, Clas
         release of the fit is planned together by the accountant before anything is computed (relative
         shares kept, :func:`dpmo.accounting.scaled_epsilons`), each recording its own epsilon
         (``docs/privacy-accounting.md``, "Approximate DP").
-    leaf_count_share : float in [0, 1), default 0.05
+    leaf_count_share : float, 0 or in [1e-6, 1 - 1e-6], default 0.05
         Share of ``epsilon`` spent on the noisy (negative, positive) counts of the leaves of each output
         tree (Laplace, ``docs/trees.md``): :meth:`predict_proba` ranks the rows within a predicted class
         by their leaf's noisy positive share. 0 releases no counts (the scores are then the released
         trees' votes only); the selections share the rest.
-    final_share : float in (0, 1), optional
+    final_share : float in [1e-6, 1 - 1e-6], optional
         Share of the selections' budget given to the final selection, the generations sharing the rest
         equally. None (default): every one of the ``k + 1`` rounds gets the same share.
 
@@ -252,7 +254,7 @@ class DPMOETClassifier(FittedTreesMixin, VoteScoresMixin, DPEstimatorMixin, Clas
 
     # ------------------------------------------------------------------------------------------------
     def _validate_params(self):
-        eps = None if self.epsilon is None else check_epsilon(self.epsilon)
+        eps = None if self.epsilon is None else check_fit_epsilon(self.epsilon)
         if check_delta(self.delta) and eps is None:
             raise ValueError("delta > 0 needs a private fit (epsilon=None is the non-private variant)")
         check_choice(self.approach, approaches(), "approach")
@@ -266,8 +268,8 @@ class DPMOETClassifier(FittedTreesMixin, VoteScoresMixin, DPEstimatorMixin, Clas
         d = check_int(self.initial_depth, "initial_depth", minimum=0)
         dmax = check_int(self.max_depth, "max_depth", minimum=0)
         o = check_int(self.n_output, "n_output")
-        if dmax > 20:
-            raise ValueError(f"max_depth must be at most 20, got {dmax}")
+        if dmax > 16:  # memory O(population_size 2^max_depth): about 1 GB at 16 with the defaults
+            raise ValueError(f"max_depth must be at most 16, got {dmax}")
         if d > dmax:
             raise ValueError(f"initial_depth ({d}) must not exceed max_depth ({dmax})")
         if s > p:
@@ -275,11 +277,7 @@ class DPMOETClassifier(FittedTreesMixin, VoteScoresMixin, DPEstimatorMixin, Clas
         final_size = p if k == 0 else s + 2 * (p // 2)
         if o > final_size:
             raise ValueError(f"n_output ({o}) must not exceed the final population size ({final_size})")
-        w = np.asarray(self.weights, dtype=np.float64)
-        if w.shape != (2,) or not np.all(np.isfinite(w)) or not np.any(w != 0):
-            raise ValueError(
-                f"weights must be two finite numbers (w_tpr, w_tnr), not both 0, got {self.weights!r}"
-            )
+        w = check_tree_weights(self.weights)
         fit_shares(1, k, o, self.leaf_count_share, self.final_share)  # validates the shares
         return eps, p, s, k, d, dmax, o, w
 

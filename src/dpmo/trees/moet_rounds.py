@@ -14,9 +14,10 @@ from .. import selection as _selection
 from .._validation import check_choice
 from ..epsilons import exact_epsilon
 from ..selection import approaches, get_approach
+from .budget_params import check_share
 from .objectives import NEIGHBOURING, tnr_objective, tpr_objective
 
-__all__ = ["SENSITIVITIES", "selection_scores", "fit_shares"]
+__all__ = ["SENSITIVITIES", "selection_scores", "fit_shares", "check_tree_weights"]
 
 SENSITIVITIES = ("local", "global")
 
@@ -81,6 +82,18 @@ def selection_scores(
     return _selection.selection_scores(objs, approach=appr.name, sensitivity=sensitivity, weights=w)
 
 
+def check_tree_weights(weights) -> np.ndarray:
+    """DP-MOET's ``weights`` as a float array ``(w_tpr, w_tnr)``, refused (ValueError naming them) unless two
+    finite numbers, not both 0. O(1)."""
+    try:
+        w = np.asarray(weights, dtype=np.float64) if not isinstance(weights, (str, bytes)) else None
+    except (TypeError, ValueError):
+        w = None
+    if w is None or w.shape != (2,) or not np.all(np.isfinite(w)) or not np.any(w != 0):
+        raise ValueError(f"weights must be two finite numbers (w_tpr, w_tnr), not both 0, got {weights!r}")
+    return w
+
+
 def fit_shares(epsilon, k: int, o: int, leaf_count_share=0.0, final_share=None):
     """The exact epsilon of one generation, of the final selection and of each output tree's leaf counts.
 
@@ -97,8 +110,8 @@ def fit_shares(epsilon, k: int, o: int, leaf_count_share=0.0, final_share=None):
         the shares are only validated, and None is returned for each.
     k, o : int
         Generations and output trees.
-    leaf_count_share : float in [0, 1)
-    final_share : float in (0, 1) or None
+    leaf_count_share : float, 0 or in [1e-6, 1 - 1e-6] (:func:`dpmo.trees.budget_params.check_share`)
+    final_share : float in [1e-6, 1 - 1e-6] or None
 
     Returns
     -------
@@ -117,12 +130,11 @@ def fit_shares(epsilon, k: int, o: int, leaf_count_share=0.0, final_share=None):
     >>> [str(x) for x in fit_shares(1.0, 2, 1, final_share=0.5)[:2]]  # half to the final, 1/4 a generation
     ['1/4', '1/2']
     """
+    check_share(leaf_count_share, "leaf_count_share", may_be_zero=True)
     leaf = exact_epsilon(leaf_count_share, "leaf_count_share", allow_zero=True)
+    if final_share is not None:
+        check_share(final_share, "final_share")
     final = None if final_share is None else exact_epsilon(final_share, "final_share")
-    if leaf >= 1:
-        raise ValueError(f"leaf_count_share must be in [0, 1), got {leaf_count_share!r}")
-    if final is not None and final >= 1:
-        raise ValueError(f"final_share must be in (0, 1) or None, got {final_share!r}")
     if epsilon is None:
         return None, None, None
     total = exact_epsilon(epsilon)

@@ -41,7 +41,7 @@ from fractions import Fraction
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._validation import check_choice, check_epsilon, check_int, check_real
+from .._validation import check_choice, check_int
 from ..accounting import check_delta
 from ..budget import fit_budget
 from ..calls import check_budget_first
@@ -63,6 +63,7 @@ from .binned_kernels import (
     node_split_counts,
     route,
 )
+from .budget_params import check_fit_epsilon, check_share
 from .proba import fitted_classes, labels_of, proba_columns
 
 __all__ = ["PrivateTreeClassifier", "OBJECTIVES", "auto_trees", "smoothed_leaf_shares", "noisy_positive_rate"]
@@ -157,13 +158,14 @@ class PrivateTreeClassifier(FittedMixin, DPEstimatorMixin, ClassifierMixin, Base
     epsilon : float, default 1.0
         Total privacy budget of the fit (pure epsilon-DP, add or remove one record).
     max_depth : int, default 5
-        Depth ``D`` of every tree (public; every tree is complete, ``2^D`` leaves).
+        Depth ``D`` of every tree, at most 12 (public; every tree is complete, ``2^D`` leaves: time
+        O(n_trees 2^D) selections).
     n_trees : int or "auto", default "auto"
         Number of trees, each grown on its own random part of the records (parallel composition).
         ``"auto"``: :func:`auto_trees` of a noisy record count (``epsilon / 20`` of the budget, shown as
         ``n_records_``): one tree when ``epsilon n`` is large, up to 10 when it is small.
     n_bins : int, default 32
-        Equal bins of every numeric column's public range (the candidate thresholds).
+        Equal bins of every numeric column's public range (the candidate thresholds), 2 to 1024.
     leaf_share : float or "auto", default "auto"
         Share of the budget (after the count) spent on the leaves' noisy counts; the rest is split evenly
         over the depths. ``"auto"``: 1/4 for one tree, 1/2 for an ensemble.
@@ -244,16 +246,14 @@ class PrivateTreeClassifier(FittedMixin, DPEstimatorMixin, ClassifierMixin, Base
         self.delta = delta
 
     def _check_params(self):
-        check_epsilon(self.epsilon)
-        depth = check_int(self.max_depth, "max_depth", minimum=1, maximum=20)
+        check_fit_epsilon(self.epsilon)
+        depth = check_int(self.max_depth, "max_depth", minimum=1, maximum=12)
         trees = None if self.n_trees == "auto" else check_int(self.n_trees, "n_trees", minimum=1)
-        bins = check_int(self.n_bins, "n_bins", minimum=2)
+        bins = check_int(self.n_bins, "n_bins", minimum=2, maximum=1024)
         if self.leaf_share == "auto":
             share = None
         else:
-            share = check_real(self.leaf_share, "leaf_share")
-            if not 0 < share < 1:
-                raise ValueError(f"leaf_share must be 'auto' or in (0, 1), got {self.leaf_share!r}")
+            share = check_share(self.leaf_share, "leaf_share")
         check_choice(self.mechanism, SELECTIONS, "mechanism")
         check_choice(self.objective, OBJECTIVES, "objective")
         check_delta(self.delta)

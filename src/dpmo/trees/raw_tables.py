@@ -11,6 +11,7 @@ shared with the lean fit (:mod:`dpmo.trees.columns`), so both paths refuse with 
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 
 import numba
 import numpy as np
@@ -26,6 +27,12 @@ def frame_positions(X, features) -> dict:
     ValueError naming the missing and the undescribed columns)."""
     names = [f.name for f in features]
     cols = [str(c) for c in X.columns]
+    twice = sorted(c for c, times in Counter(cols).items() if times > 1)
+    if twice:
+        raise ValueError(
+            f"the columns of X must have distinct names; {twice} name more than one column (as text: a "
+            "column 1 and a column '1' are the same feature)"
+        )
     missing = [n for n in names if n not in cols]
     extra = [c for c in cols if c not in names]
     if missing or extra:
