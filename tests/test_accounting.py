@@ -437,3 +437,20 @@ def test_steps_beyond_the_float_range_are_accounted_as_pure(e):
     # a call whose plan has such steps: the accountant answers, and every step fits the budget
     steps = acc.scaled_epsilons(3000.0, [1.0] * 3, delta=1e-6)
     assert min(steps) >= 1000.0 and acc.composed_delta(3000.0, steps) <= 1e-6
+
+
+@pytest.mark.parametrize(
+    "eps, k, delta", [(1e-4, 1, 1e-3), (1e-8, 2, 1e-6), (1e-7, 3, 1e-5), (1e-12, 5, 1e-6), (1e-3, 3, 1e-5)]
+)
+def test_small_epsilon_with_delta_answers_and_no_claim_is_contradicted(eps, k, delta):
+    """Formerly a hang: at small epsilon the best zCDP order is about ``1 / sqrt(2 rho)`` (10^13 at
+    epsilon 1e-12), beyond the orders searched, so the safety net shrank rho a millionth at a time. Now
+    the claim is checked against the exact k-fold generalised randomised response (bounded range) and
+    randomised response (pure) at the returned per-pick epsilon."""
+    e0 = dpmo.per_pick_epsilon(eps, k, delta=delta)
+    assert e0 >= eps / k and worst_grr(eps, e0, k) <= delta
+    p0 = dpmo.per_pick_epsilon(eps, k, delta=delta, mechanism="permute_and_flip")
+    assert p0 >= eps / k and rr_delta(eps, p0, k) <= delta
+    rho = acc.zcdp_max_rho(eps, delta)
+    assert rho > 0 and acc.zcdp_delta(rho, eps) <= delta
+    assert gaussian_delta(eps, rho) <= delta  # the Gaussian is rho-zCDP: the conversion can't claim less
