@@ -454,3 +454,10 @@ def test_small_epsilon_with_delta_answers_and_no_claim_is_contradicted(eps, k, d
     rho = acc.zcdp_max_rho(eps, delta)
     assert rho > 0 and acc.zcdp_delta(rho, eps) <= delta
     assert gaussian_delta(eps, rho) <= delta  # the Gaussian is rho-zCDP: the conversion can't claim less
+
+
+@pytest.mark.parametrize("rho, eps", [(100.0, 1.0), (1e3, 1e-3), (0.5, 1.0), (1e-30, 1e-12)])
+def test_the_conversion_is_never_below_the_gaussian(rho, eps):
+    """Across the orders' range (the best order at ``1 + 1e-12`` for a large rho, about ``5e17`` for a
+    tiny one): every answer is at least the exact Gaussian's delta."""
+    assert gaussian_delta(eps, rho) <= acc.zcdp_delta(rho, eps) <= 1.0

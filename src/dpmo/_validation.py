@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -27,7 +28,13 @@ __all__ = [
     "check_fraction",
     "check_t_block",
     "check_X",
+    "check_bounds",
+    "check_indices",
+    "check_shares",
 ]
+
+#: The narrowest declared range: the smallest normal float (a subnormal width loses the range units).
+_MIN_WIDTH = float(np.finfo(np.float64).tiny)
 
 
 def check_random_state(rng: None | int | np.random.Generator) -> np.random.Generator:
@@ -258,3 +265,66 @@ def check_exact(exact, mechanism: str | None = None) -> bool:
             f"the floating-point sampler, or use one of {list(EXACT_CAPABLE)}"
         )
     return bool(exact)
+
+
+def check_bounds(bounds, name: str = "bounds") -> tuple[float, float] | None:
+    """``bounds`` as a tuple ``(low, high)`` of finite floats with ``low < high`` and a width ``high - low``
+    that is a finite normal float (None stays None): the range units ``(v - low) / (high - low)`` of
+    :mod:`dpmo.chebyshev` and :mod:`dpmo.greedy_hypervolume` are then finite. O(1)."""
+    if bounds is None:
+        return None
+    if isinstance(bounds, (str, bytes, Mapping)):
+        raise TypeError(f"{name} must be a pair (low, high) of finite numbers, got {bounds!r}")
+    try:
+        pair = tuple(bounds)
+    except TypeError:
+        raise TypeError(f"{name} must be a pair (low, high) of finite numbers, got {bounds!r}") from None
+    if len(pair) != 2 or not all(
+        isinstance(b, (numbers.Real, np.integer, np.floating)) and not isinstance(b, (bool, np.bool_))
+        for b in pair
+    ):
+        raise TypeError(f"{name} must be a pair (low, high) of finite numbers, got {bounds!r}")
+    low, high = float(pair[0]), float(pair[1])
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"{name} must be finite with low < high, got {bounds!r}")
+    with np.errstate(over="ignore"):
+        width = float(np.float64(high) - np.float64(low))
+    if not np.isfinite(width) or width < _MIN_WIDTH:
+        raise ValueError(
+            f"{name}: the width high - low must be a finite number of at least {_MIN_WIDTH:.3g}, "
+            f"got {bounds!r}"
+        )
+    return (low, high)
+
+
+def check_indices(idx, size: int, name: str = "idx", *, negative: bool = False) -> np.ndarray:
+    """``idx`` as a 1-D ``intp`` array of indices into ``size`` candidates (``negative``: from the end too).
+    Integers only: a boolean mask or floats are refused (a TypeError), not read as indices. O(len(idx))."""
+    arr = np.asarray(idx)
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be a 1-D array of integer candidate indices, got dtype {arr.dtype}")
+    arr = arr.astype(np.intp, copy=False)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of candidate indices")
+    if arr.size and (arr.min() < (-size if negative else 0) or arr.max() >= size):
+        raise ValueError(f"{name} must index the {size} candidates")
+    return arr
+
+
+def check_shares(shares, k: int) -> np.ndarray:
+    """``k`` positive shares summing to 1 (within 1e-9; returned normalised), or ``1 / k`` each for None."""
+    if shares is None:
+        return np.full(k, 1.0 / k)
+    if isinstance(shares, (numbers.Number, str, bytes)):
+        raise TypeError("shares must be a sequence of k positive numbers summing to 1")
+    try:
+        arr = np.asarray(shares, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"shares must be a sequence of k positive numbers summing to 1, got {shares!r}"
+        ) from None
+    if arr.shape != (k,) or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"shares must be {k} positive numbers (one per round), got {shares!r}")
+    if abs(arr.sum() - 1.0) > 1e-9:
+        raise ValueError(f"shares must sum to 1, got {arr.sum()!r}")
+    return arr / arr.sum()

@@ -162,6 +162,8 @@ def _best_order(rho: float, epsilon: float) -> float:
         return (2.0 * a - 1.0) * rho - epsilon + math.log1p(-1.0 / a)
 
     lo, hi = 1.0 + 1e-12, 2.0
+    if slope(lo) >= 0:  # a large rho: the log-delta rises from the smallest order on
+        return lo
     while slope(hi) < 0 and hi < 1e300:
         lo, hi = hi, hi * hi
     if slope(hi) < 0:

@@ -29,12 +29,11 @@ clipped difference; the call never refuses or warns because of the values.
 from __future__ import annotations
 
 import itertools
-import numbers
 
 import numpy as np
 
 from . import _defaults
-from ._validation import check_choice
+from ._validation import check_choice, check_shares
 from .chebyshev_gate import gate_on, gated_scores
 from .dampening import dampen, dampen_over, saturate
 from .pareto import SENSITIVITY_MODES, check_objectives
@@ -126,19 +125,6 @@ def _check_directions(directions, k: int, m: int) -> np.ndarray:
     if np.any(W.max(axis=1) <= 0):
         raise ValueError("every direction needs at least one positive entry")
     return W
-
-
-def _check_shares(shares, k: int) -> np.ndarray:
-    if shares is None:
-        return np.full(k, 1.0 / k)
-    if isinstance(shares, numbers.Number):
-        raise TypeError("shares must be a sequence of k positive numbers summing to 1")
-    arr = np.asarray(shares, dtype=np.float64)
-    if arr.shape != (k,) or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"shares must be {k} positive numbers (one per round), got {shares!r}")
-    if abs(arr.sum() - 1.0) > 1e-9:
-        raise ValueError(f"shares must sum to 1, got {arr.sum()!r}")
-    return arr / arr.sum()
 
 
 def dampened_excess(
@@ -481,7 +467,7 @@ class ChebyshevApproach(Approach):
             _check_directions(self.directions, k, m)
         if self.aspirations is not None:
             _matrix(self.aspirations, "aspirations", k, m, default=0.0)
-        return None if self.shares is None else _check_shares(self.shares, k)
+        return None if self.shares is None else check_shares(self.shares, k)
 
     def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
         rounds = _ChebyshevRounds(list(objectives), sensitivity, self.directions, self.aspirations)

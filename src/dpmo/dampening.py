@@ -56,6 +56,7 @@ from ._validation import (
     check_exact,
     check_int,
     check_k,
+    check_random_state,
     check_scores,
     check_sensitivity,
 )
@@ -240,7 +241,10 @@ def _dampened(u: np.ndarray, local, G, floor: float, max_steps: int, name: str, 
         else:
             B = 1
             d = evaluate_local(local, t, idx)
-        d = np.asarray(d, dtype=np.float64)
+        try:
+            d = np.asarray(d, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"local sensitivity of {name} must return real numbers at t={t}") from None
         if d.shape != ((B, q) if vectorized else (q,)):
             check_local_values(d, (B, q) if vectorized else (q,), t, name)  # raises: the wrong shape
         d = d if vectorized else d[None, :]
@@ -389,13 +393,19 @@ def local_dampening(
     ((2,), True)
     """
     check_exact(exact, mechanism if isinstance(mechanism, str) and mechanism in MECHANISMS else None)
-    if budget is not None or check_delta(delta) > 0:
-        check_choice(mechanism, MECHANISMS, "mechanism")
+    # every argument checked before the local function is called (a refusal after the dampening loop
+    # would have run the caller's function on private data for nothing); rng checked, not consumed
+    check_choice(mechanism, MECHANISMS, "mechanism")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        check_random_state(rng)  # raises for what SPEC 7 does not allow
+    private = budget is not None or check_delta(delta) > 0
+    if private:
         check_budget_first(epsilon, budget, delta)  # before the values are read (issue 37, point 11)
-        n = check_scores(values, "values").size
-        check_k(k, n)
-        if epsilon is not None or budget is None:
-            check_epsilon(epsilon)
+    n = check_scores(values, "values").size
+    check_k(k, n)
+    if epsilon is not None or budget is None:
+        check_epsilon(epsilon)
+    if private:
         budget, total, _ = resolve_call(epsilon, budget, delta, k, mechanism, "local_dampening")
     D = dampen(
         values,

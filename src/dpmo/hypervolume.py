@@ -79,7 +79,9 @@ def _hv2(Z: np.ndarray) -> float:
     y = Z[order, 1]
     ymax = np.maximum.accumulate(y)
     prev = np.concatenate(([0.0], ymax[:-1]))
-    return float(np.sum(x * np.maximum(y - prev, 0.0)))
+    rise = np.maximum(y - prev, 0.0)
+    up = rise > 0  # a strip of height 0 adds nothing (and inf * 0 would be NaN)
+    return float(np.sum(x[up] * rise[up]))
 
 
 def _hv(Z: np.ndarray) -> float:
@@ -142,24 +144,42 @@ def hypervolume(points, reference) -> float:
     P = _points(points, "points")
     m = P.shape[1]
     ref = _vector(reference, "reference", m)
-    Z = np.maximum(P - ref, 0.0)
+    with np.errstate(over="ignore"):  # a box beyond the float range: its volume is inf, said as such
+        Z = np.maximum(P - ref, 0.0)
     Z = Z[np.all(Z > 0.0, axis=1)]
     return _hv(Z)
 
 
-def _normalise(X: np.ndarray, lower, upper, name: str) -> np.ndarray:
+def _normalise(X: np.ndarray, lower, upper, name: str, *, half: bool = False) -> np.ndarray:
+    """``(X - lower) / (upper - lower)`` (or ``X - lower`` without ``upper``), clipped at 0. ``half``: from
+    the halves of the values and bounds, which never overflow (``1e308 - (-1e308)``); halving is exact, so
+    a ratio of two such values is the ratio of the plain ones, and without ``upper`` every value is half
+    the plain one."""
     m = X.shape[1]
     lo = _vector(lower, "lower", m)
+    if half:
+        X, lo = X * 0.5, lo * 0.5
     if upper is None:
         return np.maximum(X - lo, 0.0)
     hi = _vector(upper, "upper", m)
-    if np.any(hi <= lo):
+    if np.any(hi <= lo * (2.0 if half else 1.0)):
         raise ValueError("upper must be larger than lower in every objective")
+    if half:
+        hi = hi * 0.5
     if np.any(X > hi):
         raise ValueError(
             f"{name} exceed the public upper bounds `upper`; give bounds that hold for every candidate"
         )
     return np.maximum((X - lo) / (hi - lo), 0.0)
+
+
+def _unit_scale(*parts: np.ndarray) -> np.ndarray:
+    """Per objective, the power of two ``2^-e`` that brings the largest value of ``parts`` (>= 0) into
+    ``[1/2, 1)``: products of ``m`` such values cannot overflow, and scaling by powers of two is exact, so
+    every hypervolume scales by one exact factor and a ratio of two is unchanged (no inf / inf)."""
+    top = np.max(np.vstack([p.max(axis=0, initial=0.0) for p in parts]), axis=0)
+    exponent = np.where(top > 0, np.frexp(top)[1], 0)
+    return np.ldexp(1.0, -exponent)
 
 
 def _best2(Z: np.ndarray, k: int) -> float:
@@ -228,7 +248,12 @@ def best_hypervolume(front, k: int, *, lower=0.0, upper=None, max_subsets: int =
     """
     F = _points(front, "front")
     k = check_int(k, "k")
-    Z = _normalise(F, lower, upper, "front values")
+    return _best(_normalise(F, lower, upper, "front values"), k, max_subsets)
+
+
+def _best(Z: np.ndarray, k: int, max_subsets) -> float:
+    """:func:`best_hypervolume` of the normalised front ``Z`` (``max_subsets`` checked here)."""
+    max_subsets = check_int(max_subsets, "max_subsets")
     m = Z.shape[1]
     if m == 1:
         return float(Z[:, 0].max()) if Z.shape[0] else 0.0
@@ -290,8 +315,12 @@ def hypervolume_ratio(
     F = _points(front, "front")
     m = F.shape[1]
     P = _points(picks, "picks", m)
-    best = best_hypervolume(F, k, lower=lower, upper=upper, max_subsets=max_subsets)
-    Zp = _normalise(P, lower, upper, "picks values")
+    k = check_int(k, "k")
+    Zf = _normalise(F, lower, upper, "front values", half=True)
+    Zp = _normalise(P, lower, upper, "picks values", half=True)
+    scale = _unit_scale(Zf, Zp)
+    Zf, Zp = Zf * scale, Zp * scale
+    best = _best(Zf, k, max_subsets)
     hv = _hv(Zp[np.all(Zp > 0.0, axis=1)])
     if best <= 0.0:
         return 1.0

@@ -31,7 +31,7 @@ DOMINANCE = ("strict", "pareto", "weak")
 
 
 def _as_points(X, name: str) -> np.ndarray:
-    arr = np.asarray(X, dtype=np.float64)
+    arr = _reals(X, name)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
@@ -165,13 +165,45 @@ def weighted_fitness(values, weights) -> np.ndarray:
     >>> weighted_fitness(np.array([[1.0, 0.5], [0.0, 1.0]]), [3.0, 2.0]).tolist()  # 3 TPR + 2 TNR
     [4.0, 2.0]
     """
-    values = np.asarray(values, dtype=np.float64)
-    weights = np.asarray(weights, dtype=np.float64)
+    values = _reals(values, "values")
+    weights = _reals(weights, "weights")
+    if values.ndim < 1:
+        raise ValueError("values must have the objectives on their last axis, got a scalar")
     if weights.ndim != 1 or values.shape[-1] != weights.shape[0]:
         raise ValueError(
             f"weights must have one entry per objective ({values.shape[-1]}), got {weights.shape}"
         )
     return values @ weights
+
+
+def _reals(x, name: str) -> np.ndarray:
+    """``x`` as a float array of finite real numbers, else a TypeError / ValueError naming ``name``."""
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of real numbers") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be an array of real numbers, got complex values")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def _binary(y, name: str) -> np.ndarray:
+    """Labels ``y`` as booleans: bools, or numbers each 0 or 1; anything else (strings, NaN, 2) refused."""
+    arr = np.asarray(y)
+    if arr.dtype == np.bool_:
+        return arr
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+        raise TypeError(
+            f"{name} must hold binary labels (bools, or the numbers 0 and 1), got dtype {arr.dtype}"
+        )
+    if not np.all((arr == 0) | (arr == 1)):
+        raise ValueError(f"{name} must hold binary labels 0 and 1 only (which values are not shown)")
+    return arr.astype(bool)
 
 
 def tpr_tnr(y_true, y_pred) -> tuple[float, float]:
@@ -183,8 +215,8 @@ def tpr_tnr(y_true, y_pred) -> tuple[float, float]:
     >>> tpr_tnr([1, 1, 0, 0, 0], [1, 0, 0, 0, 1])  # 1 of 2 positives found, 2 of 3 negatives
     (0.5, 0.6666666666666666)
     """
-    y_true = np.asarray(y_true).astype(bool)
-    y_pred = np.asarray(y_pred).astype(bool)
+    y_true = _binary(y_true, "y_true")
+    y_pred = _binary(y_pred, "y_pred")
     if y_true.shape != y_pred.shape:
         raise ValueError("y_true and y_pred must have the same shape (not shown: the shapes count records)")
     p = int(y_true.sum())

@@ -29,9 +29,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._validation import check_scores, check_sensitivity, check_t
+from ._validation import check_bounds, check_indices, check_scores, check_sensitivity, check_t
 
 __all__ = ["Objective", "LocalSensitivity", "evaluate_local", "check_local_values", "check_non_decreasing"]
+
+#: The global sensitivity in range units, ``Delta / (high - low)``, must lie in ``[1 / _UNIT_SPAN,
+#: _UNIT_SPAN]``: the range-unit scores and their scale factors of :mod:`dpmo.chebyshev` and
+#: :mod:`dpmo.greedy_hypervolume` (products and quotients of a few such units) then stay finite and nonzero.
+_UNIT_SPAN = 1e100
 
 
 class LocalSensitivity:
@@ -178,7 +183,10 @@ def check_local_values(
     ``along_t`` (axis 0 of a 2-D output is consecutive distances) or ``previous`` (the values at the
     distance before), also that it does not decrease in ``t`` (:func:`check_non_decreasing`).
     """
-    out = np.asarray(values, dtype=np.float64)
+    try:
+        out = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"local sensitivity of {name} must return real numbers at t={t}") from None
     if out.shape != tuple(shape):
         raise ValueError(
             f"local sensitivity of {name} returned shape {out.shape} at t={t}; expected {tuple(shape)}"
@@ -267,6 +275,14 @@ class Objective:
         )
         object.__setattr__(self, "_local", local)
         object.__setattr__(self, "_name", name)
+        if self._bounds is not None:
+            width = self._bounds[1] - self._bounds[0]
+            unit = self._global / width
+            if not width / _UNIT_SPAN <= self._global <= width * _UNIT_SPAN:
+                raise ValueError(
+                    f"bounds of objective {name!r}: the global sensitivity over the width high - low must "
+                    f"be in [1e-100, 1e100] (a finer or coarser objective has no range units), got {unit:.3g}"
+                )
 
     def __setattr__(self, key, value):
         raise AttributeError("Objective is immutable")
@@ -365,12 +381,7 @@ class Objective:
         The element local sensitivity of a candidate does not depend on which other candidates are
         present, so the restricted local function stays admissible.
         """
-        idx = np.asarray(idx, dtype=np.intp)
-        if idx.ndim != 1:
-            raise ValueError("idx must be a 1-D array of candidate indices")
-        if idx.size and (idx.min() < -self.n or idx.max() >= self.n):
-            raise ValueError(f"idx must index the {self.n} candidates")
-        idx = idx % max(self.n, 1)
+        idx = check_indices(idx, self.n, negative=True) % max(self.n, 1)
         local = self._local
         if local is None:
             new_local = None
@@ -458,18 +469,3 @@ def _checked_name(name) -> str:
 def _make_objective(values, global_sensitivity, local, name, bounds=None):
     """Unpickling helper of :class:`Objective`."""
     return Objective(values, global_sensitivity, local, name=name, bounds=bounds)
-
-
-def check_bounds(bounds, name: str = "bounds") -> tuple[float, float] | None:
-    """``bounds`` as a tuple ``(low, high)`` of finite floats with ``low < high`` (None stays None)."""
-    if bounds is None:
-        return None
-    if isinstance(bounds, (str, bytes)):
-        raise TypeError(f"{name} must be a pair (low, high) of finite numbers, got {bounds!r}")
-    try:
-        low, high = (float(b) for b in bounds)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a pair (low, high) of finite numbers, got {bounds!r}") from None
-    if not (np.isfinite(low) and np.isfinite(high) and low < high):
-        raise ValueError(f"{name} must be finite with low < high, got {bounds!r}")
-    return (low, high)

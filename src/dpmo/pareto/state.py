@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernel_args import kernel_input
-from .._validation import check_t_block
+from .._validation import check_indices, check_t_block
 from ..sensitivity import (
     LocalSensitivity,
     Objective,
@@ -483,12 +483,7 @@ class ParetoState:
             if sub is None:
                 idx = remaining
             else:
-                sub = np.asarray(sub, dtype=np.intp)
-                if sub.ndim != 1:
-                    raise ValueError("idx must be a 1-D array of candidate indices")
-                if sub.size and (sub.min() < 0 or sub.max() >= size):
-                    raise ValueError(f"idx must index the {size} candidates")
-                idx = remaining[sub]
+                idx = remaining[check_indices(sub, size)]
             if isinstance(t, np.ndarray) and t.ndim == 2:
                 return self.delta_block(t0, B, idx)
             return self.delta(t0, idx)

@@ -1,0 +1,151 @@
+"""The core functions at the edges of their inputs: a TypeError / ValueError naming the argument, or a
+correct output; never a NaN, a deep error or a refusal after the private data were used.
+
+Each case was found failing by a fuzzing pass (dpmo 0.1.0 at 7c505ed): declared ranges wider than the floats
+(a ZeroDivisionError in chebyshev, non-finite staircase scores), hypervolume ratios of large values (NaN),
+boolean masks and floats read as indices, string labels counted as positives, numpy's own messages, and
+``local_dampening`` checking its arguments only after running the local function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dpmo
+from dpmo.metrics import dominates, hypervolume, hypervolume_ratio, tpr_tnr, weighted_fitness
+
+O = dpmo.Objective
+
+
+# ---------------------------------------------------------------------------------------- declared ranges
+@pytest.mark.parametrize(
+    "bounds, sensitivity, error, match",
+    [
+        ((-1e308, 1e308), 1.0, ValueError, "width high - low must be a finite number"),
+        ((0.0, 5e-324), 1e-310, ValueError, "width high - low must be a finite number"),
+        ((0.0, 1e300), 1e-300, ValueError, r"global sensitivity over the width .* \[1e-100, 1e100\]"),
+        ((0.0, 1e-100), 1e10, ValueError, r"global sensitivity over the width .* \[1e-100, 1e100\]"),
+        ({0: "x", 1: "y"}, 1.0, TypeError, "must be a pair"),
+        (("0", "1"), 1.0, TypeError, "must be a pair"),
+        ((0, 1, 2), 1.0, TypeError, "must be a pair"),
+        ((True, 2), 1.0, TypeError, "must be a pair"),
+    ],
+)
+def test_bounds_without_range_units_are_refused(bounds, sensitivity, error, match):
+    with pytest.raises(error, match=match):
+        O([1.0, 2.0], sensitivity, bounds=bounds)
+
+
+@pytest.mark.parametrize("approach", ["chebyshev", "staircase", "pareto"])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ((1e-100, (0.0, 1.0)), (1e100, (0.0, 1.0))),  # the finest and the coarsest range units together
+        ((1e-50, (0.0, 1e50)), (1.0, (0.0, 1e-99))),
+        ((1e-20, (-1e79, 1e79)), (1e-300, (0.0, 1e-250))),
+    ],
+)
+def test_the_extremes_of_the_range_units_select(approach, first, second):
+    rng = np.random.default_rng(1)
+    objs = []
+    for s, (lo, hi) in (first, second):
+        objs.append(O(lo + (hi - lo) * rng.random(9), s, bounds=(lo, hi)))
+    for eps in (1.0, 50.0, 1e6):
+        out = dpmo.select_multiobjective(objs, eps, approach=approach, k=3, rng=0)
+        assert len(set(out.tolist())) == 3
+
+
+# ---------------------------------------------------------------------------------------- hypervolume
+def test_hypervolume_of_values_beyond_the_floats():
+    assert hypervolume_ratio([[1e200, 1e200]], [[1e200, 1e200]], 1) == 1.0
+    assert hypervolume([[1e308, 1.0], [1e308, 2.0]], [-1e308, 0.0]) == np.inf
+    assert hypervolume_ratio([[1e308, 1.0]], [[1e308, 1.0], [-1e308, 2.0]], 1, lower=-1.7e308) == 1.0
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    front=st.lists(
+        st.tuples(st.floats(0.01, 1.0), st.floats(0.01, 1.0), st.floats(0.01, 1.0)), min_size=1, max_size=7
+    ),
+    picks=st.lists(st.integers(0, 6), min_size=1, max_size=3),
+    power=st.sampled_from([-1000, -300, 0, 300, 1000]),
+    m=st.sampled_from([2, 3]),
+)
+def test_the_ratio_does_not_depend_on_the_scale(front, picks, power, m):
+    """Scaling every objective by ``2^power`` leaves the ratio unchanged, bit for bit, even where the
+    plain hypervolumes would overflow or underflow (their products of up to three values)."""
+    F = np.asarray(front)[:, :m]
+    P = F[[i % len(F) for i in picks]]
+    plain = hypervolume_ratio(P, F, 3)
+    scaled = hypervolume_ratio(np.ldexp(P, power), np.ldexp(F, power), 3)
+    assert 0.0 <= plain <= 1.0 and scaled == plain
+
+
+def test_max_subsets_is_checked():
+    with pytest.raises(TypeError, match="max_subsets"):
+        hypervolume_ratio([[1.0, 2.0, 3.0]], [[1.0, 2.0, 3.0]], 1, max_subsets="x")
+
+
+# ---------------------------------------------------------------------------------------- metrics
+def test_metrics_refuse_what_they_cannot_read():
+    with pytest.raises(ValueError, match="^values must have the objectives on their last axis"):
+        weighted_fitness(3.0, [1.0])
+    with pytest.raises(ValueError, match="^weights must be finite"):
+        weighted_fitness([[1.0, 2.0]], [np.nan, 1.0])
+    with pytest.raises(TypeError, match="^A must be an array of real numbers"):
+        dominates([["a"]], [[1.0]])
+    with pytest.raises(TypeError, match="^y_true must hold binary labels"):
+        tpr_tnr(["yes", "no"], [1, 0])
+    with pytest.raises(ValueError, match="^y_true must hold binary labels 0 and 1"):
+        tpr_tnr([np.nan, 1.0], [1, 0])
+    with pytest.raises(ValueError, match="^y_pred must hold binary labels 0 and 1"):
+        tpr_tnr([1, 0], [2, 0])
+    assert tpr_tnr([True, False, 1, 0], [1.0, 0.0, 0, 0]) == (0.5, 1.0)
+
+
+# ---------------------------------------------------------------------------------------- indices
+def test_masks_and_floats_are_not_read_as_indices():
+    f = dpmo.pareto_sensitivity([O([3.0, 1, 2, 0], 1.0), O([1.0, 3, 2, 0], 1.0)])
+    for idx in (np.array([True, False, True, False]), np.array([1.9])):
+        with pytest.raises(TypeError, match="^idx must be a 1-D array of integer candidate indices"):
+            f(0, idx)
+    assert f(0, np.array([1, 3])).tolist() == f(0)[[1, 3]].tolist()
+    obj = O([1.0, 2.0, 3.0], 1.0)
+    with pytest.raises(TypeError, match="^idx must be"):
+        obj.take([True, False, True])
+    assert obj.take([0, -1]).values.tolist() == [1.0, 3.0]
+
+
+# ---------------------------------------------------------------------------------------- messages
+def test_messages_name_the_argument():
+    objs = [O([0.0, 1, 2], 1.0), O([2.0, 1, 0], 1.0)]
+    with pytest.raises(TypeError, match="^shares must be a sequence of k positive numbers"):
+        dpmo.priv_chebyshev(objs, 1.0, k=2, shares=["a", "b"], rng=0)
+    with pytest.raises(TypeError, match="^local sensitivity of .* must return real numbers"):
+        dpmo.dampen([0.0, 1.0], lambda t: "x", global_sensitivity=1.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"epsilon": -1.0}, ValueError),
+        ({"epsilon": 1.0, "rng": "x"}, TypeError),
+        ({"epsilon": 1.0, "k": 5}, ValueError),
+        ({"epsilon": 1.0, "mechanism": "nope"}, ValueError),
+    ],
+)
+def test_local_dampening_refuses_before_the_local_function_runs(kwargs, error):
+    calls = []
+
+    def local(t):
+        calls.append(t)
+        return np.full(3, 1e-3)
+
+    kwargs = dict(kwargs)
+    eps = kwargs.pop("epsilon")
+    with pytest.raises(error):
+        dpmo.local_dampening(np.array([0.0, 5.0, 10.0]), eps, local, global_sensitivity=1.0, **kwargs)
+    assert calls == []
