@@ -461,3 +461,15 @@ def test_the_conversion_is_never_below_the_gaussian(rho, eps):
     """Across the orders' range (the best order at ``1 + 1e-12`` for a large rho, about ``5e17`` for a
     tiny one): every answer is at least the exact Gaussian's delta."""
     assert gaussian_delta(eps, rho) <= acc.zcdp_delta(rho, eps) <= 1.0
+
+
+@pytest.mark.parametrize("small", [1e-6, 1e-8, 1e-30, 1e-320])
+def test_uneven_shares_answer_without_a_giant_grid(small):
+    """A share 10^6 to 10^320 times smaller than the others: the grid's work is estimated before any array
+    is made (formerly a 47.7 GiB MemoryError at 1e-8, an OverflowError at 1e-320), the recursion is
+    skipped where it does not fit, and the epsilons still compose to (1, 1e-6)."""
+    steps = acc.scaled_epsilons(1.0, [small, 1.0, 1.0], delta=1e-6)
+    assert steps[1] >= 0.5 * (1 - 1e-6) and steps[0] > 0
+    assert math.fsum(steps) <= 1.0 or acc.composed_delta(1.0, steps) <= 1e-6
+    with pytest.raises(ValueError, match="^epsilons: this composition is too long or too uneven"):
+        acc.adaptive_delta(1.0, [small, 0.5], ["bounded_range"] * 2)

@@ -268,3 +268,30 @@ def test_a_plan_that_may_move_more_than_the_accountant_adds_runs_pure(shares):
     b = dpmo.Budget(2.0, delta=1e-6)
     b.spend(1.0, "before")
     assert delta_for_plan(None, b, 1e-6, shares, "exponential", gain * 1.001) == 0  # the same 1.0 left
+
+
+def test_a_call_that_fails_before_its_first_record_spends_nothing():
+    """A delta > 0 call reserves its (epsilon, delta) before the data are read; a refusal after that
+    (here: a local function returning NaN) gave the reservation back only with delta = 0. Now both spend
+    nothing; a call that recorded a mechanism stays charged."""
+    from dpmo.calls import releases_on_error, resolve_call
+
+    b = dpmo.Budget(1.0, delta=1e-6)
+    nan_local = lambda t: np.full(5, np.nan)  # noqa: E731
+    with pytest.raises(ValueError, match="not finite"):
+        dpmo.local_dampening(np.arange(5.0), 0.5, nan_local, global_sensitivity=1.0, budget=b, delta=1e-6)
+    with pytest.raises(ValueError, match="not finite"):
+        objs = [dpmo.Objective(np.arange(5.0), 1.0, nan_local), dpmo.Objective(np.ones(5), 1.0)]
+        dpmo.priv_pareto(objs, 0.5, budget=b, delta=1e-6, rng=0)
+    assert (b.remaining_exact, b.remaining_delta, b.charges, b.ledger) == (1, 1e-6, (), ())
+
+    @releases_on_error
+    def records_then_fails(budget):
+        call, _, parts = resolve_call(0.5, budget, 1e-6, 2, "exponential", "two picks")
+        call.spend(parts[0], "first pick", mechanism="exponential", sensitivity=1.0, candidates=2)
+        raise RuntimeError("after the first record")
+
+    with pytest.raises(RuntimeError):
+        records_then_fails(b)
+    assert b.remaining_exact == Fraction(1, 2) and b.remaining_delta == 0 and len(b.charges) == 1
+    assert dpmo.select(np.arange(3.0), 0.5, 1.0, budget=b, rng=0).shape == (1,)  # the rest, pure

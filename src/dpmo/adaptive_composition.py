@@ -108,6 +108,11 @@ def grid_step(
         while Fraction(m) * Fraction(h) < Fraction(smallest):  # m h >= smallest exactly: on the grid
             h = math.nextafter(h, math.inf)
         points = (high - low) / h + 2.0 * float(eps.max()) / h + 8.0
+        fewest = 2.0 * float((~bounded).sum()) + sum(
+            float(c) * (float(e) / h + 1.0) for e, c in zip(values, counts, strict=True)
+        )
+        if not points * fewest <= work:  # even the fewest breakpoints do not fit: not counted (no array)
+            continue
         cells = 2.0 * float((~bounded).sum()) + sum(
             float(c) * _breakpoints(float(e), h)[1].size for e, c in zip(values, counts, strict=True)
         )
@@ -337,7 +342,16 @@ def adaptive_delta(epsilon: float, eps: np.ndarray, kinds, *, step: float | None
     if eps.size == 0:
         return 0.0
     kinds = _accounted_kinds(eps, kinds)
-    h = (grid_step(epsilon, eps, kinds) or float(eps.min())) if step is None else float(step)
+    if step is None:
+        h = grid_step(epsilon, eps, kinds)
+        if h is None and grid_step(epsilon, eps, kinds, work=100 * WORK, finest=1) is None:
+            raise ValueError(
+                "epsilons: this composition is too long or too uneven for the recursion's grid (its steps "
+                "span more than the grid can hold); dpmo.accounting.composed_delta falls back to zCDP"
+            )
+        h = float(eps.min()) if h is None else h
+    else:
+        h = float(step)
     return _delta_on_grid(float(epsilon), eps.tobytes(), tuple(kinds), h)
 
 

@@ -201,6 +201,26 @@ class ApproximateDP:
             node._records.extend(entries)
             node = node._parent
 
+    def release_unrecorded_call(self) -> bool:
+        """A call's budget that recorded nothing (an error before its first mechanism): give its reserved
+        ``(epsilon, delta)`` back to the budget it was reserved in, and drop its charge, so that a call that
+        fails before anything runs spends nothing, with ``delta > 0`` as with ``delta = 0``
+        (``docs/privacy-accounting.md``, "When the budget runs out"). Returns whether it did; a call that
+        recorded anything stays charged. O(charges)."""
+        with self._lock:
+            parent = self._parent
+            if self._plan is None or self._used or parent is None or not self._charges:
+                return False
+            charge = self._charges[0]
+            at = next((i for i, c in enumerate(parent._charges) if c is charge), None)
+            if at is None:  # released already
+                return False
+            del parent._charges[at]
+            parent._committed -= self._total
+            parent._committed_delta -= self._delta
+            self._used = len(self._plan)  # nothing more may be recorded in it
+            return True
+
     def reserve_call(self, epsilon: Fraction, delta: Fraction, plan, what: str):
         """Reserve ``(epsilon, delta)`` for one call whose mechanisms run at ``plan`` (a list of ``(exact
         epsilon, kind)`` certified by the accountant) and return the call's budget; raise

@@ -8,6 +8,8 @@ call's ``(epsilon, delta)`` in the budget (:mod:`dpmo.budget_calls`), before any
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import numbers
 from fractions import Fraction
 
@@ -18,7 +20,32 @@ from .budget import Budget, BudgetExceededError, resolve_budget
 from .budget_calls import exact_delta
 from .epsilons import exact_epsilon, exact_text, float_at_most
 
-__all__ = ["call_budget", "check_budget_first", "delta_for_plan", "resolve_call"]
+__all__ = ["call_budget", "check_budget_first", "delta_for_plan", "resolve_call", "releases_on_error"]
+
+#: The call budgets reserved inside the innermost running :func:`releases_on_error` entry point.
+_RESERVED: contextvars.ContextVar[list | None] = contextvars.ContextVar("dpmo_reserved_calls", default=None)
+
+
+def releases_on_error(func):
+    """Decorate an entry point whose ``delta > 0`` calls reserve their budget (:func:`call_budget`): when it
+    raises, every call budget it reserved that recorded nothing is released
+    (:meth:`dpmo.Budget.release_unrecorded_call`). A call that fails before its first mechanism (a local
+    function that returns NaN, a bad shape) then spends nothing, as with ``delta = 0``; a call that
+    recorded anything stays charged."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        token = _RESERVED.set([])
+        try:
+            return func(*args, **kwargs)
+        except BaseException:
+            for call in _RESERVED.get():
+                call.release_unrecorded_call()
+            raise
+        finally:
+            _RESERVED.reset(token)
+
+    return wrapper
 
 
 def call_budget(epsilon, budget, delta, shares, mechanisms, what: str) -> tuple[Budget, list[Fraction]]:
@@ -65,7 +92,11 @@ def call_budget(epsilon, budget, delta, shares, mechanisms, what: str) -> tuple[
         raise BudgetExceededError(f"the budget is used up (epsilon {exact_text(budget.epsilon_exact)})")
     kinds, floats = _accountant_epsilons(eps, d, shares, mechanisms)
     parts = [Fraction(f) for f in floats]
-    return budget.reserve_call(eps, d, list(zip(parts, kinds, strict=True)), what), parts
+    call = budget.reserve_call(eps, d, list(zip(parts, kinds, strict=True)), what)
+    reserved = _RESERVED.get()
+    if reserved is not None:
+        reserved.append(call)
+    return call, parts
 
 
 def _accountant_epsilons(eps, d, shares, mechanisms) -> tuple[list[str], tuple[float, ...]]:

@@ -62,7 +62,7 @@ from ._validation import (
 )
 from .accounting import check_delta
 from .breakpoints import bracket, checked_bracket, closed_form_scores, rising_floor
-from .calls import check_budget_first, resolve_call
+from .calls import check_budget_first, releases_on_error, resolve_call
 from .mechanisms import MECHANISMS, select
 from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
 
@@ -332,6 +332,7 @@ def dampen_objective(objective: Objective, **kwargs) -> np.ndarray:
     )
 
 
+@releases_on_error
 def local_dampening(
     values,
     epsilon: float,

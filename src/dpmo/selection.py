@@ -42,7 +42,7 @@ import numpy as np
 from . import _choices, _defaults
 from ._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from .accounting import check_delta
-from .calls import check_budget_first, delta_for_plan, resolve_call
+from .calls import check_budget_first, delta_for_plan, releases_on_error, resolve_call
 from .epsilons import float_at_most
 from .mechanisms import MECHANISMS, select
 from .registry import Approach, Rounds, approaches, get_approach, register_approach
@@ -172,6 +172,7 @@ def _resolved(appr, objs):
     return appr if resolve is None else resolve(objs)
 
 
+@releases_on_error
 def select_multiobjective(
     objectives,
     epsilon=None,
@@ -249,9 +250,8 @@ def select_multiobjective(
     only on earlier private outputs; basic sequential composition gives epsilon. An approach with a plan
     (:meth:`Approach.steps`, e.g. the staircase) also makes private releases between rounds; every step
     runs at its exact part of epsilon, recorded right before it, and is DP given the earlier outputs
-    (adaptive sequential composition). Cost: that of the
-    approach's rounds (see :func:`dpmo.priv_pareto`, :func:`dpmo.priv_agg`) plus k calls of
-    :func:`dpmo.select` (one for a static approach).
+    (adaptive sequential composition). Cost: that of the approach's rounds (see :func:`dpmo.priv_pareto`,
+    :func:`dpmo.priv_agg`) plus k calls of :func:`dpmo.select` (one for a static approach).
 
     Examples
     --------

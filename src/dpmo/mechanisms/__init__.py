@@ -24,7 +24,7 @@ from .._validation import (
 )
 from ..accounting import check_delta
 from ..budget import resolve_budget
-from ..calls import check_budget_first, resolve_call
+from ..calls import check_budget_first, releases_on_error, resolve_call
 from ..epsilons import exact_epsilon, float_at_most
 from ._common import needs_rounds as needs_rounds  # for dpmo.graphs.spark (not in __all__)
 from ._common import scaled_scores as scaled_scores  # for dpmo.graphs.spark (not in __all__)
@@ -36,6 +36,7 @@ from .row_laws import check_law_arguments, probabilities_by_row
 __all__ = ["MECHANISMS", "select", "probabilities", "probabilities_by_row"]
 
 
+@releases_on_error
 def select(
     scores,
     epsilon: float,

@@ -31,7 +31,7 @@ from .._validation import check_choice, check_epsilon, check_exact, check_k, che
 from ..accounting import check_delta
 from ..aggregate import AggregateApproach
 from ..budget import Budget, resolve_budget
-from ..calls import resolve_call
+from ..calls import releases_on_error, resolve_call
 from ..chebyshev import ChebyshevApproach, default_directions
 from ..epsilons import exact_epsilon
 from ..mechanisms import MECHANISMS
@@ -72,6 +72,7 @@ def _chebyshev_settings(appr: ChebyshevApproach, k: int, m: int) -> tuple[np.nda
     return W, np.broadcast_to(A, (k, m)).copy()
 
 
+@releases_on_error
 def select(
     df: DataFrame,
     k: int,

@@ -28,7 +28,7 @@ from ... import _defaults
 from ..._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
 from ...accounting import check_delta
 from ...budget import resolve_budget
-from ...calls import check_budget_first, resolve_call
+from ...calls import check_budget_first, releases_on_error, resolve_call
 from ...mechanisms import MECHANISMS
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
 from ...spark.sampling import driver_entropy, executor_rounds, private_picks, round_recorder
@@ -52,6 +52,7 @@ DRIVER_MAX_NODES = 10**8
 _LABEL = "graphs.spark.top_k"
 
 
+@releases_on_error
 def top_k(
     edges,
     k: int,
