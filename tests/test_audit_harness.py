@@ -10,6 +10,7 @@ one neighbour, one ``t`` and one candidate at a time.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,3 +85,24 @@ def test_check_admissibility_finds_the_violations_of_the_definition(case, cap):
         range(S), lambda x: adj[x], lambda x: u[x], lambda x, t: d[x, t], t_max, max_violations=cap
     )
     assert got == _violations_by_definition(S, adj, u, d, t_max, 1e-12, cap)
+
+
+def test_the_audits_refuse_what_they_cannot_compare():
+    """A NaN utility, delta or dampened score passed both audits silently (NaN comparisons are False, and
+    Python's max drops a NaN); a delta of the wrong shape or a negative t_max failed deep inside."""
+    from dpmo.audit import check_admissibility, max_dampened_change
+
+    nbrs = lambda x: [x - 1, x + 1]  # noqa: E731
+    util = lambda x: np.array([float(x)])  # noqa: E731
+    with pytest.raises(ValueError, match="^delta returned a value that is not finite"):
+        check_admissibility(range(3), nbrs, util, lambda x, t: np.array([np.nan]), 2)
+    with pytest.raises(ValueError, match="^utility returned a value that is not finite"):
+        check_admissibility(range(3), nbrs, lambda x: np.array([np.nan]), lambda x, t: np.array([1.0]), 2)
+    with pytest.raises(ValueError, match="^dampened returned a value that is not finite"):
+        max_dampened_change([0], lambda x: [1], lambda x: np.array([0.0 if x == 0 else np.nan]))
+    with pytest.raises(ValueError, match="^delta must return one array per t of one value per candidate"):
+        check_admissibility(range(3), nbrs, util, lambda x, t: np.array([1.0, 2.0]), 2)
+    with pytest.raises(ValueError, match="^t_max must be a non-negative int"):
+        check_admissibility(range(3), nbrs, util, lambda x, t: np.array([1.0]), -1)
+    assert max_dampened_change([0], lambda x: [1], lambda x: np.array([])) == 0.0
+    assert check_admissibility(range(6), nbrs, util, lambda x, t: np.array([1.0]), 3) == []

@@ -353,3 +353,9 @@ def test_trees_pareto_caution_is_said_and_holds():
             clf = DPMOETClassifier(epsilon=1.0, approach="pareto", features=data.features, random_state=seed)
             accuracy.append(np.mean(clf.fit(data.X, data.y).predict(data.X) == data.y))
     assert min(accuracy) < majority
+
+
+def test_a_per_pick_epsilon_below_the_floats_needs_an_infinite_lead():
+    """Epsilon 5e-324 over 3 picks is 0 per pick in floats: formerly a ZeroDivisionError (k > 1)."""
+    assert dpmo.lead_needed(100, 5e-324, 0.9, k=3) == math.inf
+    assert dpmo.lead_needed(100, 5e-324, 0.9, k=1) == math.inf

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validation import check_int
+
 __all__ = [
     "Violation",
     "check_admissibility",
@@ -52,17 +54,35 @@ class Violation:
 
 
 class _Cache:
-    def __init__(self, func):
-        self.func = func
+    """``func`` memoised per state; each value checked once: real, finite, ``ndim`` axes, and the same
+    length as the first value (the number of candidates). An audit cannot compare a NaN: it is an error
+    naming ``name`` and the state, never a silent pass."""
+
+    def __init__(self, func, name: str = "utility", ndim: int = 1, peer: _Cache | None = None):
+        self.func, self.name, self.ndim, self.peer = func, name, ndim, peer
         self.store: dict = {}
+        self.n: int | None = None
 
     def __call__(self, *key):
-        try:
+        if key in self.store:
             return self.store[key]
-        except KeyError:
+        try:
             value = np.asarray(self.func(*key), dtype=np.float64)
-            self.store[key] = value
-            return value
+        except (TypeError, ValueError):
+            raise TypeError(f"{self.name} must return real numbers (at state {key[0]!r})") from None
+        if self.n is None and self.peer is not None:
+            self.n = self.peer.n
+        if value.ndim != self.ndim or (self.n is not None and value.shape[-1] != self.n):
+            what = "a 1-D array" if self.ndim == 1 else "one array per t"
+            raise ValueError(
+                f"{self.name} must return {what} of one value per candidate (at state {key[0]!r}: shape "
+                f"{value.shape})"
+            )
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f"{self.name} returned a value that is not finite (at state {key[0]!r})")
+        self.n = value.shape[-1]
+        self.store[key] = value
+        return value
 
 
 def check_admissibility(
@@ -109,8 +129,9 @@ def check_admissibility(
     >>> bad[0].condition  # |u(x) - u(y)| = 1 exceeds delta(x, 0) = 0.5
     1
     """
-    u = _Cache(utility)
-    curve = _Cache(lambda x: np.array([np.asarray(delta(x, t), dtype=np.float64) for t in range(t_max + 1)]))
+    t_max = check_int(t_max, "t_max", minimum=0)
+    u = _Cache(utility, "utility")
+    curve = _Cache(lambda x: [delta(x, t) for t in range(t_max + 1)], "delta", ndim=2, peer=u)
     states = list(states)
     adj = [list(neighbours(x)) for x in states]
     if not _any_violation(states, adj, u, curve, atol):
@@ -281,10 +302,11 @@ def max_dampened_change(
     >>> max_dampened_change(range(5), lambda x: [x + 1], lambda x: np.array([0.5 * x, 2.0]))
     0.5
     """
-    D = _Cache(dampened)
+    D = _Cache(dampened, "dampened")
     worst = 0.0
     for x in states:
         dx = D(x)
         for y in neighbours(x):
-            worst = max(worst, float(np.max(np.abs(dx - D(y)))))
+            if dx.size:
+                worst = max(worst, float(np.max(np.abs(dx - D(y)))))
     return worst

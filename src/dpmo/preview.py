@@ -329,4 +329,6 @@ def lead_needed(
             else:
                 hi = mid
         a = hi
+    if eps == 0.0:  # a per-pick epsilon below the smallest float: no lead is enough
+        return math.inf
     return 2.0 * a / eps * sensitivity
