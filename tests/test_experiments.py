@@ -432,3 +432,33 @@ def test_report_uses_only_rows_of_the_current_settings(tmp_path):
     assert "### Enron" in text and "Les Miserables" not in text
     text = report_mod.write_report(tmp_path, ["graph-agg"], settings={"graph-agg": {"enron": "other"}})
     assert "### Enron" not in text.read_text()  # no row of those settings: the experiment is left out
+
+
+@pytest.mark.parametrize(
+    "change, error, match",
+    [
+        ({"config": {"runs": -1}}, ValueError, "^config.runs must be a positive int"),
+        ({"config": {"epsilons": (0.0,)}}, ValueError, r"^config.epsilons\[i\] must be a positive finite"),
+        ({"datasets": {"nosuch": []}}, ValueError, r"^datasets names \['nosuch'\]: unknown"),
+        ({"datasets": ["toy"]}, TypeError, "^datasets must be a dict"),
+        ({"methods": ["Z"]}, ValueError, r"^methods \['Z'\] are not in this experiment"),
+        ({"methods": []}, ValueError, "^methods must be a non-empty list"),
+        ({"jobs": 0}, ValueError, "^jobs must be a positive int"),
+        ({"seed": 1.5}, TypeError, "^seed must be a non-negative int"),
+        ({"out_is_file": True}, ValueError, "^out_dir must be a folder"),
+    ],
+)
+def test_run_experiment_refuses_before_running(tmp_path, change, error, match):
+    """Each of these ran (rows for a method not in the experiment, epsilon 0) or failed deep inside (a
+    KeyError for an unknown dataset, joblib's message for jobs=0)."""
+    from dpmo.experiments import run_experiment
+
+    config = replace(toy_experiment(), **change.get("config", {}))
+    out = tmp_path / "out"
+    if change.get("out_is_file"):
+        out.write_text("")
+    kwargs = {"jobs": 1, **{k: v for k, v in change.items() if k in ("methods", "jobs", "seed")}}
+    datasets = change.get("datasets", {"toy": []})
+    with pytest.raises(error, match=match):
+        run_experiment(config, datasets, out, progress="off", **kwargs)
+    assert not (tmp_path / "out" / "toy.csv").exists()

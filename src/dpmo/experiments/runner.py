@@ -37,8 +37,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from .._validation import check_epsilon, check_int
 from .backends import task_results
-from .config import ExperimentConfig
+from .config import DATASETS, ExperimentConfig
 from .progress import make_progress
 
 # Re-exported (redundant aliases): importable from here since before the split.
@@ -128,6 +129,7 @@ def run_experiment(
     (0, 12)
     >>> import shutil; shutil.rmtree(folder)
     """
+    _check_arguments(config, datasets, out_dir, seed, jobs, methods, chunk)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     path = csv_path(out, config.name)
@@ -179,3 +181,36 @@ def run_experiment(
         "seconds": time.perf_counter() - start,
         "jobs": used["jobs"],
     }
+
+
+def _check_arguments(config, datasets, out_dir, seed, jobs, methods, chunk) -> None:
+    """Refuse, before anything runs, what :func:`run_experiment` cannot run: a TypeError or ValueError
+    naming the argument and what is allowed. O(methods + epsilons + datasets)."""
+    if not isinstance(config, ExperimentConfig):
+        raise TypeError(f"config must be an ExperimentConfig, got {type(config).__name__}")
+    check_int(config.runs, "config.runs", minimum=1)
+    for e in config.epsilons:
+        check_epsilon(e, "config.epsilons[i]")
+    if not isinstance(datasets, dict):
+        raise TypeError(
+            f"datasets must be a dict of dataset name -> file paths, got {type(datasets).__name__}"
+        )
+    known = set(DATASETS) | {"toy"}
+    unknown = sorted(str(d) for d in datasets if d not in known)
+    if unknown:
+        raise ValueError(f"datasets names {unknown}: unknown; known datasets: {sorted(known)}")
+    if methods is not None:
+        if isinstance(methods, str) or not len(methods):
+            raise ValueError(f"methods must be a non-empty list of names among {list(config.methods)}")
+        outside = [m for m in methods if m not in config.methods]
+        if outside:
+            raise ValueError(
+                f"methods {outside} are not in this experiment; its methods: {list(config.methods)}"
+            )
+    if Path(out_dir).exists() and not Path(out_dir).is_dir():
+        raise ValueError(f"out_dir must be a folder; {os.fspath(out_dir)!r} is a file")
+    check_int(seed, "seed", minimum=0)
+    if jobs != "auto":
+        check_int(jobs, "jobs", minimum=1)
+    if chunk is not None:
+        check_int(chunk, "chunk", minimum=1)
