@@ -400,3 +400,24 @@ def test_registered_approach_plugs_into_every_layer(monkeypatch):
     assert len(picks) == 2 and [r.what for r in b.ledger][0].startswith("top_k (first objective)")
     with pytest.raises(ValueError, match="approach must be one of"):
         dpmo.selection.select_multiobjective(_objectives(), 1.0, approach="nope")
+
+
+def test_a_record_holds_only_facts_it_can_hold():
+    """A NaN or negative sensitivity, fractional candidates, a k of 2.7, "3" or True were recorded as given
+    (or truncated); fewer candidates than rounds recorded negative counts."""
+    b = dpmo.Budget(1.0)
+    refused = [
+        (ValueError, lambda: b.spend(0.1, "x", sensitivity=float("nan"))),
+        (ValueError, lambda: b.spend(0.1, "x", sensitivity=-1.0)),
+        (TypeError, lambda: b.spend(0.1, "x", candidates=1.5)),
+        (TypeError, lambda: b.spend_rounds(0.1, 2.7, "x")),
+        (TypeError, lambda: b.spend_rounds(0.1, "3", "x")),
+        (TypeError, lambda: b.spend_rounds(0.1, True, "x")),
+        (ValueError, lambda: b.spend_rounds(0.2, 2, "x", candidates=1)),
+    ]
+    for error, call in refused:
+        with pytest.raises(error):
+            call()
+    assert b.ledger == () and b.remaining == 1.0
+    b.spend_rounds(0.2, 2, "two picks", mechanism="exponential", sensitivity=1.0, candidates=2)
+    assert [r.candidates for r in b.ledger] == [2, 1]

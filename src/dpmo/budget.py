@@ -39,6 +39,7 @@ the caller as *one* spend whose ``what`` says so.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import threading
@@ -47,6 +48,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import _fork
+from ._validation import check_int
 from .budget_calls import ApproximateDP, Charge
 from .epsilons import decimal_float_at_most, exact_epsilon, exact_text, float_at_most
 from .ledger import LedgerSummary, Spend, expand
@@ -84,6 +86,14 @@ def _restore(total: Fraction, spent: Fraction, records: list, delta=Fraction(0),
     b._committed, b._spent, b._records = total, spent, list(records)
     b._delta, b._committed_delta, b._spent_delta, b._charges = delta, delta, spent_delta, list(charges)
     return b
+
+
+def _facts(sensitivity, candidates) -> tuple[float | None, int | None]:
+    """A record's sensitivity (a finite number >= 0) and number of candidates (an int >= 0), or None."""
+    sens = None if sensitivity is None else float(sensitivity)
+    if sens is not None and not (math.isfinite(sens) and sens >= 0):
+        raise ValueError(f"sensitivity must be a finite number >= 0, got {sensitivity!r}")
+    return sens, None if candidates is None else check_int(candidates, "candidates", minimum=0)
 
 
 class Budget(ApproximateDP, LedgerSummary):
@@ -305,11 +315,7 @@ class Budget(ApproximateDP, LedgerSummary):
         if not isinstance(what, str):
             raise TypeError(f"what must be a str, got {type(what).__name__}")
         record = Spend(
-            what,
-            None if mechanism is None else str(mechanism),
-            eps,
-            None if sensitivity is None else float(sensitivity),
-            None if candidates is None else int(candidates),
+            what, None if mechanism is None else str(mechanism), eps, *_facts(sensitivity, candidates)
         )
         with self._lock:
             if self._plan is not None:  # a call with delta > 0: its next slot (dpmo.budget_calls)
@@ -333,16 +339,16 @@ class Budget(ApproximateDP, LedgerSummary):
         the ``k`` rounds at once (the Gumbel top-k trick): all ``k`` records are made before the sampling.
         """
         self._refuse_if_forked()
-        k = int(k)
-        if k < 1:
-            raise ValueError(f"k must be a positive int, got {k}")
+        k = check_int(k, "k")
         if not isinstance(what, str):
             raise TypeError(f"what must be a str, got {type(what).__name__}")
         eps = exact_epsilon(epsilon)
         mech = None if mechanism is None else str(mechanism)
-        sens = None if sensitivity is None else float(sensitivity)
+        sens, cand = _facts(sensitivity, candidates)
+        if cand is not None and cand < k:
+            raise ValueError(f"candidates must be at least k = {k} (round i has candidates - i), got {cand}")
         with self._lock:
-            entry = (what, mech, eps, k, sens, None if candidates is None else int(candidates))
+            entry = (what, mech, eps, k, sens, cand)
             if self._plan is not None:  # a call with delta > 0: its next k slots (dpmo.budget_calls)
                 return self._spend_planned(eps / k, k, entry, mech, what)
             # basic composition: the k shares cost eps exactly (a tighter accountant costs each round)
