@@ -325,3 +325,12 @@ def test_library_and_cli_share_the_graph_defaults():
     assert inspect.signature(graphs.top_k_exact).parameters["approach"].default == "agg"
     text = " ".join(build_parser()._subparsers._group_actions[0].choices["topk"].format_help().split())
     assert "(default: agg)" in text and "(default: local)" in text
+
+
+@pytest.mark.parametrize("approach", ["agg", "pareto", "staircase"])
+def test_chebyshev_settings_are_refused_by_other_approaches(approach):
+    """aspirations=[1, 2, 3] or shares=[1, -1] were silently ignored outside approach='chebyshev'."""
+    g = nx.karate_club_graph()
+    for setting in ({"aspirations": [1, 2, 3]}, {"shares": [1, -1]}, {"directions": [[1.0, 1.0]]}):
+        with pytest.raises(ValueError, match="settings of approach='chebyshev' only"):
+            graphs.top_k(g, 2, 1.0, approach=approach, nodes=34, rng=0, **setting)

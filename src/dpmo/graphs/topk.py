@@ -192,7 +192,7 @@ def top_k(
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
         order degree, ego density); giving any of them selects PrivChebyshev with public settings instead
         of the staircase (not Pareto-consistent: at negligible noise it can pick a node an earlier pick
-        dominates; ``docs/graphs.md``). Ignored by the other approaches.
+        dominates; ``docs/graphs.md``). Refused with the other approaches.
     exact : bool, default True
         Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
         in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
@@ -249,6 +249,11 @@ def top_k(
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
     fixed = directions is not None or aspirations is not None or shares is not None
+    if fixed and approach != "chebyshev":
+        raise ValueError(
+            f"directions, aspirations and shares are settings of approach='chebyshev' only; approach "
+            f"{approach!r} takes none of them"
+        )
     staircase = approach == "staircase" or (approach == "chebyshev" and not fixed)
     if staircase:  # PrivChebyshev with private, data-adaptive aspirations (the graph default, docs/pareto.md)
         appr = None  # its plan depends on the call's epsilon: made below, once the budget is resolved
