@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,13 +15,37 @@ from .args import CLIError, exact_sampling
 __all__ = ["topk_command", "trees_command", "id3_command"]
 
 
-def _check_file(path: Path) -> Path:
+def _check_file(path: Path, *, stream: bool = False) -> Path:
+    """``path``, refused unless a readable file; ``stream``: a pipe (``<(...)``) or device is read too (a
+    reader that reads it once), else it is refused as not a regular file."""
     if path.is_dir():
         raise CLIError(f"cannot read {path}: it is a folder, not a file")
-    if not path.is_file():
+    if not path.exists():
         raise CLIError(f"cannot read {path}: no such file")
+    if not path.is_file() and not stream:
+        raise CLIError(
+            f"cannot read {path}: not a regular file (a pipe or a device?); it is read more than once: save "
+            "it to a file first"
+        )
     if not os.access(path, os.R_OK):
         raise CLIError(f"cannot read {path}: permission denied")
+    return path
+
+
+def check_output(text: str, option: str) -> Path:
+    """The output path of ``option`` (``--save-json FILE``), checked before anything is read or spent: its
+    folder exists and may be written to, and it is not a folder (a release must not end in an error)."""
+    path = Path(text)
+    folder = path.parent
+    if path.is_dir():
+        raise CLIError(f"{option} {text}: it is a folder; give a file name")
+    if not folder.is_dir():
+        raise CLIError(f"{option} {text}: the folder {str(folder)!r} does not exist (create it first)")
+    if path.exists() and not path.is_file():
+        raise CLIError(f"{option} {text}: not a regular file")
+    writable = os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK | os.X_OK)
+    if not writable:
+        raise CLIError(f"{option} {text}: permission denied (cannot write it)")
     return path
 
 
@@ -49,11 +75,17 @@ def _read_node_ids(path: Path, text: bool = False, delimiter: str | None = None)
                         f"{path}: line {lineno}: expected integer node ids, got {tok!r} "
                         "(text ids: --string-ids)"
                     ) from None
+                if not _INT64[0] <= ids[-1] <= _INT64[1]:
+                    raise CLIError(
+                        f"{path}: line {lineno}: node ids must be integers in the int64 range "
+                        "(-2^63 .. 2^63 - 1), or text ids with --string-ids (the id is not shown)"
+                    )
     if not ids:
         raise CLIError(f"{path}: no node ids (the public node set must not be empty)")
     return np.asarray(ids) if text else np.asarray(ids, dtype=np.int64)
 
 
+_INT64 = (-(2**63), 2**63 - 1)
 _NOT_PRIVATE = "# NOT PRIVATE: exact statistics of the private graph, for checking only. Do not publish them."
 
 
@@ -81,7 +113,9 @@ def topk_command(args) -> int:
     """``dpmo topk``: private top-k influential nodes of a graph file."""
     path = None if args.explain else _check_file(Path(args.graph_file))  # --explain never opens it
     if args.nodes is not None:
-        nodes = _read_node_ids(_check_file(Path(args.nodes)), text=args.string_ids, delimiter=args.delimiter)
+        nodes = _read_node_ids(  # read once: a pipe (--nodes <(...)) is read too
+            _check_file(Path(args.nodes), stream=True), text=args.string_ids, delimiter=args.delimiter
+        )
     elif args.n_nodes is not None:
         if args.string_ids:
             raise CLIError("--n-nodes N means the integer ids 0..N-1; with --string-ids pass --nodes FILE")
@@ -163,8 +197,16 @@ def _message(exc: Exception) -> str:
     return str(exc)
 
 
+def _once(option: str, col: str, seen: dict) -> None:
+    """Refuse a column named twice by ``option`` (as ``dpmo select`` refuses a repeated --objective)."""
+    if col in seen:
+        raise CLIError(f"{option}: each column may be named once, {col!r} is named twice")
+
+
 def _parse_bounds(items: Sequence[str] | None) -> dict[str, tuple[float, float]]:
-    out = {}
+    from ..datasets.types import check_width
+
+    out: dict[str, tuple[float, float]] = {}
     for item in items or []:
         col, sep, rng = item.partition("=")
         lo, sep2, hi = rng.partition(":")
@@ -174,19 +216,29 @@ def _parse_bounds(items: Sequence[str] | None) -> dict[str, tuple[float, float]]
             lo_f, hi_f = float(lo), float(hi)
         except ValueError:
             raise CLIError(f"argument --numeric: expected COL=LO:HI, got {item!r}") from None
+        if not (math.isfinite(lo_f) and math.isfinite(hi_f)):
+            raise CLIError(f"argument --numeric: {col}: LO and HI must be finite numbers, got {item!r}")
         if not lo_f < hi_f:
             raise CLIError(f"argument --numeric: {col}: LO must be smaller than HI")
+        try:  # the rule of dpmo.datasets.Feature, checked before the table is read
+            check_width((lo_f, hi_f), col)
+        except ValueError as exc:
+            raise CLIError(f"argument --numeric: {exc}") from None
+        _once("--numeric", col, out)
         out[col] = (lo_f, hi_f)
     return out
 
 
 def _parse_categories(items: Sequence[str] | None) -> dict[str, tuple[str, ...]]:
-    out = {}
+    out: dict[str, tuple[str, ...]] = {}
     for item in items or []:
         col, sep, values = item.partition("=")
         cats = tuple(v.strip() for v in values.split(",") if v.strip()) if sep else ("0", "1")
         if not col or not cats:
             raise CLIError(f"argument --categorical: expected COL or COL=V1,V2,..., got {item!r}")
+        _once("--categorical", col, out)
+        if len(set(cats)) != len(cats):
+            raise CLIError(f"argument --categorical: {col}: each category may be named once")
         out[col] = cats
     return out
 
@@ -211,6 +263,8 @@ def _training_tables(args):
             delimiter=args.delimiter,
         )
 
+    if args.save_json is not None:  # before the table is read and anything spent: the release may not fail
+        check_output(args.save_json, "--save-json")
     bounds = _parse_bounds(args.numeric)
     categorical = _parse_categories(args.categorical)
     negative, positive, classes = _label_set(args.classes, args.positive)
@@ -271,7 +325,7 @@ def trees_command(args) -> int:
             **kw,
         )
         budget = None if args.non_private else Budget(args.epsilon, delta=args.delta)
-        clf.fit(data.X, data.y, budget=budget)
+        _fit(clf, data, budget)
         spent = "NON-PRIVATE (no budget)" if budget is None else f"{_budget_text(args)} ({_spent(budget)})"
         sampler = "" if args.non_private else ("; float sampler" if args.float_sampler else "; exact sampler")
         _release(
@@ -311,7 +365,7 @@ def id3_command(args) -> int:
             delta=args.delta,
         )
         budget = Budget(args.epsilon, delta=args.delta)
-        clf.fit(data.X, data.y, budget=budget)
+        _fit(clf, data, budget)
         _release(
             args,
             clf,
@@ -323,6 +377,29 @@ def id3_command(args) -> int:
             weights=_defaults.TREE_WEIGHTS,
         )
     return 0
+
+
+#: The library's parameter names of the tree estimators -> the options of ``dpmo trees`` / ``dpmo id3``.
+_OPTIONS = {
+    "population_size": "--population-size",
+    "selection_size": "--selection-size",
+    "n_iterations": "--iterations",
+    "initial_depth": "--initial-depth",
+    "max_depth": "--max-depth",
+    "n_output": "--n-output",
+    "n_bins": "--n-bins",
+    "max_records": "--max-records",
+}
+_PARAMETER = re.compile(r"\b(" + "|".join(_OPTIONS) + r")\b")
+
+
+def _fit(clf, data, budget) -> None:
+    """``clf.fit`` on the table; a refused parameter (checked before anything is spent) is reported with
+    the command line's option names (``--selection-size``, not ``selection_size``)."""
+    try:
+        clf.fit(data.X, data.y, budget=budget)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(_PARAMETER.sub(lambda m: _OPTIONS[m.group(1)], str(exc))) from None
 
 
 @contextmanager

@@ -27,6 +27,8 @@ __all__ = [
     "exact_sampling",
     "absent_column_error",
     "bad_row_error",
+    "repeated_column",
+    "parquet_error",
 ]
 
 
@@ -50,6 +52,25 @@ def bad_row_error(path: Path, n_fields: int, delimiter: str) -> CLIError:
     return CLIError(
         f"{path}: a row does not have the header's {n_fields} fields (which row is not shown: "
         f"the values are private); check --delimiter {delimiter!r} and the quoting of fields"
+    )
+
+
+def repeated_column(path: Path, wanted: list[str], names: list[str]) -> None:
+    """Refuse a table whose header (or schema) names a wanted column more than once: which of the two
+    would be read is not for the command to guess. One rule for ``dpmo select`` and its ``--explain``."""
+    for c in dict.fromkeys(wanted):
+        if names.count(c) > 1:
+            raise CLIError(
+                f"{path}: column {c!r} appears more than once in the header; each column may be named once"
+            )
+
+
+def parquet_error(path: Path) -> CLIError:
+    """The refusal of a ``.parquet`` file pyarrow cannot read (its message, which may quote the file's
+    bytes and does not name the file, is not shown)."""
+    return CLIError(
+        f"{path}: not a readable Parquet file (damaged, truncated or another format; the reader's message is "
+        "not shown, in case it quotes the file's content)"
     )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .args import CLIError, absent_column_error, bad_row_error
+from .args import CLIError, absent_column_error, bad_row_error, parquet_error, repeated_column
 
 __all__ = ["explain_select", "explain_topk", "explain_lines"]
 
@@ -140,11 +140,15 @@ def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
         from .._extras import require
 
         pq = require("pyarrow.parquet", "dpmo select on a .parquet file")
-        meta = pq.read_metadata(path)
-        names = meta.schema.to_arrow_schema().names
+        try:
+            meta = pq.read_metadata(path)
+            names = meta.schema.to_arrow_schema().names
+        except (OSError, ValueError):  # pyarrow's message may quote the file's bytes: not shown
+            raise parquet_error(path) from None
         absent = [c for c in columns if c not in names]
         if absent:
             raise CLIError(f"{path}: no column {absent[0]!r}; the file has {names}")
+        repeated_column(path, columns, names)
         return int(meta.num_rows)
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
@@ -155,6 +159,7 @@ def _count_rows(path: Path, columns: list[str], delimiter: str) -> int:
             absent = [c for c in columns if c not in header]
             if absent:
                 raise absent_column_error(path, absent[0], delimiter)
+            repeated_column(path, columns, header)
             rows = 0
             for row in reader:
                 if not row or all(not f.strip() for f in row):

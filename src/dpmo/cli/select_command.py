@@ -16,9 +16,23 @@ from pathlib import Path
 
 from .. import _choices
 from .._extras import require
-from .args import CLIError, absent_column_error, bad_row_error, exact_sampling
+from .args import (
+    CLIError,
+    absent_column_error,
+    bad_row_error,
+    exact_sampling,
+    parquet_error,
+    repeated_column,
+)
 
-__all__ = ["select_command", "read_candidates", "absent_column_error", "bad_row_error"]
+__all__ = [
+    "select_command",
+    "read_candidates",
+    "absent_column_error",
+    "bad_row_error",
+    "repeated_column",
+    "parquet_error",
+]
 
 
 def _csv_columns(path: Path, wanted: list[str], delimiter: str) -> tuple[dict[str, list[str]], int]:
@@ -31,6 +45,7 @@ def _csv_columns(path: Path, wanted: list[str], delimiter: str) -> tuple[dict[st
         absent = [c for c in wanted if c not in header]
         if absent:  # the first line is not shown: in a file without a header line it is a candidate
             raise absent_column_error(path, absent[0], delimiter)
+        repeated_column(path, wanted, header)
         pos = [header.index(c) for c in wanted]
         cells: dict[str, list[str]] = {c: [] for c in wanted}
         rows = 0
@@ -47,11 +62,18 @@ def _csv_columns(path: Path, wanted: list[str], delimiter: str) -> tuple[dict[st
 
 def _parquet_columns(path: Path, wanted: list[str]) -> tuple[dict[str, list], int]:
     pq = require("pyarrow.parquet", "dpmo select on a .parquet file")
-    names = pq.read_schema(path).names
+    try:
+        names = pq.read_schema(path).names
+    except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError, ArrowIOError an OSError
+        raise parquet_error(path) from None
     absent = [c for c in wanted if c not in names]
     if absent:
         raise CLIError(f"{path}: no column {absent[0]!r}; the file has {names}")
-    table = pq.read_table(path, columns=list(dict.fromkeys(wanted)))
+    repeated_column(path, wanted, names)
+    try:
+        table = pq.read_table(path, columns=list(dict.fromkeys(wanted)))
+    except (OSError, ValueError):
+        raise parquet_error(path) from None
     return {c: table.column(c).to_pylist() for c in wanted}, table.num_rows
 
 
@@ -100,6 +122,11 @@ def read_candidates(path, objectives, id_column: str | None, delimiter: str = ",
 
 def select_command(args) -> int:
     """``dpmo select``: private selection of k candidates of a table by several objectives."""
+    if args.id_column is not None and args.id_column in [c for c, _, _ in args.objective]:
+        raise CLIError(  # the ids are printed: they must be public, and objective cells are private
+            f"--id-column {args.id_column!r} is also an --objective column: the ids are printed (public) and "
+            "the objective cells are private; give a column of public ids, or leave out --id-column"
+        )
     if getattr(args, "spark", False):  # the table read and selected in Spark (pyspark imported there only)
         from .select_spark import spark_select_command
 
@@ -107,8 +134,10 @@ def select_command(args) -> int:
     path = Path(args.candidates)
     if path.is_dir():
         raise CLIError(f"cannot read {path}: it is a folder, not a file")
-    if not path.is_file():
+    if not path.exists():
         raise CLIError(f"cannot read {path}: no such file")
+    if not path.is_file() and path.suffix.lower() == ".parquet":
+        raise CLIError(f"cannot read {path}: not a regular file (a pipe?); save the Parquet table to a file")
     names = [c for c, _, _ in args.objective]
     if len(set(names)) != len(names):
         raise CLIError("--objective: each column may be named once")

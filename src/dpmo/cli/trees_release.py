@@ -10,6 +10,7 @@ trees' TPR/TNR on a public evaluation table the user names (``--eval FILE``) are
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -81,6 +82,15 @@ def release(clf, data, *, header: str, classes, weights, exact_on=None, eval_on=
         Path(save_json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
 
 
+def _edge(lo: float, hi: float, i: int, n: int) -> float:
+    """The edge ``lo + (hi - lo) i / n`` of the equal-width bins of ``(lo, hi)``; where ``(hi - lo) i``
+    overflows (bounds near the largest float), ``(hi - lo) (i / n)``, which never exceeds the width (finite:
+    :func:`dpmo.datasets.types.check_width`)."""
+    width = hi - lo
+    scaled = width * i
+    return lo + (scaled / n if math.isfinite(scaled) else width * (i / n))
+
+
 class ID3Rules:
     """The rules of a fitted ID3 estimator's tree, as :class:`dpmo.trees.Tree` shows DP-MOET's.
 
@@ -99,7 +109,7 @@ class ID3Rules:
             return "==", item.categories[v]
         lo, hi = getattr(item, "bounds", None) or (0.0, 1.0)
         nb = int(self.sizes[f])
-        a, b = lo + (hi - lo) * v / nb, lo + (hi - lo) * (v + 1) / nb
+        a, b = _edge(lo, hi, v, nb), _edge(lo, hi, v + 1, nb)
         return "in", (float(a), float(b), v == nb - 1)
 
     def to_text(self, features=None) -> str:

@@ -192,6 +192,12 @@ def load_csv(
                 else f"{p}: no column(s) {absent}: without a header line the columns are 0 .. "
                 f"{len(header) - 1}"
             )
+        repeated = [c for c in dict.fromkeys(needed) if header.count(c) > 1]
+        if repeated:  # which of the two columns to read is not for the reader to guess
+            raise ValueError(
+                f"{p}: column {repeated[0]!r} appears more than once in the header line; each column may be "
+                "named once"
+            )
         names = [h for h in header if h in categorical or h in bounds]
         used = [pos[label]] + [pos[h] for h in names]
         records = []

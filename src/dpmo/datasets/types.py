@@ -4,7 +4,8 @@ A categorical feature has a fixed tuple of categories and ``X`` holds the codes 
 (as floats); a numeric feature has fixed public bounds ``(lo, hi)`` and ``X`` holds ``(v - lo) / (hi - lo)``
 clipped to ``[0, 1]``. A Dataset's ``X`` is an :class:`EncodedTable`: an array that says it holds the encoded
 form, so that an estimator never reads it as raw units (``docs/trees.md``, "Units"). Also the two checks
-every loader shares (:func:`check_bounds`, :func:`resolve_path`).
+every loader shares (:func:`check_bounds`, :func:`resolve_path`) and the rule on a numeric feature's width
+(:func:`check_width`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ __all__ = [
     "EncodedTable",
     "LabelError",
     "check_bounds",
+    "check_width",
+    "MIN_WIDTH",
     "resolve_path",
 ]
 
@@ -94,7 +97,7 @@ class Feature:
         else:
             if self.categories:
                 raise ValueError(f"numeric feature {self.name!r} takes no categories")
-            lo, hi = check_bounds(self.bounds, f"bounds of feature {self.name!r}")
+            lo, hi = check_width(check_bounds(self.bounds, f"bounds of feature {self.name!r}"), self.name)
             object.__setattr__(self, "bounds", (lo, hi))
 
     @property
@@ -120,7 +123,8 @@ class Feature:
         v = np.asarray(values, dtype=np.float64)
         if not np.all(np.isfinite(v)):
             raise ValueError(f"numeric feature {self.name!r} {NONFINITE}")
-        return np.clip((v - lo) / (hi - lo), 0.0, 1.0)
+        with np.errstate(over="ignore"):  # a value far outside the bounds: +-inf here, clipped to 0 or 1
+            return np.clip((v - lo) / (hi - lo), 0.0, 1.0)
 
 
 class EncodedTable(np.ndarray):
@@ -311,6 +315,40 @@ def check_bounds(bounds, what: str) -> tuple[float, float]:
     lo, hi = float(lo), float(hi)
     if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
         raise ValueError(f"{what} must be finite with lo < hi, got {bounds!r}")
+    return lo, hi
+
+
+#: The smallest width ``hi - lo`` of a numeric feature's bounds: the smallest normal float (a narrower,
+#: subnormal width makes ``(v - lo) / (hi - lo)`` overflow and loses the bins' precision).
+MIN_WIDTH = float(np.finfo(np.float64).tiny)
+
+
+def check_width(bounds: tuple[float, float], name: str) -> tuple[float, float]:
+    """Finite bounds ``(lo, hi)`` with ``lo < hi`` of the numeric feature ``name``, refused unless their
+    width ``hi - lo`` is a finite float of at least :data:`MIN_WIDTH` (about ``2.2e-308``) and
+    ``lo + (hi - lo)`` is finite, so that the scaled values, the bins' edges ``lo + (hi - lo) i / n`` and
+    the thresholds ``lo + t (hi - lo)`` in the feature's units are finite numbers. Public: the bounds only.
+
+    Examples
+    --------
+    >>> from dpmo.datasets.types import check_width
+    >>> check_width((0.0, 120.0), "age")
+    (0.0, 120.0)
+    >>> try:
+    ...     check_width((-1e308, 1e308), "age")
+    ... except ValueError as exc:
+    ...     print(str(exc)[:60])
+    bounds of feature 'age': the width hi - lo must be a finite
+    """
+    lo, hi = bounds
+    with np.errstate(over="ignore"):
+        width = float(np.float64(hi) - np.float64(lo))
+        top = float(np.float64(lo) + np.float64(width))
+    if not (math.isfinite(width) and width >= MIN_WIDTH and math.isfinite(top)):
+        raise ValueError(
+            f"bounds of feature {name!r}: the width hi - lo must be a finite number of at least "
+            f"{MIN_WIDTH:.2g} (the smallest normal float), got ({lo:g}, {hi:g})"
+        )
     return lo, hi
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import NoReturn
@@ -20,6 +21,22 @@ import numpy as np
 __all__ = ["read_edge_list"]
 
 _COMMENTS = ("#", "%")
+
+
+#: What a damaged compressed file raises while it is read (gzip's BadGzipFile, a truncated stream's EOFError,
+#: zlib's error): turned into a ValueError naming the file, never the reader's text (which may quote bytes).
+_GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
+
+
+def _gzip_error(path: Path, exc: BaseException) -> ValueError:
+    """The refusal of a ``.gz`` edge list that cannot be decompressed; its bytes are not quoted."""
+    if isinstance(exc, EOFError):
+        what = "a truncated gzip file (it ends before the end of its compressed stream)"
+    elif isinstance(exc, gzip.BadGzipFile):
+        what = "not a gzip file (a name ending in .gz is read as gzip: rename a plain text file)"
+    else:
+        what = "a damaged gzip file (its compressed data cannot be read)"
+    return ValueError(f"{path}: {what}; its content is not shown (the edges are private)")
 
 
 def _open_text(path: Path):
@@ -71,8 +88,10 @@ def read_edge_list(
     FileNotFoundError
         If the file does not exist.
     ValueError
-        If a data line does not hold exactly two integers; the message names the file and the rule, never
-        the line or its content (an edge is a private record).
+        If a data line does not hold exactly two integers (in the int64 range); the message names the file
+        and the rule, never the line or its content (an edge is a private record). Also for a ``.gz`` file
+        that is not gzip, or is truncated or damaged, and for a path that is not a regular file (a pipe:
+        the file is read more than once); their content is never quoted.
 
     Notes
     -----
@@ -96,6 +115,11 @@ def read_edge_list(
     path = Path(os.fspath(path))
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder, not an edge-list file")
+    if path.exists() and not path.is_file():
+        raise ValueError(
+            f"{path}: not a regular file (a pipe or a device?): an edge list is read more than once; save it "
+            "to a file first"
+        )
     if not path.is_file():
         raise FileNotFoundError(f"edge list not found: {path}")
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "#%"):
@@ -104,6 +128,16 @@ def read_edge_list(
         raise TypeError(f"header must be None, True or False, got {header!r}")
     if ids not in ("int", "str"):
         raise ValueError(f"ids must be 'int' or 'str', got {ids!r}")
+    if path.suffix != ".gz":
+        return _read(path, delimiter, header, ids)
+    try:
+        return _read(path, delimiter, header, ids)
+    except _GZIP_ERRORS as exc:
+        raise _gzip_error(path, exc) from None
+
+
+def _read(path: Path, delimiter: str | None, header: bool | None, ids: str) -> np.ndarray:
+    """The edges of :func:`read_edge_list` (its arguments checked)."""
 
     # Sniff the first data line (delimiter and header) without reading the whole file.
     first_lineno = None
@@ -159,11 +193,13 @@ def _data_lines(path: Path, delimiter: str | None, skiprows: int):
 
 def _raise_malformed(path: Path, delimiter: str | None) -> NoReturn:
     """The refusal of a malformed edge list: the rule broken, never the line or its content (an edge is a
-    private record; numpy's own message, which names both, is dropped)."""
+    private record; numpy's own message, which names both, is dropped). It holds no digit at all, so that
+    none can be mistaken for a line or an id (the int64 range is spelt out in words)."""
     sep = "whitespace" if delimiter is None else repr(delimiter)
     raise ValueError(
-        f"{path}: a line is not two integer node ids separated by {sep} (which line is not shown: the edges "
-        "are private); a header line? pass header=True (CLI --header); text ids? ids='str' (--string-ids)"
+        f"{path}: a line is not two integer node ids separated by {sep} (ids must be integers in the signed "
+        "sixty-four-bit range, numpy's int sixty-four; which line is not shown: the edges are private); a "
+        "header line? pass header=True (CLI --header); text ids? ids='str' (--string-ids)"
     ) from None
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _defaults
 from .._validation import check_choice, check_k
-from ..aggregate import aggregate
+from ..aggregate import aggregate, weight_scale
 from ..pareto import pareto_score
 from .centrality import check_convention
 from .graph import Graph
@@ -212,8 +212,9 @@ def top_k_exact(
         return g.ids[_greedy_hypervolume(g, k, low, formula)]
     if approach == "pareto":
         primary = pareto_scores(g, low_degree=low, formula=formula)
-    else:
-        primary = aggregate_scores(g, weights=w, low_degree=low, formula=formula).values
+    else:  # weights whose sum |w_i| overflows: divided by a power of two, as top_k does (same order)
+        scaled = np.ldexp(w, -weight_scale(np.asarray(w))) if not np.isfinite(abs(w[0]) + abs(w[1])) else w
+        primary = aggregate_scores(g, weights=tuple(scaled), low_degree=low, formula=formula).values
     order = _exact_order(g, primary, low, formula)
     return g.ids[order[:k]]
 

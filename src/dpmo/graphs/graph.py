@@ -19,7 +19,15 @@ import scipy.sparse as sp
 from .centrality import check_convention, csr_degree, csr_ego_density, csr_triangles
 from .csr import as_edge_array, csr_edges, csr_from_pairs, index_dtype, relabel
 from .edgelist import read_edge_list
-from .nodes import GRAPH_OUTSIDE, as_node_ids, endpoint_positions, is_observed, networkx_labels, not_in
+from .nodes import (
+    GRAPH_OUTSIDE,
+    as_node_ids,
+    check_int64,
+    endpoint_positions,
+    is_observed,
+    networkx_labels,
+    not_in,
+)
 
 __all__ = ["Graph"]
 
@@ -178,6 +186,7 @@ class Graph:
         except TypeError:
             pass
         if all(isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool) for v in node_list):
+            check_int64(node_list)  # never a raw OverflowError (and no label named: they may be private)
             ids = np.asarray(node_list, dtype=np.int64)
         else:
             ids = np.empty(len(node_list), dtype=object)

@@ -16,10 +16,12 @@ import numpy as np
 
 __all__ = [
     "GRAPH_OUTSIDE",
+    "INT64_IDS",
     "NODES_REQUIRED",
     "OUTSIDE",
     "OBSERVED",
     "as_node_ids",
+    "check_int64",
     "endpoint_positions",
     "is_observed",
     "networkx_labels",
@@ -43,6 +45,14 @@ GRAPH_OUTSIDE = (
     "the graph holds a node that is not in nodes ({nodes}); which one is not shown: the graph is private. "
     "Declare every node of the graph, or remove the others from it"
 )
+#: The refusal of integer node ids outside the int64 range (no id is named: an id may come from the private
+#: edges, and the declared ones need not be shown to fix the input).
+INT64_IDS = (
+    "node ids must be integers in the int64 range (-2^63 .. 2^63 - 1), or text ids (which id is not shown); "
+    "map larger ids to smaller ones, or read them as text (ids='str', CLI --string-ids)"
+)
+#: What ``nodes=`` may be, for the refusal of anything else.
+NODES_KINDS = "node ids (a 1-D sequence of distinct ids), an int n for the ids 0..n-1, or 'observed'"
 #: ``nodes=OBSERVED`` takes the nodes of the input itself (not a public node set).
 OBSERVED = "observed"
 
@@ -51,18 +61,43 @@ def is_observed(nodes) -> bool:
     return nodes is None or (isinstance(nodes, str) and nodes == OBSERVED)
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_kind(nodes) -> list | np.ndarray:
+    """``nodes`` as a list (or the array itself), or a TypeError naming ``nodes`` and what it may be (a
+    bool, a float, any other object that is not a sequence of ids)."""
+    if isinstance(nodes, np.ndarray):
+        return nodes
+    if isinstance(nodes, (bool, np.bool_, bytes)) or not hasattr(nodes, "__iter__"):
+        raise TypeError(f"nodes must be {NODES_KINDS}; got a {type(nodes).__name__}")
+    return list(nodes)
+
+
+def check_int64(ids) -> None:
+    """Refuse (:data:`INT64_IDS`) integer ids of ``ids`` (an iterable) outside the int64 range."""
+    if any(_is_int(v) and not -(2**63) <= int(v) < 2**63 for v in ids):
+        raise ValueError(INT64_IDS)
+
+
 def as_node_ids(nodes) -> np.ndarray:
     """The public node ids, sorted: from an int ``n`` (ids ``0 .. n-1``) or an array of distinct ids
-    (integers, or text ids for edge lists read with ``ids="str"``)."""
+    (integers in the int64 range, or text ids for edge lists read with ``ids="str"``)."""
     if isinstance(nodes, str):
         raise TypeError(f"nodes must be node ids, an int n or 'observed', got {nodes!r}")
-    if isinstance(nodes, (numbers.Integral, np.integer)) and not isinstance(nodes, (bool, np.bool_)):
+    if _is_int(nodes):
         if nodes < 1:
             raise ValueError(f"nodes as a count must be at least 1, got {nodes}")
         return np.arange(int(nodes), dtype=np.int64)
-    arr = np.asarray(list(nodes) if not isinstance(nodes, np.ndarray) else nodes)
+    items = _check_kind(nodes)
+    arr = np.asarray(items)
     if arr.ndim != 1 or arr.dtype == np.bool_:
         raise TypeError("nodes must be an int n (ids 0..n-1) or a 1-D array of node ids")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(INT64_IDS)
+    if arr.dtype.kind in "fO" and isinstance(items, list):  # Python ints beyond int64 become floats/objects
+        check_int64(items)
     if arr.dtype.kind != "U":
         if not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
             raise TypeError("nodes must be an int n (ids 0..n-1) or a 1-D array of integer (or text) ids")
@@ -115,7 +150,7 @@ def endpoint_positions(ids: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 def networkx_labels(nodes, labels: list) -> list:
     """The public node labels for a networkx graph with labels ``labels`` (all must be among them)."""
-    if isinstance(nodes, (numbers.Integral, np.integer)) and not isinstance(nodes, (bool, np.bool_)):
+    if _is_int(nodes):
         n = int(nodes)
         if all(isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool) for v in labels):
             if any(not 0 <= v < n for v in labels):
@@ -130,7 +165,7 @@ def networkx_labels(nodes, labels: list) -> list:
         return list(labels)
     if isinstance(nodes, str):
         raise TypeError(f"nodes must be node labels, an int n or 'observed', got {nodes!r}")
-    declared = list(nodes)
+    declared = list(_check_kind(nodes))
     if len(set(declared)) != len(declared):
         seen: set = set()
         raise ValueError(duplicate_message(next(v for v in declared if v in seen or seen.add(v))))

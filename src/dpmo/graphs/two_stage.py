@@ -9,6 +9,7 @@ public node set, as in :mod:`dpmo.graphs.topk`.
 
 from __future__ import annotations
 
+import numbers
 from fractions import Fraction
 
 import numpy as np
@@ -86,7 +87,7 @@ def two_stage_candidates(
     g = public_graph(graph, nodes, "two_stage_candidates", delimiter=delimiter, header=header, ids=ids)
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    m = check_k(candidates, g.n_nodes, "candidates")
+    m = _check_shortlist(candidates, g.n_nodes)
     exact = check_exact(exact)
     gen = None if exact and rng is None else check_random_state(rng)
     budget, total, _ = resolve_call(epsilon, budget, delta, 1, "laplace", "two_stage_candidates")
@@ -114,12 +115,30 @@ def two_stage_candidates(
     return part[np.argsort(-noisy[part], kind="stable")].astype(np.intp)
 
 
+#: The default size of the shortlist of :func:`top_k_two_stage` (at most the public node count).
+DEFAULT_CANDIDATES = 100
+
+
+def _check_shortlist(candidates, n: int) -> int:
+    """``candidates`` (the shortlist's size) as an int in ``1 .. n``, ``n`` the public node count."""
+    if isinstance(candidates, (bool, np.bool_)) or not isinstance(candidates, (numbers.Integral, np.integer)):
+        raise TypeError(
+            f"candidates (the size of the shortlist) must be an int, got {type(candidates).__name__}"
+        )
+    if not 1 <= int(candidates) <= n:
+        raise ValueError(
+            f"candidates (the size of the shortlist) must be between 1 and the number of nodes of the public "
+            f"node set ({n}), got {int(candidates)}"
+        )
+    return int(candidates)
+
+
 def top_k_two_stage(
     graph,
     k: int,
     epsilon: float,
     *,
-    candidates: int = 100,
+    candidates: int | None = None,
     degree_share: float = 0.1,
     sensitivity: str = "local",
     mechanism: str = "exponential",
@@ -159,8 +178,9 @@ def top_k_two_stage(
     ----------
     graph, k, epsilon, sensitivity, mechanism, rng, low_degree, formula, nodes, delimiter, header, ids
         As in :func:`top_k` (``k <= candidates``; a public node set is required).
-    candidates : int, default 100
-        Size of the shortlist (public), ``k <= candidates <= n``.
+    candidates : int, optional
+        Size of the shortlist (public), ``k <= candidates <= n``; default ``min(100, n)`` with ``n`` the
+        public node count.
     degree_share : float in (0, 1), default 0.1
         Share of epsilon spent on the shortlist.
     budget : dpmo.Budget, optional
@@ -203,7 +223,9 @@ def top_k_two_stage(
     n = g.n_nodes
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
-    m = check_k(candidates, n, "candidates")
+    m = _check_shortlist(min(DEFAULT_CANDIDATES, n) if candidates is None else candidates, n)
+    if isinstance(k, (numbers.Integral, np.integer)) and not isinstance(k, (bool, np.bool_)) and k > m:
+        raise ValueError(f"k ({int(k)}) must not exceed candidates, the size of the shortlist ({m})")
     k = check_k(k, m)
     share = check_fraction(degree_share, "degree_share")
     sensitivity = check_choice(sensitivity, SENSITIVITIES, "sensitivity")
