@@ -23,7 +23,7 @@ from .._validation import (
     check_k,
     check_random_state,
 )
-from ..calls import check_budget_first, resolve_call
+from ..calls import check_budget_first, releases_on_error, resolve_call
 from ..mechanisms import MECHANISMS
 from ..mechanisms.exact import radix_argsort, random_permutation, sample_discrete_laplace
 from ..selection import select_multiobjective
@@ -35,6 +35,7 @@ from .topk import SENSITIVITIES
 __all__ = ["two_stage_candidates", "top_k_two_stage"]
 
 
+@releases_on_error
 def two_stage_candidates(
     graph,
     epsilon: float,
@@ -133,6 +134,7 @@ def _check_shortlist(candidates, n: int) -> int:
     return int(candidates)
 
 
+@releases_on_error
 def top_k_two_stage(
     graph,
     k: int,
