@@ -167,7 +167,7 @@ def test_messages_name_the_file_and_the_actual_problem(tmp_path, capsys):
     garbage = tmp_path / "garbage.bin"
     garbage.write_bytes(bytes(range(128, 256)) * 4)
     line = _error(["trees", str(garbage), "--label", "y", "--numeric", "a=0:1"], capsys)
-    assert str(garbage) in line and "not a text table" in line and "codec" not in line
+    assert str(garbage) in line and "not UTF-8 text" in line and "codec" not in line
 
 
 def test_dropped_rows_are_stated_in_help_and_docs_never_counted(tmp_path, capsys):

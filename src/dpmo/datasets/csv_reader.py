@@ -48,120 +48,41 @@ def _label_matcher(value):
     return matches
 
 
-def load_csv(
-    path,
-    label: str,
-    *,
-    positive=None,
-    negative=None,
-    categorical: Mapping[str, Sequence] | None = None,
-    bounds: Mapping[str, tuple[float, float]] | None = None,
-    name: str | None = None,
-    delimiter: str = ",",
-    missing: Iterable[str] = ("?", "", "NA", "nan"),
-    header: bool = True,
-) -> Dataset:
-    """Load a CSV file with a header line, a named binary label column and public feature metadata.
+def _check_categorical(categorical) -> dict:
+    """``categorical`` as a dict column -> tuple of categories (a bare str or None as a domain is refused)."""
+    if categorical is None:
+        return {}
+    if not isinstance(categorical, Mapping):
+        kind = type(categorical).__name__
+        raise TypeError(f"categorical must be a mapping column -> sequence of categories, got {kind}")
+    out = {}
+    for col, cats in categorical.items():
+        if isinstance(cats, (str, bytes)) or not isinstance(cats, Iterable):
+            raise TypeError(
+                f"categorical[{col!r}] must be a sequence of the column's categories (a list or tuple; a str "
+                f"is not split into characters), got {type(cats).__name__}"
+            )
+        out[col] = tuple(cats)
+    return out
 
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The CSV file (first line = column names).
-    label : str
-        Name of the label column.
-    positive : str or number, optional
-        The label value of the positive class (``y = 1``); compared as text, or numerically when both
-        sides are numbers (so ``1`` matches ``1.0``).
-    negative : str or number, optional
-        The label value of the negative class. The label rule is the command line's (``dpmo trees``,
-        ``dpmo id3``):
 
-        * neither given (the default): the declared label set ``{0, 1}`` (0 negative, 1 positive), as
-          the commands without ``--positive`` and ``--classes``;
-        * ``positive`` alone: ``positive`` against every other value (``--positive VALUE``);
-        * ``negative`` (and ``positive``, 1 when not given): the declared label set ``{negative,
-          positive}`` (``--classes NEGATIVE,POSITIVE``).
-
-        With a declared label set, a record with any other label is a domain error
-        (:class:`dpmo.datasets.types.LabelError`, naming the column, never the row or the label),
-        whatever the other records hold. Either way each label is read by a public rule alone, and a
-        table in which a class has no record loads like any other.
-    categorical : mapping column -> sequence of categories, optional
-        Categorical predictors with their PUBLIC domain (codes follow the given order). A value outside
-        the domain is an error. Matched as text, or numerically for numeric categories.
-    bounds : mapping column -> (lo, hi), optional
-        Numeric predictors with their PUBLIC bounds; values are scaled to ``[0, 1]`` and clipped.
-    name : str, optional
-        Dataset name (default: the file name without extension).
-    delimiter : str, default ","
-    missing : iterable of str
-        Tokens read as missing; rows with a missing value in a used column are dropped, a rule per row.
-        A table left with no record (every row dropped, or only a header line) is returned empty, like
-        any other table: refusing it would tell it apart from its neighbour with one complete record,
-        and the estimators fit it (the mechanisms run on zero counts; ``docs/public-inputs.md``).
-    header : bool, default True
-        Whether the first line holds the column names. False: every line is a row and the columns are
-        named by their 0-based number (``"0"``, ``"1"``, ...).
-
-    Returns
-    -------
-    Dataset
-        The predictors are the columns named in ``categorical`` and ``bounds``, in the file's order; the
-        other columns are ignored. Domains and bounds are never inferred from the data: inferring them
-        would release information about the private records.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the file does not exist.
-    ValueError
-        If a named column is missing, no predictor is given, a column is both categorical and numeric,
-        a label is outside the declared label set (:class:`LabelError`), a value is outside its categorical
-        domain or not numeric, or a row has the wrong number of fields. Each depends on the declared
-        metadata and on one record at a time, never on what the other records hold, and the message names
-        the column and the rule, never the row, the value or a count
-        (:data:`dpmo.datasets.types.NOT_SHOWN`).
-
-    Notes
-    -----
-    O(rows x columns) time.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> from dpmo.datasets import load_csv
-    >>> folder = tempfile.mkdtemp()
-    >>> path = os.path.join(folder, "patients.csv")
-    >>> with open(path, "w") as fh:
-    ...     _ = fh.write("age,sex,sick\\n30,F,0\\n60,M,1\\n90,F,1\\n")
-    >>> data = load_csv(path, label="sick", categorical={"sex": ["F", "M"]}, bounds={"age": (0, 120)})
-    >>> data.X.tolist()  # age scaled with the public bounds, sex as its code
-    [[0.25, 0.0], [0.5, 1.0], [0.75, 0.0]]
-    >>> data.y.tolist()
-    [0, 1, 1]
-    >>> os.remove(path); os.rmdir(folder)
-    """
-    p = resolve_path(path, "")
-    if not isinstance(label, str):
-        raise TypeError(f"label must be a column name (str), got {type(label).__name__}")
-    categorical = dict(categorical or {})
-    bounds = dict(bounds or {})
-    both = set(categorical) & set(bounds)
-    if both:
-        raise ValueError(f"columns {sorted(both)} are given both as categorical and with numeric bounds")
-    if not categorical and not bounds:
-        raise ValueError(
-            "give the predictors: categorical={column: categories} and/or bounds={column: (lo, hi)}"
+def _check_missing(missing) -> frozenset:
+    """``missing`` as a set of tokens: one str is one token, else an iterable of str."""
+    if isinstance(missing, str):
+        return frozenset((missing,))
+    if isinstance(missing, bytes) or not isinstance(missing, Iterable):
+        raise TypeError(
+            "missing must be a str (one marker) or a collection of str (e.g. ('?', 'NA'); () for none), got "
+            f"{type(missing).__name__}"
         )
-    if label in categorical or label in bounds:
-        raise ValueError(f"the label column {label!r} cannot also be a predictor")
-    if positive is None:  # the command line's default: the declared label set {0, 1}
-        positive, negative = 1, (0 if negative is None else negative)
-    is_positive = _label_matcher(positive)
-    is_negative = None if negative is None else _label_matcher(negative)
-    if is_negative is not None and (is_negative(str(positive)) or is_positive(str(negative))):
-        raise ValueError(f"positive and negative must be two different labels, got {positive!r} twice")
-    missing = set(missing)
+    tokens = tuple(missing)
+    if not all(isinstance(t, str) for t in tokens):
+        raise TypeError("missing must hold str markers only (cells are compared as text)")
+    return frozenset(tokens)
+
+
+def _read_records(p, label, categorical, bounds, delimiter, missing, header):
+    """The header, the predictors' names (file order) and the complete records ``[label, *predictors]``."""
     with open(p, newline="", encoding="utf-8-sig") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
         try:
@@ -213,6 +134,143 @@ def load_csv(
             if any(v in missing for v in vals):
                 continue
             records.append(vals)
+    return header, names, records
+
+
+def load_csv(
+    path,
+    label: str,
+    *,
+    positive=None,
+    negative=None,
+    categorical: Mapping[str, Sequence] | None = None,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    name: str | None = None,
+    delimiter: str = ",",
+    missing: Iterable[str] = ("?", "", "NA", "nan"),
+    header: bool = True,
+) -> Dataset:
+    """Load a CSV file with a header line, a named binary label column and public feature metadata.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file (first line = column names).
+    label : str
+        Name of the label column.
+    positive : str or number, optional
+        The label value of the positive class (``y = 1``); compared as text, or numerically when both
+        sides are numbers (so ``1`` matches ``1.0``).
+    negative : str or number, optional
+        The label value of the negative class. The label rule is the command line's (``dpmo trees``,
+        ``dpmo id3``):
+
+        * neither given (the default): the declared label set ``{0, 1}`` (0 negative, 1 positive), as
+          the commands without ``--positive`` and ``--classes``;
+        * ``positive`` alone: ``positive`` against every other value (``--positive VALUE``);
+        * ``negative`` (and ``positive``, 1 when not given): the declared label set ``{negative,
+          positive}`` (``--classes NEGATIVE,POSITIVE``).
+
+        With a declared label set, a record with any other label is a domain error
+        (:class:`dpmo.datasets.types.LabelError`, naming the column, never the row or the label),
+        whatever the other records hold. Either way each label is read by a public rule alone, and a
+        table in which a class has no record loads like any other.
+    categorical : mapping column -> sequence of categories, optional
+        Categorical predictors with their PUBLIC domain (codes follow the given order; a list or tuple,
+        never a bare str or None). A value outside the domain is an error. Matched as text, or
+        numerically for numeric categories.
+    bounds : mapping column -> (lo, hi), optional
+        Numeric predictors with their PUBLIC bounds; values are scaled to ``[0, 1]`` and clipped.
+    name : str, optional
+        Dataset name (default: the file name without extension).
+    delimiter : str, default ","
+    missing : str or iterable of str, default ("?", "", "NA", "nan")
+        Tokens read as missing, each compared with the whole (stripped) cell: a single str is one token
+        (``missing="NA"`` reads only ``NA`` as missing, not ``N`` or ``A``), ``()`` none; None is refused.
+        Rows with a missing value in a used column are dropped, a rule per row.
+        A table left with no record (every row dropped, or only a header line) is returned empty, like
+        any other table: refusing it would tell it apart from its neighbour with one complete record,
+        and the estimators fit it (the mechanisms run on zero counts; ``docs/public-inputs.md``).
+    header : bool, default True
+        Whether the first line holds the column names. False: every line is a row and the columns are
+        named by their 0-based number (``"0"``, ``"1"``, ...).
+
+    Returns
+    -------
+    Dataset
+        The predictors are the columns named in ``categorical`` and ``bounds``, in the file's order; the
+        other columns are ignored. Domains and bounds are never inferred from the data: inferring them
+        would release information about the private records.
+
+    Raises
+    ------
+    TypeError
+        If ``label`` is not a str, ``categorical`` or ``bounds`` is not a mapping, a categorical domain is
+        not a sequence (a str or None), or ``missing`` is neither a str nor a collection of str.
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If the file is not UTF-8 text or not a readable CSV table (a field longer than the ``csv``
+        module's limit of 131072 characters), a named column is missing, no predictor is given, a column
+        is both categorical and numeric, a label is outside the declared label set (:class:`LabelError`),
+        a value is outside its categorical domain or not numeric, or a row has the wrong number of fields.
+        Each depends on the declared metadata and on one record at a time, never on what the other records
+        hold, and the message names the file, the column and the rule, never the row, the value or a count
+        (:data:`dpmo.datasets.types.NOT_SHOWN`).
+
+    Notes
+    -----
+    O(rows x columns) time.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from dpmo.datasets import load_csv
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "patients.csv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("age,sex,sick\\n30,F,0\\n60,M,1\\n90,F,1\\n")
+    >>> data = load_csv(path, label="sick", categorical={"sex": ["F", "M"]}, bounds={"age": (0, 120)})
+    >>> data.X.tolist()  # age scaled with the public bounds, sex as its code
+    [[0.25, 0.0], [0.5, 1.0], [0.75, 0.0]]
+    >>> data.y.tolist()
+    [0, 1, 1]
+    >>> os.remove(path); os.rmdir(folder)
+    """
+    p = resolve_path(path, "")
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a column name (str), got {type(label).__name__}")
+    categorical = _check_categorical(categorical)
+    if bounds is not None and not isinstance(bounds, Mapping):
+        raise TypeError(f"bounds must be a mapping column -> (lo, hi), got {type(bounds).__name__}")
+    bounds = dict(bounds or {})
+    both = set(categorical) & set(bounds)
+    if both:
+        raise ValueError(f"columns {sorted(both)} are given both as categorical and with numeric bounds")
+    if not categorical and not bounds:
+        raise ValueError(
+            "give the predictors: categorical={column: categories} and/or bounds={column: (lo, hi)}"
+        )
+    if label in categorical or label in bounds:
+        raise ValueError(f"the label column {label!r} cannot also be a predictor")
+    if positive is None:  # the command line's default: the declared label set {0, 1}
+        positive, negative = 1, (0 if negative is None else negative)
+    is_positive = _label_matcher(positive)
+    is_negative = None if negative is None else _label_matcher(negative)
+    if is_negative is not None and (is_negative(str(positive)) or is_positive(str(negative))):
+        raise ValueError(f"positive and negative must be two different labels, got {positive!r} twice")
+    missing = _check_missing(missing)
+    try:
+        header, names, records = _read_records(p, label, categorical, bounds, delimiter, missing, header)
+    except UnicodeDecodeError:  # its message holds the byte and its position: not shown
+        raise ValueError(f"{p}: not UTF-8 text ({NOT_SHOWN})") from None
+    except csv.Error as exc:  # the csv module's message is not passed on: it may describe the content
+        why = (
+            f"a field is longer than the csv module's limit of {csv.field_size_limit()} characters"
+            if str(exc).startswith("field larger than field limit")
+            else "malformed CSV"
+        )
+        raise ValueError(f"{p}: not a readable CSV table ({why}; {NOT_SHOWN})") from None
     # no complete record is an empty table, read like any other: its refusal would tell it apart from its
     # neighbour with one complete record (issue 41); the estimators fit it (the mechanisms run on zero counts)
 

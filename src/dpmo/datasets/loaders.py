@@ -27,12 +27,25 @@ __all__ = [
 ]
 
 
+def _check_label_column(label_column, n_columns: int) -> int:
+    """``label_column`` as an int in ``0 .. n_columns - 1`` (the file's public width), else refused."""
+    allowed = f"label_column must be an int in 0..{n_columns - 1} (the file's {n_columns} columns, 0-based)"
+    if isinstance(label_column, (bool, np.bool_)) or not isinstance(label_column, (int, np.integer)):
+        raise TypeError(f"{allowed}, got {type(label_column).__name__}")
+    if not 0 <= label_column < n_columns:  # a negative one is refused: -1 is not read as the last column
+        raise ValueError(f"{allowed}, got {int(label_column)}")
+    return int(label_column)
+
+
 def _load_binary_table(path, *, default_name: str, n_columns: int, label_column: int, name: str) -> Dataset:
+    label_column = _check_label_column(label_column, n_columns)
     p = resolve_path(path, default_name)
     try:
         with warnings.catch_warnings():  # numpy warns on a file with no row: a table like any other
             warnings.simplefilter("ignore", UserWarning)
             data = np.loadtxt(p, dtype=np.float64, ndmin=2)
+    except UnicodeDecodeError:
+        raise ValueError(f"{p}: not UTF-8 text ({NOT_SHOWN})") from None
     except ValueError:
         raise ValueError(
             f"{p}: not a whitespace-separated numeric table (a cell that is not a number, or rows of "
@@ -63,15 +76,19 @@ def load_nltcs(path, *, label_column: int = 13) -> Dataset:
     path : str or os.PathLike
         The ``nltcs.dat`` file (whitespace-separated 0/1, no header) or a folder holding it.
     label_column : int, default 13
-        0-based label column (the published code's convention); the other 15 columns are the predictors,
-        named ``x<column>``, categorical with domain ``(0, 1)``.
+        0-based label column, in ``0..15`` (the published code's convention is 13; a negative number is
+        refused, not counted from the end); the other 15 columns are the predictors, named
+        ``x<column>``, categorical with domain ``(0, 1)``.
 
     Raises
     ------
+    TypeError
+        If ``label_column`` is not an int (a bool, float or str is refused).
     FileNotFoundError
         If the file does not exist.
     ValueError
-        If the table does not have 16 columns or holds a value other than 0 and 1.
+        If ``label_column`` is outside ``0..15``, the file is not UTF-8 text, or the table does not have
+        16 columns or holds a value other than 0 and 1.
 
     Notes
     -----
@@ -103,12 +120,13 @@ def load_acs(path, *, label_column: int = 10) -> Dataset:
     path : str or os.PathLike
         The ``acs.dat`` file (whitespace-separated 0/1, no header) or a folder holding it.
     label_column : int, default 10
-        0-based label column (the published code's convention); the other 22 columns are the predictors.
+        0-based label column, in ``0..22`` (the published code's convention is 10; a negative number is
+        refused); the other 22 columns are the predictors.
 
     Raises
     ------
-    FileNotFoundError, ValueError
-        As :func:`load_nltcs`.
+    TypeError, FileNotFoundError, ValueError
+        As :func:`load_nltcs` (with ``0..22`` and 23 columns).
 
     Notes
     -----
@@ -261,18 +279,20 @@ ADULT_FEATURES: tuple[Feature, ...] = (
 def _read_adult_file(p: Path) -> list[list[str]]:
     rows = []
     with open(p, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line or line.startswith("|"):
-                continue
-            fields = [s.strip() for s in line.split(",")]
-            if len(fields) != len(_ADULT_COLUMNS):
-                raise ValueError(
-                    f"{p}: a line does not have Adult's {len(_ADULT_COLUMNS)} fields ({NOT_SHOWN})"
-                )
-            if "?" in fields:
-                continue
-            rows.append(fields)
+        try:
+            lines = list(fh)
+        except UnicodeDecodeError:  # its message holds the byte and its position: not shown
+            raise ValueError(f"{p}: not UTF-8 text ({NOT_SHOWN})") from None
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("|"):
+            continue
+        fields = [s.strip() for s in line.split(",")]
+        if len(fields) != len(_ADULT_COLUMNS):
+            raise ValueError(f"{p}: a line does not have Adult's {len(_ADULT_COLUMNS)} fields ({NOT_SHOWN})")
+        if "?" in fields:
+            continue
+        rows.append(fields)
     return rows
 
 
@@ -298,8 +318,8 @@ def load_adult(path_or_dir) -> Dataset:
     FileNotFoundError
         If the folder lacks one of the two files, or the file does not exist.
     ValueError
-        On a malformed line, a label other than ``>50K`` / ``<=50K``, or a category outside the public
-        domain.
+        On a file that is not UTF-8 text, a malformed line, a label other than ``>50K`` / ``<=50K``, or a
+        category outside the public domain.
 
     Notes
     -----

@@ -115,12 +115,20 @@ class Feature:
         A finite value outside the bounds is clipped; a value that is not a finite number (``inf``,
         ``-inf``, ``nan``) is not a number of the domain and is refused with a ValueError naming the
         feature, never the value (:data:`NONFINITE`): the one rule of every reader, the command line and
-        the estimators' ``fit`` (``docs/public-inputs.md``).
+        the estimators' ``fit`` (``docs/public-inputs.md``). Values that are not numbers (a text that is
+        not a number, a complex number, a ragged list) are refused with a ValueError naming the feature,
+        never the value.
         """
         if self.kind != "numeric":
             raise ValueError(f"feature {self.name!r} is categorical; scale applies to numeric features")
         lo, hi = self.bounds
-        v = np.asarray(values, dtype=np.float64)
+        try:
+            v = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):  # numpy's message quotes the value: not shown
+            raise ValueError(
+                f"numeric feature {self.name!r}: the values to scale must be numbers (an array_like of "
+                f"real numbers or numeric strings, of a regular shape; {NOT_SHOWN})"
+            ) from None
         if not np.all(np.isfinite(v)):
             raise ValueError(f"numeric feature {self.name!r} {NONFINITE}")
         with np.errstate(over="ignore"):  # a value far outside the bounds: +-inf here, clipped to 0 or 1
@@ -337,7 +345,7 @@ def check_width(bounds: tuple[float, float], name: str) -> tuple[float, float]:
     >>> try:
     ...     check_width((-1e308, 1e308), "age")
     ... except ValueError as exc:
-    ...     print(str(exc)[:60])
+    ...     print(str(exc)[:59])
     bounds of feature 'age': the width hi - lo must be a finite
     """
     lo, hi = bounds
