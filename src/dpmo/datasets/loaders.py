@@ -276,7 +276,10 @@ ADULT_FEATURES: tuple[Feature, ...] = (
 )
 
 
-def _read_adult_file(p: Path) -> list[list[str]]:
+def read_adult_rows(p: Path, keep_missing: bool = False) -> list[list[str]]:
+    """The records of one Adult file as lists of 15 stripped fields (``adult.names`` layout; blank and
+    ``|`` comment lines skipped; rows with a ``?`` dropped unless ``keep_missing``). A file that is not
+    UTF-8 or a line of another length is refused naming the file, never a value or a line. O(file size)."""
     rows = []
     with open(p, encoding="utf-8") as fh:
         try:
@@ -290,7 +293,7 @@ def _read_adult_file(p: Path) -> list[list[str]]:
         fields = [s.strip() for s in line.split(",")]
         if len(fields) != len(_ADULT_COLUMNS):
             raise ValueError(f"{p}: a line does not have Adult's {len(_ADULT_COLUMNS)} fields ({NOT_SHOWN})")
-        if "?" in fields:
+        if "?" in fields and not keep_missing:
             continue
         rows.append(fields)
     return rows
@@ -354,7 +357,7 @@ def load_adult(path_or_dir) -> Dataset:
         raise FileNotFoundError(f"dataset file or folder not found: {p}")
     rows: list[list[str]] = []
     for f in files:
-        rows.extend(_read_adult_file(f))
+        rows.extend(read_adult_rows(f))
     # no complete row is an empty table, returned like any other (a refusal would tell it apart from its
     # neighbour with one complete row)
     col = {c: i for i, c in enumerate(_ADULT_COLUMNS)}

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import datasets
 from ..datasets import ADULT_FEATURES, Dataset, Feature
+from ..datasets.loaders import read_adult_rows
 
 __all__ = ["load_table", "ADULT_MARITAL", "ADULT_EDUCATION"]
 
@@ -47,28 +48,12 @@ ADULT_EDUCATION = (
 _MARRIED = ("Married-civ-spouse", "Married-spouse-absent", "Married-AF-spouse")
 
 
-def _read(path: Path, keep_missing: bool) -> list[list[str]]:
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line or line.startswith("|"):
-                continue
-            fields = [s.strip() for s in line.split(",")]
-            if len(fields) != len(_COLUMNS):
-                raise ValueError(f"{path}: a line does not have the {len(_COLUMNS)} fields of Adult's layout")
-            if "?" in fields and not keep_missing:
-                continue
-            rows.append(fields)
-    return rows
-
-
 def _adult(files: Sequence[str], prep: dict[str, Any]) -> Dataset:
     folder = Path(files[0]).parent
     which = prep.get("adult_files", "both")
     names = {"both": ("adult.data", "adult.test"), "train": ("adult.data",), "test": ("adult.test",)}[which]
     keep = prep.get("adult_missing", "drop") == "keep"
-    rows = [r for name in names for r in _read(folder / name, keep)]
+    rows = [r for name in names for r in read_adult_rows(folder / name, keep)]
     col = {c: i for i, c in enumerate(_COLUMNS)}
     feats = list(ADULT_FEATURES)
     if prep.get("adult_columns") == "all":
