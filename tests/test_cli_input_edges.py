@@ -178,6 +178,10 @@ def test_node_ids_beyond_int64(tmp_path, capsys):
         with pytest.raises(ValueError, match="int64 range") as info:
             graphs.top_k(nx.Graph([(2**63, 1)]), 1, 1.0, nodes=nodes_arg, rng=0)
         assert str(2**63) not in str(info.value)
+    for edge_list in ([[2**63, 1]], [[-(2**63) - 1, 1]]):  # a Python list numpy turns into floats
+        with pytest.raises(ValueError, match="int64 range") as info:
+            graphs.load_graph(edge_list, nodes=3)
+        assert "63" not in str(info.value) and "dtype" not in str(info.value)
 
 
 # ---------------------------------------------------------------------------------------- 6: after a release

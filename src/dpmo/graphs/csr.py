@@ -27,6 +27,8 @@ def as_edge_array(edges, name: str) -> np.ndarray:
     if arr.dtype.kind == "U" and arr.ndim == 2 and arr.shape[1] == 2:
         return arr  # text ids (read_edge_list(..., ids="str"))
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+        if not isinstance(edges, np.ndarray) and _python_ints(edges):  # ids numpy could not hold as int64
+            raise ValueError(f"{name} holds ids outside the int64 range (node ids must be int64 integers)")
         raise TypeError(f"{name} must be an array of integer node ids of shape (E, 2), got dtype {arr.dtype}")
     if arr.size == 0:
         return np.empty((0, 2), dtype=np.int64)
@@ -35,6 +37,16 @@ def as_edge_array(edges, name: str) -> np.ndarray:
     if arr.dtype == np.uint64 and arr.max() > np.iinfo(np.int64).max:
         raise ValueError(f"{name} holds ids larger than the int64 range")
     return arr.astype(np.int64, copy=False)
+
+
+def _python_ints(edges) -> bool:
+    """Whether ``edges`` (a sequence, not an array) holds Python ints only (no bool): a list numpy turned
+    into floats or objects because some id lies outside int64."""
+    try:
+        flat = np.asarray(edges, dtype=object).ravel()
+    except (TypeError, ValueError):
+        return False
+    return flat.size > 0 and all(isinstance(v, int) and not isinstance(v, bool) for v in flat)
 
 
 def relabel(edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
