@@ -281,6 +281,11 @@ def test_the_command_line_refuses_in_one_line_without_a_value(spark, tmp_path, c
     assert "objective column 'a'" in lines[0] and "secret" not in lines[0] and "'y'" not in lines[0]
     code = main(["select", str(tmp_path / "absent.csv"), "--spark", "--objective", "a=1"])
     assert code == 2 and "no such file or folder" in capsys.readouterr().err
+    damaged = tmp_path / "bad.parquet"
+    damaged.write_bytes(b"secret-41 is not Parquet")  # Spark's message (formerly printed) quotes the file
+    code = main(["select", str(damaged), "--spark", "--objective", "a=1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "not a table Spark can read" in err and "secret" not in err, err
 
 
 @pytest.mark.slow

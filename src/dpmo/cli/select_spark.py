@@ -52,6 +52,13 @@ def spark_select_command(args) -> int:
         df = read_candidates(local_session(), path, args.objective, args.id_column, args.delimiter)
     except KeyError as exc:  # a missing column (the layout is public)
         raise CLIError(str(exc.args[0])) from None
+    except Exception as exc:  # Spark's own (a damaged Parquet file): its text may quote the file
+        if not type(exc).__module__.startswith(("pyspark", "py4j")):
+            raise
+        raise CLIError(
+            f"{path}: not a table Spark can read (a CSV file with a header, a .parquet file, or a folder of "
+            "either); Spark's message is not shown, it may quote the file"
+        ) from None
     picks = select(
         df,
         args.k,
