@@ -149,3 +149,64 @@ def test_local_dampening_refuses_before_the_local_function_runs(kwargs, error):
     with pytest.raises(error):
         dpmo.local_dampening(np.array([0.0, 5.0, 10.0]), eps, local, global_sensitivity=1.0, **kwargs)
     assert calls == []
+
+
+# ---------------------------------------------------------------------------------------- ids and counts
+def test_recall_and_front_share_read_any_collection_of_ids():
+    """A set or a dict view became a 0-d object array: recall([4, 7, 9], {7, 9, 11, 12}) was 0.0."""
+    from dpmo.metrics import front_share, recall
+
+    assert recall([4, 7, 9], {7, 9, 11, 12}) == 0.5 and front_share([4, 7, 9, 1], {7, 9}) == 0.5
+    assert recall([1, 2], {1: 0, 2: 0}.keys()) == 1.0 and recall(["a", "b"], ["b"]) == 1.0
+    for call, error in [
+        (lambda: recall([1], None), TypeError),
+        (lambda: recall([float("nan")], [float("nan")]), TypeError),
+        (lambda: recall([1, 2], ["1", "2"]), TypeError),  # ints never match strings: refused, not 0
+    ]:
+        with pytest.raises(error, match="ids"):
+            call()
+
+
+def test_coverage_needs_one_number_of_objectives():
+    from dpmo.metrics import coverage
+
+    with pytest.raises(ValueError, match="same number of objectives"):
+        coverage(np.zeros((2, 0)), np.zeros((1, 0)))  # was 1.0, the worst score
+    with pytest.raises(ValueError, match="same number of objectives"):
+        coverage(np.zeros((0, 3)), [[1.0, 2.0]])  # was 0.0
+
+
+def test_ego_density_sensitivity_refuses_what_has_no_sensitivity():
+    from dpmo import graphs
+
+    for degree, t in [([10], float("nan")), ([float("nan")], 0), ([float("inf")], 0), ([-3], 1)]:
+        with pytest.raises(ValueError, match="(degree|t) must be"):
+            graphs.ego_density_sensitivity(degree, t)
+    with pytest.raises(TypeError, match="t must be numbers"):
+        graphs.ego_density_sensitivity([10], "1")
+    assert graphs.ego_density_sensitivity([10, 3], 6).tolist() == [0.5, 1.0]  # 2 / (10 - 6); capped at 1
+
+
+def test_mean_ci_level_and_edge_list_delimiter(tmp_path):
+    from dpmo import graphs
+    from dpmo.experiments import mean_ci
+
+    for level in (2, -1, float("nan"), True):
+        with pytest.raises(ValueError, match="level must be a number in"):
+            mean_ci([1.0, 2.0], level=level)
+    edges = tmp_path / "e.txt"
+    edges.write_text("0 1\n1 2\n")
+    for delimiter in ("\n", "\r"):
+        with pytest.raises(ValueError, match="line break"):
+            graphs.read_edge_list(edges, delimiter=delimiter)
+
+
+def test_observed_nodes_for_a_loaded_graph_say_what_to_give():
+    """The message read "nodes must be node ids, an int n or 'observed', got 'observed'"."""
+    import networkx as nx
+
+    from dpmo import graphs
+
+    g = graphs.load_graph(nx.path_graph(3), nodes=3)
+    with pytest.raises(TypeError, match="here give the public node ids or an int n"):
+        graphs.load_graph(g, nodes="observed")

@@ -118,6 +118,11 @@ def coverage(X_ref, X_eval, *, dominance: str = "strict") -> float:
     if B.shape[0] == 0:
         raise ValueError("X_eval must contain at least one point")
     A = _as_points(X_ref, "X_ref")
+    if B.shape[1] == 0 or A.shape[1] != B.shape[1]:
+        raise ValueError(
+            f"X_ref and X_eval must have the same number of objectives, at least one; got {A.shape[1]} and "
+            f"{B.shape[1]}"
+        )
     if A.shape[0] == 0:
         return 0.0
     return float(np.mean(np.any(dominates(A, B, dominance=dominance), axis=0)))
@@ -134,10 +139,10 @@ def recall(selected, relevant) -> float:
     >>> recall([4, 7, 9], [7, 9, 11, 12])  # 2 of the 4 relevant items were selected
     0.5
     """
-    relevant = np.unique(np.asarray(relevant))
+    relevant = np.unique(_ids(relevant, "relevant"))
     if relevant.size == 0:
         raise ValueError("relevant must contain at least one item")
-    return float(np.isin(relevant, np.asarray(selected)).mean())
+    return float(np.isin(relevant, _ids(selected, "selected", like=relevant)).mean())
 
 
 def front_share(selected, front) -> float:
@@ -149,10 +154,31 @@ def front_share(selected, front) -> float:
     >>> front_share([4, 7, 9, 1], [7, 9])  # 2 of the 4 picks lie on the front
     0.5
     """
-    selected = np.asarray(selected)
+    selected = _ids(selected, "selected")
     if selected.size == 0:
         raise ValueError("selected must contain at least one item")
-    return float(np.isin(selected, np.asarray(front)).mean())
+    return float(np.isin(selected, _ids(front, "front", like=selected)).mean())
+
+
+def _ids(items, name: str, like: np.ndarray | None = None) -> np.ndarray:
+    """Item ids as a 1-D array: a list, tuple, array, set or other iterable of ints or of strings (not
+    mixed, no NaN), of the same kind as ``like`` when given (ints never match strings: refused, not 0)."""
+    if items is None or isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError(
+            f"{name} must be a collection of item ids (ints or strings), got {type(items).__name__}"
+        )
+    arr = np.asarray(items if isinstance(items, (list, tuple, np.ndarray)) else list(items))
+    if arr.ndim != 1 and arr.size:
+        raise ValueError(f"{name} must be a 1-D collection of item ids, got shape {arr.shape}")
+    arr = arr.ravel()
+    kind = arr.dtype.kind
+    if arr.size and kind not in "iuU":
+        raise TypeError(
+            f"{name} must hold ints or strings as ids (no floats, NaN or mixed kinds), got {arr.dtype}"
+        )
+    if like is not None and arr.size and like.size and (kind == "U") != (like.dtype.kind == "U"):
+        raise TypeError(f"{name} and the other collection must hold ids of one kind (ints or strings)")
+    return arr
 
 
 def weighted_fitness(values, weights) -> np.ndarray:

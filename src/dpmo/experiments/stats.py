@@ -56,6 +56,8 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> Stat:
     >>> abs((s.hi - s.mean) - 4.302653 * 1.0 / math.sqrt(3)) < 1e-5
     True
     """
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
     x = np.asarray(values, dtype=np.float64)
     x = x[np.isfinite(x)]
     n = x.size

@@ -122,8 +122,12 @@ def read_edge_list(
         )
     if not path.is_file():
         raise FileNotFoundError(f"edge list not found: {path}")
-    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "#%"):
-        raise ValueError(f"delimiter must be a single character other than '#' and '%', got {delimiter!r}")
+    if delimiter is not None and (
+        not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "#%\n\r"
+    ):
+        raise ValueError(
+            f"delimiter must be a single character other than '#', '%' and a line break, got {delimiter!r}"
+        )
     if header not in (None, True, False):
         raise TypeError(f"header must be None, True or False, got {header!r}")
     if ids not in ("int", "str"):

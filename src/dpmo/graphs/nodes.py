@@ -85,6 +85,11 @@ def as_node_ids(nodes) -> np.ndarray:
     """The public node ids, sorted: from an int ``n`` (ids ``0 .. n-1``) or an array of distinct ids
     (integers in the int64 range, or text ids for edge lists read with ``ids="str"``)."""
     if isinstance(nodes, str):
+        if nodes == "observed":  # allowed where a raw graph is read (load_graph), not for a Graph object
+            raise TypeError(
+                "nodes='observed' reads the node set off an edge list or graph given as input; "
+                "here give the public node ids or an int n"
+            )
         raise TypeError(f"nodes must be node ids, an int n or 'observed', got {nodes!r}")
     if _is_int(nodes):
         if nodes < 1:

@@ -61,6 +61,19 @@ def degree_sensitivity(degree, t) -> np.ndarray:
     return np.ones(np.broadcast_shapes(degree.shape, t.shape), dtype=np.float64)
 
 
+def _checked_counts(x, name: str) -> np.ndarray:
+    """``x`` as an array of finite numbers >= 0 (degrees, distances), else a TypeError / ValueError naming
+    ``name`` (a NaN or inf one gave NaN or zero sensitivities)."""
+    arr = np.asarray(x)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"{name} must be numbers >= 0, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr) or (arr.dtype.kind == "f" and not np.all(np.isfinite(arr))):
+        raise ValueError(f"{name} must be finite real numbers >= 0")
+    if arr.size and np.min(arr) < 0:
+        raise ValueError(f"{name} must be non-negative")
+    return arr
+
+
 def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
     """Tight admissible local sensitivity of ego density at distance ``t`` (see the module notes).
 
@@ -93,7 +106,12 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
     """
     if type(formula) is not str or formula not in FORMULAS:
         check_convention(0.0, formula)  # raises
-    d = np.asarray(degree)
+    return _ego_delta(_checked_counts(degree, "degree"), _checked_counts(t, "t"), formula)
+
+
+def _ego_delta(d: np.ndarray, t: np.ndarray, formula: str) -> np.ndarray:
+    """:func:`ego_density_sensitivity` on arrays already checked (the library's own degrees and distances:
+    the local functions of the pipeline call it at every distance, without the O(n) checks)."""
     t = np.asarray(t)
     c = 2.0 if formula == "paper" else 1.0
     column = t.ndim == 2 and t.shape[1] == 1  # (B, 1): one row per distance
@@ -162,7 +180,7 @@ class _EgoDensityDelta:
 
     def __call__(self, t, idx=None):
         d = self.degree if idx is None else self.degree[np.asarray(idx, dtype=np.intp)]
-        return ego_density_sensitivity(d, t, formula=self.formula)
+        return _ego_delta(d, t, self.formula)
 
 
 def _degree_spec(degree: np.ndarray) -> tuple:
