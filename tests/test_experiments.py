@@ -462,3 +462,20 @@ def test_run_experiment_refuses_before_running(tmp_path, change, error, match):
     with pytest.raises(error, match=match):
         run_experiment(config, datasets, out, progress="off", **kwargs)
     assert not (tmp_path / "out" / "toy.csv").exists()
+
+
+def test_reports_with_an_all_nan_metric_and_bad_arguments(tmp_path):
+    """A dataset whose metric is NaN in every run stopped the report with matplotlib's "Data cannot be
+    log-scaled"; write_report took a string as a list of letters and an unknown name as a KeyError."""
+    from dpmo.experiments import EXPERIMENTS, mean_ci
+    from dpmo.experiments.figures import plot_experiment
+    from dpmo.experiments.report import write_report
+
+    cell = {("enron", "DP-MOTkIN-Agg-local", 1.0): {"recall": mean_ci([float("nan")])}}
+    assert Path(plot_experiment(EXPERIMENTS["graph-agg"], cell, {}, tmp_path / "a.png")).exists()
+    with pytest.raises(TypeError, match="not one string"):
+        write_report(tmp_path, "graph-agg")
+    with pytest.raises(ValueError, match=r"experiments \['nope'\]: unknown"):
+        write_report(tmp_path, ["nope"])
+    with pytest.raises(ValueError, match="out_dir must be a folder"):
+        write_report(tmp_path / "absent")

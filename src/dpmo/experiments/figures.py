@@ -93,10 +93,12 @@ def plot_experiment(
                     if p is not None:
                         ax.axhline(p[0], color=color, ls=":", lw=1.2, alpha=0.7)
                     continue
-                pts = [
+                pts = [  # a cell whose runs all gave NaN has no mean to draw (it would break the log axis)
                     (e, summary[(d, m, e)][metric])
                     for e in eps_grid
-                    if (d, m, e) in summary and metric in summary[(d, m, e)]
+                    if (d, m, e) in summary
+                    and metric in summary[(d, m, e)]
+                    and math.isfinite(summary[(d, m, e)][metric].mean)
                 ]
                 if pts:
                     x = np.array([e for e, _ in pts])

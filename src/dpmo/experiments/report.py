@@ -198,6 +198,15 @@ def write_report(
     >>> import shutil; shutil.rmtree(folder)
     """
     out = Path(out_dir)
+    if not out.is_dir():
+        raise ValueError(
+            f"out_dir must be a folder holding the experiments' CSV files; {str(out)!r} is not one"
+        )
+    if isinstance(experiments, str):
+        raise TypeError(f"experiments must be a list of experiment names, not one string ({experiments!r})")
+    unknown = [n for n in experiments or [] if n not in EXPERIMENTS]
+    if unknown:
+        raise ValueError(f"experiments {unknown}: unknown; known: {sorted(EXPERIMENTS)}")
     names = list(experiments or [n for n in EXPERIMENTS if csv_path(out, n).exists()])
     paper = paper_results(paper_path)
     if meta is None:
