@@ -118,3 +118,14 @@ def test_reproduce_folders_and_bad_input(tmp_path):
     assert _main(tmp_path / "a", tmp_path / "missing")[0] == 2
     (tmp_path / "empty").mkdir()
     assert _main(tmp_path / "a", tmp_path / "empty")[0] == 2
+
+
+def test_a_csv_of_another_layout_is_bad_input(tmp_path, capsys):
+    """A results CSV with another header stopped with a KeyError traceback (exit 1); the docstring says 2."""
+    from dpmo.experiments.compare import main as compare_main
+
+    for side in ("old", "new"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "graph-agg.csv").write_text("a,b,c\n1,2,3\n")
+    assert compare_main([str(tmp_path / "old"), str(tmp_path / "new")]) == 2
+    assert "lacks the columns" in capsys.readouterr().err

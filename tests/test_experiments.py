@@ -479,3 +479,17 @@ def test_reports_with_an_all_nan_metric_and_bad_arguments(tmp_path):
         write_report(tmp_path, ["nope"])
     with pytest.raises(ValueError, match="out_dir must be a folder"):
         write_report(tmp_path / "absent")
+
+
+def test_reports_refuse_other_layouts_naming_the_file(tmp_path):
+    """A CSV with another header stopped write_report with KeyError 'dataset'; a meta.json of another
+    shape with an AttributeError."""
+    from dpmo.experiments.report import write_report
+
+    (tmp_path / "graph-agg.csv").write_text("a,b,c\n1,2,3\n")
+    with pytest.raises(ValueError, match="graph-agg.csv lacks the columns"):
+        write_report(tmp_path, ["graph-agg"], meta={})
+    (tmp_path / "graph-agg.csv").unlink()
+    for meta in ([1, 2], {"graph-agg": {"environment": "x"}}):
+        with pytest.raises(ValueError, match="must map each experiment to an object"):
+            write_report(tmp_path, meta=meta)

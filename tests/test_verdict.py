@@ -167,3 +167,17 @@ def test_every_group_names_known_cells_and_readings_that_apply():
         for reading in g.readings:
             for r, _ in resolve_readings(reading.split("+")):
                 assert g.experiment in r.experiments, (g.name, reading)
+
+
+def test_the_command_refuses_unknown_groups_and_missing_folders(tmp_path, capsys):
+    """They stopped with KeyError and FileNotFoundError tracebacks."""
+    from dpmo.experiments.verdict import main as verdict_main
+
+    for argv, said in [
+        (["table", "nope", "--out", str(tmp_path)], "unknown groups"),
+        (["report", "--out", str(tmp_path / "absent")], "no such folder"),
+        (["table", "--out", str(tmp_path), "--errata", str(tmp_path / "absent.md")], "no such file"),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            verdict_main(argv)
+        assert info.value.code == 2 and said in capsys.readouterr().err

@@ -95,7 +95,13 @@ class ExperimentComparison:
 
 
 def _key(row: dict[str, str]) -> tuple[str, str, str, int]:
-    return (row["dataset"], row["method"], eps_text(float(row["epsilon"])), int(row["run"]))
+    missing = [c for c in ("dataset", "method", "epsilon", "run") if c not in row]
+    if missing:
+        raise ValueError(f"a results CSV lacks the columns {missing} (not a CSV of dpmo reproduce)")
+    try:
+        return (row["dataset"], row["method"], eps_text(float(row["epsilon"])), int(row["run"]))
+    except (TypeError, ValueError):
+        raise ValueError("a row's 'epsilon' or 'run' is not a number (not a CSV of dpmo reproduce)") from None
 
 
 def _welch_p(a: np.ndarray, b: np.ndarray) -> float:

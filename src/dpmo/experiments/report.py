@@ -138,6 +138,26 @@ def _software_lines(names: Sequence[str], meta: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _check_inputs(out: Path, present: Sequence[str], meta) -> None:
+    """Refuse, naming the file, a results CSV of another layout and run information of another shape
+    (they stopped the report with a KeyError or an AttributeError from deep inside)."""
+    for name in present:
+        with csv_path(out, name).open(newline="") as fh:
+            header = fh.readline().strip().split(",")
+        missing = [c for c in ("dataset", "method", "epsilon", "run") if c not in header]
+        if missing:
+            raise ValueError(
+                f"{csv_path(out, name)} lacks the columns {missing}: not a CSV of dpmo reproduce"
+            )
+    if not isinstance(meta, dict) or any(
+        not isinstance(v, dict) or not isinstance(v.get("environment", {}), dict) for v in meta.values()
+    ):
+        raise ValueError(
+            "meta (or OUT/meta.json) must map each experiment to an object of run information, its "
+            "'environment' an object too"
+        )
+
+
 def write_report(
     out_dir: str | os.PathLike,
     experiments: Sequence[str] | None = None,
@@ -213,6 +233,7 @@ def write_report(
         meta_file = out / "meta.json"
         meta = json.loads(meta_file.read_text()) if meta_file.exists() else {}
     present = [n for n in names if csv_path(out, n).exists()]
+    _check_inputs(out, present, meta)
     lines = [
         "# Reproduction of the paper's experiments",
         "",

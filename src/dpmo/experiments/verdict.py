@@ -418,6 +418,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--errata", help="with all / table / report: rewrite the verdict table of this page")
     args = parser.parse_args(argv)
     names = args.groups or list(GROUPS)
+    unknown = [n for n in names if n not in GROUPS]
+    if unknown:
+        parser.error(f"unknown groups {unknown}; known: {sorted(GROUPS)}")
+    if args.action == "report" and not Path(args.out).is_dir():  # (a table of a missing folder: 0 x 0 rows)
+        parser.error(f"--out {args.out}: no such folder (run the groups first: the 'run' action)")
+    if args.errata and not Path(args.errata).is_file():
+        parser.error(f"--errata {args.errata}: no such file")
     if args.action in ("all", "run"):
         for name in names:
             run_group(name, out=args.out, data_dir=args.data_dir, runs=args.runs, jobs=args.jobs)
