@@ -157,19 +157,18 @@ def _normalise(X: np.ndarray, lower, upper, name: str, *, half: bool = False) ->
     the plain one."""
     m = X.shape[1]
     lo = _vector(lower, "lower", m)
-    if half:
-        X, lo = X * 0.5, lo * 0.5
-    if upper is None:
-        return np.maximum(X - lo, 0.0)
-    hi = _vector(upper, "upper", m)
-    if np.any(hi <= lo * (2.0 if half else 1.0)):
+    hi = None if upper is None else _vector(upper, "upper", m)
+    if hi is not None and np.any(hi <= lo):
         raise ValueError("upper must be larger than lower in every objective")
-    if half:
-        hi = hi * 0.5
-    if np.any(X > hi):
+    if hi is not None and np.any(X > hi):
         raise ValueError(
             f"{name} exceed the public upper bounds `upper`; give bounds that hold for every candidate"
         )
+    scale = 0.5 if half else 1.0  # exact
+    X, lo = X * scale, lo * scale
+    if hi is None:
+        return np.maximum(X - lo, 0.0)
+    hi = hi * scale
     return np.maximum((X - lo) / (hi - lo), 0.0)
 
 

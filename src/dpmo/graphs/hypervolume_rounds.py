@@ -23,7 +23,7 @@ import numpy as np
 
 from ..chebyshev import dampened_excess
 from ..pareto.consistent import PARETO_RESOLVE, resolution
-from .objectives import _ego_delta
+from .objectives import ego_density_delta
 from .staircase_rules import signal_threshold, tie_weight
 
 __all__ = [
@@ -398,5 +398,5 @@ def ego_from_dampened(D: float, degree: float, formula: str = "paper") -> float:
     if not D > 0.0:
         return 0.0
     t = int(min(math.floor(D), degree + 3))  # the ego density reaches 1 within degree + 3 steps
-    delta = _ego_delta(np.array([degree]), np.arange(t + 1)[:, None], formula)[:, 0]
+    delta = ego_density_delta(np.array([degree]), np.arange(t + 1)[:, None], formula)[:, 0]
     return float(min(delta[:t].sum() + (min(D, t + 1.0) - t) * delta[t], 1.0))

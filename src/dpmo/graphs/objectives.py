@@ -40,6 +40,7 @@ from .io import public_graph
 __all__ = [
     "degree_sensitivity",
     "ego_density_sensitivity",
+    "ego_density_delta",
     "degree_objective",
     "ego_density_objective",
     "objectives",
@@ -106,12 +107,22 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
     """
     if type(formula) is not str or formula not in FORMULAS:
         check_convention(0.0, formula)  # raises
-    return _ego_delta(_checked_counts(degree, "degree"), _checked_counts(t, "t"), formula)
+    return ego_density_delta(_checked_counts(degree, "degree"), _checked_counts(t, "t"), formula)
 
 
-def _ego_delta(d: np.ndarray, t: np.ndarray, formula: str) -> np.ndarray:
-    """:func:`ego_density_sensitivity` on arrays already checked (the library's own degrees and distances:
-    the local functions of the pipeline call it at every distance, without the O(n) checks)."""
+def ego_density_delta(d: np.ndarray, t: np.ndarray, formula: str) -> np.ndarray:
+    """:func:`ego_density_sensitivity` without its input checks, for degrees and distances that are already
+    finite and non-negative (the library's own: the local functions of the pipeline call it at every
+    distance, and the O(n) checks would run each time). Same floats as the checked function. O(len(d) x
+    len(t)).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.graphs.objectives import ego_density_delta
+    >>> ego_density_delta(np.array([10, 3]), np.array(6), "paper").tolist()  # 2 / (10 - 6); capped at 1
+    [0.5, 1.0]
+    """
     t = np.asarray(t)
     c = 2.0 if formula == "paper" else 1.0
     column = t.ndim == 2 and t.shape[1] == 1  # (B, 1): one row per distance
@@ -180,7 +191,7 @@ class _EgoDensityDelta:
 
     def __call__(self, t, idx=None):
         d = self.degree if idx is None else self.degree[np.asarray(idx, dtype=np.intp)]
-        return _ego_delta(d, t, self.formula)
+        return ego_density_delta(d, t, self.formula)
 
 
 def _degree_spec(degree: np.ndarray) -> tuple:
