@@ -129,3 +129,15 @@ def test_a_csv_of_another_layout_is_bad_input(tmp_path, capsys):
         (tmp_path / side / "graph-agg.csv").write_text("a,b,c\n1,2,3\n")
     assert compare_main([str(tmp_path / "old"), str(tmp_path / "new")]) == 2
     assert "lacks the columns" in capsys.readouterr().err
+
+
+def test_nan_metrics_are_missing_not_counted():
+    """A NaN metric (undefined in that run) counted towards a cell's n, as the report (mean_ci) does not."""
+    old = [{"dataset": "d", "method": "m", "epsilon": "1.0", "run": str(i), "x": str(float(i))} for i in range(6)]
+    new = [dict(r, x="nan" if int(r["run"]) % 2 else r["x"]) for r in old]
+    [cell] = compare_rows("e", old, new, ["x"]).cells
+    assert cell.old_n == 6 and cell.new_n == 3
+    assert cell.new_mean == pytest.approx(2.0)  # runs 0, 2 and 4
+    bad = [dict(r, x="high") for r in old]
+    with pytest.raises(ValueError, match="'x'"):
+        compare_rows("e", old, bad, ["x"])

@@ -161,8 +161,11 @@ def _reference_collaboration_graph(n, n_edges, seed, exponent=2.5, mean_team=3.0
     cdf = np.cumsum((1.0 - gen.random(n)) ** (-1.0 / (exponent - 1.0)))
     cdf /= cdf[-1]
     codes = np.empty(0, dtype=np.int64)
+    per_paper, drawn = mean_team * (mean_team - 1) / 2, 0
     while codes.size < n_edges:
-        n_papers = max(1024, int(1.2 * (n_edges - codes.size) / (mean_team * (mean_team - 1) / 2)))
+        missing = n_edges - codes.size
+        n_papers = max(1024, int(1.2 * missing / per_paper), min(drawn, int(4 * n_edges / per_paper)))
+        drawn += n_papers
         sizes = np.minimum(1 + gen.geometric(1.0 / (mean_team - 1.0), size=n_papers), max_team)
         batch = [codes]
         for s in np.unique(sizes):
@@ -180,7 +183,7 @@ def _reference_collaboration_graph(n, n_edges, seed, exponent=2.5, mean_team=3.0
 
 @pytest.mark.parametrize(
     ("n", "m", "seed", "kw"),
-    [(200, 500, 3, {}), (50, 1200, 1, {}), (3000, 100, 4, {}), (20000, 66000, 0, {}),
+    [(200, 500, 3, {}), (50, 1200, 1, {}), (60, 1770, 2, {}), (3000, 100, 4, {}), (20000, 66000, 0, {}),
      (5000, 20000, 7, {"exponent": 2.1, "mean_team": 5.0, "max_team": 8})],
 )  # fmt: skip
 def test_random_collaboration_graph_matches_the_plain_generator(n, m, seed, kw):

@@ -333,3 +333,5 @@ def test_random_collaboration_graph_is_seeded_and_sized():
     assert a.triangles.sum() > 1000
     with pytest.raises(ValueError):
         graphs.random_collaboration_graph(10, 100)
+    with pytest.raises(ValueError, match="finite mean_team"):  # numpy's "p <= 0" from deep inside
+        graphs.random_collaboration_edges(100, 200, mean_team=float("inf"))

@@ -33,6 +33,7 @@ def test_the_errata_table_is_replaced_and_nothing_else():
 def test_table_command_rewrites_the_page_with_one_row_per_group(tmp_path):
     page = tmp_path / "errata.md"
     page.write_text(ERRATA.read_text())
+    (tmp_path / "nothing-run").mkdir()
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["table", "--out", str(tmp_path / "nothing-run"), "--errata", str(page)]) == 0
     lines = page.read_text().splitlines()
@@ -44,6 +45,7 @@ def test_table_command_rewrites_the_page_with_one_row_per_group(tmp_path):
         rows.append(line)
     assert len(rows) == len(GROUPS)
     assert all(" 0 x 0 " in r for r in rows)  # nothing was run into that folder
+    assert not any(" nan " in r for r in rows)  # no distance measured: "-", not "nan"
 
 
 def test_no_group_asks_for_a_tree_that_cannot_be_grown():
@@ -154,6 +156,10 @@ def test_a_failing_reading_is_reported_with_the_status_of_dpmo_reproduce(tmp_pat
     run_group(g.name, out=tmp_path / "v", data_dir=str(absent), runs=2, jobs=1)
     err = capsys.readouterr().err
     assert err.count("is not a folder") == cli_err.count("is not a folder") == 2  # default, eps-per-pick
+    # the command's exit status says that readings failed (it was 0)
+    calls.clear()
+    assert main(["run", g.name, "--data-dir", str(tmp_path), "--out", str(tmp_path / "v"), "--runs", "2"]) == 1
+    assert len(calls) == 2
 
 
 def test_every_group_names_known_cells_and_readings_that_apply():
@@ -177,6 +183,9 @@ def test_the_command_refuses_unknown_groups_and_missing_folders(tmp_path, capsys
         (["table", "nope", "--out", str(tmp_path)], "unknown groups"),
         (["report", "--out", str(tmp_path / "absent")], "no such folder"),
         (["table", "--out", str(tmp_path), "--errata", str(tmp_path / "absent.md")], "no such file"),
+        (["table", "--out", str(tmp_path / "absent")], "no such folder"),  # it printed rows of nan
+        (["detail", "--out", str(tmp_path / "absent")], "no such folder"),
+        (["run", "--data-dir", str(tmp_path / "absent"), "--out", str(tmp_path)], "--data-dir"),  # exit 0
     ]:
         with pytest.raises(SystemExit) as info:
             verdict_main(argv)

@@ -104,6 +104,16 @@ def _key(row: dict[str, str]) -> tuple[str, str, str, int]:
         raise ValueError("a row's 'epsilon' or 'run' is not a number (not a CSV of dpmo reproduce)") from None
 
 
+def _metric_value(text: str | None, column: str) -> float:
+    """A metric cell as a float; NaN when empty. ValueError naming the column when it is not a number."""
+    if text in (None, ""):
+        return math.nan
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"the metric column {column!r} holds a value that is not a number") from None
+
+
 def _welch_p(a: np.ndarray, b: np.ndarray) -> float:
     """Two-sided p value of Welch's t test of equal means; 1 or 0 when both samples are constant."""
     if a.size < 2 or b.size < 2:
@@ -165,8 +175,9 @@ def compare_rows(
     for side, rows in ((0, old_by), (1, new_by)):
         for key, r in rows.items():
             for m in metrics:
-                if r.get(m) not in (None, ""):
-                    values[key[:3]][m][side].append(float(r[m]))
+                x = _metric_value(r.get(m), m)
+                if math.isfinite(x):  # NaN (undefined in that run) or inf is missing, as in the report (mean_ci)
+                    values[key[:3]][m][side].append(x)
     for cell in sorted(values, key=lambda c: (c[0], c[1], float(c[2]))):
         for m, (a, b) in values[cell].items():
             if not a or not b:

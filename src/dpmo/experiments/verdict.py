@@ -275,9 +275,14 @@ def verdict_table(out: str | Path, groups: Sequence[str] | None = None) -> str:
             private = "yes" if all(r.private for r, _ in resolve_readings(best.split("+"))) else "NO"
         lines.append(
             f"| {g.method} ({', '.join(g.datasets)}) | {cells} x {runs} | `{best}` | {private} | "
-            f"{base:.3f} | {best_d:.3f} | {VERDICTS.get(name, 'see docs/errata.md')} |"
+            f"{_distance_text(base)} | {_distance_text(best_d)} | {VERDICTS.get(name, 'see docs/errata.md')} |"
         )
     return "\n".join(lines)
+
+
+def _distance_text(d: float) -> str:
+    """A mean absolute difference for a table: ``-`` when no cell was measured (``nan``)."""
+    return "-" if math.isnan(d) else f"{d:.3f}"
 
 
 def readings_table(out: str | Path, group: str) -> str:
@@ -387,14 +392,15 @@ def _run_reading(
 
 def run_group(
     name: str, *, out: str | Path, data_dir: str, runs: int, jobs: int | str = 1, seed: int = 0
-) -> None:
-    """Run group ``name`` with no reading and with each of its readings (resumable).
+) -> int:
+    """Run group ``name`` with no reading and with each of its readings (resumable); the number that failed.
 
     A reading that fails is reported on stderr with its exit status (that of ``dpmo reproduce``,
     :func:`dpmo._status.exit_status`) and the next one runs.
     """
     g = GROUPS[name]
     n = max(1, int(round(runs * g.runs_factor)))
+    failed = 0
     for reading in (DEFAULT_LABEL, *g.readings):
         try:
             _run_reading(g, reading, out=out, data_dir=data_dir, runs=n, jobs=jobs, seed=seed)
@@ -404,7 +410,9 @@ def run_group(
             if status is None:
                 raise
         if status:
+            failed += 1
             print(f"verdict: {name} / {reading} failed with status {status}", file=sys.stderr)
+    return failed
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -421,13 +429,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [n for n in names if n not in GROUPS]
     if unknown:
         parser.error(f"unknown groups {unknown}; known: {sorted(GROUPS)}")
-    if args.action == "report" and not Path(args.out).is_dir():  # (a table of a missing folder: 0 x 0 rows)
+    if args.action in ("report", "table", "detail") and not Path(args.out).is_dir():  # (0 x 0 rows)
         parser.error(f"--out {args.out}: no such folder (run the groups first: the 'run' action)")
+    if args.action in ("all", "run") and not Path(args.data_dir).is_dir():  # (every reading would fail)
+        parser.error(f"--data-dir {args.data_dir}: no such folder")
     if args.errata and not Path(args.errata).is_file():
         parser.error(f"--errata {args.errata}: no such file")
+    failed = 0
     if args.action in ("all", "run"):
         for name in names:
-            run_group(name, out=args.out, data_dir=args.data_dir, runs=args.runs, jobs=args.jobs)
+            failed += run_group(name, out=args.out, data_dir=args.data_dir, runs=args.runs, jobs=args.jobs)
     if args.action in ("all", "report"):
         print(write_verdict_report(args.out, names))
     if args.action in ("all", "table"):
@@ -439,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         page = Path(args.errata)
         page.write_text(replace_table(page.read_text(), verdict_table(args.out, list(GROUPS))))
         print(f"verdict table rewritten in {page}")
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":  # pragma: no cover
