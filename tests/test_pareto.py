@@ -1096,3 +1096,58 @@ def test_capped_view_gives_the_capped_sensitivity():
     np.testing.assert_array_equal(dpmo.Objective(np.arange(4.0), 1.5).capped_view(2), np.full(4, 1.5))
     below = np.array([0.5, 0.25, 0.0, 1.0])
     assert dpmo.Objective(np.arange(4.0), 1.0, lambda t: below).capped_view(0) is below
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    problem=delta_problems(),
+    order=st.lists(st.integers(0, 12), min_size=1, max_size=6),
+    check_rows=st.integers(1, 3),
+    path=st.sampled_from(["few", "sort", "sweep"]),
+)
+def test_saturated_jumps_give_the_set_definition(problem, order, check_rows, path):
+    """A long jump stops walking once every running sum reaches its objective's span (then delta^PS =
+    n - 1 at every later distance); checked here after every ``check_rows`` distances instead of 2^16, the
+    answers at distances asked in any order are still the set definition's at those distances."""
+    U, deltas, globals_, _ = problem
+    with pytest.MonkeyPatch.context() as mp:
+        force_counting_path(mp, path)
+        mp.setattr(state_mod, "_SATURATION_CHECK_ROWS", check_rows)
+        f = dpmo.pareto_sensitivity(objectives_from_tables(U, deltas, globals_))
+        state = state_mod.ParetoState(objectives_from_tables(U, deltas, globals_))
+        live = np.arange(U.shape[0])[1:]  # and among the remaining candidates, as in a later round
+        state.remove(0)
+        for t in order:
+            S = running_sums(deltas, globals_, t)
+            np.testing.assert_array_equal(f(t), delta_ps_sets(U, S))
+            if live.size:
+                np.testing.assert_array_equal(state.delta(t, live), delta_ps_sets(U[live], S[live]))
+
+
+def test_a_far_distance_is_answered_without_walking_to_it():
+    """pareto_sensitivity(objs)(10**12) walked 10^12 distances (one Python addition each without local
+    functions); past saturation every candidate's delta^PS is n - 1, the set definition's limit."""
+    rng = np.random.default_rng(3)
+    n = 30
+    u1 = dpmo.Objective(rng.integers(0, 50, n).astype(float), global_sensitivity=1.0)
+    u2 = dpmo.Objective(rng.random(n), global_sensitivity=0.01)
+
+    def _half(t, idx=None):  # vectorised: (B, q) for t of shape (B, 1)
+        q = n if idx is None else len(idx)
+        return np.full((np.shape(t)[0], q) if np.ndim(t) == 2 else q, 0.5)
+
+    _half = dpmo.LocalSensitivity(_half, vectorized_t=True)
+    u3 = dpmo.Objective(rng.random(n) * 3, global_sensitivity=1.0, local=_half)
+    for objs in ([u1, u2], [u1, u3]):
+        assert dpmo.pareto_sensitivity(objs)(10**12).tolist() == [n - 1.0] * n
+
+
+def test_repeated_indices_leave_no_count_unknown():
+    """f(0, [0, 0, 1]) marked the step fully counted (n indices), so f(0) then read the marker of a count
+    not made (-2^31) for candidate 2."""
+    u1 = dpmo.Objective([3.0, 1.0, 2.0], 1.0)
+    u2 = dpmo.Objective([1.0, 3.0, 2.0], 1.0)
+    f = dpmo.pareto_sensitivity([u1, u2])
+    fresh = dpmo.pareto_sensitivity([u1, u2])(0)
+    np.testing.assert_array_equal(f(0, np.array([0, 0, 1])), fresh[[0, 0, 1]])
+    np.testing.assert_array_equal(f(0), fresh)

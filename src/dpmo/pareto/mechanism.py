@@ -86,7 +86,10 @@ def pareto_sensitivity(objectives) -> LocalSensitivity:
     candidates and ``q n m <= 4096``) the counts are a vectorised brute force over (distances, queries,
     candidates), O(B q n m) time, done in chunks of at most 2^16 cells (bounded memory); larger problems
     run the single-distance counts for each distance of the block. A call with a smaller ``t`` than the
-    last one starts the sums again from 0. The counts of at most 8 single-distance steps that queried at
+    last one starts the sums again from 0. A far ``t`` costs the steps up to it, or up to the first
+    distance (checked every 2^16) where every running sum reaches its objective's span ``max u_i - min
+    u_i``: from there on every value is ``n - 1`` (:func:`dpmo.pareto.dominance.sums_saturated`).
+    The counts of at most 8 single-distance steps that queried at
     least n / 16 candidates are kept (n int32 each), so evaluating such a step again costs O(q).
 
     Examples

@@ -48,6 +48,8 @@ _BLOCK_BRUTE_CELLS = 1 << 12
 #: Memory bound of the block paths: the rows of a block are processed in chunks whose temporaries
 #: (running sums (rows, m, n), comparison masks (rows, q, n)) hold at most this many cells each.
 _BLOCK_CELLS = 1 << 16
+#: A long jump of the running sums checks every this many distances whether they saturated (then it stops).
+_SATURATION_CHECK_ROWS = 1 << 16
 
 
 def _is_vectorized(local) -> bool:
@@ -69,26 +71,19 @@ _ROW_OF_S = object()
 class ParetoState:
     """Pareto score and ``delta^PS`` of the candidates still in play, across the rounds of PrivPareto.
 
-    * ``S[i, r] = sum_{j <= t} delta^{u_i}(j, r)`` is kept for every candidate (O(n m) memory); the dampening
-      loop calls ``t = 0, 1, 2, ...`` in order (one at a time, or in blocks of consecutive distances), so
-      each step adds one evaluation of every objective's function (a smaller ``t`` starts again from 0).
-      The sums are always accumulated one distance after the other, ``S_t = S_{t-1} + delta(t)``, so every
-      path gives the same floats. A candidate's deltas do not depend on the others.
-    * Counts are made against all ``n`` candidates and corrected for the removed ones (the candidates chosen
-      in earlier rounds): ``#{r' : P(r') >= Q(r)}`` and ``#{r' : Q(r') > P(r)}`` each lose the removed
-      candidates that satisfy their condition (one compiled pass, O(q * removed * m), no sort:
-      :func:`dpmo.pareto.sweep.removed_delta_correction`). The full counts of the expensive steps (many
-      queried candidates) are kept (one int32 per candidate), so a later round costs O(q * removed * m)
-      there instead of a new count. The results are the same integers as a fresh computation on the
-      remaining candidates.
+    * ``S[i, r] = sum_{j <= t} delta^{u_i}(j, r)`` is kept for every candidate (O(n m) memory), always
+      accumulated one distance after the other (``S_t = S_{t-1} + delta(t)``), so every path gives the same
+      floats; a smaller ``t`` starts again from 0. A long jump stops walking once the sums saturate
+      (:func:`dpmo.pareto.dominance.sums_saturated`: every later count is then ``n_live - 1``).
+    * Counts are made against all ``n`` candidates and corrected for the removed ones (chosen in earlier
+      rounds; :func:`dpmo.pareto.sweep.removed_delta_correction`, O(q * removed * m)). The full counts of
+      the expensive steps are kept (one int32 per candidate) for the later rounds. The results are the
+      same integers as a fresh computation on the remaining candidates.
     * A step that queries many candidates (``m <= 2``) is counted for all of them at once, with the sorts
-      shared between the two counts; the order of ``u_i`` (sorted once, for the Pareto score) serves
-      ``u_i +- S_i`` whenever ``S_i`` is the same for every candidate (an objective without local function,
-      or the degree's constant 1), since ``fl(u + c)`` is non-decreasing in ``u``.
-    * Blocks of distances: small problems (``q * n_remaining * m`` cells per distance) are counted by a
-      vectorised brute force over (distances, queries, remaining candidates), directly among the remaining
-      candidates; larger ones run the single-``t`` counting above for each distance of the block. Either way
-      the objectives' functions are evaluated for a chunk of distances at once when they are vectorised.
+      shared between the two counts; the order of ``u_i`` serves ``u_i +- S_i`` whenever ``S_i`` is the same
+      for every candidate, since ``fl(u + c)`` is non-decreasing in ``u``.
+    * Blocks of distances: small problems are counted by a vectorised brute force over (distances, queries,
+      remaining candidates); larger ones run the single-``t`` counting for each distance of the block.
     """
 
     def __init__(self, objectives: list[Objective], keep_all: bool = False):
@@ -336,11 +331,22 @@ class ParetoState:
             return
         # only the objectives with a local function take cells (the others are summed as floats)
         with_local = sum(o.local is not None for o in self.objectives)
-        chunk = max(1, _BLOCK_CELLS // (with_local * self.n)) if with_local else t - self.t
+        chunk = max(1, _BLOCK_CELLS // (with_local * self.n)) if with_local else _SATURATION_CHECK_ROWS
+        done = 0
         while self.t < t:
-            rows = min(chunk, t - self.t)
+            rows = min(chunk, t - self.t, _SATURATION_CHECK_ROWS)
             D = self._deltas(self.t + 1, rows, skip)
             self._add_rows(D, rows)
+            done += rows
+            if done >= _SATURATION_CHECK_ROWS and self.t < t and self._saturated():
+                self.t, self._last_deltas = t, None  # every later count is that of these sums
+                return
+            done %= _SATURATION_CHECK_ROWS
+
+    def _saturated(self) -> bool:
+        """:func:`dpmo.pareto.dominance.sums_saturated` of the current running sums. O(m n)."""
+        self._spans = dominance.spans(self.U) if getattr(self, "_spans", None) is None else self._spans
+        return dominance.sums_saturated(self.S, self._spans)
 
     # ------------------------------------------------------------------------------------ counting
     def _count_all(self, idx: np.ndarray) -> np.ndarray:
@@ -395,7 +401,7 @@ class ParetoState:
                 store = np.full(self.n, _unknown(self.n), dtype=sweep.index_dtype(self.n))
                 store[idx] = counts
                 self.cache[t] = store
-                if idx.size == self.n:  # distinct indices: every count is known
+                if idx.size == self.n and not np.any(store == _unknown(self.n)):  # (indices may repeat)
                     self.complete.add(t)
             d = counts.astype(np.float64)
         else:
