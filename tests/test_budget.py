@@ -402,6 +402,32 @@ def test_registered_approach_plugs_into_every_layer(monkeypatch):
         dpmo.selection.select_multiobjective(_objectives(), 1.0, approach="nope")
 
 
+def test_a_built_in_name_clashes_at_registration_not_at_a_later_call():
+    """Registering an approach named "agg" before dpmo.aggregate was imported was accepted; every later
+    selection (whatever its approach) then failed with "an approach named 'agg' is already registered".
+    In a fresh interpreter: the built-ins are imported on first use."""
+    import subprocess
+    import sys
+
+    code = """
+import dpmo
+from dpmo.selection import Approach, register_approach, select_multiobjective
+class Mine(Approach):
+    name = "agg"
+try:
+    register_approach(Mine())
+except ValueError as exc:
+    print("refused:", exc)
+print(select_multiobjective([dpmo.Objective([1.0, 2.0], 1.0)], 1e6, approach="pareto", rng=0).tolist())
+mine = register_approach(Mine(), replace=True)
+from dpmo import registry
+print(registry.get_approach("agg") is mine)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.splitlines() == ["refused: an approach named 'agg' is already registered", "[1]", "True"]
+
+
 def test_a_record_holds_only_facts_it_can_hold():
     """A NaN or negative sensitivity, fractional candidates, a k of 2.7, "3" or True were recorded as given
     (or truncated); fewer candidates than rounds recorded negative counts."""

@@ -21,6 +21,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+import dpmo
 from dpmo import graphs
 from dpmo.cli import main
 from dpmo.datasets import Feature
@@ -292,3 +293,20 @@ def test_nodes_of_the_wrong_kind(nodes):
     for graph in (g, graphs.load_graph(g, nodes=34)):
         with pytest.raises(TypeError, match=r"nodes must be .*an int n"):
             graphs.top_k(graph, 1, 1.0, nodes=nodes, rng=0)
+
+
+# ------------------------------------------------------------------------------------------ declared ranges
+def test_a_declared_range_near_the_largest_float_is_read(tmp_path, capsys):
+    """LOW:HIGH was checked through LOW + HIGH, which overflows for 1e308:1.7e308 (a width of 7e307)."""
+    path = tmp_path / "big.csv"
+    path.write_text("a,b\n" + "".join(f"{1.1e308 + i * 1e306},{i % 3}\n" for i in range(6)))
+    code, out, err = _run(["select", path, "--objective", "a=1e305@1e308:1.7e308", "--objective", "b=1@0:2", "-k", "2",
+                           "--seed", "0"], capsys)  # fmt: skip
+    assert code == 0, err
+    _refused(["select", path, "--objective", "a=1@-1e308:1e308", "--objective", "b=1", "--seed", "0"], capsys, "a:", "width")
+
+
+def test_range_units_message_shows_the_quotient_parts():
+    """1e-200 / 1e200 underflowed: the message said "got 0"."""
+    with pytest.raises(ValueError, match=r"got 1e-200 / 1e\+200"):
+        dpmo.Objective([0.0, 1.0], 1e-200, bounds=(0.0, 1e200))

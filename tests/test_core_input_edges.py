@@ -65,6 +65,13 @@ def test_hypervolume_of_values_beyond_the_floats():
     assert hypervolume_ratio([[1e308, 1.0]], [[1e308, 1.0], [-1e308, 2.0]], 1, lower=-1.7e308) == 1.0
 
 
+def test_hypervolume_ratio_of_subnormal_values():
+    """The scale 2^-e was made as a factor, inf for a subnormal largest value (inf * 0 = nan)."""
+    with np.errstate(all="raise"):
+        assert hypervolume_ratio([[1e-320, 1.0]], [[2e-320, 1.0], [1e-320, 1.0]], 1) == 0.5
+        assert hypervolume_ratio([[1e308, 1e-308]], [[1.7e308, 1e-308]], 1) == pytest.approx(1 / 1.7)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     front=st.lists(
@@ -210,3 +217,58 @@ def test_observed_nodes_for_a_loaded_graph_say_what_to_give():
     g = graphs.load_graph(nx.path_graph(3), nodes=3)
     with pytest.raises(TypeError, match="here give the public node ids or an int n"):
         graphs.load_graph(g, nodes="observed")
+
+
+def test_priv_agg_scales_weights_whose_sensitivity_underflows():
+    """sum |w_i| Delta u_i = 1e-100 * 1e-300 underflowed to 0: priv_agg refused it naming an internal
+    objective; it scales such public weights by a power of two as it scales tiny weights (the same law)."""
+    tiny = [O([0.0, 1e-300, 5e-301], 1e-300), O([1e-300, 0.0, 2.5e-301], 1e-300)]
+    w = 2.0**-340  # (about 4.5e-103: w * 1e-300 underflows); the same weights times a power of two
+    for sensitivity in ("global", "local"):
+        for seed in range(5):
+            got = dpmo.priv_agg(tiny, [w, 2 * w], 3.0, sensitivity=sensitivity, rng=seed)
+            want = dpmo.priv_agg(tiny, [1.0, 2.0], 3.0, sensitivity=sensitivity, rng=seed)
+            assert got.tolist() == want.tolist()
+    with pytest.raises(ValueError, match="underflows to 0 for weights"):
+        dpmo.aggregate([O([0.0, 1.0], 0.5)], [5e-324])
+
+
+def test_chebyshev_and_staircase_helpers_check_their_arguments():
+    """NaN scores for a NaN aspiration, an unknown sensitivity read as "local", numpy's message for a text
+    direction, itertools' for m = 0, an empty array for k = -1, a (1, 4) candidate read as two points."""
+    from dpmo.chebyshev import chebyshev_scores, dampened_excess, default_directions
+    from dpmo.greedy_hypervolume import hypervolume_gains, reference_offset
+
+    u = O([3.0, 1.0, 5.0], 2.0)
+    refused = [
+        (ValueError, "aspiration", lambda: dampened_excess(u, float("nan"), "global")),
+        (TypeError, "aspiration", lambda: dampened_excess(u, "1")),
+        (ValueError, "sensitivity", lambda: dampened_excess(u, 1.0, "glob")),
+        (TypeError, "directions", lambda: chebyshev_scores([u, u], "ab")),
+        (ValueError, "direction is required", lambda: chebyshev_scores([u, u], None)),
+        (ValueError, "k must", lambda: default_directions(-1, 3)),
+        (ValueError, "m must", lambda: default_directions(2, 0)),
+        (TypeError, "m must", lambda: default_directions(2, 2.5)),
+        (ValueError, "candidates", lambda: hypervolume_gains([[1, 2], [3, 4]], [[1, 2, 3, 4]], [0, 0])),
+        (ValueError, "candidates", lambda: hypervolume_gains([[1, 2]], [[1, 2]], [0])),
+        (ValueError, "points", lambda: hypervolume_gains([[1, np.nan]], [[1, 2]], [0, 0])),
+        (TypeError, "m must", lambda: reference_offset(3, 2.9)),
+    ]
+    for error, name, call in refused:
+        with pytest.raises(error, match=name):
+            call()
+    assert hypervolume_gains([], [[1.0, 2.0]], [0.0, 0.0]).tolist() == [2.0]
+    assert dampened_excess(u, 1.0, "global").tolist() == [1.0, 0.0, 2.0]
+
+
+def test_reference_offset_for_two_objectives_is_the_loops():
+    """m = 2 has the closed form H = max(1, k - 1) (the loop took k steps in every round)."""
+    import math
+
+    from dpmo.greedy_hypervolume import reference_offset
+
+    for k in [*range(1, 60), 10**6]:
+        H = 1
+        while math.comb(H + 1, 1) < k:
+            H += 1
+        assert reference_offset(k, 2) == 1.0 / (2 * H)

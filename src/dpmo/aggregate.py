@@ -147,7 +147,8 @@ def aggregate(objectives, weights, *, name: str | None = None) -> Objective:
     Raises
     ------
     ValueError
-        Bad weights, or a global sensitivity ``sum_i |w_i| Delta u_i`` beyond the float range: refused
+        Bad weights, or a global sensitivity ``sum_i |w_i| Delta u_i`` beyond the float range or 0 (it
+        underflows): refused
         from the public weights and sensitivities, before any value is read (:func:`priv_agg` scales such
         weights instead). A weighted sum beyond the float range saturates (module notes): never an error.
 
@@ -172,10 +173,11 @@ def aggregate(objectives, weights, *, name: str | None = None) -> Objective:
     w = _check_weights(weights, len(objs))
     used = [(float(wi), o) for wi, o in zip(w, objs, strict=True) if wi != 0]
     G = _global_sensitivity(w, objs)  # public: checked before any value is read
-    if not np.isfinite(G):
+    if not np.isfinite(G) or G == 0.0:
+        what, fix = ("underflows to 0", "multiply") if G == 0.0 else ("overflows the float range", "divide")
         raise ValueError(
-            f"the weighted sum's global sensitivity sum |w_i| Delta u_i overflows the float range for "
-            f"weights {w.tolist()}; divide the weights by a common factor (priv_agg does it for you)"
+            f"the weighted sum's global sensitivity sum |w_i| Delta u_i {what} for weights {w.tolist()}; "
+            f"{fix} the weights by a common factor (priv_agg does it for you)"
         )
     if name is None:
         name = "aggregate(" + ", ".join(f"{wi:g}*{o.name}" for wi, o in used) + ")"
@@ -356,7 +358,8 @@ class _AggregateRounds(Rounds):
     def _compute(self) -> tuple[np.ndarray, float]:
         w = self.weights
         gs = _global_sensitivity(w, self.objectives)
-        if not np.isfinite(gs) or float(np.abs(w).max()) < _TINY_WEIGHT:  # public: scale (module notes)
+        # public: scale (module notes); also where sum |w_i| Delta u_i would underflow (tiny sensitivities)
+        if not np.isfinite(gs) or gs < _TINY_WEIGHT or float(np.abs(w).max()) < _TINY_WEIGHT:
             terms = [f"{x:g}*{o.name}" for x, o in zip(w, self.objectives, strict=True) if x != 0]
             name = "aggregate(" + ", ".join(terms) + ")"  # named by the weights as given
             agg = aggregate(self.objectives, np.ldexp(w, -weight_scale(w)), name=name)

@@ -33,7 +33,7 @@ import itertools
 import numpy as np
 
 from . import _defaults
-from ._validation import check_choice, check_shares
+from ._validation import check_choice, check_int, check_real, check_shares
 from .chebyshev_gate import gate_on, gated_scores
 from .dampening import dampen, dampen_over, saturate
 from .pareto import SENSITIVITY_MODES, check_objectives
@@ -80,6 +80,7 @@ def default_directions(k: int, m: int) -> np.ndarray:
     (Das and Dennis 1998; compositions of ``h`` into ``m`` positive parts), farthest-first from the one
     nearest the centroid, repeated cyclically beyond their number. O(k L m) for ``L`` lattice points.
     """
+    k, m = check_int(k, "k"), check_int(m, "m")
     if m == 1:
         return np.ones((k, 1))
     if m == 2:
@@ -146,7 +147,10 @@ def dampened_excess(
     >>> dampened_excess(u, 1.0, "global").tolist()
     [1.0, 0.0, 2.0]
     """
-    a = float(aspiration)
+    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
+    a = check_real(aspiration, "aspiration")
+    if not np.isfinite(a):
+        raise ValueError(f"aspiration must be a finite number, got {a}")
     ck = (key, a, sensitivity)
     if cache is not None and ck in cache:
         return cache[ck]
@@ -259,7 +263,9 @@ def chebyshev_scores(objectives, direction, aspiration=None, sensitivity: str = 
     objs = check_objectives(objectives)
     m = len(objs)
     sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
-    W = _check_directions(np.asarray(direction, dtype=np.float64).reshape(1, -1), 1, m)
+    if direction is None:
+        raise ValueError(f"direction is required: {m} non-negative weights, one of them positive")
+    W = _check_directions(direction, 1, m)
     if aspiration is None:
         A = _aspiration_default(objs)[None, :]
     else:

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ._validation import check_int, check_real
 from .chebyshev import range_units
 from .pareto.consistent import RESOLVE, TIE_SHARE, dominated_among, escape_or_copy, resolution
 from .selection import Rounds
@@ -51,15 +52,36 @@ def reference_offset(k: int, m: int, noise: float = 0.0) -> float:
     >>> reference_offset(3, 3, noise=0.8)
     0.8
     """
-    k, m = max(int(k), 1), max(int(m), 1)
-    H = 1
-    while m > 1 and math.comb(H + m - 1, m - 1) < k:  # one objective: one best point, H = 1
-        H += 1
-    return max(1.0 / (m * H), float(noise))
+    k, m, noise = check_int(k, "k"), check_int(m, "m"), check_real(noise, "noise")
+    if m == 1:  # one objective: one best point
+        H = 1
+    elif m == 2:  # C(H + 1, 1) = H + 1 >= k (a loop of k steps in every round: O(k^2) for k picks)
+        H = max(1, k - 1)
+    else:  # H ~ k^(1 / (m - 1)) steps
+        H = 1
+        while math.comb(H + m - 1, m - 1) < k:
+            H += 1
+    return max(1.0 / (m * H), noise)
 
 
 #: Largest number of earlier (non-dominated) picks handled by inclusion-exclusion (2^p terms).
 _MAX_INCLUSION = 10
+
+
+def _finite_array(x, name: str, ndim: int, m: int | None = None) -> np.ndarray:
+    """``x`` as finite float64 of ``ndim`` dimensions (rows of ``m`` values; no rows at all may be ``[]``)."""
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of real numbers") from None
+    if ndim == 2 and arr.size == 0:
+        arr = arr.reshape(0, m)
+    if arr.ndim != ndim or arr.size == 0 and ndim == 1 or (m is not None and arr.shape[1] != m):
+        want = "(m,) with m >= 1" if ndim == 1 else f"(rows, {m})"
+        raise ValueError(f"{name} must have shape {want}, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr
 
 
 def hypervolume_gains(points, candidates, reference) -> np.ndarray:
@@ -92,10 +114,10 @@ def hypervolume_gains(points, candidates, reference) -> np.ndarray:
     >>> hypervolume_gains([[2.0, 1.0]], [[1.0, 2.0], [1.0, 1.0], [3.0, 3.0]], [0.0, 0.0]).tolist()
     [1.0, 0.0, 7.0]
     """
-    ref = np.asarray(reference, dtype=np.float64).ravel()
+    ref = _finite_array(reference, "reference", 1)
     m = ref.size
-    Q = np.asarray(candidates, dtype=np.float64).reshape(-1, m) - ref
-    P = np.asarray(points, dtype=np.float64).reshape(-1, m) - ref
+    Q = _finite_array(candidates, "candidates", 2, m) - ref
+    P = _finite_array(points, "points", 2, m) - ref
     own = np.prod(Q, axis=1)
     if P.shape[0] == 0:
         return own

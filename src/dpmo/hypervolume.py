@@ -172,13 +172,13 @@ def _normalise(X: np.ndarray, lower, upper, name: str, *, half: bool = False) ->
     return np.maximum((X - lo) / (hi - lo), 0.0)
 
 
-def _unit_scale(*parts: np.ndarray) -> np.ndarray:
-    """Per objective, the power of two ``2^-e`` that brings the largest value of ``parts`` (>= 0) into
-    ``[1/2, 1)``: products of ``m`` such values cannot overflow, and scaling by powers of two is exact, so
-    every hypervolume scales by one exact factor and a ratio of two is unchanged (no inf / inf)."""
+def _unit_exponents(*parts: np.ndarray) -> np.ndarray:
+    """Per objective, the exponent ``e`` such that ``2^-e`` brings the largest value of ``parts`` (>= 0) into
+    ``[1/2, 1)``: products of ``m`` such values cannot overflow, and scaling by powers of two is exact (also
+    from subnormals: ``np.ldexp(Z, -e)`` makes no factor ``2^-e``, which is inf for ``e < -1023``), so every
+    hypervolume scales by one exact factor and a ratio of two is unchanged (no inf / inf)."""
     top = np.max(np.vstack([p.max(axis=0, initial=0.0) for p in parts]), axis=0)
-    exponent = np.where(top > 0, np.frexp(top)[1], 0)
-    return np.ldexp(1.0, -exponent)
+    return np.where(top > 0, np.frexp(top)[1], 0)
 
 
 def _best2(Z: np.ndarray, k: int) -> float:
@@ -317,8 +317,8 @@ def hypervolume_ratio(
     k = check_int(k, "k")
     Zf = _normalise(F, lower, upper, "front values", half=True)
     Zp = _normalise(P, lower, upper, "picks values", half=True)
-    scale = _unit_scale(Zf, Zp)
-    Zf, Zp = Zf * scale, Zp * scale
+    e = _unit_exponents(Zf, Zp)
+    Zf, Zp = np.ldexp(Zf, -e), np.ldexp(Zp, -e)
     best = _best(Zf, k, max_subsets)
     hv = _hv(Zp[np.all(Zp > 0.0, axis=1)])
     if best <= 0.0:

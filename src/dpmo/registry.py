@@ -128,6 +128,11 @@ def register_approach(approach: Approach, *, replace: bool = False) -> Approach:
         raise TypeError(f"approach must be a dpmo.selection.Approach, got {type(approach).__name__}")
     if not isinstance(approach.name, str) or not approach.name:
         raise ValueError("approach.name must be a non-empty str")
+    builtin = _choices.BUILTIN_APPROACHES.get(approach.name)
+    if builtin is not None and not type(approach).__module__.startswith(builtin):
+        # the built-in of that name registers itself when its module is imported: import it first, so that
+        # the name clashes now (or is replaced) rather than at that import, under any later call
+        importlib.import_module(builtin)
     with _LOCK:
         if approach.name in _APPROACHES and not replace:
             raise ValueError(f"an approach named {approach.name!r} is already registered")

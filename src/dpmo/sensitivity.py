@@ -277,11 +277,11 @@ class Objective:
         object.__setattr__(self, "_name", name)
         if self._bounds is not None:
             width = self._bounds[1] - self._bounds[0]
-            unit = self._global / width
             if not width / _UNIT_SPAN <= self._global <= width * _UNIT_SPAN:
                 raise ValueError(
                     f"bounds of objective {name!r}: the global sensitivity over the width high - low must "
-                    f"be in [1e-100, 1e100] (a finer or coarser objective has no range units), got {unit:.3g}"
+                    f"be in [1e-100, 1e100] (a finer or coarser objective has no range units), got "
+                    f"{self._global:.3g} / {width:.3g}"
                 )
 
     def __setattr__(self, key, value):

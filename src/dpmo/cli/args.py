@@ -201,9 +201,9 @@ def objective(text: str) -> ObjectiveSpec:
         raise argparse.ArgumentTypeError(
             f"{col}: the global sensitivity must be a positive number, got {sens}"
         )
-    if bounds is not None and not (math.isfinite(bounds[0] + bounds[1]) and bounds[0] < bounds[1]):
+    if bounds is not None and not (bounds[0] < bounds[1] and math.isfinite(bounds[1] - bounds[0])):
         raise argparse.ArgumentTypeError(
-            f"{col}: the declared range LOW:HIGH must be finite with LOW < HIGH, "
+            f"{col}: the declared range LOW:HIGH must be finite with LOW < HIGH and a finite width, "
             f"got {bounds[0]:g}:{bounds[1]:g}"
         )
     if direction not in ("max", "min"):
