@@ -533,3 +533,56 @@ def test_dampen_over_takes_only_an_owned_float_array():
         dmod.dampen_over(frozen, f, global_sensitivity=1.0)
     with pytest.raises(TypeError, match="local"):
         dmod.dampen_over(np.arange(3.0), None, global_sensitivity=1.0)
+
+
+# ------------------------------------------------------------------------------ at the end of the floats
+@settings(max_examples=60, deadline=None)
+@given(
+    c=st.floats(1e306, 1.7e308),
+    fractions=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
+    with_cap=st.booleans(),
+)
+def test_breakpoints_beyond_the_floats_keep_the_sign_and_the_segment(c, fractions, with_cap):
+    """A constant delta ``c`` gives ``D = |u| / c`` (segments of width ``c``). Where the breakpoint
+    ``b_t = t c`` passed the largest float, ``b_t - c`` was inf - c and the score -inf: the sign of the best
+    candidates' scores flipped (0.99e308 and 1.01e308 at c = 1e308 scored 0.99 and -1.8e308)."""
+    top = float(np.finfo(np.float64).max)
+    u = np.array(fractions) * top
+    G = top if with_cap else None
+    D = dpmo.dampen(u, lambda t: np.full(u.size, c), global_sensitivity=G)
+    np.testing.assert_allclose(D, u / c, rtol=1e-12)
+    assert np.all(D >= 0.0)
+
+
+def test_tiny_global_sensitivity_keeps_a_floor():
+    """1e-9 * 1e-320 underflowed to a floor of 0: scores of 0 and 5e-324 came out 100,000 apart (zero
+    deltas)."""
+    u = np.array([1e-318, 0.0, 5e-324])
+    with np.errstate(all="raise"):
+        D = dpmo.dampen(u, lambda t: np.zeros(3), global_sensitivity=1e-320)
+        plain = dpmo.dampen(u, None, global_sensitivity=1e-320)
+    np.testing.assert_array_equal(D, plain)  # floor = G: every delta is G
+    assert abs(D[2] - D[1]) < 1.0
+
+
+def test_the_rising_floor_never_falls_below_a_huge_floor():
+    """min_sensitivity above 2^1020 was capped there after max_steps (a falling, inadmissible floor)."""
+    u = np.array([1.79e308, 1.7e308])
+    D = dpmo.dampen(u, lambda t: np.zeros(2), min_sensitivity=1.7e308, max_steps=1)
+    # b_1 = 1.7e308, then widths of at least 1.7e308: D = 1 + (|u| - 1.7e308) / 1.7e308
+    np.testing.assert_allclose(D, [1.0 + (1.79e308 - 1.7e308) / 1.7e308, 1.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_local_dampening_draws_at_what_it_recorded(exact):
+    """With 10^-400 left in a budget, local_dampening recorded its spend, then select refused the share as a
+    float (0.0): a record of a call that released nothing. Now it draws at the recorded share."""
+    from fractions import Fraction
+
+    b = dpmo.Budget(1)
+    b.spend(1 - Fraction(1, 10**400), "earlier")
+    picks = dpmo.local_dampening(
+        np.arange(3.0), None, None, global_sensitivity=1.0, budget=b, rng=0, exact=exact
+    )
+    assert picks.shape == (1,) and 0 <= picks[0] < 3
+    assert b.spent_exact == 1 and b.ledger[-1].what.startswith("local_dampening")

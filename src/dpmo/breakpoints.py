@@ -146,10 +146,14 @@ def _bracket_kernel(d, mode, b, u, active, t, G, floor, D, left, ends, prev):  #
             if not dj >= floor:  # np.maximum(d, floor) (d is finite)
                 dj = floor
             # np.cumsum: s_0 = d_0, s_j = s_{j-1} + d_j; then ends_j = b + s_j
+            start = bc if j == 0 else bc + s  # ends_{j-1}: finite (else the loop stopped at j - 1)
             s = dj if j == 0 else s + dj
             e = bc + s
             if ac < e or (has_cap and dj >= G):  # from d >= G on, the closed form with Delta u holds
-                D[r] = (np.float64(t + j) + (ac - (e - dj)) / dj) * sg
+                # ends_j - d_j is the segment's start; where ends_j passed the floats (inf) it is
+                # ends_{j-1} itself (inf - d_j gave a score of -inf: the sign of D flipped)
+                lo = e - dj if e < np.inf else start
+                D[r] = (np.float64(t + j) + (ac - lo) / dj) * sg
                 done = True
                 break
         if not done:
@@ -242,7 +246,8 @@ def rising_floor(rem: np.ndarray, T: int, cand: np.ndarray, delta_at, floor: flo
     """``|D| - T`` for candidates unbracketed at distance ``T = max_steps`` without a global sensitivity.
 
     ``rem = |u| - b_T``. From ``T`` on the deltas are ``max(delta(t), c_t)`` with the public, non-decreasing
-    floor ``c_t = min(floor * 2^(t - T + 1), 2^1020)`` (admissible, module notes). ``delta_at(t, idx)``
+    floor ``c_t = max(min(floor * 2^(t - T + 1), 2^1020), floor)`` (admissible, module notes; never below
+    ``floor``, which may exceed ``2^1020``). ``delta_at(t, idx)``
     gives the deltas of the candidates ``idx`` at distance ``t``; ``cand`` are the candidates of ``rem``.
     Tracks ``|u| - b_t``, which only decreases, so nothing overflows. At most about 1,100 steps for any
     finite ``|u|``.
@@ -253,7 +258,7 @@ def rising_floor(rem: np.ndarray, T: int, cand: np.ndarray, delta_at, floor: flo
     k = 0
     c_t = floor
     while act.size:
-        c_t = min(2.0 * c_t, _MAX_WIDTH)
+        c_t = max(min(2.0 * c_t, _MAX_WIDTH), floor)
         width = np.maximum(delta_at(T + k, cand[act]), c_t)
         stop = rem[act] < width
         hit = act[stop]

@@ -63,13 +63,24 @@ from ._validation import (
 from .accounting import check_delta
 from .breakpoints import bracket, checked_bracket, closed_form_scores, rising_floor
 from .calls import check_budget_first, releases_on_error, resolve_call
-from .mechanisms import MECHANISMS, select
+from .mechanisms import MECHANISMS, draw, select
 from .sensitivity import Objective, check_local_values, check_non_decreasing, evaluate_local
 
 __all__ = ["dampen", "dampen_objective", "local_dampening", "DEFAULT_FLOOR"]
 
 #: Default floor of the deltas, relative to the global sensitivity (absolute when none is given).
 DEFAULT_FLOOR = 1e-9
+
+
+def default_floor(G: float | None) -> float:
+    """``DEFAULT_FLOOR * G`` (``DEFAULT_FLOOR`` without ``G``); ``G`` itself where that product is not a
+    normal float (``G`` below about 2e-299: a floor of 0 is no floor, and a subnormal one loses its
+    digits). Public: ``G`` only."""
+    if G is None:
+        return DEFAULT_FLOOR
+    f = DEFAULT_FLOOR * G
+    return f if f >= np.finfo(np.float64).tiny else G
+
 
 _MAX_BLOCK = 4096
 _MAX_BLOCK_CELLS = 2**16
@@ -107,7 +118,8 @@ def dampen(
         steps continues with a public rising floor (admissible; never an error).
     min_sensitivity : float, optional
         Public floor ``c > 0`` for the deltas (zero deltas are raised to it). Default
-        ``1e-9 * global_sensitivity``, or ``1e-9`` when no global sensitivity is given.
+        ``1e-9 * global_sensitivity`` (the global sensitivity itself where that is below the normal
+        floats), or ``1e-9`` when no global sensitivity is given.
     max_steps : int, default 100000
         Number of t-steps after which the global sensitivity is used.
     name : str
@@ -146,7 +158,7 @@ def dampen(
     u = check_scores(values, "values")
     G = None if global_sensitivity is None else check_sensitivity(global_sensitivity, "global_sensitivity")
     if min_sensitivity is None:
-        floor = DEFAULT_FLOOR * (G if G is not None else 1.0)
+        floor = default_floor(G)
     else:
         floor = check_sensitivity(min_sensitivity, "min_sensitivity")
         if G is not None and floor > G:
@@ -177,7 +189,7 @@ def dampen_over(values: np.ndarray, local, *, global_sensitivity: float, name: s
         raise TypeError("local must be callable as local(t) or a dpmo.LocalSensitivity")
     G = check_sensitivity(global_sensitivity, "global_sensitivity")
     with np.errstate(over="ignore"):
-        D = _dampened(values, local, G, DEFAULT_FLOOR * G, 100_000, name, values)
+        D = _dampened(values, local, G, default_floor(G), 100_000, name, values)
     return saturate(D)
 
 
@@ -417,6 +429,11 @@ def local_dampening(
     )
     if budget is None:
         return select(D, epsilon, 1.0, mechanism=mechanism, k=k, rng=rng, exact=exact)
-    # spent here, right before the sampling, with the dampened scores' sensitivity 1
-    budget.spend_rounds(total, k, "local_dampening", mechanism=mechanism, sensitivity=1.0, candidates=n)
-    return select(D, total, 1.0, mechanism=mechanism, k=k, rng=rng, exact=exact)
+    # spent here, right before the sampling, with the dampened scores' sensitivity 1, and drawn at what
+    # was recorded (select(D, total) would check total again as a float: a tiny share failed after it)
+    eps_round = budget.spend_rounds(
+        total, k, "local_dampening", mechanism=mechanism, sensitivity=1.0, candidates=n
+    )
+    return draw(
+        D, total / k, eps_round, 1.0, k, rng, exact=check_exact(exact, mechanism), mechanism=mechanism
+    )

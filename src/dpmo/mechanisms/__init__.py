@@ -136,7 +136,7 @@ def select(
     sensitivity = check_sensitivity(sensitivity)
     k = check_k(k, scores.size)
     exact = check_exact(exact, mechanism)
-    generator = check_random_state(rng)
+    check_random_state(rng)  # refused before anything is spent; the draw makes its generator
     if check_delta(delta) > 0:
         budget, total, _ = resolve_call(epsilon, budget, delta, k, mechanism, "select")
     if budget is not None:
@@ -149,12 +149,25 @@ def select(
     else:  # as a budget would record it (a float as its decimal), run at the largest float not above
         exact_round = exact_epsilon(epsilon) if k == 1 else exact_epsilon(epsilon) / k
         eps_round = float_at_most(exact_round)
+    return draw(scores, exact_round, eps_round, sensitivity, k, rng, exact=exact, mechanism=mechanism)
+
+
+def draw(
+    scores, exact_round, eps_round: float, sensitivity: float, k: int, rng, *, exact: bool, mechanism: str
+):
+    """The draw of :func:`select` once its arguments are checked and its epsilon accounted: ``k`` rounds at
+    ``exact_round`` each (the Fraction recorded; ``eps_round`` its largest float not above, for the float
+    samplers). For entry points that record their own spending (:func:`dpmo.local_dampening`), so that a
+    recorded call runs at what it recorded whatever its size (a share of ``10^-400`` is no float: ``select``
+    with it as ``epsilon`` refused it after the record). ``rng`` as given (None: the exact sampler reads
+    the OS's secure source). Cost: that of :func:`select`'s samplers.
+    """
     if exact:
         from .exact import sample_exact  # its compiled kernel loads on first use, not with dpmo.select
 
-        source = None if rng is None else generator  # None: the OS's secure source
+        source = None if rng is None else check_random_state(rng)  # None: the OS's secure source
         return sample_exact(scores, exact_round, sensitivity, k, source, mechanism)
-    rng = generator
+    rng = check_random_state(rng)
     if mechanism in ("exponential", "gumbel"):
         return sample_exponential(scores, eps_round, sensitivity, k, rng)
     noise = "exponential" if mechanism == "permute_and_flip" else "laplace"
