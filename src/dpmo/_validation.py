@@ -35,6 +35,8 @@ __all__ = [
 
 #: The narrowest declared range: the smallest normal float (a subnormal width loses the range units).
 _MIN_WIDTH = float(np.finfo(np.float64).tiny)
+#: The largest float64: a real number of larger magnitude has no float64.
+_FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
 def check_random_state(rng: None | int | np.random.Generator) -> np.random.Generator:
@@ -116,20 +118,60 @@ def check_int(value, name: str, minimum: int | None = 1, maximum: int | None = N
     return int(value)
 
 
+def describe_real(value) -> str:
+    """``repr(value)`` for an error message, or its order of magnitude when that is long (an int of 400
+    digits, a Fraction of two). O(digits).
+
+    Examples
+    --------
+    >>> from dpmo._validation import describe_real
+    >>> describe_real(2.5), describe_real(-(10**400))
+    ('2.5', 'about -1e400 (int)')
+    """
+    try:
+        text = repr(value)
+    except ValueError:  # an int of more digits than Python writes
+        text = ""
+    if 0 < len(text) <= 40:
+        return text
+    kind = type(value).__name__
+    if isinstance(value, numbers.Rational) and value != 0:
+        size = math.log10(abs(value.numerator)) - math.log10(value.denominator)
+        return f"about {'-' if value < 0 else ''}1e{math.floor(size)} ({kind})"
+    return f"a long {kind}"
+
+
 def check_real(value, name: str) -> float:
     """Return ``value`` as a float after checking it is a real number (not a bool; NaN and inf pass).
+
+    A finite number beyond the float64 range (an int or a Fraction above 1.8e308, whose ``float`` raises
+    ``OverflowError``; a longdouble of 1e4000, whose ``float`` is inf) is refused with a ValueError naming
+    ``name``: it has no float, and an infinite one would be refused as "not finite" though it is.
 
     Examples
     --------
     >>> from dpmo._validation import check_real
     >>> check_real(2, "low_degree")
     2.0
+    >>> check_real(10**400, "epsilon")
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be a real number within the float64 range (...), got about 1e400 (int)
     """
     if type(value) is float:  # fast path (every call of select): the same float, no ABC check
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    return float(value)
+    try:
+        out = float(value)
+    except OverflowError:
+        out = None
+    if out is None or (math.isinf(out) and value != out):
+        raise ValueError(
+            f"{name} must be a real number within the float64 range (magnitude at most {_FLOAT_MAX:.4g}), "
+            f"got {describe_real(value)}"
+        )
+    return out
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:
@@ -172,15 +214,24 @@ def as_real_array(value, name: str, what: str) -> np.ndarray:
 
 
 def check_scores(scores, name: str = "scores") -> np.ndarray:
-    """Return ``scores`` as a 1-D float64 array after checking it is non-empty and finite."""
+    """Return ``scores`` as a 1-D float64 array after checking it is non-empty and finite (as float64: a
+    longdouble of 1e4000 is refused as beyond the float64 range)."""
     arr = as_real_array(scores, name, "a 1-D array of real numbers")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
-    arr = arr.astype(np.float64, copy=False)
+    given = arr
+    if arr.dtype != np.float64:
+        with np.errstate(over="ignore"):  # a longdouble beyond the float64 range: inf, refused below
+            arr = arr.astype(np.float64)
     # all finite <=> min > -inf and max < inf (NaN fails both): two reductions, no array of n booleans
     if not (np.minimum.reduce(arr) > -np.inf and np.maximum.reduce(arr) < np.inf):
+        if given.dtype != np.float64 and np.all(np.isfinite(given)):
+            raise ValueError(
+                f"{name} must lie within the float64 range (magnitude at most {_FLOAT_MAX:.4g}): some are "
+                f"finite as {given.dtype} but beyond it"
+            )
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return arr
 

@@ -56,12 +56,41 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
+from fractions import Fraction
 
 from ._choices import MECHANISMS
 
 __all__ = ["lead_needed", "pick_probability"]
 
 _LN2 = math.log(2.0)
+#: The largest float: a real argument of larger magnitude (an int, a Fraction) has no float.
+_FLOAT_MAX = sys.float_info.max
+#: The most candidates: every count of the formulas (``n``, ``n - 1``, ``n - i``) is then an exact float.
+_MAX_N = 2**53
+
+
+def _shown(value) -> str:
+    """``repr(value)`` for a message, or a description of its size when that is long (a 400-digit int)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int of more digits than Python writes
+        text = ""
+    if 0 < len(text) <= 40:
+        return text
+    kind = type(value).__name__
+    if isinstance(value, numbers.Rational) and value != 0:
+        size = math.log10(abs(value.numerator)) - math.log10(value.denominator)
+        return f"about {'-' if value < 0 else ''}1e{math.floor(size)} ({kind})"
+    return f"a long {kind}"
+
+
+def _to_float(value: Fraction) -> float:
+    """``float(value)`` for a non-negative Fraction, ``inf`` beyond the float range (saturated)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 def _check_int(value, name: str, low: int, high: int | None = None) -> int:
@@ -70,16 +99,32 @@ def _check_int(value, name: str, low: int, high: int | None = None) -> int:
     value = int(value)
     if value < low or (high is not None and value > high):
         upper = "" if high is None else f" and at most {high}"
-        raise ValueError(f"{name} must be at least {low}{upper}, got {value}")
+        raise ValueError(f"{name} must be at least {low}{upper}, got {_shown(value)}")
     return value
 
 
-def _check_positive(value, name: str) -> float:
+def _check_real(value, name: str, allowed: str) -> float:
+    """``value`` as a float: a TypeError unless it is a real number (not a bool), a ValueError saying
+    ``{name} must be {allowed}`` when it is beyond the float range (an int above 1.8e308: ``float`` of it
+    overflows; a finite longdouble whose float is inf)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    out = float(value)
+        raise TypeError(f"{name} must be {allowed}, got {type(value).__name__}")
+    try:
+        out = float(value)
+    except OverflowError:
+        out = None
+    if out is None or (math.isinf(out) and value != out):
+        raise ValueError(
+            f"{name} must be {allowed} within the float range (magnitude at most {_FLOAT_MAX:.4g}), "
+            f"got {_shown(value)}"
+        )
+    return out
+
+
+def _check_positive(value, name: str) -> float:
+    out = _check_real(value, name, "a positive finite number")
     if not math.isfinite(out) or out <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+        raise ValueError(f"{name} must be a positive finite number, got {_shown(value)}")
     return out
 
 
@@ -91,33 +136,37 @@ def _check_mechanism(mechanism) -> str:
 
 def _per_pick_epsilon(
     epsilon, k: int, *, delta: float = 0.0, mechanism: str = "exponential", epsilon_per_pick=None
-) -> float:
+) -> Fraction:
     """The epsilon of each of ``k`` picks: ``epsilon / k`` (pure DP, basic composition), or the given
     ``epsilon_per_pick``, or, with ``delta > 0``, what :func:`dpmo.per_pick_epsilon` (approximate-DP
-    accounting) gives.
+    accounting) gives. Exactly, as a Fraction: ``epsilon / k`` may be below the smallest float while the
+    figures made of it (``epsilon_pick lead / sensitivity``) are not.
 
     Examples
     --------
     >>> _per_pick_epsilon(1.0, 4)
-    0.25
-    >>> _per_pick_epsilon(None, 4, epsilon_per_pick=0.5)
+    Fraction(1, 4)
+    >>> float(_per_pick_epsilon(None, 4, epsilon_per_pick=0.5))
     0.5
     """
     k = _check_int(k, "k", 1)
     mechanism = _check_mechanism(mechanism)
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0.0 <= float(delta) < 1.0:
-        raise ValueError(f"delta must be a number in [0, 1), got {delta!r}")
+    d = _check_real(delta, "delta", "a number in [0, 1)")
+    if not 0.0 <= d < 1.0:
+        raise ValueError(f"delta must be a number in [0, 1), got {_shown(delta)}")
     if epsilon_per_pick is not None:
         if epsilon is not None:
             raise TypeError("give epsilon (the total of the k picks) or epsilon_per_pick, not both")
-        return _check_positive(epsilon_per_pick, "epsilon_per_pick")
+        return Fraction(_check_positive(epsilon_per_pick, "epsilon_per_pick"))
     total = _check_positive(epsilon, "epsilon")
-    if float(delta) == 0.0:
-        return total / k
+    if d == 0.0:
+        return Fraction(total) / k
     from .accounting import per_pick_epsilon  # numpy only; loaded when delta > 0 is asked for
 
-    return _check_positive(
-        float(per_pick_epsilon(total, k, delta=float(delta), mechanism=mechanism)), "the per-pick epsilon"
+    return Fraction(
+        _check_positive(
+            float(per_pick_epsilon(total, k, delta=d, mechanism=mechanism)), "the per-pick epsilon"
+        )
     )
 
 
@@ -170,13 +219,18 @@ def _laplace_middle(w: float, m: int) -> float:
 
 
 def _k_picks(a: float, n: int, k: int, mechanism: str) -> float:
-    """``P_k = 1 - prod_i (1 - P_1(n - i))``: the best among the k picks (module notes)."""
-    miss = 1.0
+    """``P_k = 1 - prod_i (1 - P_1(n - i))``: the best among the k picks (module notes), in ``[k / n, 1]``.
+
+    The product in log space (``sum log1p(-P_1)``): a probability of the best far below the float epsilon
+    (``n`` in the billions, ``a`` small) is not lost in ``1 - P_1``."""
+    log_miss = 0.0
     for i in range(k):
-        miss *= 1.0 - _one_pick(a, n - i, mechanism)
-        if miss == 0.0:
+        p1 = _one_pick(a, n - i, mechanism)
+        if p1 >= 1.0:
+            log_miss = -math.inf
             break
-    return 1.0 - miss
+        log_miss += math.log1p(-p1)
+    return min(1.0, max(k / n, -math.expm1(log_miss)))
 
 
 # ------------------------------------------------------------------------------------ public API
@@ -202,7 +256,7 @@ def pick_probability(
     lead : float
         The candidate's lead over every other, in the scores' units, ``>= 0`` (``inf``: probability 1).
     n : int
-        Number of candidates, ``>= 1``.
+        Number of candidates, ``1 <= n <= 2^53``.
     epsilon : float, optional
         Total budget of the ``k`` picks, as passed to :func:`dpmo.select` (each pick gets ``epsilon / k``).
     k : int, default 1
@@ -226,7 +280,10 @@ def pick_probability(
     Notes
     -----
     Exact closed forms for the exponential mechanism and permute-and-flip; report-noisy-max with Laplace
-    noise by one numerical integral per round (absolute error below 1e-12). O(k) evaluations.
+    noise by one numerical integral per round (absolute error below 1e-12). O(k) evaluations. The gap
+    ``epsilon_pick lead / (2 sensitivity)`` is computed exactly (fractions) and rounded once, so subnormal
+    or huge arguments give the figure of their ratio. Numbers beyond the float range (an int above
+    1.8e308) are refused with a ValueError, strings and other non-numbers with a TypeError.
 
     Examples
     --------
@@ -239,14 +296,17 @@ def pick_probability(
     >>> bool(abs(dpmo.pick_probability(0.0, 34, 1.0, k=3) - 3 / 34) < 1e-15)  # no lead: 3 of 34 tied
     True
     """
-    if isinstance(lead, bool) or not isinstance(lead, numbers.Real) or math.isnan(float(lead)) or lead < 0:
-        raise ValueError(f"lead must be a number >= 0, got {lead!r}")
-    n = _check_int(n, "n", 1)
+    x = _check_real(lead, "lead", "a number >= 0")
+    if math.isnan(x) or x < 0:
+        raise ValueError(f"lead must be a number >= 0, got {_shown(lead)}")
+    n = _check_int(n, "n", 1, _MAX_N)
     k = _check_int(k, "k", 1, n)
     mechanism = _check_mechanism(mechanism)
     sensitivity = _check_positive(sensitivity, "sensitivity")
     eps = _per_pick_epsilon(epsilon, k, delta=delta, mechanism=mechanism, epsilon_per_pick=epsilon_per_pick)
-    a = math.inf if math.isinf(float(lead)) else eps * (float(lead) / sensitivity) / 2.0
+    # a = eps lead / (2 sensitivity) exactly, then rounded once (inf beyond the floats): no intermediate
+    # product or quotient overflows to inf or underflows to 0
+    a = math.inf if math.isinf(x) else _to_float(eps * Fraction(x) / (2 * Fraction(sensitivity)))
     return _k_picks(a, n, k, mechanism)
 
 
@@ -274,7 +334,7 @@ def lead_needed(
     Parameters
     ----------
     n : int
-        Number of candidates, ``>= 1``.
+        Number of candidates, ``1 <= n <= 2^53``.
     epsilon : float, optional
         Total budget of the ``k`` picks, as passed to :func:`dpmo.select` (each pick gets ``epsilon / k``).
     probability : float, default 0.5
@@ -286,13 +346,15 @@ def lead_needed(
     -------
     float
         The lead in the scores' units (``sensitivity`` times the lead in sensitivity units; with the
-        default ``sensitivity=1`` the lead in sensitivity units). 0 when ``probability <= k / n``.
+        default ``sensitivity=1`` the lead in sensitivity units). 0 when ``probability <= k / n``; inf
+        when the lead is beyond the float range (a per-pick epsilon far below the sensitivity).
 
     Notes
     -----
     Exponential mechanism with ``k = 1``: ``(2 sensitivity / epsilon) ln(probability (n - 1) /
     (1 - probability))``, closed form. Otherwise the root of :func:`pick_probability` by bisection (about
-    45 evaluations, each O(k)).
+    45 evaluations, each O(k)). The lead ``2 a sensitivity / epsilon_pick`` is computed exactly from the
+    gap ``a`` (fractions) and rounded once.
 
     Examples
     --------
@@ -306,13 +368,13 @@ def lead_needed(
     >>> round(dpmo.pick_probability(lead, 34, 1.0, k=3, mechanism="permute_and_flip"), 9)
     0.9
     """
-    n = _check_int(n, "n", 1)
+    n = _check_int(n, "n", 1, _MAX_N)
     k = _check_int(k, "k", 1, n)
     mechanism = _check_mechanism(mechanism)
     sensitivity = _check_positive(sensitivity, "sensitivity")
-    if isinstance(probability, bool) or not isinstance(probability, numbers.Real) or not 0 < probability < 1:
-        raise ValueError(f"probability must be a number in (0, 1), got {probability!r}")
-    q = float(probability)
+    q = _check_real(probability, "probability", "a number in (0, 1)")
+    if not 0.0 < q < 1.0:
+        raise ValueError(f"probability must be a number in (0, 1), got {_shown(probability)}")
     eps = _per_pick_epsilon(epsilon, k, delta=delta, mechanism=mechanism, epsilon_per_pick=epsilon_per_pick)
     if q <= k / n:  # reached with no lead: k picks among n tied candidates
         return 0.0
@@ -329,6 +391,5 @@ def lead_needed(
             else:
                 hi = mid
         a = hi
-    if eps == 0.0:  # a per-pick epsilon below the smallest float: no lead is enough
-        return math.inf
-    return 2.0 * a / eps * sensitivity
+    # 2 a sensitivity / eps exactly, then rounded once: inf only when the lead itself is beyond the floats
+    return _to_float(2 * Fraction(a) * Fraction(sensitivity) / eps)

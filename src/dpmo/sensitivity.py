@@ -177,14 +177,18 @@ def kept_for_check(d: np.ndarray):
 def check_local_values(
     values, shape: tuple, t, name: str, *, previous=None, along_t: bool = False
 ) -> np.ndarray:
-    """Return the output of a local function as float64 after checking its shape, finiteness and sign.
+    """Return the output of a local function as float64 after checking it is real (a TypeError for complex
+    values), its shape, finiteness and sign.
 
     ``t`` (an int or a description of a block of distances) and ``name`` go into the error message. With
     ``along_t`` (axis 0 of a 2-D output is consecutive distances) or ``previous`` (the values at the
     distance before), also that it does not decrease in ``t`` (:func:`check_non_decreasing`).
     """
     try:
-        out = np.asarray(values, dtype=np.float64)
+        out = np.asarray(values)
+        if out.dtype.kind == "c":  # float64 of complex numbers drops their imaginary parts (a warning)
+            raise TypeError
+        out = out.astype(np.float64, copy=False)
     except (TypeError, ValueError):
         raise TypeError(f"local sensitivity of {name} must return real numbers at t={t}") from None
     if out.shape != tuple(shape):

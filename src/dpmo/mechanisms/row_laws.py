@@ -53,8 +53,9 @@ def probabilities_by_row(
     Notes
     -----
     O(m n) for exponential/gumbel; O(m n^2) for permute_and_flip. Rows whose scaled spread is outside the
-    ordinary float range (``epsilon / (2 sensitivity)`` not a normal float, or a row's ``max u - min u``
-    not finite) are passed to :func:`dpmo.probabilities` one by one, which handles them exactly.
+    ordinary float range (every row when ``epsilon / (2 sensitivity)`` is not a normal float; a row whose
+    ``max u - min u`` exceeds the floats, e.g. scores of +-1.7e308) are passed to
+    :func:`dpmo.probabilities` one by one, which handles them exactly (saturating).
 
     Examples
     --------
@@ -70,23 +71,37 @@ def probabilities_by_row(
     """
     mechanism, epsilon, sensitivity = check_law_arguments(mechanism, log, epsilon, sensitivity)
     S = _check_rows(scores)
-    top = S.max(axis=1, keepdims=True)
     c = float(epsilon) / (2.0 * float(sensitivity))
-    spread = float((top[:, 0] - S.min(axis=1)).max())
-    if not (math.isfinite(c) and c >= TINY and math.isfinite(spread)):
-        from . import probabilities
-
-        return np.vstack(
-            [probabilities(row, epsilon, sensitivity, mechanism=mechanism, log=log) for row in S]
-        )
-    G = S - top
-    with np.errstate(over="ignore"):
+    if not (math.isfinite(c) and c >= TINY):
+        return _one_by_one(S, epsilon, sensitivity, mechanism, log)
+    with np.errstate(over="ignore"):  # u - max u of +-1.7e308: -inf (saturated), those rows one by one
+        G = S - S.max(axis=1, keepdims=True)
+        far = np.isneginf(G.min(axis=1))
         G *= c  # the floats of scaled_scores, row by row
+    if not far.any():
+        return _law(G, mechanism, log)
+    out = np.empty(S.shape)
+    out[far] = _one_by_one(S[far], epsilon, sensitivity, mechanism, log)
+    if not far.all():
+        out[~far] = _law(G[~far], mechanism, log)
+    return out
+
+
+def _law(G: np.ndarray, mechanism: str, log: bool) -> np.ndarray:
+    """Row-wise (log-)probabilities from the log-weights ``G`` (each row's maximum 0, every entry finite
+    or -inf by the scaling alone)."""
     if mechanism == "permute_and_flip":
         logp = _log_permute_and_flip(G)
     else:
         logp = G - log_sum_exp(G, axis=1)[:, None]
     return logp if log else np.exp(logp)
+
+
+def _one_by_one(S: np.ndarray, epsilon: float, sensitivity: float, mechanism: str, log: bool) -> np.ndarray:
+    """The rows of ``S`` through :func:`dpmo.probabilities` one at a time (it handles any spread exactly)."""
+    from . import probabilities
+
+    return np.vstack([probabilities(row, epsilon, sensitivity, mechanism=mechanism, log=log) for row in S])
 
 
 def check_law_arguments(mechanism, log, epsilon, sensitivity) -> tuple[str, float, float]:
