@@ -473,3 +473,22 @@ def test_uneven_shares_answer_without_a_giant_grid(small):
     assert math.fsum(steps) <= 1.0 or acc.composed_delta(1.0, steps) <= 1e-6
     with pytest.raises(ValueError, match="^epsilons: this composition is too long or too uneven"):
         acc.adaptive_delta(1.0, [small, 0.5], ["bounded_range"] * 2)
+
+
+def test_the_zcdp_bound_is_skipped_only_where_it_cannot_win():
+    """select(..., 1e308, delta=1e-6) failed inside the zCDP conversion (its orders overflow). The bound is
+    not computed from 2 max(R, A) on, where rho_max(epsilon, delta) < epsilon + A makes it lose to basic
+    composition; both facts are checked here."""
+    import math
+
+    from dpmo.zcdp import zcdp_max_rho
+
+    for eps in (1e-3, 0.1, 1.0, 20.0, 1e3, 1e6):
+        for d in (1e-12, 1e-6, 1e-3, 0.5, 0.99, 0.999999):
+            A = 1.0 + max(0.0, math.log(1.0 / math.log(1.0 / d)))
+            assert zcdp_max_rho(eps, d) < eps + A
+    for eps in (5e307, 1e308, 1.7e308):
+        for k in (1, 3):
+            basic = dpmo.per_pick_epsilon(eps, k)  # (read as the decimal it prints as; with delta, as binary)
+            assert basic * (1 - 1e-15) <= dpmo.per_pick_epsilon(eps, k, delta=1e-6) <= basic
+    assert dpmo.select(np.array([0.0, 1.0]), 1e308, 1.0, delta=1e-6, rng=0).tolist() == [1]

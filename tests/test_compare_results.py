@@ -133,7 +133,8 @@ def test_a_csv_of_another_layout_is_bad_input(tmp_path, capsys):
 
 def test_nan_metrics_are_missing_not_counted():
     """A NaN metric (undefined in that run) counted towards a cell's n, as the report (mean_ci) does not."""
-    old = [{"dataset": "d", "method": "m", "epsilon": "1.0", "run": str(i), "x": str(float(i))} for i in range(6)]
+    cell = {"dataset": "d", "method": "m", "epsilon": "1.0"}
+    old = [dict(cell, run=str(i), x=str(float(i))) for i in range(6)]
     new = [dict(r, x="nan" if int(r["run"]) % 2 else r["x"]) for r in old]
     [cell] = compare_rows("e", old, new, ["x"]).cells
     assert cell.old_n == 6 and cell.new_n == 3

@@ -158,7 +158,8 @@ def test_a_failing_reading_is_reported_with_the_status_of_dpmo_reproduce(tmp_pat
     assert err.count("is not a folder") == cli_err.count("is not a folder") == 2  # default, eps-per-pick
     # the command's exit status says that readings failed (it was 0)
     calls.clear()
-    assert main(["run", g.name, "--data-dir", str(tmp_path), "--out", str(tmp_path / "v"), "--runs", "2"]) == 1
+    argv = ["run", g.name, "--data-dir", str(tmp_path), "--out", str(tmp_path / "v"), "--runs", "2"]
+    assert main(argv) == 1
     assert len(calls) == 2
 
 

@@ -248,7 +248,8 @@ def _scale_bounds_cached(epsilon: float, delta: float, shares: tuple, kinds: tup
     if delta == 0:
         return tuple(out.items())
     weight = math.fsum(_rho_weight(kd) * x * x for x, kd in zip(shares, kinds, strict=True))
-    out["zcdp"] = math.sqrt(zcdp_max_rho(epsilon, delta) / weight)
+    if epsilon < _zcdp_useful_below(delta, math.fsum(shares) ** 2 / weight):
+        out["zcdp"] = math.sqrt(zcdp_max_rho(epsilon, delta) / weight)
     target = delta * (1.0 - 1e-6)
 
     def fits(c: float, finest: int = 64) -> bool:
@@ -258,7 +259,7 @@ def _scale_bounds_cached(epsilon: float, delta: float, shares: tuple, kinds: tup
     # the recursion is tried only where it beats the other two: first on a coarse grid (1/6 of the
     # smallest epsilon at most, a looser bound, cheap), then from there on the default grid (the one
     # composed_delta certifies with), upwards, or downwards where the coarse value does not fit on it
-    base = max(out["basic"], out["zcdp"]) * 1.0002
+    base = max(out.values()) * 1.0002
     fine = _grid_step(epsilon, base * s, kinds)
     if fine is None or not fits(base, 6):
         same = fine == _adaptive.grid_step(epsilon, base * s, kinds, finest=6)
@@ -276,6 +277,18 @@ def _scale_bounds_cached(epsilon: float, delta: float, shares: tuple, kinds: tup
             lo, hi = (mid, hi) if fits(mid) else (lo, mid)
         out["adaptive"] = lo
     return tuple(out.items())
+
+
+def _zcdp_useful_below(delta: float, R: float) -> float:
+    """An epsilon from which the zCDP bound cannot beat basic composition (so it is not computed: its
+    conversion overflows near 1e308). ``R = (sum s_i)^2 / sum w_i s_i^2``.
+
+    The largest ``rho`` that converts to ``(epsilon, delta)`` is below ``epsilon + A``, ``A = 1 + max(0,
+    ln(1 / ln(1 / delta)))`` (from the conversion at order ``1 + ln(1 / delta)``; checked numerically in
+    the tests). zCDP's scale ``sqrt(rho / sum w_i s_i^2)`` beats basic's ``epsilon / sum s_i`` only if
+    ``epsilon^2 < (epsilon + A) R``, impossible once ``epsilon >= 2 max(R, A)``."""
+    A = 1.0 + max(0.0, math.log(1.0 / math.log(1.0 / delta)))
+    return 2.0 * max(R, A)
 
 
 def _largest(fits, lo: float, finest: int, grow: float, tol: float) -> float:

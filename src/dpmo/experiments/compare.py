@@ -176,7 +176,7 @@ def compare_rows(
         for key, r in rows.items():
             for m in metrics:
                 x = _metric_value(r.get(m), m)
-                if math.isfinite(x):  # NaN (undefined in that run) or inf is missing, as in the report (mean_ci)
+                if math.isfinite(x):  # NaN (undefined in that run) or inf: missing, as in the report
                     values[key[:3]][m][side].append(x)
     for cell in sorted(values, key=lambda c: (c[0], c[1], float(c[2]))):
         for m, (a, b) in values[cell].items():

@@ -275,7 +275,8 @@ def verdict_table(out: str | Path, groups: Sequence[str] | None = None) -> str:
             private = "yes" if all(r.private for r, _ in resolve_readings(best.split("+"))) else "NO"
         lines.append(
             f"| {g.method} ({', '.join(g.datasets)}) | {cells} x {runs} | `{best}` | {private} | "
-            f"{_distance_text(base)} | {_distance_text(best_d)} | {VERDICTS.get(name, 'see docs/errata.md')} |"
+            f"{_distance_text(base)} | {_distance_text(best_d)} | "
+            f"{VERDICTS.get(name, 'see docs/errata.md')} |"
         )
     return "\n".join(lines)
 
