@@ -216,3 +216,11 @@ def test_rows_beyond_the_float_spread_warn_nothing(mechanism):
     # every row of far spreads alone, too
     only = probabilities_by_row(S[[0]], 1.0, 1.0, mechanism=mechanism)
     assert only[0].tolist() == [1.0, 0.0, 0.0]
+
+
+def test_epsilon_and_sensitivity_messages_describe_long_numbers():
+    """check_epsilon and check_sensitivity wrote a -10**300 out in full (301 digits)."""
+    for eps, sens in [(-(10**300), 1.0), (1.0, -(10**300)), (Fraction(-1, 10**400), 1.0)]:
+        with pytest.raises(ValueError) as info:
+            dpmo.select(np.arange(3.0), eps, sens)
+        assert len(str(info.value)) < 120 and "about -1e" in str(info.value)

@@ -178,7 +178,7 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     """Return ``epsilon`` as a float after checking it is a positive finite number."""
     value = check_real(epsilon, name)
     if not math.isfinite(value) or value <= 0:  # a Python float: math's test, as numpy's
-        raise ValueError(f"{name} must be a positive finite number, got {epsilon!r}")
+        raise ValueError(f"{name} must be a positive finite number, got {describe_real(epsilon)}")
     return value
 
 
@@ -192,7 +192,7 @@ def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
         return sensitivity
     value = check_real(sensitivity, name)
     if not math.isfinite(value) or value <= 0:  # a Python float: math's test, as numpy's
-        raise ValueError(f"{name} must be a positive finite number, got {sensitivity!r}")
+        raise ValueError(f"{name} must be a positive finite number, got {describe_real(sensitivity)}")
     return value
 
 
