@@ -160,3 +160,14 @@ def test_small_laws_match_exact_rationals(scores):
     logp = _law(scores, log=True)
     assert logp.max() <= 0.0
     np.testing.assert_allclose(logp, [math.log(e) for e in exact], rtol=0, atol=1e-13)
+
+
+def test_rows_log_probabilities_are_never_positive():
+    """probabilities_by_row's permute-and-flip rows gave log p = +1e-16 for a clear winner (p > 1)."""
+    from dpmo.mechanisms import probabilities_by_row
+
+    rng = np.random.default_rng(5)
+    S = np.vstack([np.r_[0.0, 1000.0], np.r_[0.0, 0.0], *(np.r_[0.0, x] for x in rng.uniform(30, 900, 40))])
+    logp = probabilities_by_row(S, 1.0, 1.0, mechanism="permute_and_flip", log=True)
+    assert np.all(logp <= 0.0)
+    np.testing.assert_allclose(np.exp(logp).sum(axis=1), 1.0, rtol=1e-12)

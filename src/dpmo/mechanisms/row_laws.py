@@ -143,4 +143,4 @@ def _log_permute_and_flip(G: np.ndarray) -> np.ndarray:
         total = L.sum(axis=2, keepdims=True)
         acc = log_sum_exp(log_w[None, :, None] + total - L, axis=1)
         out[start : start + rows] = G[start : start + rows] + acc
-    return out
+    return np.minimum(out, 0.0, out=out)  # the exact law is at most 1 (rounding gave log p = +1e-16)
