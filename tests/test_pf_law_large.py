@@ -71,6 +71,7 @@ def test_rule_against_scipy_roots_legendre():
 @pytest.mark.parametrize("size", [10, 1000])
 def test_rule_against_40_digit_newton(size):
     import mpmath as mp  # (the test extra)
+
     t, log_w = quadrature(size)
     with mp.workdps(40):
         for i in sorted({0, 1, 2, size // 4, size // 2, size - 2, size - 1}):
