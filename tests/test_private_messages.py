@@ -363,3 +363,20 @@ def test_cli_select(tmp_path, capsys):
     p = table("c72,1,2", header="17.99123,zz_secret_label,9137")  # no header line: the first line is a row
     err = _cli(["select", p, *argv], capsys, p)
     assert "no column 'a'" in err
+
+
+def test_select_checks_public_arguments_before_the_scores_finiteness():
+    """With a bad public argument, the error named the scores when they held a NaN and the argument
+    otherwise: which error a call got said whether the data are finite."""
+    import numpy as np
+
+    import dpmo
+
+    for bad in ({"sensitivity": -1.0}, {"k": 5}, {"exact": "yes"}, {"rng": 1.5}, {"epsilon": 0.0}):
+        messages = set()
+        for scores in (np.array([0.0, 1.0, 2.0]), np.array([0.0, np.nan, 2.0])):
+            kwargs = {"epsilon": 1.0, "sensitivity": 1.0, **bad}
+            with pytest.raises((ValueError, TypeError)) as info:
+                dpmo.select(scores, kwargs.pop("epsilon"), kwargs.pop("sensitivity"), **kwargs)
+            messages.add(str(info.value))
+        assert len(messages) == 1, messages

@@ -130,13 +130,15 @@ def select(
     """
     mechanism = check_choice(mechanism, MECHANISMS, "mechanism")
     check_budget_first(epsilon, budget, delta)  # before the scores are read (issue 37, point 11)
-    scores = check_scores(scores)
+    # the public arguments first: which error a call gets never says whether the scores are finite
     if budget is None or epsilon is not None:
         check_epsilon(epsilon)
     sensitivity = check_sensitivity(sensitivity)
-    k = check_k(k, scores.size)
     exact = check_exact(exact, mechanism)
     check_random_state(rng)  # refused before anything is spent; the draw makes its generator
+    check_delta(delta)
+    k = check_k(k, int(np.size(scores)))  # the number of candidates is public
+    scores = check_scores(scores)
     if check_delta(delta) > 0:
         budget, total, _ = resolve_call(epsilon, budget, delta, k, mechanism, "select")
     if budget is not None:
