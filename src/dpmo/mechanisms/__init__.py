@@ -137,7 +137,8 @@ def select(
     exact = check_exact(exact, mechanism)
     check_random_state(rng)  # refused before anything is spent; the draw makes its generator
     check_delta(delta)
-    k = check_k(k, int(np.size(scores)))  # the number of candidates is public
+    n = int(np.size(scores))  # the number of candidates is public (none: check_scores says so)
+    k = check_k(k, n) if n else k
     scores = check_scores(scores)
     if check_delta(delta) > 0:
         budget, total, _ = resolve_call(epsilon, budget, delta, k, mechanism, "select")
