@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._choices import EXACT_CAPABLE
+from ._numbers import as_float, describe_real
 
 __all__ = [
     "check_random_state",
@@ -118,29 +119,6 @@ def check_int(value, name: str, minimum: int | None = 1, maximum: int | None = N
     return int(value)
 
 
-def describe_real(value) -> str:
-    """``repr(value)`` for an error message, or its order of magnitude when that is long (an int of 400
-    digits, a Fraction of two). O(digits).
-
-    Examples
-    --------
-    >>> from dpmo._validation import describe_real
-    >>> describe_real(2.5), describe_real(-(10**400))
-    ('2.5', 'about -1e400 (int)')
-    """
-    try:
-        text = repr(value)
-    except ValueError:  # an int of more digits than Python writes
-        text = ""
-    if 0 < len(text) <= 40:
-        return text
-    kind = type(value).__name__
-    if isinstance(value, numbers.Rational) and value != 0:
-        size = math.log10(abs(value.numerator)) - math.log10(value.denominator)
-        return f"about {'-' if value < 0 else ''}1e{math.floor(size)} ({kind})"
-    return f"a long {kind}"
-
-
 def check_real(value, name: str) -> float:
     """Return ``value`` as a float after checking it is a real number (not a bool; NaN and inf pass).
 
@@ -162,11 +140,8 @@ def check_real(value, name: str) -> float:
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    try:
-        out = float(value)
-    except OverflowError:
-        out = None
-    if out is None or (math.isinf(out) and value != out):
+    out = as_float(value)
+    if out is None:
         raise ValueError(
             f"{name} must be a real number within the float64 range (magnitude at most {_FLOAT_MAX:.4g}), "
             f"got {describe_real(value)}"

@@ -60,6 +60,7 @@ import sys
 from fractions import Fraction
 
 from ._choices import MECHANISMS
+from ._numbers import as_float, describe_real
 
 __all__ = ["lead_needed", "pick_probability"]
 
@@ -68,21 +69,6 @@ _LN2 = math.log(2.0)
 _FLOAT_MAX = sys.float_info.max
 #: The most candidates: every count of the formulas (``n``, ``n - 1``, ``n - i``) is then an exact float.
 _MAX_N = 2**53
-
-
-def _shown(value) -> str:
-    """``repr(value)`` for a message, or a description of its size when that is long (a 400-digit int)."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int of more digits than Python writes
-        text = ""
-    if 0 < len(text) <= 40:
-        return text
-    kind = type(value).__name__
-    if isinstance(value, numbers.Rational) and value != 0:
-        size = math.log10(abs(value.numerator)) - math.log10(value.denominator)
-        return f"about {'-' if value < 0 else ''}1e{math.floor(size)} ({kind})"
-    return f"a long {kind}"
 
 
 def _to_float(value: Fraction) -> float:
@@ -99,7 +85,7 @@ def _check_int(value, name: str, low: int, high: int | None = None) -> int:
     value = int(value)
     if value < low or (high is not None and value > high):
         upper = "" if high is None else f" and at most {high}"
-        raise ValueError(f"{name} must be at least {low}{upper}, got {_shown(value)}")
+        raise ValueError(f"{name} must be at least {low}{upper}, got {describe_real(value)}")
     return value
 
 
@@ -109,14 +95,11 @@ def _check_real(value, name: str, allowed: str) -> float:
     overflows; a finite longdouble whose float is inf)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be {allowed}, got {type(value).__name__}")
-    try:
-        out = float(value)
-    except OverflowError:
-        out = None
-    if out is None or (math.isinf(out) and value != out):
+    out = as_float(value)
+    if out is None:
         raise ValueError(
             f"{name} must be {allowed} within the float range (magnitude at most {_FLOAT_MAX:.4g}), "
-            f"got {_shown(value)}"
+            f"got {describe_real(value)}"
         )
     return out
 
@@ -124,7 +107,7 @@ def _check_real(value, name: str, allowed: str) -> float:
 def _check_positive(value, name: str) -> float:
     out = _check_real(value, name, "a positive finite number")
     if not math.isfinite(out) or out <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {_shown(value)}")
+        raise ValueError(f"{name} must be a positive finite number, got {describe_real(value)}")
     return out
 
 
@@ -153,7 +136,7 @@ def _per_pick_epsilon(
     mechanism = _check_mechanism(mechanism)
     d = _check_real(delta, "delta", "a number in [0, 1)")
     if not 0.0 <= d < 1.0:
-        raise ValueError(f"delta must be a number in [0, 1), got {_shown(delta)}")
+        raise ValueError(f"delta must be a number in [0, 1), got {describe_real(delta)}")
     if epsilon_per_pick is not None:
         if epsilon is not None:
             raise TypeError("give epsilon (the total of the k picks) or epsilon_per_pick, not both")
@@ -298,7 +281,7 @@ def pick_probability(
     """
     x = _check_real(lead, "lead", "a number >= 0")
     if math.isnan(x) or x < 0:
-        raise ValueError(f"lead must be a number >= 0, got {_shown(lead)}")
+        raise ValueError(f"lead must be a number >= 0, got {describe_real(lead)}")
     n = _check_int(n, "n", 1, _MAX_N)
     k = _check_int(k, "k", 1, n)
     mechanism = _check_mechanism(mechanism)
@@ -374,7 +357,7 @@ def lead_needed(
     sensitivity = _check_positive(sensitivity, "sensitivity")
     q = _check_real(probability, "probability", "a number in (0, 1)")
     if not 0.0 < q < 1.0:
-        raise ValueError(f"probability must be a number in (0, 1), got {_shown(probability)}")
+        raise ValueError(f"probability must be a number in (0, 1), got {describe_real(probability)}")
     eps = _per_pick_epsilon(epsilon, k, delta=delta, mechanism=mechanism, epsilon_per_pick=epsilon_per_pick)
     if q <= k / n:  # reached with no lead: k picks among n tied candidates
         return 0.0
