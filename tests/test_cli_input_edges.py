@@ -311,3 +311,29 @@ def test_range_units_message_shows_the_quotient_parts():
     """1e-200 / 1e200 underflowed: the message said "got 0"."""
     with pytest.raises(ValueError, match=r"got 1e-200 / 1e\+200"):
         dpmo.Objective([0.0, 1.0], 1e-200, bounds=(0.0, 1e200))
+
+
+# ------------------------------------------------------------------------------------------ check order
+@pytest.mark.parametrize(
+    ("command", "bad"),
+    [
+        ("trees", ["--selection-size", "50", "--population-size", "10"]),
+        ("trees", ["--max-depth", "17"]),
+        ("trees", ["--non-private", "--delta", "1e-6"]),
+        ("id3", ["--n-bins", "5000"]),
+    ],
+)
+def test_tree_options_are_checked_before_the_table_is_read(tmp_path, capsys, command, bad):
+    """With a bad option, a table holding a record outside its declared domain got the domain error, a
+    clean one the option's: which error a call got depended on the table."""
+    clean = _patients(tmp_path)
+    dirty = tmp_path / "dirty.csv"
+    dirty.write_text(clean.read_text() + f"{SECRET},1,X,1\n")  # sex X: outside the declared F,M
+    argv = _trees(clean)[1:] if command == "trees" else _trees(clean)[1:11]  # (to --seed 0)
+    lines = set()
+    for path in (clean, dirty):
+        line = _refused([command, path, *argv[1:], *bad], capsys)
+        assert SECRET not in line
+        lines.add(line)
+    assert len(lines) == 1, lines
+    assert ("--n-bins" if command == "id3" else bad[0]) in lines.pop()

@@ -298,7 +298,6 @@ def _release(args, clf, data, evaluation, classes, header: str, *, weights) -> N
 def trees_command(args) -> int:
     """``dpmo trees``: private cost-sensitive decision trees on a table; prints the trees."""
     with _table_errors():
-        data, evaluation, classes = _training_tables(args)
         from ..budget import Budget
         from ..trees import DPMOETClassifier
 
@@ -316,7 +315,6 @@ def trees_command(args) -> int:
             initial_depth=args.initial_depth,
             max_depth=args.max_depth,
             n_output=args.n_output,
-            features=data.features,
             random_state=args.seed,
             classes=[0, 1],
             exact=False if args.non_private else exact_sampling(args),
@@ -324,6 +322,7 @@ def trees_command(args) -> int:
             leaf_count_share=0,  # the command prints trees, not scores: all of epsilon for the selections
             **kw,
         )
+        data, evaluation, classes = _checked_then_read(args, clf)
         budget = None if args.non_private else Budget(args.epsilon, delta=args.delta)
         _fit(clf, data, budget)
         spent = "NON-PRIVATE (no budget)" if budget is None else f"{_budget_text(args)} ({_spent(budget)})"
@@ -345,7 +344,6 @@ def id3_command(args) -> int:
     """``dpmo id3``: one private ID3 tree (DiffP-ID3 or LocalDiffPID3) on a table; prints the tree."""
     with _table_errors():
         exact = exact_sampling(args)
-        data, evaluation, classes = _training_tables(args)
         from ..budget import Budget
         from ..trees import DiffPID3Classifier, LocalDiffPID3Classifier
 
@@ -356,7 +354,6 @@ def id3_command(args) -> int:
             max_depth=args.max_depth,
             criterion=args.criterion,
             random_state=args.seed,
-            features=data.features,
             n_bins=args.n_bins,
             max_records=args.max_records,
             mechanism=args.mechanism,
@@ -364,6 +361,7 @@ def id3_command(args) -> int:
             exact=exact,
             delta=args.delta,
         )
+        data, evaluation, classes = _checked_then_read(args, clf)
         budget = Budget(args.epsilon, delta=args.delta)
         _fit(clf, data, budget)
         _release(
@@ -391,6 +389,21 @@ _OPTIONS = {
     "max_records": "--max-records",
 }
 _PARAMETER = re.compile(r"\b(" + "|".join(_OPTIONS) + r")\b")
+
+
+def _checked_then_read(args, clf):
+    """:func:`_training_tables` after the estimator's public parameters are checked (with the options'
+    names): which error a bad option gets never depends on the table. The table's features (its public
+    schema) are then set on ``clf``."""
+    from ..trees.budget_params import check_parameters
+
+    try:
+        check_parameters(clf)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(_PARAMETER.sub(lambda m: _OPTIONS[m.group(1)], str(exc))) from None
+    data, evaluation, classes = _training_tables(args)
+    clf.set_params(features=data.features)
+    return data, evaluation, classes
 
 
 def _fit(clf, data, budget) -> None:

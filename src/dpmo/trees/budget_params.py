@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .._validation import check_epsilon, check_real
 
-__all__ = ["MIN_FIT_EPSILON", "SHARE_RESOLUTION", "check_fit_epsilon", "check_share"]
+__all__ = ["MIN_FIT_EPSILON", "SHARE_RESOLUTION", "check_fit_epsilon", "check_share", "check_parameters"]
 
 #: The smallest total epsilon a tree fit accepts (module notes).
 MIN_FIT_EPSILON = 1e-100
@@ -72,3 +72,11 @@ def check_share(value, name: str, *, may_be_zero: bool = False) -> float:
         allowed = f"[{SHARE_RESOLUTION:g}, {1.0 - SHARE_RESOLUTION:g}]"
         raise ValueError(f"{name} must be {'0 or in ' if may_be_zero else 'in '}{allowed}, got {value!r}")
     return share
+
+
+def check_parameters(estimator) -> None:
+    """Check a tree estimator's public parameters as its ``fit`` does first, without any data: the command
+    line calls it before it reads the table, so that which error a bad option gets never depends on the
+    table (a record outside its declared domain). ValueError/TypeError naming the parameter. O(1)."""
+    # DiffP-ID3, LocalDiffPID3 and PrivateTree check in _check_params, DP-MOET in _validate_params
+    (getattr(estimator, "_check_params", None) or estimator._validate_params)()
