@@ -335,3 +335,22 @@ def test_random_collaboration_graph_is_seeded_and_sized():
         graphs.random_collaboration_graph(10, 100)
     with pytest.raises(ValueError, match="finite mean_team"):  # numpy's "p <= 0" from deep inside
         graphs.random_collaboration_edges(100, 200, mean_team=float("inf"))
+
+
+@pytest.mark.parametrize("ids", ["int", "str"])
+def test_an_edge_lists_reading_never_depends_on_which_edge_comes_first(tmp_path, ids):
+    """The separator was guessed from the first data line (a private edge): the same edges in another
+    order were read or refused, with a refusal text naming the guessed separator."""
+    import itertools
+
+    for lines in (["0 1", "2,3"], ["1 2", "3 ,4"], ["1,2", "3,4"], ["5 6", "7 8"]):
+        outcomes = set()
+        for order in itertools.permutations(lines):
+            path = tmp_path / "e.txt"
+            path.write_text("\n".join(order) + "\n")
+            try:
+                edges = graphs.read_edge_list(path, ids=ids)
+                outcomes.add(("read", tuple(sorted(map(tuple, edges.tolist())))))
+            except ValueError as exc:
+                outcomes.add(("refused", str(exc)))
+        assert len(outcomes) == 1, outcomes

@@ -70,8 +70,9 @@ def read_edge_list(
     path : str or os.PathLike
         Text file, or ``.gz`` compressed text (as SNAP distributes them).
     delimiter : str, optional
-        Field separator. Default: a comma if the first data line contains one, else any whitespace (spaces or
-        tabs).
+        Field separator. Default: commas or any whitespace (spaces or tabs), whichever reads every line
+        (commas tried first when the first data line holds one: a running-time choice only, so whether a
+        file is read never depends on which edge comes first).
     header : bool, optional
         Whether the first data line is a header (such as ``id_1,id_2``) to skip. Never guessed: None and
         False read it as data, so a first line that is not two ids is an error (whose hint names header=True).
@@ -97,8 +98,8 @@ def read_edge_list(
     -----
     Lines starting with ``#`` or ``%`` are comments, text after ``#``/``%`` on a line is ignored, blank lines
     are skipped, a UTF-8 byte-order mark (as spreadsheets write) is ignored. The fast path is
-    :func:`numpy.loadtxt` (O(E) time); only a failing file is scanned line by
-    line to report the first malformed line.
+    :func:`numpy.loadtxt` (O(E) time; twice when the first separator tried fails); text ids are split line
+    by line.
 
     Examples
     --------
@@ -143,7 +144,7 @@ def read_edge_list(
 def _read(path: Path, delimiter: str | None, header: bool | None, ids: str) -> np.ndarray:
     """The edges of :func:`read_edge_list` (its arguments checked)."""
 
-    # Sniff the first data line (delimiter and header) without reading the whole file.
+    # Sniff the first data line (for the header, and the separator to try first) without reading the file.
     first_lineno = None
     first_line = ""
     with _open_text(path) as fh:
@@ -154,12 +155,26 @@ def _read(path: Path, delimiter: str | None, header: bool | None, ids: str) -> n
                 break
     if first_lineno is None:
         return np.empty((0, 2), dtype=np.int64)
-    if delimiter is None:
-        delimiter = "," if "," in first_line else None
     skiprows = first_lineno if header else first_lineno - 1
+    if delimiter is not None:
+        tried = [delimiter]
+    else:
+        # commas first when the first data line has one, else whitespace first; the other is tried when the
+        # first fails, so that whether a file is read, and the refusal's text, never depend on which edge
+        # comes first (an edge is a private record)
+        tried = [","] if "," in first_line else [None]
+        tried.append(None if tried[0] == "," else ",")
+    for sep in tried:
+        edges = _parse(path, sep, skiprows, ids)
+        if edges is not None:
+            return edges
+    _raise_malformed(path, delimiter, ids)
+
+
+def _parse(path: Path, delimiter: str | None, skiprows: int, ids: str) -> np.ndarray | None:
+    """The edges under one ``delimiter`` (None: whitespace); None when a line is not two ids."""
     if ids == "str":
         return _read_string_edges(path, delimiter, skiprows)
-
     try:
         import warnings
 
@@ -175,12 +190,10 @@ def _read(path: Path, delimiter: str | None, header: bool | None, ids: str) -> n
                 encoding="utf-8-sig",
             )
     except ValueError:
-        _raise_malformed(path, delimiter)
+        return None
     if edges.size == 0:
         return np.empty((0, 2), dtype=np.int64)
-    if edges.shape[1] != 2:
-        _raise_malformed(path, delimiter)
-    return edges
+    return edges if edges.shape[1] == 2 else None
 
 
 def _data_lines(path: Path, delimiter: str | None, skiprows: int):
@@ -195,11 +208,17 @@ def _data_lines(path: Path, delimiter: str | None, skiprows: int):
                 yield lineno, raw, line, _split(line, delimiter)
 
 
-def _raise_malformed(path: Path, delimiter: str | None) -> NoReturn:
+def _raise_malformed(path: Path, delimiter: str | None, ids: str) -> NoReturn:
     """The refusal of a malformed edge list: the rule broken, never the line or its content (an edge is a
     private record; numpy's own message, which names both, is dropped). It holds no digit at all, so that
-    none can be mistaken for a line or an id (the int64 range is spelt out in words)."""
-    sep = "whitespace" if delimiter is None else repr(delimiter)
+    none can be mistaken for a line or an id (the int64 range is spelt out in words). ``delimiter`` None:
+    none was given (whitespace and commas were both tried)."""
+    sep = "whitespace or by commas (one separator on every line)" if delimiter is None else repr(delimiter)
+    if ids == "str":
+        raise ValueError(
+            f"{path}: a line is not two node ids separated by {sep} (which line is not shown: the edges "
+            "are private); a header line? pass header=True (CLI --header)"
+        )
     raise ValueError(
         f"{path}: a line is not two integer node ids separated by {sep} (ids must be integers in the signed "
         "sixty-four-bit range, numpy's int sixty-four; which line is not shown: the edges are private); a "
@@ -207,16 +226,13 @@ def _raise_malformed(path: Path, delimiter: str | None) -> NoReturn:
     ) from None
 
 
-def _read_string_edges(path: Path, delimiter: str | None, skiprows: int) -> np.ndarray:
-    """Edge list with text ids: every non-comment line after ``skiprows`` holds exactly two tokens."""
+def _read_string_edges(path: Path, delimiter: str | None, skiprows: int) -> np.ndarray | None:
+    """Edge list with text ids: every non-comment line after ``skiprows`` holds exactly two tokens (None
+    when one does not)."""
     rows = []
-    sep = "whitespace" if delimiter is None else repr(delimiter)
     for _, _, _, tokens in _data_lines(path, delimiter, skiprows):
         if len(tokens) != 2 or not all(tokens):
-            raise ValueError(
-                f"{path}: a line is not two node ids separated by {sep} (which line is not shown: the edges "
-                "are private); a header line? pass header=True (CLI --header)"
-            )
+            return None
         rows.append(tokens)
     if not rows:
         return np.empty((0, 2), dtype=str)
