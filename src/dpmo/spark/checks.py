@@ -26,6 +26,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from .._validation import check_sensitivity
+from .session import check_running
 
 __all__ = ["VALUE_RULE", "TableScan", "column", "check_table_objectives", "check_table_schema", "scan_table"]
 
@@ -88,8 +89,9 @@ def check_table_objectives(objectives) -> list[tuple[str, float, str]]:
 
 
 def check_table_schema(df, objectives, id_column) -> None:
-    """Refuse, from the schema alone, a DataFrame without an objective column or the id column, an
-    objective column that is not numeric, or an id column that is neither integral nor text.
+    """Refuse, from the schema alone, a DataFrame of a stopped SparkSession, without an objective column or
+    the id column or with one of them twice, an objective column that is not numeric, an id column that is
+    neither integral nor text, or an id column that is also an objective (the ids are returned: public).
 
     Examples
     --------
@@ -108,7 +110,11 @@ def check_table_schema(df, objectives, id_column) -> None:
             f"df must be a pyspark.sql.DataFrame of candidates (e.g. spark.read.parquet(path)), got "
             f"{type(df).__name__}"
         )
-    fields = {f.name: f.dataType for f in df.schema.fields}
+    check_running(df.sparkSession, "df")
+    schema = df.schema.fields
+    fields = {f.name: f.dataType for f in schema}
+    wanted = [c for c, _, _ in objectives] + ([id_column] if isinstance(id_column, str) else [])
+    _check_once(df, [f.name for f in schema], wanted)
     for col, _, _ in objectives:
         if col not in fields:
             raise ValueError(
@@ -131,6 +137,25 @@ def check_table_schema(df, objectives, id_column) -> None:
         raise TypeError(
             f"id_column {id_column!r} must hold integers or strings, it is {fields[id_column].simpleString()}"
         )
+    if any(id_column == col for col, _, _ in objectives):
+        raise ValueError(
+            f"id_column {id_column!r} is also an objective column: the ids are returned (public) and the "
+            "objective cells are private; give a column of public ids, or leave out id_column"
+        )
+
+
+def _check_once(df, names: list[str], wanted: list[str]) -> None:
+    """Refuse a wanted column that ``df`` has twice (Spark could not tell which is meant): by name, or
+    regardless of case when ``spark.sql.caseSensitive`` is off (Spark's default)."""
+    sensitive = str(df.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    for col in dict.fromkeys(wanted):
+        same = [n for n in names if (n == col if sensitive else n.lower() == col.lower())]
+        if len(same) > 1:
+            case = "" if len(set(same)) == 1 else f" ({', '.join(map(repr, same))}: Spark ignores case here)"
+            raise ValueError(
+                f"df: column {col!r} appears more than once{case}; each objective and the id column must be "
+                "named once: select or rename the columns first"
+            )
 
 
 class TableScan(NamedTuple):

@@ -53,6 +53,7 @@ __all__ = [
     "MIN_ROWS_PER_PARTITION",
     "ROWS_PER_PARTITION",
     "SparkEnvironmentError",
+    "check_running",
     "check_worker_python",
     "estimated_rows",
     "is_local",
@@ -81,6 +82,24 @@ _QUIET_MESSAGES = (
     r"PySpark does not yet fully support pandas",  # pyspark 4.x with pandas 3
     r"The copy keyword is deprecated",  # pandas 3, inside pyspark's toPandas
 )
+
+
+def check_running(spark, name: str) -> None:
+    """Refuse (``ValueError`` naming ``name``, the argument that holds a DataFrame of ``spark``) a
+    SparkSession that has been stopped: its DataFrames can no longer run a job. No Spark job.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.spark.session import check_running
+    >>> check_running(SparkSession.builder.master("local[2]").getOrCreate(), "df")  # running: nothing to say
+    """
+    sc = getattr(spark, "_sc", None)
+    if sc is not None and getattr(sc, "_jsc", None) is None:
+        raise ValueError(
+            f"{name}: its SparkSession is stopped (spark.stop() was called); build the DataFrame again in a "
+            "running session"
+        )
 
 
 # ------------------------------------------------------------------------------------------ partitions

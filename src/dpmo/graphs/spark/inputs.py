@@ -26,9 +26,19 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ...spark.parquet import local_row_groups
+from ...spark.session import check_running
 from ..nodes import NODES_REQUIRED, as_node_ids
 
-__all__ = ["NodeSet", "read_edges", "edge_frame", "node_frame", "id_kind", "parquet_pieces", "session_of"]
+__all__ = [
+    "NodeSet",
+    "read_edges",
+    "edge_frame",
+    "node_frame",
+    "id_kind",
+    "parquet_pieces",
+    "read_path",
+    "session_of",
+]
 
 _INTEGRAL = (T.ByteType, T.ShortType, T.IntegerType, T.LongType)
 _INT_TOKEN = r"^[+-]?[0-9]+$"
@@ -44,7 +54,8 @@ def _session(spark) -> SparkSession:
 
 
 def session_of(edges) -> SparkSession:
-    """The session of an edge DataFrame, or for a path the active session (one is created if none is).
+    """The session of an edge DataFrame (``ValueError`` if it is stopped), or for a path the active session
+    (one is created if none is).
 
     Examples
     --------
@@ -55,6 +66,7 @@ def session_of(edges) -> SparkSession:
     True
     """
     if isinstance(edges, DataFrame):
+        check_running(edges.sparkSession, "edges")
         return edges.sparkSession
     return _session(None)
 
@@ -99,8 +111,8 @@ def read_edges(path, *, delimiter: str | None = None, header: bool | None = None
     Raises
     ------
     ValueError
-        If a data line does not hold exactly two integer ids; the message names the file and shows the line
-        (Spark reads a file in parallel splits, so there is no line number).
+        If a data line does not hold exactly two integer ids (the message names the file, never the line: an
+        edge is private), or if Spark finds no file at ``path``.
 
     Notes
     -----
@@ -122,14 +134,18 @@ def read_edges(path, *, delimiter: str | None = None, header: bool | None = None
     [(1, 2), (2, 3)]
     >>> os.remove(path); os.rmdir(folder)
     """
-    session = _session(spark)
+    return _read_edges(path, delimiter, header, _session(spark), "path")
+
+
+def _read_edges(path, delimiter, header, session, name: str) -> DataFrame:
+    """:func:`read_edges` in ``session``; a path where Spark finds nothing is refused naming ``name``."""
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        raise TypeError(f"{name} must be a str or os.PathLike, got {type(path).__name__}")
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in "#%"):
         raise ValueError(f"delimiter must be a single character other than '#' and '%', got {delimiter!r}")
     if header not in (None, True, False):
         raise TypeError(f"header must be None, True or False, got {header!r}")
-    lines = session.read.text(os.fspath(path)).select(
+    lines = read_path(session.read.text, path, name, "a text edge list").select(
         "value",
         F.col("_metadata.file_path").alias("file"),
         F.col("_metadata.file_block_start").alias("block"),
@@ -169,6 +185,37 @@ def read_edges(path, *, delimiter: str | None = None, header: bool | None = None
     return parsed.select("src", "dst")
 
 
+def read_path(read, path, name: str, what: str) -> DataFrame:
+    """``read(path)`` (a lazy read by Spark: the listing and the schema), or ``ValueError`` naming the
+    argument ``name`` when Spark finds no file there or cannot read it as ``what`` (Spark's message, which
+    may quote a file, is not shown).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from dpmo.graphs.spark.inputs import read_path
+    >>> session = SparkSession.builder.master("local[2]").getOrCreate()
+    >>> read_path(session.read.parquet, "/nonexistent/e.parquet", "edges", "Parquet")
+    Traceback (most recent call last):
+    ...
+    ValueError: edges: no file or folder at '/nonexistent/e.parquet' (give a Parquet file or folder, ...
+    """
+    from pyspark.errors import AnalysisException
+
+    path = os.fspath(path)
+    allowed = (
+        "give a Parquet file or folder, a text edge list, or a Spark DataFrame with two id columns"
+        if name == "edges"
+        else "give a text edge list: a file, a folder of files or a glob"
+    )
+    try:
+        return read(path)
+    except AnalysisException as exc:
+        missing = (exc.getCondition() or "").startswith("PATH_NOT_FOUND")
+        why = f"no file or folder at {path!r}" if missing else f"Spark cannot read {path!r} as {what}"
+        raise ValueError(f"{name}: {why} ({allowed}; Spark's message is not shown)") from None
+
+
 def _delimiter_regex(c: str) -> str:
     """A regex matching the one-character delimiter ``c`` with any whitespace around it."""
     if c.isspace():
@@ -195,9 +242,9 @@ def edge_frame(edges, spark=None) -> DataFrame:
         path = os.fspath(edges)
         session = _session(spark)
         if path.rstrip("/").endswith(".parquet"):
-            edges = session.read.parquet(path)
+            edges = read_path(session.read.parquet, path, "edges", "Parquet")
         else:
-            edges = read_edges(path, spark=session)
+            edges = _read_edges(path, None, None, session, "edges")
     if not isinstance(edges, DataFrame):
         raise TypeError(
             "edges must be a Spark DataFrame with two id columns, or a path to Parquet or to a text edge "
@@ -300,6 +347,7 @@ def node_frame(nodes, spark: SparkSession, kind: str, what: str) -> NodeSet:
     if nodes is None or (isinstance(nodes, str) and nodes == "observed"):
         raise ValueError(f"{what}: {NODES_REQUIRED}")
     if isinstance(nodes, DataFrame):
+        check_running(nodes.sparkSession, "nodes")
         fields = nodes.schema.fields
         if len(fields) != 1:
             raise ValueError(f"nodes must be a DataFrame with one column of node ids, got {nodes.columns}")
@@ -323,6 +371,15 @@ def node_frame(nodes, spark: SparkSession, kind: str, what: str) -> NodeSet:
         if counts["rows"] == 0:
             raise ValueError("nodes is empty: a graph needs at least one node")
         return NodeSet(frame, int(counts["rows"]), False)
+    if _is_count(nodes):  # ids 0 .. n-1: Spark's range, O(1) on the driver whatever n
+        n = int(nodes)
+        if n < 1:
+            as_node_ids(n)  # its refusal
+        if kind != "int":
+            raise TypeError(
+                f"the edges hold {_kind_name(kind)} ids: nodes must list {_kind_name(kind)} ids too"
+            )
+        return NodeSet(spark.range(n).select(F.col("id").alias("node")), n, True)
     ids = as_node_ids(nodes)  # an int n or an array of distinct ids (ValueError / TypeError otherwise)
     ids_kind = "str" if ids.dtype.kind == "U" else "int"
     if ids_kind != kind:
@@ -333,6 +390,13 @@ def node_frame(nodes, spark: SparkSession, kind: str, what: str) -> NodeSet:
     schema = T.StructType([T.StructField("node", T.LongType() if kind == "int" else T.StringType(), False)])
     values = ids.tolist() if kind == "str" else [int(x) for x in np.asarray(ids)]
     return NodeSet(spark.createDataFrame([(x,) for x in values], schema), n, False, ids)
+
+
+def _is_count(nodes) -> bool:
+    """Whether ``nodes`` is an int ``n`` (as :func:`dpmo.graphs.nodes.as_node_ids` reads one)."""
+    import numbers
+
+    return isinstance(nodes, (numbers.Integral, np.integer)) and not isinstance(nodes, (bool, np.bool_))
 
 
 def _kind_name(kind: str) -> str:
