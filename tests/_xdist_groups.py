@@ -20,6 +20,7 @@ GROUPS: tuple[tuple[str, str], ...] = (
     ("tests/test_graphs_spark.py::", "spark"),
     ("tests/test_graphs_spark_small.py::", "spark"),
     ("tests/test_spark_select.py::", "spark"),
+    ("tests/test_spark_input_edges.py::", "spark"),
     # the tests of test_spark_session.py on the session's JVM (the others: stand-ins, subprocesses)
     ("tests/test_spark_session.py::test_the_user_setting_is_never_overridden", "spark"),
     ("tests/test_spark_session.py::test_a_call_sets_its_options_and_restores_the_session", "spark"),

@@ -28,6 +28,7 @@ from dpmo.graphs.spark.inputs import node_frame  # noqa: E402
 from dpmo.spark.files import read_candidates  # noqa: E402
 
 pytestmark = [
+    pytest.mark.xdist_group("spark"),
     pytest.mark.filterwarnings("ignore::FutureWarning:pyspark"),
     pytest.mark.filterwarnings("ignore:The copy keyword is deprecated"),
 ]
