@@ -1,4 +1,5 @@
-"""Real numbers beyond the floats, for the checks of arguments: :func:`describe_real` and :func:`as_float`.
+"""Real numbers beyond the floats, for the checks of arguments: :func:`describe_real`, :func:`as_float` and
+:func:`real_as_float`.
 
 numpy-free (``dpmo.preview`` imports it and no numpy); :mod:`dpmo._validation` builds on it.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["describe_real", "as_float"]
+__all__ = ["describe_real", "as_float", "real_as_float"]
 
 
 def describe_real(value) -> str:
@@ -50,3 +51,33 @@ def as_float(value) -> float | None:
     except OverflowError:
         return None
     return None if math.isinf(out) and value != out else out
+
+
+#: The largest float: a real number of larger magnitude (an int, a Fraction) has no float.
+FLOAT_MAX = 1.7976931348623157e308
+
+
+def real_as_float(value, name: str, allowed: str = "a real number") -> float:
+    """``value`` as a float: a TypeError saying ``{name} must be {allowed}`` unless it is a real number (not a
+    bool: numpy's ``bool_`` is no ``numbers.Real`` either), a ValueError when it has no float
+    (:func:`as_float`). NaN and inf pass. O(1).
+
+    Examples
+    --------
+    >>> from dpmo._numbers import real_as_float
+    >>> real_as_float(3, "k")
+    3.0
+    >>> real_as_float(10**400, "epsilon")
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be a real number within the float64 range (...), got about 1e400 (int)
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be {allowed}, got {type(value).__name__}")
+    out = as_float(value)
+    if out is None:
+        raise ValueError(
+            f"{name} must be {allowed} within the float64 range (magnitude at most {FLOAT_MAX:.4g}), "
+            f"got {describe_real(value)}"
+        )
+    return out

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ._choices import EXACT_CAPABLE
-from ._numbers import as_float, describe_real
+from ._numbers import describe_real, real_as_float
 
 __all__ = [
     "check_random_state",
@@ -138,15 +138,7 @@ def check_real(value, name: str) -> float:
     """
     if type(value) is float:  # fast path (every call of select): the same float, no ABC check
         return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    out = as_float(value)
-    if out is None:
-        raise ValueError(
-            f"{name} must be a real number within the float64 range (magnitude at most {_FLOAT_MAX:.4g}), "
-            f"got {describe_real(value)}"
-        )
-    return out
+    return real_as_float(value, name)
 
 
 def check_epsilon(epsilon, name: str = "epsilon") -> float:

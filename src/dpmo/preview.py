@@ -56,17 +56,14 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 from fractions import Fraction
 
 from ._choices import MECHANISMS
-from ._numbers import as_float, describe_real
+from ._numbers import describe_real, real_as_float
 
 __all__ = ["lead_needed", "pick_probability"]
 
 _LN2 = math.log(2.0)
-#: The largest float: a real argument of larger magnitude (an int, a Fraction) has no float.
-_FLOAT_MAX = sys.float_info.max
 #: The most candidates: every count of the formulas (``n``, ``n - 1``, ``n - i``) is then an exact float.
 _MAX_N = 2**53
 
@@ -89,23 +86,8 @@ def _check_int(value, name: str, low: int, high: int | None = None) -> int:
     return value
 
 
-def _check_real(value, name: str, allowed: str) -> float:
-    """``value`` as a float: a TypeError unless it is a real number (not a bool), a ValueError saying
-    ``{name} must be {allowed}`` when it is beyond the float range (an int above 1.8e308: ``float`` of it
-    overflows; a finite longdouble whose float is inf)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be {allowed}, got {type(value).__name__}")
-    out = as_float(value)
-    if out is None:
-        raise ValueError(
-            f"{name} must be {allowed} within the float range (magnitude at most {_FLOAT_MAX:.4g}), "
-            f"got {describe_real(value)}"
-        )
-    return out
-
-
 def _check_positive(value, name: str) -> float:
-    out = _check_real(value, name, "a positive finite number")
+    out = real_as_float(value, name, "a positive finite number")
     if not math.isfinite(out) or out <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {describe_real(value)}")
     return out
@@ -134,7 +116,7 @@ def _per_pick_epsilon(
     """
     k = _check_int(k, "k", 1)
     mechanism = _check_mechanism(mechanism)
-    d = _check_real(delta, "delta", "a number in [0, 1)")
+    d = real_as_float(delta, "delta", "a number in [0, 1)")
     if not 0.0 <= d < 1.0:
         raise ValueError(f"delta must be a number in [0, 1), got {describe_real(delta)}")
     if epsilon_per_pick is not None:
@@ -279,7 +261,7 @@ def pick_probability(
     >>> bool(abs(dpmo.pick_probability(0.0, 34, 1.0, k=3) - 3 / 34) < 1e-15)  # no lead: 3 of 34 tied
     True
     """
-    x = _check_real(lead, "lead", "a number >= 0")
+    x = real_as_float(lead, "lead", "a number >= 0")
     if math.isnan(x) or x < 0:
         raise ValueError(f"lead must be a number >= 0, got {describe_real(lead)}")
     n = _check_int(n, "n", 1, _MAX_N)
@@ -355,7 +337,7 @@ def lead_needed(
     k = _check_int(k, "k", 1, n)
     mechanism = _check_mechanism(mechanism)
     sensitivity = _check_positive(sensitivity, "sensitivity")
-    q = _check_real(probability, "probability", "a number in (0, 1)")
+    q = real_as_float(probability, "probability", "a number in (0, 1)")
     if not 0.0 < q < 1.0:
         raise ValueError(f"probability must be a number in (0, 1), got {describe_real(probability)}")
     eps = _per_pick_epsilon(epsilon, k, delta=delta, mechanism=mechanism, epsilon_per_pick=epsilon_per_pick)
