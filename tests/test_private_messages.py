@@ -380,3 +380,27 @@ def test_select_checks_public_arguments_before_the_scores_finiteness():
                 dpmo.select(scores, kwargs.pop("epsilon"), kwargs.pop("sensitivity"), **kwargs)
             messages.add(str(info.value))
         assert len(messages) == 1, messages
+
+
+def test_local_dampening_checks_public_arguments_before_the_values_finiteness():
+    """As select: with a bad public argument, the error named the values when they held a NaN."""
+    import numpy as np
+
+    import dpmo
+
+    bad_calls = (
+        {"epsilon": 0.0},
+        {"k": 5},
+        {"global_sensitivity": -1.0},
+        {"min_sensitivity": -1.0},
+        {"max_steps": 0},
+        {"local": 3},
+    )
+    for bad in bad_calls:
+        messages = set()
+        for values in (np.array([0.0, 1.0, 2.0]), np.array([0.0, np.nan, 2.0])):
+            kwargs = {"epsilon": 1.0, "local": None, "global_sensitivity": 1.0, "rng": 0, **bad}
+            with pytest.raises((ValueError, TypeError)) as info:
+                dpmo.local_dampening(values, kwargs.pop("epsilon"), kwargs.pop("local"), **kwargs)
+            messages.add(str(info.value))
+        assert len(messages) == 1, messages

@@ -414,10 +414,20 @@ def local_dampening(
     private = budget is not None or check_delta(delta) > 0
     if private:
         check_budget_first(epsilon, budget, delta)  # before the values are read (issue 37, point 11)
-    n = check_scores(values, "values").size
-    check_k(k, n)
+    # the public arguments before the values' finiteness: which error a call gets says nothing of them
     if epsilon is not None or budget is None:
         check_epsilon(epsilon)
+    if global_sensitivity is not None:
+        check_sensitivity(global_sensitivity, "global_sensitivity")
+    if min_sensitivity is not None:
+        check_sensitivity(min_sensitivity, "min_sensitivity")
+    check_int(max_steps, "max_steps")
+    if local is not None and not callable(local):
+        raise TypeError("local must be callable as local(t), a dpmo.LocalSensitivity, or None")
+    if np.size(values):  # the number of candidates is public (none: check_scores says so)
+        check_k(k, int(np.size(values)))
+    n = check_scores(values, "values").size
+    check_k(k, n)
     if private:
         budget, total, _ = resolve_call(epsilon, budget, delta, k, mechanism, "local_dampening")
     D = dampen(
