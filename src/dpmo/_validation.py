@@ -264,7 +264,8 @@ def check_X(X, name: str = "X") -> np.ndarray:
     """Return the estimator input ``X`` as a 2-D float64 array after checking it holds finite numbers."""
     X = np.asarray(X)
     if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (rows x features), got shape {X.shape}")
+        # the number of rows is private: only the number of dimensions is said
+        raise ValueError(f"{name} must be 2-D (rows x features), got a {X.ndim}-D array")
     if X.dtype == object or not np.issubdtype(X.dtype, np.number):
         raise TypeError(f"{name} must hold numbers, got dtype {X.dtype}")
     X = np.asarray(X, dtype=np.float64)

@@ -8,6 +8,7 @@ holding both) and any CSV file, with or without a header line. Domains and bound
 
 from __future__ import annotations
 
+import numbers
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .datasets import Dataset, Feature, load_adult, load_csv
+from .datasets.csv_reader import DEFAULT_MISSING
 from .datasets.types import NONFINITE, NOT_SHOWN
 
 __all__ = ["read_table", "read_domain"]
@@ -68,10 +70,14 @@ def _read_dat(path: Path, label) -> Dataset:
     d = len(domain)
     if label is None:
         label = LABEL_COLUMNS.get(path.stem.lower(), d - 1)
-    try:
+    if isinstance(label, str) and label.isascii() and label.isdigit():
         label = int(label)
-    except (TypeError, ValueError):
-        raise ValueError(f"the label of a .dat table is a 0-based column number, got {label!r}") from None
+    if isinstance(label, (bool, np.bool_)) or not isinstance(label, (numbers.Integral, np.integer)):
+        raise ValueError(
+            f"the label of a .dat table is a 0-based column number (an int), got {type(label).__name__} "
+            f"{label!r}"
+        )
+    label = int(label)
     if not 0 <= label < d:
         raise ValueError(f"label column {label} is outside the {d} columns of {domain_path.name}")
     if domain[label][0] != "D" or len(domain[label][1]) != 2:
@@ -137,6 +143,7 @@ def read_table(
     bounds: Mapping[str, tuple[float, float]] | None = None,
     header: bool = True,
     delimiter: str = ",",
+    missing=DEFAULT_MISSING,
 ) -> Dataset:
     """Read ``path`` as a binary classification table with public metadata.
 
@@ -150,8 +157,9 @@ def read_table(
           :func:`dpmo.datasets.load_adult`;
         * any other file: a CSV read by :func:`dpmo.datasets.load_csv`.
     label : str or int, optional
-        CSV: the label column's name (its 0-based number without a header). ``.dat``: the label's 0-based
-        column (default: 13 for NLTCS and 10 for ACS, the published code's convention, else the last).
+        CSV: the label column's name (its 0-based number, an int or its text, without a header).
+        ``.dat``: the label's 0-based column, an int (default: 13 for NLTCS and 10 for ACS, the published
+        code's convention, else the last).
         Ignored for Adult (``>50K``).
     positive, negative : str, optional
         CSV only: the label values of the two classes, by the one label rule of
@@ -160,12 +168,15 @@ def read_table(
         set ``{negative, positive}``. With a declared set, a record with another label is a domain error
         (:class:`dpmo.datasets.types.LabelError`).
     categorical, bounds : mapping, optional
-        CSV only: the predictors with their public domains (see :func:`dpmo.datasets.load_csv`).
+        CSV only: the predictors with their public domains (see :func:`dpmo.datasets.load_csv`), each
+        column named as ``label`` is (a name, or a 0-based number: ``{1: ["F", "M"]}`` is ``{"1": ...}``).
     header : bool, default True
-        CSV only: whether the first line holds the column names; without one, columns are named by
-        their 0-based number (``"0"``, ``"1"``, ...).
+        CSV only (a bool, whatever the table): whether the first line holds the column names; without
+        one, columns are named by their 0-based number (``"0"``, ``"1"``, ...).
     delimiter : str, default ","
         CSV only: the field separator.
+    missing : str or iterable of str, default ("?", "", "NA", "nan")
+        CSV only: the cells read as missing (their rows are dropped), as :func:`dpmo.datasets.load_csv`.
 
     Returns
     -------
@@ -173,6 +184,9 @@ def read_table(
 
     Raises
     ------
+    TypeError
+        If ``path`` is not a path, ``header`` is not a bool, or a CSV column is named by something other
+        than a str or an int.
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
@@ -186,11 +200,13 @@ def read_table(
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    if not isinstance(header, (bool, np.bool_)):
+        raise TypeError(f"header must be a bool (whether the first line names the columns), got {header!r}")
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"table not found: {p}")
     try:
-        return _read_table(p, label, positive, negative, categorical, bounds, header, delimiter)
+        return _read_table(p, label, positive, negative, categorical, bounds, header, delimiter, missing)
     except UnicodeDecodeError:
         raise ValueError(
             f"{p}: not a text table (not UTF-8); give a CSV file, a .dat table with its .domain file, or "
@@ -199,7 +215,7 @@ def read_table(
 
 
 def _read_table(
-    p: Path, label, positive, negative, categorical, bounds, header: bool, delimiter: str
+    p: Path, label, positive, negative, categorical, bounds, header: bool, delimiter: str, missing
 ) -> Dataset:
     if _is_adult(p):
         return load_adult(p)
@@ -211,6 +227,9 @@ def _read_table(
         return _read_dat(p, label)
     if label is None:
         raise ValueError("name the label column of a CSV table (CLI: --label COL)")
+    label = _column_name(label, "label")
+    categorical = _named_columns(categorical, "categorical")
+    bounds = _named_columns(bounds, "bounds")
     if not categorical and not bounds:
         raise ValueError(
             "name the predictors and their public domains: categorical={column: categories} and/or "
@@ -219,11 +238,37 @@ def _read_table(
         )
     return load_csv(
         p,
-        str(label),
+        label,
         positive=positive,
         negative=negative,
         categorical=categorical,
         bounds=bounds,
         header=header,
         delimiter=delimiter,
+        missing=missing,
     )
+
+
+def _column_name(col, what: str) -> str:
+    """A CSV column named by its name (str) or its 0-based number (an int, for a file without a header
+    line), as text."""
+    if isinstance(col, str):
+        return col
+    if isinstance(col, (numbers.Integral, np.integer)) and not isinstance(col, (bool, np.bool_)):
+        return str(int(col))
+    raise TypeError(
+        f"{what} must name a column: its name (str) or its 0-based number (int), got {type(col).__name__}"
+    )
+
+
+def _named_columns(mapping, what: str):
+    """``categorical`` / ``bounds`` with their columns as text (int keys are column numbers)."""
+    if not isinstance(mapping, Mapping):
+        return mapping  # load_csv refuses it, naming it
+    out = {}
+    for col, value in mapping.items():
+        key = _column_name(col, f"a key of {what}")
+        if key in out:
+            raise ValueError(f"{what} names the column {key!r} twice (as a number and as text)")
+        out[key] = value
+    return out

@@ -18,7 +18,10 @@ import numpy as np
 
 from .types import NONFINITE, NOT_SHOWN, Dataset, Feature, LabelError, resolve_path
 
-__all__ = ["load_csv"]
+__all__ = ["load_csv", "DEFAULT_MISSING"]
+
+#: The cells read as missing unless ``missing=`` says otherwise.
+DEFAULT_MISSING = ("?", "", "NA", "nan")
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -57,13 +60,57 @@ def _check_categorical(categorical) -> dict:
         raise TypeError(f"categorical must be a mapping column -> sequence of categories, got {kind}")
     out = {}
     for col, cats in categorical.items():
-        if isinstance(cats, (str, bytes)) or not isinstance(cats, Iterable):
+        if isinstance(cats, (str, bytes, set, frozenset)) or not isinstance(cats, Iterable):
             raise TypeError(
                 f"categorical[{col!r}] must be a sequence of the column's categories (a list or tuple; a str "
-                f"is not split into characters), got {type(cats).__name__}"
+                "is not split into characters, a set has no fixed order for the codes), got "
+                f"{type(cats).__name__}"
             )
         out[col] = tuple(cats)
     return out
+
+
+def _check_columns(mapping: dict, what: str) -> None:
+    """The keys of ``categorical`` / ``bounds`` are column names (str), as ``label`` is."""
+    for col in mapping:
+        if not isinstance(col, str):
+            raise TypeError(
+                f"{what} must map column names (str) to their domains, got a {type(col).__name__} key; "
+                "without a header line the columns are named '0', '1', ... (dpmo.tables.read_table also "
+                "takes their numbers)"
+            )
+
+
+def _check_domain_text(categorical: dict, missing: frozenset, default: bool) -> None:
+    """Each declared category is one distinct text a stripped cell can hold, and none is a default missing
+    token (``default``: its rows would be dropped without the caller having chosen the tokens; tokens
+    passed as ``missing=`` drop their rows as documented). Public: the declared domains and tokens only."""
+    for col, cats in categorical.items():
+        texts = [str(c) for c in cats]
+        spaced = [t for t in texts if t != t.strip()]
+        if spaced:
+            raise ValueError(
+                f"categorical[{col!r}]: category {spaced[0]!r} has surrounding whitespace, but cells are "
+                f"read stripped; declare it as {spaced[0].strip()!r}"
+            )
+        gone = [t for t in texts if t in missing] if default else []
+        if gone:
+            raise ValueError(
+                f"categorical[{col!r}]: category {gone[0]!r} is also one of the default missing tokens "
+                f"{list(DEFAULT_MISSING)}, so the rows holding it would be dropped; pass the tokens that "
+                "mean a missing cell as missing= (() for none)"
+            )
+        if len(set(texts)) != len(texts):
+            raise ValueError(
+                f"categorical[{col!r}]: two categories are the same text (e.g. 1 and '1'); a CSV cell is "
+                "text, declare each category once"
+            )
+
+
+def _column_number(c) -> bool:
+    """Whether ``c`` names a column of a file without a header line: ``"0"``, ``"1"``, ... (ASCII digits
+    without a leading zero, as the reader names them)."""
+    return isinstance(c, str) and c.isascii() and c.isdigit() and (c == "0" or not c.startswith("0"))
 
 
 def _check_missing(missing) -> frozenset:
@@ -94,10 +141,9 @@ def _read_records(p, label, categorical, bounds, delimiter, missing, header):
         header_given = bool(header)
         if header:
             header = [h.strip() for h in first]
-        elif first is None:  # the columns are the numbers the caller named (public)
-            named = [label, *categorical, *bounds]
-            width = 1 + max((int(c) for c in named if str(c).isdigit()), default=-1)
-            header = [str(i) for i in range(width)]
+        elif first is None:  # no row: the columns are the numbers the caller named (public), in their order
+            named = {c for c in (label, *categorical, *bounds) if _column_number(c)}
+            header = sorted(named, key=int)  # never a list as long as the largest number named
         else:
             header = [str(i) for i in range(len(first))]
             reader = itertools.chain([first], reader)
@@ -110,8 +156,11 @@ def _read_records(p, label, categorical, bounds, delimiter, missing, header):
                 "the line is not shown, in case it is a record: for a file without a header line pass "
                 "header=False, CLI --no-header)"
                 if header_given
-                else f"{p}: no column(s) {absent}: without a header line the columns are 0 .. "
-                f"{len(header) - 1}"
+                else f"{p}: no column(s) {absent}: without a header line the columns are named by their "
+                f"0-based numbers '0' .. '{len(header) - 1}'"
+                if first is not None
+                else f"{p}: no column(s) {absent}: without a header line the columns are named by their "
+                "0-based numbers ('0', '1', ...)"
             )
         repeated = [c for c in dict.fromkeys(needed) if header.count(c) > 1]
         if repeated:  # which of the two columns to read is not for the reader to guess
@@ -147,7 +196,7 @@ def load_csv(
     bounds: Mapping[str, tuple[float, float]] | None = None,
     name: str | None = None,
     delimiter: str = ",",
-    missing: Iterable[str] = ("?", "", "NA", "nan"),
+    missing: Iterable[str] = DEFAULT_MISSING,
     header: bool = True,
 ) -> Dataset:
     """Load a CSV file with a header line, a named binary label column and public feature metadata.
@@ -177,8 +226,10 @@ def load_csv(
         table in which a class has no record loads like any other.
     categorical : mapping column -> sequence of categories, optional
         Categorical predictors with their PUBLIC domain (codes follow the given order; a list or tuple,
-        never a bare str or None). A value outside the domain is an error. Matched as text, or
-        numerically for numeric categories.
+        never a bare str, a set or None). A value outside the domain is an error. Matched as text, or
+        numerically for numeric categories. The column names are str (``"0"``, ``"1"``, ... without a
+        header line); a category must be text a stripped cell can hold (no surrounding whitespace), not
+        a default ``missing`` token, and distinct from the others as text (not both ``1`` and ``"1"``).
     bounds : mapping column -> (lo, hi), optional
         Numeric predictors with their PUBLIC bounds; values are scaled to ``[0, 1]`` and clipped.
     name : str, optional
@@ -187,13 +238,16 @@ def load_csv(
     missing : str or iterable of str, default ("?", "", "NA", "nan")
         Tokens read as missing, each compared with the whole (stripped) cell: a single str is one token
         (``missing="NA"`` reads only ``NA`` as missing, not ``N`` or ``A``), ``()`` none; None is refused.
-        Rows with a missing value in a used column are dropped, a rule per row.
+        Rows with a missing value in a used column are dropped, a rule per row. A declared category
+        that is one of the default tokens is refused unless ``missing`` is given (then its rows are
+        dropped, as chosen).
         A table left with no record (every row dropped, or only a header line) is returned empty, like
         any other table: refusing it would tell it apart from its neighbour with one complete record,
         and the estimators fit it (the mechanisms run on zero counts; ``docs/public-inputs.md``).
     header : bool, default True
         Whether the first line holds the column names. False: every line is a row and the columns are
-        named by their 0-based number (``"0"``, ``"1"``, ...).
+        named by their 0-based number (``"0"``, ``"1"``, ...); a number beyond the rows' width is a
+        missing column (a file with no row has the columns named).
 
     Returns
     -------
@@ -205,14 +259,16 @@ def load_csv(
     Raises
     ------
     TypeError
-        If ``label`` is not a str, ``categorical`` or ``bounds`` is not a mapping, a categorical domain is
-        not a sequence (a str or None), or ``missing`` is neither a str nor a collection of str.
+        If ``label`` or a key of ``categorical`` / ``bounds`` is not a str, ``header`` is not a bool,
+        ``categorical`` or ``bounds`` is not a mapping, a categorical domain is not a sequence (a str, a
+        set or None), or ``missing`` is neither a str nor a collection of str.
     FileNotFoundError
         If the file does not exist.
     ValueError
         If the file is not UTF-8 text or not a readable CSV table (a field longer than the ``csv``
         module's limit of 131072 characters), a named column is missing, no predictor is given, a column
-        is both categorical and numeric, a label is outside the declared label set (:class:`LabelError`),
+        is both categorical and numeric, a declared category is a default ``missing`` token, has surrounding
+        whitespace or repeats another's text, a label is outside the declared label set (:class:`LabelError`),
         a value is outside its categorical domain or not numeric, or a row has the wrong number of fields.
         Each depends on the declared metadata and on one record at a time, never on what the other records
         hold, and the message names the file, the column and the rule, never the row, the value or a count
@@ -240,10 +296,14 @@ def load_csv(
     p = resolve_path(path, "")
     if not isinstance(label, str):
         raise TypeError(f"label must be a column name (str), got {type(label).__name__}")
+    if not isinstance(header, (bool, np.bool_)):
+        raise TypeError(f"header must be a bool (whether the first line names the columns), got {header!r}")
     categorical = _check_categorical(categorical)
     if bounds is not None and not isinstance(bounds, Mapping):
         raise TypeError(f"bounds must be a mapping column -> (lo, hi), got {type(bounds).__name__}")
     bounds = dict(bounds or {})
+    _check_columns(categorical, "categorical")
+    _check_columns(bounds, "bounds")
     both = set(categorical) & set(bounds)
     if both:
         raise ValueError(f"columns {sorted(both)} are given both as categorical and with numeric bounds")
@@ -259,7 +319,9 @@ def load_csv(
     is_negative = None if negative is None else _label_matcher(negative)
     if is_negative is not None and (is_negative(str(positive)) or is_positive(str(negative))):
         raise ValueError(f"positive and negative must be two different labels, got {positive!r} twice")
+    default = missing is DEFAULT_MISSING
     missing = _check_missing(missing)
+    _check_domain_text(categorical, missing, default)
     try:
         header, names, records = _read_records(p, label, categorical, bounds, delimiter, missing, header)
     except UnicodeDecodeError:  # its message holds the byte and its position: not shown

@@ -43,7 +43,7 @@ def _load_binary_table(path, *, default_name: str, n_columns: int, label_column:
     try:
         with warnings.catch_warnings():  # numpy warns on a file with no row: a table like any other
             warnings.simplefilter("ignore", UserWarning)
-            data = np.loadtxt(p, dtype=np.float64, ndmin=2)
+            data = np.loadtxt(p, dtype=np.float64, ndmin=2, encoding="utf-8-sig")  # a BOM is not a cell
     except UnicodeDecodeError:
         raise ValueError(f"{p}: not UTF-8 text ({NOT_SHOWN})") from None
     except ValueError:
@@ -278,10 +278,11 @@ ADULT_FEATURES: tuple[Feature, ...] = (
 
 def read_adult_rows(p: Path, keep_missing: bool = False) -> list[list[str]]:
     """The records of one Adult file as lists of 15 stripped fields (``adult.names`` layout; blank and
-    ``|`` comment lines skipped; rows with a ``?`` dropped unless ``keep_missing``). A file that is not
-    UTF-8 or a line of another length is refused naming the file, never a value or a line. O(file size)."""
+    ``|`` comment lines skipped; rows with a ``?`` dropped unless ``keep_missing``; a UTF-8 byte order
+    mark ignored, as :func:`load_csv` does). A file that is not UTF-8 or a line of another length is
+    refused naming the file, never a value or a line. O(file size)."""
     rows = []
-    with open(p, encoding="utf-8") as fh:
+    with open(p, encoding="utf-8-sig") as fh:  # a byte order mark is not part of the first field
         try:
             lines = list(fh)
         except UnicodeDecodeError:  # its message holds the byte and its position: not shown

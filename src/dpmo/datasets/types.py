@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .encoded_table import EncodedTable
+
 __all__ = [
     "KINDS",
     "NOT_SHOWN",
@@ -60,7 +62,9 @@ class Feature:
         Column name.
     kind : {"categorical", "numeric"}
     categories : tuple
-        Categorical only: the public domain. ``X`` holds the code ``i`` for ``categories[i]`` (as a float).
+        Categorical only: the public domain, a list or tuple of distinct hashable values (a str or a set
+        is a TypeError: a str is not split into characters, a set has no order for the codes). ``X``
+        holds the code ``i`` for ``categories[i]`` (as a float).
     bounds : tuple (lo, hi) or None
         Numeric only: the public bounds. ``X`` holds ``(v - lo) / (hi - lo)`` clipped to ``[0, 1]``.
 
@@ -85,12 +89,24 @@ class Feature:
             raise ValueError(
                 f"Feature kind must be one of {list(KINDS)}, got {self.kind!r} for {self.name!r}"
             )
+        if isinstance(self.categories, (str, bytes, set, frozenset)):  # split into characters, or no order
+            raise TypeError(
+                f"categories of feature {self.name!r} must be a list or tuple (the codes follow its order), "
+                f"got {type(self.categories).__name__}"
+            )
         if not isinstance(self.categories, tuple):
             object.__setattr__(self, "categories", tuple(self.categories))
         if self.kind == "categorical":
             if len(self.categories) < 1:
                 raise ValueError(f"categorical feature {self.name!r} needs a non-empty tuple of categories")
-            if len(set(self.categories)) != len(self.categories):
+            try:
+                distinct = len(set(self.categories))
+            except TypeError:
+                raise TypeError(
+                    f"categories of feature {self.name!r} must be hashable values (str, numbers), not lists "
+                    "or other containers"
+                ) from None
+            if distinct != len(self.categories):
                 raise ValueError(f"categories of feature {self.name!r} must be distinct")
             if self.bounds is not None:
                 raise ValueError(f"categorical feature {self.name!r} takes no bounds")
@@ -133,96 +149,6 @@ class Feature:
             raise ValueError(f"numeric feature {self.name!r} {NONFINITE}")
         with np.errstate(over="ignore"):  # a value far outside the bounds: +-inf here, clipped to 0 or 1
             return np.clip((v - lo) / (hi - lo), 0.0, 1.0)
-
-
-class EncodedTable(np.ndarray):
-    """A table in the encoded form of :class:`Feature`, marked as such: what :attr:`Dataset.X` holds.
-
-    A numpy array (every numpy function takes it) with one attribute, ``features``: the features it is
-    encoded with (category codes, numeric values scaled with the public bounds). The tree estimators read
-    an EncodedTable in the encoded form and any other array in the raw units of the features, so the
-    encoded table of a Dataset is never mistaken for raw values (``docs/trees.md``, "Units").
-
-    Row selections (``X[rows]``, ``X[:100]``, ``X.take(rows, axis=0)``, scikit-learn's splitters) and
-    column selections (``X[:, cols]``, whose ``features`` follow) stay marked. What is *computed* from it
-    (``X * 2``, comparisons, ``np.clip``, reductions, ``np.asarray(X)``, ``np.vstack``) is a plain array:
-    it no longer says which units it is in, and an estimator with ``features`` reads it as raw units.
-
-    Parameters
-    ----------
-    X : array_like, shape (n, d)
-    features : sequence of Feature, length d
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dpmo.datasets import EncodedTable, Feature
-    >>> age = Feature("age", "numeric", bounds=(0, 120))
-    >>> X = EncodedTable([[0.25], [0.5]], [age])
-    >>> X[1:].features == (age,), type(X * 120).__name__, (X * 120).ravel().tolist()
-    (True, 'ndarray', [30.0, 60.0])
-    """
-
-    features: tuple | None
-
-    def __new__(cls, X, features):
-        obj = np.asarray(X).view(cls)
-        obj.features = tuple(features)
-        if obj.ndim != 2 or obj.shape[1] != len(obj.features):
-            shape = "2-D" if obj.ndim == 2 else f"{obj.ndim}-D"  # the row count is private: never shown
-            width = f" of {obj.shape[1]} columns" if obj.ndim == 2 else ""
-            raise ValueError(
-                f"an EncodedTable needs a 2-D table with one feature per column, got a {shape} table{width} "
-                f"and {len(obj.features)} features"
-            )
-        return obj
-
-    def __array_finalize__(self, obj):
-        self.features = getattr(obj, "features", None)
-
-    def __getitem__(self, key):
-        out = super().__getitem__(key)
-        if not isinstance(out, EncodedTable):
-            return out
-        if out.ndim != 2:
-            return out.view(np.ndarray)
-        cols = _column_key(key)
-        if cols is None:  # an indexing the features cannot follow: marked, but with unknown features
-            out.features = None
-        elif self.features is not None and cols is not _ALL:
-            picked = np.empty(len(self.features), dtype=object)
-            picked[:] = self.features
-            out.features = tuple(picked[cols])
-        return out
-
-    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
-        plain = tuple(x.view(np.ndarray) if isinstance(x, EncodedTable) else x for x in inputs)
-        if out is not None:
-            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, EncodedTable) else o for o in out)
-        return getattr(ufunc, method)(*plain, **kwargs)
-
-    def __reduce__(self):
-        rebuild, args, state = super().__reduce__()
-        return rebuild, args, (state, self.features)
-
-    def __setstate__(self, state):
-        base, self.features = state
-        super().__setstate__(base)
-
-
-_ALL = object()
-
-
-def _column_key(key):
-    """The column part of an index of a 2-D table: ``_ALL`` for a row selection, None when unknown."""
-    if not isinstance(key, tuple) or len(key) == 1 or (len(key) == 2 and key[1] is Ellipsis):
-        return _ALL  # rows only (an int array, a slice, a boolean mask of rows; X[rows, ...])
-    if len(key) != 2 or key[1] is None or (key[0] is None):
-        return None
-    cols = key[1]  # X[rows, cols] or X[..., cols]
-    if isinstance(cols, slice) and cols == slice(None):
-        return _ALL
-    return cols
 
 
 @dataclass(frozen=True)
@@ -285,8 +211,30 @@ class Dataset:
         return tuple(f.name for f in self.features)
 
     def take(self, idx) -> Dataset:
-        """The rows ``idx`` (e.g. a train/test split), with the same metadata."""
+        """The rows ``idx`` (e.g. a train/test split), with the same metadata.
+
+        ``idx`` holds integer row indices (negative ones count from the end) or is a boolean mask with one
+        entry per row. Other indices are a TypeError, a mask of another length or an index outside the
+        table a ValueError naming ``idx``, never the number of rows (private).
+        """
         idx = np.asarray(idx)
+        n = self.n_samples
+        if idx.ndim != 1:
+            raise ValueError(f"idx must be 1-D (row indices or a boolean mask of the rows), got {idx.ndim}-D")
+        if idx.dtype == np.bool_:
+            if idx.shape[0] != n:  # the row count is private: not shown
+                raise ValueError("idx: a boolean mask needs one entry per row of the Dataset")
+        elif idx.dtype.kind in "iu" or idx.size == 0:
+            if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
+                raise ValueError(
+                    "idx holds a row index outside the Dataset (which index and the row count are not "
+                    "shown: the records are private)"
+                )
+            idx = idx.astype(np.intp)
+        else:
+            raise TypeError(
+                f"idx must hold integer row indices or be a boolean mask of the rows, got dtype {idx.dtype}"
+            )
         return Dataset(self.X[idx], self.y[idx], self.features, self.name)
 
     def __repr__(self) -> str:
@@ -320,7 +268,10 @@ def check_bounds(bounds, what: str) -> tuple[float, float]:
     for v in (lo, hi):
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.integer, np.floating)):
             raise TypeError(f"{what} must be real numbers, got {bounds!r}")
-    lo, hi = float(lo), float(hi)
+    try:
+        lo, hi = float(lo), float(hi)
+    except OverflowError:  # an int beyond the floats: not finite
+        lo = hi = math.inf
     if not (math.isfinite(lo) and math.isfinite(hi)) or not lo < hi:
         raise ValueError(f"{what} must be finite with lo < hi, got {bounds!r}")
     return lo, hi

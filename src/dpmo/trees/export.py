@@ -24,9 +24,19 @@ _NODE_ARRAYS = ("feature", "value", "categorical", "label", "size")
 
 
 def check_feature_names(feature, features) -> None:
-    """Refuse ``features`` (names or :class:`~dpmo.datasets.Feature` objects) shorter than the columns a
-    tree tests (``feature``: each node's column, -1 at a leaf), with a ValueError; None passes. O(nodes)."""
-    if features is None or feature.size == 0:
+    """Refuse ``features`` (names or :class:`~dpmo.datasets.Feature` objects) that are not a sequence
+    (TypeError) or are shorter than the columns a tree tests (``feature``: each node's column, -1 at a
+    leaf), with a ValueError; None passes. O(nodes)."""
+    if features is None:
+        return
+    if isinstance(features, (str, bytes)) or not (
+        hasattr(features, "__len__") and hasattr(features, "__getitem__")
+    ):
+        raise TypeError(
+            "features must be a sequence of Feature objects or names, one per column, got "
+            f"{type(features).__name__}"
+        )
+    if feature.size == 0:
         return
     n_features = int(feature.max()) + 1
     if len(features) < n_features:
@@ -138,7 +148,8 @@ def tree_to_dict(
         if tree.categorical[i]:
             cats = getattr(item, "categories", ()) or ()
             node["test"] = "=="
-            node["category"] = _plain(cats[int(v)]) if 0 <= int(v) < len(cats) else _plain(v)
+            named = v.is_integer() and 0 <= v < len(cats)  # a fractional value matches no code
+            node["category"] = _plain(cats[int(v)]) if named else _plain(v)
         else:
             bounds = getattr(item, "bounds", None)
             node["test"] = "<="
@@ -198,7 +209,7 @@ def tree_to_text(tree, features: Sequence | None = None, *, simplify: bool = Tru
 
     def cat(f: int, v: float) -> str:
         cats = getattr(features[f], "categories", ()) if features is not None else ()
-        if cats and v == int(v) and 0 <= int(v) < len(cats):
+        if cats and float(v).is_integer() and 0 <= v < len(cats):
             return repr(cats[int(v)])
         return f"{v:g}"
 

@@ -179,8 +179,7 @@ def _d_table(upto: int) -> np.ndarray:
 
 
 def _d_of(x: np.ndarray) -> np.ndarray:
-    """:func:`_d` of a float64 array, read from :func:`_d_table` when every ``x`` is a whole number below
-    ``2^16`` (the table holds ``_d``'s own floats), else computed."""
+    """:func:`_d` of a float64 array, read from :func:`_d_table` (``_d``'s own floats) below ``2^16``."""
     top = x.max(initial=0.0)
     if 0.0 <= top < 65536.0 and x.min(initial=0.0) >= 0.0:
         xi = x.astype(np.intp)
@@ -194,7 +193,6 @@ def _check_counts(n0, n1, groups, n_groups) -> tuple[np.ndarray, np.ndarray, np.
     n1 = np.asarray(n1, dtype=np.float64)
     if n0.ndim != 1 or n0.shape != n1.shape:
         raise ValueError(f"n0 and n1 must be 1-D of the same length, got shapes {n0.shape} and {n1.shape}")
-    # finite and >= 0 exactly when min >= 0 (False for NaN) and max < inf
     if n0.size and not (n0.min() >= 0.0 and n1.min() >= 0.0 and n0.max() < np.inf and n1.max() < np.inf):
         raise ValueError("class counts n0 and n1 must be finite and non-negative")
     if groups is None and n_groups is None:  # one candidate
@@ -202,15 +200,28 @@ def _check_counts(n0, n1, groups, n_groups) -> tuple[np.ndarray, np.ndarray, np.
     if groups is None:
         groups = np.zeros(n0.shape[0], dtype=np.intp)
         n_groups = 1 if n_groups is None else n_groups
-    groups = np.asarray(groups, dtype=np.intp)
+    groups = np.asarray(groups)  # whole numbers, never truncated
+    if groups.size and (groups.dtype.kind not in "iuf" or not np.all(np.mod(groups, 1) == 0)):
+        raise ValueError("groups must hold integer candidate indices")
+    groups = groups.astype(np.intp)
     if groups.shape != n0.shape:
         raise ValueError(f"groups must have the shape of n0 {n0.shape}, got {groups.shape}")
     if n_groups is None:
         n_groups = int(groups.max()) + 1 if groups.size else 0
-    n_groups = check_int(n_groups, "n_groups", minimum=None)
+    n_groups = check_int(n_groups, "n_groups", minimum=None, maximum=2**31)  # candidates are int32 columns
     if groups.size and (groups.min() < 0 or groups.max() >= n_groups):
         raise ValueError(f"groups must lie in [0, n_groups) = [0, {n_groups})")
     return n0, n1, groups, n_groups
+
+
+def _check_cell(b, o, t=0) -> tuple[np.ndarray, ...]:
+    """Cell counts ``b``, ``o`` (finite, >= 0) and distances ``t`` (ints >= 0, as ``rate_sensitivity``)."""
+    b, o, t = np.asarray(b, dtype=np.float64), np.asarray(o, dtype=np.float64), np.asarray(t)
+    if not all(x.size == 0 or (x.min() >= 0.0 and x.max() < np.inf) for x in (b, o)):  # False for NaN
+        raise ValueError("the cell counts b and o must be finite and non-negative")
+    if (not_int := t.dtype == bool or not np.issubdtype(t.dtype, np.integer)) or (t.size and t.min() < 0):
+        raise (TypeError if not_int else ValueError)("t must be non-negative ints (an int or an int array)")
+    return b, o, t
 
 
 def split_scores(
@@ -231,7 +242,7 @@ def split_scores(
     groups : array_like of int, shape (m,), optional
         Candidate (attribute) index of each pair; default all 0 (one attribute).
     n_groups : int, optional
-        Number of candidates (default ``max(groups) + 1``).
+        Number of candidates, at most ``2**31`` (default ``max(groups) + 1``).
     criterion : {"info_gain", "gini", "max"}
         See the module docstring (Friedman and Schuster's three criteria; larger is better).
     nonnegative : bool, default False
@@ -287,8 +298,7 @@ def cell_sensitivity(b, o, *, criterion: str = "info_gain", nonnegative: bool = 
     it by ``c - F(b, o)``, a removal by ``F(b - 1, o) - c = g - c``). Broadcasts; O(size) time.
     """
     check_choice(criterion, ("info_gain", "gini"), "criterion")
-    b = np.asarray(b, dtype=np.float64)
-    o = np.asarray(o, dtype=np.float64)
+    b, o, _ = _check_cell(b, o)
     g = _addition_change(np.maximum(b - 1.0, 0.0), o, criterion)  # removal if b >= 1, else addition
     if not nonnegative:
         return g
@@ -326,11 +336,12 @@ def cell_local_sensitivity(b, o, t, *, criterion: str = "info_gain", nonnegative
     ``"info_gain"`` and ``"gini"``. O(size) time.
     """
     check_choice(criterion, ("info_gain", "gini"), "criterion")
-    b = np.asarray(b, dtype=np.float64)
-    o = np.asarray(o, dtype=np.float64)
-    t = np.asarray(t, dtype=np.float64)
-    if np.any(t < 0):
-        raise ValueError("t must be non-negative")
+    return _cell_local(*_check_cell(b, o, t), criterion, nonnegative)
+
+
+def _cell_local(b, o, t, criterion: str, nonnegative: bool) -> np.ndarray:
+    """:func:`cell_local_sensitivity` of checked arguments (the fit's twin: no check)."""
+    b, o, t = (np.asarray(x, dtype=np.float64) for x in (b, o, t))
     k = np.minimum(t, np.maximum(b - 1.0, 0.0))
     ot = o + t  # g(b, o + t) and g(b - k, o + t - k) in one call (elementwise: the same floats)
     otk = ot - k  # of the shape of b, o and t broadcast
@@ -380,8 +391,9 @@ def split_local_sensitivity(
     O(B m) time and memory for B distances and m (attribute, value) pairs.
     """
     check_choice(criterion, CRITERIA, "criterion")
+    t = _check_cell(0, 0, t)[2]
     n0, n1, groups, n_groups = _check_counts(n0, n1, groups, n_groups)
-    return _grouped_local(n0, n1, groups, n_groups, np.asarray(t), criterion, nonnegative)
+    return _grouped_local(n0, n1, groups, n_groups, t, criterion, nonnegative)
 
 
 def _grouped_local(n0, n1, groups, n_groups, t, criterion, nonnegative=False) -> np.ndarray:
@@ -393,7 +405,7 @@ def _grouped_local(n0, n1, groups, n_groups, t, criterion, nonnegative=False) ->
         cells_b = np.concatenate([n0, n1])
         cells_o = np.concatenate([n1, n0])
         cells_g = np.concatenate([groups, groups])
-        ls = cell_local_sensitivity(cells_b, cells_o, tt, criterion=criterion, nonnegative=nonnegative)
+        ls = _cell_local(cells_b, cells_o, tt, criterion, nonnegative)
         out = _group_max(ls, cells_g, n_groups)
     return out[0] if scalar else out
 
@@ -455,10 +467,11 @@ def node_local_sensitivity(
     top = float(max(cb.max(initial=0.0) + co.max(initial=0.0), 0.0))
 
     def func(t, idx=None):
-        t = np.asarray(t)
-        if idx is None:
-            idx = np.arange(n_groups)
-        idx = np.asarray(idx, dtype=np.intp)
+        t = _check_cell(0, 0, t)[2]  # O(B): the distances of one call
+        idx = np.arange(n_groups) if idx is None else np.asarray(idx)
+        valid = idx.size == 0 or idx.dtype.kind in "iu" and 0 <= idx.min() <= idx.max() < n_groups
+        if idx.ndim != 1 or not valid:
+            raise ValueError(f"idx must be 1-D candidate indices in [0, n_groups) = [0, {n_groups})")
         shape = (idx.size,) if t.ndim == 0 else t.shape[:-1] + (idx.size,)
         if criterion == "max":
             return np.ones(shape)
@@ -469,7 +482,7 @@ def node_local_sensitivity(
                 dtab = _d_table(int(top) + int(ts.max(initial=0)) + 2) if info else _D_TABLE
                 curve = cell_curve(cb, co, ts, info, nonnegative, IMPURITY_OFFSET[criterion], dtab)
             else:
-                curve = cell_local_sensitivity(cb, co, tt, criterion=criterion, nonnegative=nonnegative)
+                curve = _cell_local(cb, co, tt, criterion, nonnegative)
                 curve = curve.max(axis=-1, initial=0.0).reshape(-1)
             out = np.empty((curve.size, idx.size))
             out[:] = curve[:, None]
@@ -477,7 +490,7 @@ def node_local_sensitivity(
         lo, hi = starts[idx], starts[idx + 1]
         counts = hi - lo
         sel = np.repeat(lo - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts) + np.arange(counts.sum())
-        ls = cell_local_sensitivity(cb[sel], co[sel], tt, criterion=criterion, nonnegative=nonnegative)
+        ls = _cell_local(cb[sel], co[sel], tt, criterion, nonnegative)
         out = _group_max(ls, np.repeat(np.arange(idx.size), counts), idx.size)
         return out.reshape(shape)
 

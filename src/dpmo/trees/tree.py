@@ -37,6 +37,17 @@ from .export import simplified, tree_to_dict, tree_to_text
 __all__ = ["Tree", "tree_from_nested"]
 
 
+#: The dtype of each preorder array of a :class:`Tree`.
+_DTYPES = {
+    "feature": np.int32,
+    "value": np.float64,
+    "categorical": np.bool_,
+    "label": np.int8,
+    "size": np.int32,
+    "depth": np.int32,
+}
+
+
 class Tree:
     """One decision tree in preorder arrays (see the module notes for the layout).
 
@@ -68,14 +79,15 @@ class Tree:
     __slots__ = ("feature", "value", "categorical", "label", "size", "depth")
 
     def __init__(self, feature, value, categorical, label, size, depth, *, check: bool = True):
-        arrays = {
-            "feature": np.array(feature, dtype=np.int32),
-            "value": np.array(value, dtype=np.float64),
-            "categorical": np.array(categorical, dtype=bool),
-            "label": np.array(label, dtype=np.int8),
-            "size": np.array(size, dtype=np.int32),
-            "depth": np.array(depth, dtype=np.int32),
-        }
+        arrays = {}
+        given = (feature, value, categorical, label, size, depth)
+        for (name, dtype), raw in zip(_DTYPES.items(), given, strict=True):
+            try:
+                arrays[name] = np.array(raw, dtype=dtype)
+            except (OverflowError, TypeError, ValueError):  # numpy's message would quote the value
+                raise ValueError(
+                    f"tree array {name!r} must hold numbers that fit its dtype {np.dtype(dtype).name}"
+                ) from None
         for name, arr in arrays.items():
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
@@ -130,7 +142,10 @@ class Tree:
 
     @classmethod
     def leaf(cls, label: int) -> Tree:
-        """A tree made of one leaf predicting ``label``."""
+        """A tree made of one leaf predicting ``label`` (the int 0 or 1, as a leaf of
+        :func:`tree_from_nested`: a bool is a TypeError)."""
+        if isinstance(label, (bool, np.bool_)) or not isinstance(label, (numbers.Integral, np.integer)):
+            raise TypeError(f"label must be the int 0 or 1, got {type(label).__name__}")
         if label not in (0, 1):
             raise ValueError(f"label must be 0 or 1, got {label!r}")
         return cls._raw(
@@ -323,6 +338,10 @@ def _structure_from_leaves(leaf: np.ndarray) -> tuple[np.ndarray | None, np.ndar
     return size, depth
 
 
+#: The largest column index a tree stores (its ``feature`` array is int32).
+_MAX_COLUMN = int(np.iinfo(np.int32).max)
+
+
 def tree_from_nested(nested) -> Tree:
     """Build a tree from nested tuples ``(feature, value, categorical, left, right)``; a leaf is 0 or 1.
 
@@ -357,10 +376,21 @@ def tree_from_nested(nested) -> Tree:
             raise ValueError(
                 f"a node must be (feature, value, categorical, left, right), got {node!r}"
             ) from None
-        if isinstance(f, (bool, np.bool_)) or not isinstance(f, (numbers.Integral, np.integer)) or f < 0:
+        if isinstance(f, (bool, np.bool_)) or not isinstance(f, (numbers.Integral, np.integer)):
             raise ValueError(f"feature must be a non-negative int, got {f!r}")
+        if not 0 <= f <= _MAX_COLUMN:
+            raise ValueError(f"feature must be a column index in 0 .. {_MAX_COLUMN}, got {f!r}")
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Real, np.integer, np.floating)):
+            raise TypeError(f"value must be a real number (a threshold or a category code), got {v!r}")
+        if not isinstance(c, (bool, np.bool_)) and not (
+            isinstance(c, (numbers.Integral, np.integer)) and c in (0, 1)
+        ):
+            raise TypeError(f"categorical must be a bool (the kind of test), got {c!r}")
+        try:
+            val.append(float(v))
+        except OverflowError:  # an int beyond the floats
+            raise ValueError("value must be a finite number") from None
         feat.append(int(f))
-        val.append(float(v))
         cat.append(bool(c))
         lab.append(0)
         walk(left)

@@ -87,12 +87,17 @@ def category_code(lookup: dict, v):
 
 
 def category_lookup(feature) -> dict:
-    """The look-up of :func:`category_code`: each public category, as it is and as text -> its code."""
-    text: dict = {}
+    """The look-up of :func:`category_code`: each public category, as it is and as text -> its code.
+
+    A category as it is comes first: the text of another (``"1"`` of the category ``1``) never shadows a
+    category declared as that text (``"1"``), whatever their order.
+    """
+    lookup: dict = {}
     for i, c in enumerate(feature.categories):
-        text.setdefault(c, i)
-        text.setdefault(str(c), i)
-    return text
+        lookup.setdefault(c, i)
+    for i, c in enumerate(feature.categories):
+        lookup.setdefault(str(c), i)  # an alias only where no category is that text
+    return lookup
 
 
 def encode_categories(values, feature) -> np.ndarray:
