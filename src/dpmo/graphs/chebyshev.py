@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._validation import check_int
 from ..chebyshev import dampened_excess
 from ..mechanisms.exact import sample_discrete_laplace
 from ..mechanisms.exact.bits import RandomBits
@@ -361,7 +362,8 @@ class GraphStaircaseApproach(StaircaseApproach):
     def __init__(self, k: int, formula: str = "paper", *, top_first: bool = False, epsilon=None):
         super().__init__(release_share=None, confidence=PICK_CONFIDENCE)
         self.score = "corners"  # the generic staircase's non-private utility on released corners (issue 38)
-        if top_first and (int(k) != TOP_PICKS + 1 or epsilon is None or not float(epsilon) > 0.0):
+        self.k, self.formula = check_int(k, "k"), formula
+        if top_first and (self.k != TOP_PICKS + 1 or epsilon is None or not float(epsilon) > 0.0):
             raise ValueError(
                 f"top_first=True takes k = {TOP_PICKS + 1} and the call's epsilon > 0, got k={k!r}, "
                 f"epsilon={epsilon!r}"
@@ -369,9 +371,7 @@ class GraphStaircaseApproach(StaircaseApproach):
         self.top_first, self.epsilon = bool(top_first), None if epsilon is None else float(epsilon)
         self.top_picks = TOP_PICKS
         self.top_quantile_share, self.ego_window = TOP_QUANTILE_SHARE, None  # None: ego_window_for's rule
-        self.k, self.formula = int(k), formula
-        self.quantile_share, self.first_round = QUANTILE_SHARE, FIRST_ROUND
-        self.signal_share = SIGNAL_SHARE
+        self.quantile_share, self.first_round, self.signal_share = QUANTILE_SHARE, FIRST_ROUND, SIGNAL_SHARE
         self.window_first, self.window_gap = WINDOW_FIRST, WINDOW_GAP
         self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
         self.pick_cap = True  # staircase_corners.pick_degree_caps on (False: the former rounds, for audits)
@@ -413,6 +413,8 @@ class GraphStaircaseApproach(StaircaseApproach):
     def round_one_epsilon(self, epsilon_step: float) -> float:
         """Round 1's epsilon in the staircase plan, from the epsilon of its first release (public)."""
         plan = self.steps(self.k, 2)
+        if len(plan) < 2:
+            raise ValueError("k = 1 has one round and no release before it: round 1's window needs k >= 2")
         return epsilon_step * plan[1].share / plan[0].share
 
     def round_one_candidates(self, n: int, epsilon_step: float) -> int:
@@ -491,9 +493,8 @@ def graph_staircase_approach(
 ) -> GraphStaircaseApproach:
     """The data-adaptive default of ``graphs.top_k(approach="chebyshev")`` for ``k`` picks on ``n`` public
     nodes at the call's ``epsilon`` (:class:`GraphStaircaseApproach`): the top-first plan with
-    :func:`top_first_probability`, else the staircase (always the staircase when ``epsilon`` is None).
-    The coin, when one is needed (``0 < p < 1``), is drawn from ``rng`` (None: the operating system's
-    secure source): public randomness, independent of the data. O(1)."""
-    p = 0.0 if epsilon is None else top_first_probability(epsilon, k)
+    :func:`top_first_probability`, else (always when ``epsilon`` is None) the staircase. The coin, when
+    needed (``0 < p < 1``), is drawn from ``rng`` (None: the OS's secure source), independent of the data."""
+    p = 0.0 if epsilon is None else top_first_probability(epsilon, k)  # both check k (check_int)
     top_first = p >= 1.0 or (p > 0.0 and RandomBits(rng).getrandbits(53) < p * 2.0**53)
     return GraphStaircaseApproach(k, formula, top_first=top_first, epsilon=epsilon)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_int
 from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, priv_chebyshev
 
 __all__ = [
@@ -33,8 +34,9 @@ def graph_chebyshev_settings(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np
     unit, edges) with a degree aspiration ``2 n^((k - j) / (2 (k - 1)))`` (from ``2 sqrt(n)`` for ``j = 1``
     down to ``2 n^(1 / (2 (k - 1)))``, geometrically: each round aims at a lower-degree, denser part of
     the front) and share equal parts of the rest of epsilon. ``k = 1``: direction ``(1, 1)``,
-    aspiration 0, all of epsilon.
+    aspiration 0, all of epsilon. ``n`` and ``k`` positive ints (``TypeError`` / ``ValueError`` naming them).
     """
+    n, k = check_int(n, "n"), check_int(k, "k")
     if k == 1:
         return np.ones((1, 2)), np.zeros((1, 2)), np.ones(1)
     W = np.ones((k, 2))
@@ -101,6 +103,8 @@ def top_k_chebyshev(
 
 
 def chebyshev_round_scores(objs, n: int, k: int, round_: int = 0, sensitivity: str = "local"):
-    """``(scores, 1.0)`` of round ``round_`` of the graph default (every node still in play; for audits)."""
+    """``(scores, 1.0)`` of round ``round_`` (``0 .. k - 1``) of the graph default (every node still in play;
+    for audits)."""
     W, A, _ = graph_chebyshev_settings(n, k)
+    round_ = check_int(round_, "round_", minimum=0, maximum=len(W) - 1)
     return chebyshev_selection_scores(objs, W[round_], A[round_], sensitivity)

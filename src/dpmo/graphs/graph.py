@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .centrality import check_convention, csr_degree, csr_ego_density, csr_triangles
-from .csr import as_edge_array, csr_edges, csr_from_pairs, index_dtype, relabel
+from .csr import as_edge_array, check_simple_csr, csr_edges, csr_from_pairs, index_dtype, relabel
 from .edgelist import read_edge_list
 from .nodes import (
     GRAPH_OUTSIDE,
@@ -30,6 +30,23 @@ from .nodes import (
 )
 
 __all__ = ["Graph"]
+
+
+def check_ids(ids: np.ndarray) -> None:
+    """Refuse ids that repeat, or (unless Python objects) are not strictly increasing: :meth:`Graph.index`
+    looks integer and text ids up by bisection. O(n) (a dictionary's worth for object ids)."""
+    if ids.dtype == object:
+        try:
+            distinct = len(set(ids.tolist())) == ids.size
+        except TypeError:
+            raise ValueError("ids must be hashable node labels") from None
+        if not distinct:
+            raise ValueError("ids must be distinct (a node id appears twice; which one is not shown)")
+    elif ids.size > 1 and not np.all(ids[1:] > ids[:-1]):
+        raise ValueError(
+            "ids must be distinct and sorted increasingly (node i has the i-th smallest id); sort them and "
+            "permute indptr and indices accordingly, or build the graph with load_graph"
+        )
 
 
 class Graph:
@@ -57,7 +74,10 @@ class Graph:
     (never random draws). Memory O(n + #edges) plus O(n) per cached vector.
 
     Pickling keeps the graph and drops the cache (it is rebuilt on first use), so a graph can be sent to
-    worker processes.
+    worker processes. Unpickling checks the arrays' shapes and bounds (O(n + E) vectorised, about 1 ms per
+    10^6 edges) but not the symmetry the constructor checks (a compiled pass with random access, about
+    70 ms per 10^6 edges): a pickle is trusted input (unpickling runs code), written by :meth:`__reduce__`
+    from a checked graph.
 
     Examples
     --------
@@ -74,19 +94,20 @@ class Graph:
     __slots__ = ("_indptr", "_indices", "_ids", "_cache", "_id_lookup", "_public")
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, ids: np.ndarray, public: bool = False):
-        ids = np.asarray(ids)
-        n = ids.shape[0] if ids.ndim == 1 else 0
-        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-        indices = np.asarray(indices)
-        if indptr.ndim != 1 or indices.ndim != 1 or ids.ndim != 1:
-            raise ValueError("indptr, indices and ids must be 1-D arrays")
-        if indices.size and (indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= n):
-            raise ValueError(f"indices must be integers in 0..{n - 1} (the positions of the nodes in ids)")
-        indices = np.ascontiguousarray(indices, dtype=index_dtype(n))
-        if indptr.shape[0] != n + 1 or indptr[0] != 0 or indptr[-1] != indices.shape[0]:
-            raise ValueError("indptr does not describe a CSR structure over len(ids) nodes")
-        if indices.size % 2:
-            raise ValueError("a symmetric adjacency structure has an even number of entries")
+        """Check and freeze a CSR structure and its ids (``ValueError`` for anything else).
+
+        ``indptr``/``indices`` must be the CSR structure of a simple undirected graph over ``len(ids)``
+        nodes, as :func:`dpmo.graphs.csr.csr_from_pairs` builds it (symmetric, rows strictly increasing, no
+        self-loop: :func:`dpmo.graphs.csr.check_simple_csr`); ``ids`` distinct, and strictly increasing
+        unless they are Python objects (labels that need not be comparable). O(n + E) time (one compiled
+        pass over the structure, one comparison of the ids), O(n) memory; unpickling runs it too.
+        """
+        indptr, indices, ids = _bounded_arrays(indptr, indices, ids)
+        check_simple_csr(indptr, indices, ids.shape[0])
+        check_ids(ids)
+        self._set(indptr, indices, ids, public)
+
+    def _set(self, indptr, indices, ids, public) -> None:
         for arr in (indptr, indices, ids):
             arr.setflags(write=False)
         self._indptr = indptr
@@ -95,6 +116,14 @@ class Graph:
         self._cache: dict[Any, Any] = {}
         self._id_lookup = None
         self._public = bool(public)
+
+    @classmethod
+    def _trusted(cls, indptr: np.ndarray, indices: np.ndarray, ids: np.ndarray, public: bool) -> Graph:
+        """A graph on a structure built by :func:`dpmo.graphs.csr.csr_from_pairs` (simple by construction)
+        and sorted distinct ids: the internal path, without the constructor's O(n + E) checks."""
+        graph = object.__new__(cls)
+        graph._set(indptr, indices, ids, public)
+        return graph
 
     # -- construction ------------------------------------------------------------------------------------
     @classmethod
@@ -129,14 +158,15 @@ class Graph:
         if ids.size == 0:
             raise ValueError("the graph has no nodes (pass nodes= to give the public node set)")
         indptr, indices = csr_from_pairs(inv[:, 0], inv[:, 1], ids.size)
-        return cls(indptr, indices, ids, public=public)
+        return cls._trusted(indptr, indices, ids, public)
 
     @classmethod
     def from_scipy(cls, matrix, *, nodes=None) -> Graph:
         """Graph from a square scipy sparse matrix or array; node ``i`` gets original id ``i``.
 
         Any non-zero entry ``(i, j)`` or ``(j, i)`` with ``i != j`` is an edge (weights and direction are
-        ignored). ``nodes``: the public node count ``n`` (it must equal the matrix's size; the ids are
+        ignored); repeated entries of a COO matrix are summed first, as scipy reads them (two that cancel
+        are no edge). ``nodes``: the public node count ``n`` (it must equal the matrix's size; the ids are
         ``0 .. n-1``), or None / ``"observed"`` for a graph whose node set is not declared public.
         O(nnz log nnz) time, O(n + nnz) memory.
         """
@@ -153,13 +183,14 @@ class Graph:
                     f"nodes must be the matrix's size n (the ids 0..n-1) for a scipy matrix; the {ids.size} "
                     "node ids given are not (the matrix's size is not shown: it may count private nodes)"
                 )
-        coo = sp.coo_array(matrix)
+        coo = sp.coo_array(matrix, copy=True)  # a copy: summing the duplicates must not touch the caller's
+        coo.sum_duplicates()  # repeated entries are one entry, their sum (what the matrix holds)
         keep = coo.data != 0
         edges = np.column_stack([coo.row[keep], coo.col[keep]]).astype(np.int64, copy=False)
         if n == 0:
             raise ValueError("the graph has no nodes")
         indptr, indices = csr_from_pairs(edges[:, 0], edges[:, 1], n)
-        return cls(indptr, indices, np.arange(n, dtype=np.int64), public=public)
+        return cls._trusted(indptr, indices, np.arange(n, dtype=np.int64), public)
 
     @classmethod
     def from_networkx(cls, graph, *, nodes=None) -> Graph:
@@ -169,7 +200,9 @@ class Graph:
         ``graph`` must be among them; the others are isolated nodes) or an int ``n`` (the labels must be
         integers in ``0 .. n-1``, or ``graph`` must have exactly ``n`` nodes). None / ``"observed"``: the
         nodes of ``graph``, not declared public. The original ids are the labels, sorted when they are
-        mutually comparable, in the given order otherwise. O(n + E log E) time.
+        mutually comparable, in the given order otherwise. O(n log n + E) time (sorting the labels, a
+        dictionary of them); for an int ``nodes`` and integer labels, O(n) numpy time and memory for the
+        ids ``0 .. n-1`` plus O(graph's nodes + E) Python time, as for an edge array.
         """
         try:
             node_list = list(graph.nodes())
@@ -179,6 +212,14 @@ class Graph:
         public = not is_observed(nodes)
         if public:
             node_list = networkx_labels(nodes, node_list)
+            if isinstance(
+                node_list, np.ndarray
+            ):  # nodes=n, integer labels: the ids 0..n-1, their own positions
+                pairs = np.fromiter(
+                    (x for e in edge_list for x in e[:2]), dtype=np.int64, count=2 * len(edge_list)
+                )
+                indptr, indices = csr_from_pairs(pairs[0::2], pairs[1::2], node_list.size)
+                return cls._trusted(indptr, indices, node_list, public)
         if not node_list:
             raise ValueError("the graph has no nodes")
         try:
@@ -199,7 +240,7 @@ class Graph:
         else:
             pairs = np.empty((0, 2), dtype=np.int64)
         indptr, indices = csr_from_pairs(pairs[:, 0], pairs[:, 1], len(node_list))
-        return cls(indptr, indices, ids, public=public)
+        return cls._trusted(indptr, indices, ids, public)
 
     @classmethod
     def read(
@@ -238,7 +279,10 @@ class Graph:
 
     # -- pickling ------------------------------------------------------------------------------------------
     def __reduce__(self):
-        return (Graph, (np.array(self._indptr), np.array(self._indices), np.array(self._ids), self._public))
+        return (
+            _unpickle,
+            (np.array(self._indptr), np.array(self._indices), np.array(self._ids), self._public),
+        )
 
     # -- basic properties ----------------------------------------------------------------------------------
     @property
@@ -289,19 +333,26 @@ class Graph:
     def index(self, ids) -> np.ndarray:
         """Internal indices of the nodes with original ids ``ids`` (array_like).
 
+        For a graph with object labels (a networkx graph's, e.g. tuples), ``ids`` is one label when it is a
+        label of the graph, else a sequence of labels.
+
         Raises
         ------
         KeyError
             If an id is not a node of the graph.
+        TypeError
+            If ``ids`` is not an id or a 1-D sequence of ids (e.g. an unhashable label).
 
         Notes
         -----
         O(m log n) for sortable integer ids, O(m) after an O(n) dictionary otherwise.
         """
+        if self._ids.dtype == object:
+            return self._index_labels(ids)
         arr = np.asarray(ids)
         scalar = arr.ndim == 0
         arr = np.atleast_1d(arr)
-        if self._ids.dtype != object and arr.dtype != object and np.issubdtype(arr.dtype, np.integer):
+        if arr.dtype != object and np.issubdtype(arr.dtype, np.integer):
             pos = np.searchsorted(self._ids, arr)
             pos_c = np.minimum(pos, self.n_nodes - 1)
             missing = self._ids[pos_c] != arr
@@ -315,7 +366,41 @@ class Graph:
                 out = np.fromiter((self._id_lookup[v] for v in arr.tolist()), dtype=np.intp, count=arr.size)
             except KeyError as exc:
                 raise KeyError(f"node id {exc.args[0]!r} is not in the graph") from None
+            except TypeError:
+                raise TypeError("ids must be one node id or a 1-D sequence of node ids") from None
         return out[0] if scalar else out
+
+    def _index_labels(self, ids):
+        """:meth:`index` on object labels (a networkx graph's): ``ids`` is one label when it is a label of
+        the graph (a tuple label too), else a sequence of labels; never converted by numpy, which would
+        turn tuple labels into rows and mixed labels into text."""
+        if self._id_lookup is None:
+            self._id_lookup = {v: i for i, v in enumerate(self._ids.tolist())}
+        lookup = self._id_lookup
+        try:
+            if ids in lookup:
+                return np.intp(lookup[ids])
+        except TypeError:  # unhashable: a sequence of labels
+            pass
+        if isinstance(ids, np.ndarray):
+            if ids.ndim > 1:
+                raise TypeError("ids must be one node label or a 1-D sequence of node labels")
+            items = [ids.item()] if ids.ndim == 0 else ids.tolist()
+        elif isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
+            raise KeyError(f"node id {ids!r} is not in the graph")
+        else:
+            items = list(ids)
+        out = np.empty(len(items), dtype=np.intp)
+        for i, v in enumerate(items):
+            try:
+                out[i] = lookup[v]
+            except KeyError:
+                raise KeyError(f"node id {v!r} is not in the graph") from None
+            except TypeError:
+                raise TypeError(
+                    f"ids must be node labels of the graph (hashable), got an unhashable {type(v).__name__}"
+                ) from None
+        return out[0] if isinstance(ids, np.ndarray) and ids.ndim == 0 else out
 
     def cached(self, key, compute):
         """Return ``self._cache[key]``, computing it with ``compute()`` on first use (internal helper)."""
@@ -356,3 +441,35 @@ class Graph:
             [self.degree.astype(np.float64), self.ego_density(low_degree=low_degree, formula=formula)]
         )
         return pts if ids is None else pts[self.index(ids)]
+
+
+def _bounded_arrays(indptr, indices, ids) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three arrays, 1-D, ``indptr`` int64 and ``indices`` of :func:`index_dtype`, with every index in
+    ``0 .. n-1`` and ``indptr`` rising from 0 to ``len(indices)`` (``ValueError`` otherwise): what the
+    kernels need never to read out of bounds. O(n + E) vectorised."""
+    ids = np.asarray(ids)
+    if ids.ndim != 1:
+        raise ValueError("indptr, indices and ids must be 1-D arrays")
+    n = ids.shape[0]
+    if np.asarray(indptr).dtype.kind not in "iu":
+        raise ValueError("indptr must be an array of integers (row offsets into indices)")
+    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    indices = np.asarray(indices)
+    if indptr.ndim != 1 or indices.ndim != 1:
+        raise ValueError("indptr, indices and ids must be 1-D arrays")
+    if indices.size and (indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= n):
+        raise ValueError(f"indices must be integers in 0..{n - 1} (the positions of the nodes in ids)")
+    indices = np.ascontiguousarray(indices, dtype=index_dtype(n))
+    if (
+        indptr.shape[0] != n + 1
+        or indptr[0] != 0
+        or indptr[-1] != indices.shape[0]
+        or np.any(indptr[1:] < indptr[:-1])
+    ):
+        raise ValueError("indptr does not describe a CSR structure over len(ids) nodes")
+    return indptr, indices, ids
+
+
+def _unpickle(indptr, indices, ids, public) -> Graph:
+    """The graph :meth:`Graph.__reduce__` pickled: bounds checked, symmetry trusted (see :class:`Graph`)."""
+    return Graph._trusted(*_bounded_arrays(indptr, indices, ids), public)

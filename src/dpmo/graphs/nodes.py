@@ -153,14 +153,19 @@ def endpoint_positions(ids: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return inv.astype(np.int64, copy=False)
 
 
-def networkx_labels(nodes, labels: list) -> list:
-    """The public node labels for a networkx graph with labels ``labels`` (all must be among them)."""
+def networkx_labels(nodes, labels: list) -> list | np.ndarray:
+    """The public node labels for a networkx graph with labels ``labels`` (all must be among them).
+
+    For an int ``nodes`` ``n`` and integer labels, ``np.arange(n)`` (int64; each id is its own position):
+    O(n) numpy time and memory plus O(len(labels)) to check the labels, no Python object per id. Otherwise
+    a list of the labels, O(n) Python objects.
+    """
     if _is_int(nodes):
         n = int(nodes)
         if all(isinstance(v, (numbers.Integral, np.integer)) and not isinstance(v, bool) for v in labels):
             if any(not 0 <= v < n for v in labels):
                 raise ValueError(GRAPH_OUTSIDE.format(nodes=f"ids 0..{n - 1}"))
-            return list(range(n))
+            return np.arange(n, dtype=np.int64)
         if n != len(labels):
             raise ValueError(
                 f"nodes={n} means the ids 0..{n - 1}, but the graph's node labels are not all integers and "
@@ -171,7 +176,14 @@ def networkx_labels(nodes, labels: list) -> list:
     if isinstance(nodes, str):
         raise TypeError(f"nodes must be node labels, an int n or 'observed', got {nodes!r}")
     declared = list(_check_kind(nodes))
-    if len(set(declared)) != len(declared):
+    try:
+        distinct = len(set(declared)) == len(declared)
+    except TypeError:
+        raise TypeError(
+            f"nodes must be {NODES_KINDS}: node labels must be hashable, as networkx's are (a list or other "
+            "unhashable item was given)"
+        ) from None
+    if not distinct:
         seen: set = set()
         raise ValueError(duplicate_message(next(v for v in declared if v in seen or seen.add(v))))
     known = set(declared)

@@ -57,9 +57,20 @@ def degree_sensitivity(degree, t) -> np.ndarray:
     >>> graphs.degree_sensitivity([1, 5, 9], 3).tolist()  # one edge moves a degree by 1, at any distance
     [1.0, 1.0, 1.0]
     """
-    degree = np.asarray(degree)
-    t = np.asarray(t)
-    return np.ones(np.broadcast_shapes(degree.shape, t.shape), dtype=np.float64)
+    degree = _checked_counts(degree, "degree")
+    t = _checked_counts(t, "t")
+    return np.ones(_broadcast_shape(degree, t), dtype=np.float64)
+
+
+def _broadcast_shape(degree: np.ndarray, t: np.ndarray) -> tuple:
+    """The shape ``degree`` and ``t`` broadcast to, else a ValueError naming both (shapes only)."""
+    try:
+        return np.broadcast_shapes(degree.shape, t.shape)
+    except ValueError:
+        raise ValueError(
+            f"degree (shape {degree.shape}) and t (shape {t.shape}) do not broadcast together: give t as one "
+            "distance, an array of degree's shape, or a column of distances of shape (B, 1)"
+        ) from None
 
 
 def _checked_counts(x, name: str) -> np.ndarray:
@@ -107,7 +118,10 @@ def ego_density_sensitivity(degree, t, *, formula: str = "paper") -> np.ndarray:
     """
     if type(formula) is not str or formula not in FORMULAS:
         check_convention(0.0, formula)  # raises
-    return ego_density_delta(_checked_counts(degree, "degree"), _checked_counts(t, "t"), formula)
+    d = _checked_counts(degree, "degree")
+    t = _checked_counts(t, "t")
+    _broadcast_shape(d, t)
+    return ego_density_delta(d, t, formula)
 
 
 def ego_density_delta(d: np.ndarray, t: np.ndarray, formula: str) -> np.ndarray:
@@ -380,8 +394,16 @@ def statistics_objectives(degree, ego_density, *, formula: str = "paper") -> lis
     d = np.asarray(degree)
     if d.ndim != 1 or not (np.issubdtype(d.dtype, np.integer) or d.size == 0) or (d.size and d.min() < 0):
         raise ValueError("degree must be a 1-D array of non-negative integers")
+    if d.dtype == np.uint64 and d.size and d.max() > np.iinfo(np.int64).max:
+        raise ValueError("degree must be non-negative integers in the int64 range")
     d = d.astype(np.int64, copy=False)
-    ed = np.asarray(ego_density, dtype=np.float64)
+    raw = np.asarray(ego_density)
+    try:
+        if raw.dtype.kind in "USc":  # text (numpy would parse it) or complex
+            raise TypeError
+        ed = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"ego_density must be real numbers in [0, 1], got dtype {raw.dtype}") from None
     if ed.shape != d.shape:
         raise ValueError(f"ego_density must have the shape of degree {d.shape}, got {ed.shape}")
     if not np.all((ed >= 0.0) & (ed <= 1.0)):

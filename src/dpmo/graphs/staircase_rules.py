@@ -9,7 +9,9 @@ import math
 
 import numpy as np
 
+from .._validation import check_int
 from ..pareto.consistent import resolution
+from .epsilon_grid import grid_epsilon
 
 __all__ = [
     "SIGNAL_SHARE",
@@ -171,7 +173,9 @@ def top_pick_epsilon(ranks, degrees, top: float, edge: float, n: int, miss: floa
     released terms: the exponential mechanism's utility bound (McSherry and Talwar 2007) with ``ln(1 /
     miss) = ln n``; with all ``n`` nodes at one lead, ``2 (ln n + ln n) / lead``. A miss loses the top corner
     of the front, so ``1 / n`` and not the ``1 / e`` of :func:`top_degree_epsilon` (``docs/pareto.md``, "What
-    was tuned, on which data"). ``inf`` when a band has no lead (``W_b >= W``): no epsilon separates it.
+    was tuned, on which data"). ``inf`` when a band has no lead (``W_b >= W``): no epsilon separates it; also
+    when the answer is beyond the floats (leads near 1e-308). The search
+    (:func:`dpmo.graphs.epsilon_grid.grid_epsilon`) takes a bounded number of steps.
 
     Examples
     --------
@@ -205,14 +209,7 @@ def top_pick_epsilon(ranks, degrees, top: float, edge: float, n: int, miss: floa
         return float(np.sum(counts * np.exp(-eps * leads / 2.0)))
 
     hi = 2.0 * (math.log(counts.sum()) - math.log(miss)) / float(leads.min())  # all at the smallest lead
-    lo_eps = 0.0
-    for _ in range(60):
-        mid = 0.5 * (lo_eps + hi)
-        lo_eps, hi = (lo_eps, mid) if mass(mid) <= miss else (mid, hi)
-    eps = max(math.ceil(hi * 1000.0 - 1e-9) / 1000.0, 0.001)
-    while mass(eps) > miss:  # the rounding kept on the right side
-        eps += 0.001
-    return round(eps, 3)
+    return grid_epsilon(mass, hi, miss)  # bounded steps: inf when the answer is beyond the floats
 
 
 def signal_quantum(threshold: float) -> int:
@@ -350,7 +347,7 @@ def top_first_probability(epsilon: float, k: int) -> float:
     """
     lo, full, hi = TOP_FIRST_EPSILONS
     e = float(epsilon)
-    if int(k) != TOP_PICKS + 1 or not lo <= e < hi:
+    if check_int(k, "k") != TOP_PICKS + 1 or not lo <= e < hi:
         return 0.0
     return 1.0 if e <= full else (hi - e) / (hi - full)
 

@@ -15,7 +15,7 @@ import sys
 import numba
 import numpy as np
 
-from .._validation import check_int, check_random_state
+from .._validation import check_int, check_random_state, check_real
 from .csr import csr_from_pairs, index_dtype
 from .graph import Graph
 
@@ -42,9 +42,11 @@ def random_collaboration_graph(
     exponent : float, default 2.5
         Tail exponent of the activity weights (``P(w > x) ~ x^(1 - exponent)``), > 2.
     mean_team : float, default 3.0
-        Mean clique size (sizes are ``2 + Geometric``), > 2.
+        Mean clique size (sizes are ``2 + Geometric``), finite, > 2.
     max_team : int, default 25
-        Largest clique size.
+        Largest clique size, >= 2. A team is drawn from the nodes, so one larger than the node set is
+        meaningless: the sizes are capped at ``min(max_team, n_nodes)`` (a ``max_team`` above ``n_nodes``
+        acts as ``n_nodes``).
 
     Returns
     -------
@@ -72,7 +74,7 @@ def random_collaboration_graph(
     n = int(n_nodes)
     indptr, indices = csr_from_pairs(edges[:, 0], edges[:, 1], n)
     del edges
-    return Graph(indptr, indices, np.arange(n, dtype=np.int64), public=True)  # nodes 0..n_nodes-1, declared
+    return Graph._trusted(indptr, indices, np.arange(n, dtype=np.int64), True)  # nodes 0..n_nodes-1, declared
 
 
 def random_collaboration_edges(
@@ -107,10 +109,21 @@ def random_collaboration_edges(
         check_int(value, name)
     if n_nodes < 2 or n_edges > n_nodes * (n_nodes - 1) // 2:
         raise ValueError("n_edges must be at most n_nodes * (n_nodes - 1) / 2 and n_nodes at least 2")
+    exponent, mean_team = check_real(exponent, "exponent"), check_real(mean_team, "mean_team")
     if not exponent > 2 or not 2 < mean_team < math.inf or max_team < 2:
         raise ValueError("need exponent > 2, a finite mean_team > 2 and max_team >= 2")
-    gen = check_random_state(rng)
     n = int(n_nodes)
+    top = min(int(max_team), n)  # the largest team: no team has more members than there are nodes
+    target = int(n_edges)
+    per_paper = mean_team * (mean_team - 1) / 2  # pairs per paper, about
+    paper_pairs = min(per_paper, top * (top - 1) / 2)  # ... at most those of the largest team
+    batch_pairs = max(4 * target, _BATCH_PAIRS)  # the pairs a first batch may hold
+    if paper_pairs > batch_pairs:
+        raise ValueError(
+            f"mean_team and max_team ask for teams of about {paper_pairs:.3g} pairs, more than "
+            f"max(4 n_edges, {_BATCH_PAIRS}) = {batch_pairs}: lower mean_team or max_team"
+        )
+    gen = check_random_state(rng)
     cdf = np.cumsum((1.0 - gen.random(n)) ** (-1.0 / (exponent - 1.0)))  # activity weights, cumulated
     cdf /= cdf[-1]
     table = np.empty(n + 1, dtype=np.int64)
@@ -118,16 +131,17 @@ def random_collaboration_edges(
     p_geo = 1.0 / (mean_team - 1.0)
 
     codes = np.empty(0, dtype=np.int64)
-    target = int(n_edges)
-    per_paper = mean_team * (mean_team - 1) / 2  # pairs per paper, about
+    # at least 1,024 papers a batch, unless their pairs would pass batch_pairs (large teams)
+    least = min(1024, max(1, int(batch_pairs / paper_pairs)))
     drawn = 0  # papers drawn so far
     while codes.size < target:
         missing = target - codes.size
         # at least as many papers as so far (up to 4 n_edges pairs' worth): a near-complete graph's last
         # pairs are rare, and a batch of 1,024 papers per sort of every code took 81 s on 1,000 nodes
-        n_papers = max(1024, int(1.2 * missing / per_paper), min(drawn, int(4 * target / per_paper)))
+        n_papers = max(least, int(1.2 * missing / per_paper), min(drawn, int(4 * target / per_paper)))
         drawn += n_papers
-        counts = np.bincount(np.minimum(1 + gen.geometric(p_geo, size=n_papers), max_team))
+        # 1 + min(g, top - 1), not min(1 + g, top): numpy clips a huge geometric draw to 2^63 - 1
+        counts = np.bincount(np.minimum(gen.geometric(p_geo, size=n_papers), top - 1) + 1)
         teams = np.flatnonzero(counts)  # the team sizes drawn, increasing (the order of the draws)
         pairs = counts[teams] * (teams * (teams - 1) // 2)
         buf = np.empty(codes.size + int(pairs.sum()), dtype=np.int64)
@@ -153,6 +167,7 @@ def random_collaboration_edges(
 
 
 _CHUNK = 1 << 20  # uniform draws per chunk (8 MB)
+_BATCH_PAIRS = 1 << 22  # pairs (32 MB of codes) a batch may hold whatever n_edges
 
 
 @numba.njit(cache=True, nogil=True)

@@ -244,6 +244,13 @@ def top_k_two_stage(
         eps2 = total - eps1
     else:  # delta > 0: the accountant's epsilons, stage 2's k equal
         eps1, eps2 = parts[0], total - parts[0]
+    if not (float(eps1) > 0 and float(eps2 / k) > 0):  # a share below the smallest float: refused up front
+        raise ValueError(
+            f"epsilon * degree_share (the shortlist's epsilon) and epsilon * (1 - degree_share) / k (each "
+            f"round's) must be at least the smallest positive float (5e-324); with epsilon={float(total)!r}, "
+            f"degree_share={share!r} and k={k} one is below it: raise epsilon, or move degree_share "
+            "away from 0 and 1"
+        )
     shortlist = two_stage_candidates(g, eps1, m, rng=gen, budget=budget, exact=exact)
     if m == 1:
         budget.spend(eps2, "top_k_two_stage: stage 2, the only candidate, no data used")
