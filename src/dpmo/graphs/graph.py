@@ -100,7 +100,7 @@ class Graph:
         nodes, as :func:`dpmo.graphs.csr.csr_from_pairs` builds it (symmetric, rows strictly increasing, no
         self-loop: :func:`dpmo.graphs.csr.check_simple_csr`); ``ids`` distinct, and strictly increasing
         unless they are Python objects (labels that need not be comparable). O(n + E) time (one compiled
-        pass over the structure, one comparison of the ids), O(n) memory; unpickling runs it too.
+        pass over the structure, one comparison of the ids), O(n) memory; unpickling checks bounds only.
         """
         indptr, indices, ids = _bounded_arrays(indptr, indices, ids)
         check_simple_csr(indptr, indices, ids.shape[0])
