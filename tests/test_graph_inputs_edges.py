@@ -201,3 +201,27 @@ def test_staircase_and_settings_check_their_arguments():
         graph_staircase_approach(10, "3")
     with pytest.raises(TypeError, match="k must be"):
         GraphStaircaseApproach(2.5)
+
+
+def test_signal_quantum_of_any_threshold():
+    """signal_quantum(0) and (5e-324) raised ZeroDivisionError / OverflowError; a threshold is positive."""
+    import math
+
+    from dpmo.graphs.staircase_rules import PICK_QUANTUM_MAX, signal_quantum
+
+    for t in (5.0, 0.45, 1e-3):
+        assert signal_quantum(t) == max(1, math.ceil(2.0 / t))
+    assert signal_quantum(5e-324) == signal_quantum(1e-300) == PICK_QUANTUM_MAX
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="threshold"):
+            signal_quantum(bad)
+
+
+def test_tree_to_dict_refuses_a_str_of_classes():
+    """to_dict(classes="ab") read the two letters as the two labels' names."""
+    from dpmo.trees import tree_from_nested, tree_to_dict
+
+    tree = tree_from_nested((0, 0.5, False, 0, 1))
+    with pytest.raises(TypeError, match="classes"):
+        tree_to_dict(tree, classes="ab")
+    assert tree_to_dict(tree, classes=("no", "yes"))["left"]["leaf"] == "no"

@@ -213,10 +213,10 @@ def top_pick_epsilon(ranks, degrees, top: float, edge: float, n: int, miss: floa
 
 
 def signal_quantum(threshold: float) -> int:
-    """``q = max(1, ceil(2 / threshold))``: the signal is released as ``floor(q max D_ego)`` (sensitivity
-    ``q``, discrete Laplace ``x = eps_b / q``), a grid at least twice as fine as :func:`signal_threshold`, so
-    that a graph with no ego signal at all (``max D_ego`` near 0) can be told from one whose dense end the
-    best round can find.
+    """``q = max(1, ceil(2 / threshold))``, at most ``PICK_QUANTUM_MAX``: the signal is released as ``floor(q
+    max D_ego)`` (sensitivity ``q``, discrete Laplace ``x = eps_b / q``), a grid at least twice as fine as
+    :func:`signal_threshold`, so that a graph with no ego signal at all (``max D_ego`` near 0) can be told
+    from one whose dense end the best round can find.
 
     Examples
     --------
@@ -224,7 +224,11 @@ def signal_quantum(threshold: float) -> int:
     >>> signal_quantum(5.0), signal_quantum(0.45)
     (1, 5)
     """
-    return max(1, int(math.ceil(2.0 / float(threshold))))
+    t = float(threshold)
+    if not 0.0 < t < math.inf:
+        raise ValueError(f"threshold must be a positive finite number, got {threshold!r}")
+    q = 2.0 / t  # inf for a subnormal threshold: capped as a pick's quantum is
+    return PICK_QUANTUM_MAX if q >= PICK_QUANTUM_MAX else max(1, math.ceil(q))
 
 
 def ego_signal_statistic(dampened_ego) -> int:

@@ -131,6 +131,8 @@ def tree_to_dict(
     """
     _check_tree(tree)
     check_feature_names(tree.feature, features)
+    if isinstance(classes, (str, bytes)):  # "ab" is no pair of names
+        raise TypeError("classes must be a pair [negative, positive] of names, not a str")
     if classes is not None and len(classes) != 2:
         raise ValueError(f"classes must be a pair [negative, positive], got {len(classes)} labels")
     if simplify:
