@@ -225,3 +225,12 @@ def test_tree_to_dict_refuses_a_str_of_classes():
     with pytest.raises(TypeError, match="classes"):
         tree_to_dict(tree, classes="ab")
     assert tree_to_dict(tree, classes=("no", "yes"))["left"]["leaf"] == "no"
+
+
+def test_index_refuses_nested_ids():
+    """g.index([[0, 1], [1]]) gave numpy's ragged-array message; [[0, 1]] gave a 2-D answer."""
+    g = graphs.load_graph(np.array([[0, 1], [1, 2]]), nodes=3)
+    for bad in ([[0, 1], [1]], [[0, 1]], np.zeros((2, 2), dtype=np.int64)):
+        with pytest.raises(TypeError, match="1-D sequence"):
+            g.index(bad)
+    assert g.index([2, 0]).tolist() == [2, 0] and g.index(1) == 1

@@ -349,7 +349,12 @@ class Graph:
         """
         if self._ids.dtype == object:
             return self._index_labels(ids)
-        arr = np.asarray(ids)
+        try:
+            arr = np.asarray(ids)
+        except ValueError:  # ragged nesting
+            arr = None
+        if arr is None or arr.ndim > 1:
+            raise TypeError("ids must be one node id or a 1-D sequence of node ids")
         scalar = arr.ndim == 0
         arr = np.atleast_1d(arr)
         if arr.dtype != object and np.issubdtype(arr.dtype, np.integer):
