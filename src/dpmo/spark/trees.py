@@ -81,12 +81,12 @@ def _collect(frame, fn, name: str) -> list[bytes]:
 
 
 def _estimator_kind(estimator) -> str:
-    from ..trees.id3 import _BaseID3
+    from ..trees.id3 import DiffPID3Classifier, LocalDiffPID3Classifier
     from ..trees.moet import DPMOETClassifier
 
     if isinstance(estimator, DPMOETClassifier):
         return "moet"
-    if isinstance(estimator, _BaseID3):
+    if isinstance(estimator, (DiffPID3Classifier, LocalDiffPID3Classifier)):
         return "id3"
     raise TypeError(
         "estimator must be a dpmo.trees estimator (DPMOETClassifier, DiffPID3Classifier or "
