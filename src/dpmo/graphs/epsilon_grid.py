@@ -15,17 +15,17 @@ __all__ = ["grid_epsilon"]
 
 _BISECTIONS = 60  # halvings of [0, hi]
 _UNIT_STEPS = 100  # steps of 1/1000 once on the grid (0 or 1 on the library's inputs)
-_DOUBLINGS = 1100  # then steps doubling from 1/1000: past 1.8e308, where the search gives inf
+_DOUBLINGS = 1100  # of hi where the grid cannot be written, until past the largest float
 
 
 def grid_epsilon(mass: Callable[[float], float], hi: float, miss: float) -> float:
     """The smallest multiple of 1 / 1000 (at least 1 / 1000) with ``mass(eps) <= miss``, for ``mass``
-    non-increasing in ``eps`` and ``hi`` an upper bound of the answer; ``inf`` when no float is found (``hi``
-    not finite, or the answer beyond the floats).
+    non-increasing in ``eps`` and ``hi`` an upper bound of the answer; ``inf`` when none is found.
 
-    Bisection of ``[0, hi]`` (60 steps), the grid point above ``hi``, then at most 100 steps of 1/1000 and
-    1100 of doubling length (where 1/1000 no longer moves a float, above about 10^13). O(1) calls of
-    ``mass`` (at most 1,260).
+    Bisection of ``[0, hi]`` (60 steps), the grid point above, then at most 100 steps of 1/1000 (float
+    rounding). Where the grid of 1/1000 cannot be written at the answer's size (above about 10^13), or the
+    steps do not reach the bound, the bisection's upper end, doubled until the mass meets the bound (at
+    most 1,100 times: past the largest float, ``inf``). O(1) calls of ``mass`` (at most 1,260).
 
     Examples
     --------
@@ -43,19 +43,16 @@ def grid_epsilon(mass: Callable[[float], float], hi: float, miss: float) -> floa
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if mass(mid) <= miss else (mid, hi)
     scaled = hi * 1000.0
-    eps = max(math.ceil(scaled - 1e-9) / 1000.0, 0.001) if math.isfinite(scaled) else hi
-    for _ in range(_UNIT_STEPS):  # the rounding kept on the right side
-        if mass(eps) <= miss:
-            return round(eps, 3)
-        if eps + 0.001 == eps:
+    if math.isfinite(scaled) and hi + 0.001 != hi:
+        eps = max(math.ceil(scaled - 1e-9) / 1000.0, 0.001)
+        for _ in range(_UNIT_STEPS):  # the rounding kept on the right side
+            if mass(eps) <= miss:
+                return round(eps, 3)
+            eps += 0.001
+    for _ in range(_DOUBLINGS):  # off the grid (or the bound's float rounding): hi, doubled until it holds
+        if mass(hi) <= miss:
+            return hi
+        hi *= 2.0
+        if not math.isfinite(hi):
             break
-        eps += 0.001
-    step = 0.001
-    for _ in range(_DOUBLINGS):
-        step *= 2.0
-        eps += step
-        if not math.isfinite(eps):
-            break
-        if mass(eps) <= miss:
-            return round(eps, 3)
     return math.inf

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .centrality import check_convention, csr_degree, csr_ego_density, csr_triangles
-from .csr import as_edge_array, check_simple_csr, csr_edges, csr_from_pairs, index_dtype, relabel
+from .csr import as_edge_array, bounded_csr, check_simple_csr, csr_edges, csr_from_pairs, relabel
 from .edgelist import read_edge_list
 from .nodes import (
     GRAPH_OUTSIDE,
@@ -102,8 +102,8 @@ class Graph:
         unless they are Python objects (labels that need not be comparable). O(n + E) time (one compiled
         pass over the structure, one comparison of the ids), O(n) memory; unpickling checks bounds only.
         """
-        indptr, indices, ids = _bounded_arrays(indptr, indices, ids)
-        check_simple_csr(indptr, indices, ids.shape[0])
+        ids = _ids_1d(ids)
+        indptr, indices = check_simple_csr(indptr, indices, ids.shape[0])
         check_ids(ids)
         self._set(indptr, indices, ids, public)
 
@@ -448,33 +448,14 @@ class Graph:
         return pts if ids is None else pts[self.index(ids)]
 
 
-def _bounded_arrays(indptr, indices, ids) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The three arrays, 1-D, ``indptr`` int64 and ``indices`` of :func:`index_dtype`, with every index in
-    ``0 .. n-1`` and ``indptr`` rising from 0 to ``len(indices)`` (``ValueError`` otherwise): what the
-    kernels need never to read out of bounds. O(n + E) vectorised."""
+def _ids_1d(ids) -> np.ndarray:
     ids = np.asarray(ids)
     if ids.ndim != 1:
-        raise ValueError("indptr, indices and ids must be 1-D arrays")
-    n = ids.shape[0]
-    if np.asarray(indptr).dtype.kind not in "iu":
-        raise ValueError("indptr must be an array of integers (row offsets into indices)")
-    indptr = np.ascontiguousarray(indptr, dtype=np.int64)
-    indices = np.asarray(indices)
-    if indptr.ndim != 1 or indices.ndim != 1:
-        raise ValueError("indptr, indices and ids must be 1-D arrays")
-    if indices.size and (indices.dtype.kind not in "iu" or indices.min() < 0 or indices.max() >= n):
-        raise ValueError(f"indices must be integers in 0..{n - 1} (the positions of the nodes in ids)")
-    indices = np.ascontiguousarray(indices, dtype=index_dtype(n))
-    if (
-        indptr.shape[0] != n + 1
-        or indptr[0] != 0
-        or indptr[-1] != indices.shape[0]
-        or np.any(indptr[1:] < indptr[:-1])
-    ):
-        raise ValueError("indptr does not describe a CSR structure over len(ids) nodes")
-    return indptr, indices, ids
+        raise ValueError("ids must be a 1-D array")
+    return ids
 
 
 def _unpickle(indptr, indices, ids, public) -> Graph:
     """The graph :meth:`Graph.__reduce__` pickled: bounds checked, symmetry trusted (see :class:`Graph`)."""
-    return Graph._trusted(*_bounded_arrays(indptr, indices, ids), public)
+    ids = _ids_1d(ids)
+    return Graph._trusted(*bounded_csr(indptr, indices, ids.shape[0]), ids, public)
