@@ -424,10 +424,10 @@ def local_dampening(
     check_int(max_steps, "max_steps")
     if local is not None and not callable(local):
         raise TypeError("local must be callable as local(t), a dpmo.LocalSensitivity, or None")
-    if np.size(values):  # the number of candidates is public (none: check_scores says so)
-        check_k(k, int(np.size(values)))
-    n = check_scores(values, "values").size
-    check_k(k, n)
+    n = int(np.size(values))  # the number of candidates is public (none: check_scores says so)
+    if n:
+        check_k(k, n)
+    check_scores(values, "values")
     if private:
         budget, total, _ = resolve_call(epsilon, budget, delta, k, mechanism, "local_dampening")
     D = dampen(
