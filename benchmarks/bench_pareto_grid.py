@@ -13,10 +13,11 @@ Each graph is loaded once (its utilities and dampened scores are cached on it). 
 ``--out`` (CSV) as soon as its cell is done, so a long run can be followed and resumed; cells already in
 the file are skipped.
 
-Methods: ``staircase`` (``top_k(approach="chebyshev")``'s data-adaptive default: for k = 3 the top-first
-plan at epsilon 1-2, a public coin between it and the staircase on (2, 5), else the private staircase of
-:mod:`dpmo.staircase`), ``staircase-only`` (the staircase at every epsilon, the default before the
-top-first plan), ``chebyshev-fixed`` (PrivChebyshev with the fixed graph settings
+Methods: ``staircase`` (``top_k(approach="chebyshev")``'s data-adaptive default: the released graph where
+:func:`dpmo.graphs.pair_response.uses_released_graph` holds (from epsilon 9.9 on GitHub and Enron); below,
+for k = 3 the top-first plan at epsilon 1-2, a public coin between it and the staircase on (2, 5), else the
+private staircase of :mod:`dpmo.staircase`), ``staircase-only`` (the staircase at every epsilon, the
+default before the top-first plan), ``chebyshev-fixed`` (PrivChebyshev with the fixed graph settings
 :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`, the default before it), ``pareto-local`` and
 ``pareto-global`` (PrivPareto), ``two-stage`` (:func:`dpmo.graphs.top_k_two_stage`, 30-node shortlist).
 The float samplers are used (``exact=False``: the same distributions, faster).
@@ -59,8 +60,8 @@ def load(name: str, data_dir: str):
 
 
 def pick(method: str, g, k: int, eps: float, seed: int) -> np.ndarray:
-    if method == "staircase":  # the graph default: top-first at epsilon 1-2 (k = 3), else the staircase
-        return graphs.top_k(g, k, eps, approach="staircase", rng=seed, exact=False)
+    if method == "staircase":  # the graph default: the released graph at large epsilon, else as below
+        return graphs.top_k(g, k, eps, approach="chebyshev", rng=seed, exact=False)
     if method == "staircase-only":  # the staircase at every epsilon (the default before the top-first plan)
         objs = graphs.objectives(g)
         idx = dpmo.select_multiobjective(

@@ -165,7 +165,7 @@ def _outside(g, k: int, front: set, seeds=range(12), off: bool = False) -> int:
     """Picks outside ``front`` over ``seeds`` at epsilon 1e6 (``off``: the duplicates' tie switched off)."""
     ctx = mock.patch.object(hv, "duplicate_tie_weight", lambda *a: 0.0) if off else mock.MagicMock()
     with ctx:
-        picks = [graphs.top_k(g, k, 1e6, approach="chebyshev", rng=s, exact=False) for s in seeds]
+        picks = [graphs.top_k(g, k, 1e6, approach="staircase", rng=s, exact=False) for s in seeds]
     return sum(int(v) not in front for p in picks for v in p)
 
 
@@ -194,12 +194,12 @@ def test_no_law_changes_below_a_round_epsilon_of_4138(monkeypatch):
     real = hv.duplicate_tie_weight
     monkeypatch.setattr(hv, "duplicate_tie_weight", lambda *a: calls.append(real(*a)) or 0.0)
     with_off = [
-        graphs.top_k(g, 3, e, approach="chebyshev", rng=s, exact=False) for e in (50, 500) for s in range(4)
+        graphs.top_k(g, 3, e, approach="staircase", rng=s, exact=False) for e in (50, 500) for s in range(4)
     ]
     assert calls and max(calls) == 0.0
     monkeypatch.setattr(hv, "duplicate_tie_weight", real)
     shipped = [
-        graphs.top_k(g, 3, e, approach="chebyshev", rng=s, exact=False) for e in (50, 500) for s in range(4)
+        graphs.top_k(g, 3, e, approach="staircase", rng=s, exact=False) for e in (50, 500) for s in range(4)
     ]
     assert all(np.array_equal(a, b) for a, b in zip(with_off, shipped, strict=True))
 
@@ -221,7 +221,7 @@ def test_the_weak_round_resolves_the_largest_degree_at_negligible_noise():
     assert [d for _, d in sorted(G.degree())] == [3, 4, 3, 3, 2, 3, 2]
 
     def first_picks():
-        return [int(graphs.top_k(g, 2, 1e6, approach="chebyshev", rng=s, exact=False)[0]) for s in range(200)]
+        return [int(graphs.top_k(g, 2, 1e6, approach="staircase", rng=s, exact=False)[0]) for s in range(200)]
 
     assert first_picks().count(1) == 200
     with mock.patch.object(cheb, "weak_round_epsilon", lambda n, lead, part: top_degree_epsilon(n, lead)):

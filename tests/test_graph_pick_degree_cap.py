@@ -142,7 +142,7 @@ def test_no_epsilon_is_spent_on_the_cap():
     to epsilon exactly; the cap reads no release of its own."""
     g = graphs.load_graph(np.array([[0, 1], [1, 2], [0, 2], [2, 3], [3, 4], [4, 5], [0, 5]]), nodes=6)
     budget = dpmo.Budget(50.0)
-    ids = graphs.top_k(g, 3, 50.0, approach="chebyshev", rng=3, budget=budget)
+    ids = graphs.top_k(g, 3, 50.0, approach="staircase", rng=3, budget=budget)
     assert len(set(ids.tolist())) == 3
     assert [r.mechanism for r in budget.ledger] == ["laplace", "exponential"] * 3
     assert budget.spent_exact == Fraction(50)

@@ -175,7 +175,7 @@ def test_the_ledger_sums_exactly_to_epsilon_on_both_paths(weak):
     want = [Fraction(50) * Fraction(st.share) for st in plan]
     for seed in range(3):
         b = Budget(50.0)
-        graphs.top_k(g, 3, 50.0, approach="chebyshev", rng=seed, exact=False, budget=b)
+        graphs.top_k(g, 3, 50.0, approach="staircase", rng=seed, exact=False, budget=b)
         eps = [r.epsilon for r in b.ledger]
         assert len(eps) == 6 and sum(eps, Fraction(0)) == Fraction(50) and b.remaining == 0
         assert [eps[i] for i in (0, 2, 4)] == pytest.approx([want[i] for i in (0, 2, 4)], rel=1e-12)
@@ -201,12 +201,12 @@ def test_delta_never_reallocates(monkeypatch):
     assert appr.reallocable_share(3, 2) == 0.0
     monkeypatch.setattr(C._GraphStaircaseRounds, "reallocate", boom)
     b = Budget(50.0, delta=1e-6)
-    graphs.top_k(g, 3, 50.0, approach="chebyshev", rng=0, exact=False, budget=b, delta=1e-6)
+    graphs.top_k(g, 3, 50.0, approach="staircase", rng=0, exact=False, budget=b, delta=1e-6)
     e = [float(r.epsilon) for r in b.ledger]
     assert len(e) == 6 and e[1] / e[5] == pytest.approx(plan[1].share / plan[5].share)
     assert b.remaining_delta == 0 and sum(e) > 50.0  # the accountant's parts, its delta spent
     with pytest.raises(AssertionError, match="delta > 0"):  # the control: without delta it is asked
-        graphs.top_k(g, 3, 50.0, approach="chebyshev", rng=0, exact=False)
+        graphs.top_k(g, 3, 50.0, approach="staircase", rng=0, exact=False)
 
 
 def test_a_reallocation_that_changes_the_sum_is_refused():

@@ -68,7 +68,7 @@ KINDS = ("bounded_range", "pure")
 _BOUNDED_RANGE = frozenset({"exponential", "gumbel", "bounded_range"})
 #: Every other name the library records: pure credit only. Permute-and-flip is not bounded-range in
 #: general (docs/privacy-accounting.md, "Approximate DP").
-_PURE = frozenset({"permute_and_flip", "laplace", "pure"})
+_PURE = frozenset({"permute_and_flip", "laplace", "randomized_response", "pure"})
 
 
 def mechanism_kind(mechanism) -> str:

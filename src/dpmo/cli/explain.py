@@ -309,7 +309,12 @@ def _front_covering_lines(args, n: int) -> list[str]:
 def explain_topk(args, n: int) -> int:
     """``dpmo topk --explain``: the figures for the public node set's size; the graph is not opened."""
     approach = args.approach
-    if approach in ("chebyshev", "staircase"):  # the graph default: the private staircase's plan
+    if approach == "chebyshev":  # the graph default: the released graph where the public rule says so
+        from ..graphs.pair_response import uses_released_graph
+
+        if uses_released_graph(n, args.epsilon):
+            return _explain_released_graph(args, n)
+    if approach in ("chebyshev", "staircase"):  # the private staircase's plan
         from ..graphs.chebyshev import GraphStaircaseApproach, top_first_probability
 
         p = top_first_probability(args.epsilon, args.k)  # the plan's table: the likelier plan (public)
@@ -345,9 +350,10 @@ def explain_topk(args, n: int) -> int:
             "the picks at negligible noise')"
         )
         print(
-            "# agg can be the safer choice: on graphs with few triangles (random, block-model graphs) at "
-            "epsilon 5-10, and at epsilon 0.5-2 where the top degrees barely stand above the rest "
-            "(docs/pareto.md, 'On any graph')"
+            "# agg can be the safer choice at epsilon 0.5-2 on graphs with few triangles (random, "
+            "block-model graphs), where the top degrees barely stand above the rest; from the epsilon at "
+            "which a node's expected false edges are at most 2, approach chebyshev releases the graph "
+            "instead (docs/pareto.md, 'The released graph at large epsilon')"
         )
         if args.k == 1:
             print(
@@ -377,4 +383,36 @@ def explain_topk(args, n: int) -> int:
     _print(explain_lines(rounds, mechanism=args.mechanism, unit=unit, scale=scale, max_lead=max_lead))
     if args.approach == "pareto":
         _print(_pareto_negligible_lines(rounds))
+    return 0
+
+
+def _explain_released_graph(args, n: int) -> int:
+    """``dpmo topk --explain`` when the graph default releases the graph (public figures only)."""
+    import math
+
+    from ..graphs.pair_response import false_degree, flip_probability, flip_scale, pair_count
+
+    t, r, pairs = flip_scale(args.epsilon), flip_probability(args.epsilon), pair_count(n)
+    expected = pairs * r
+    print(
+        f"# dpmo topk --explain: public figures only (the graph file was not opened, nothing was spent): "
+        f"{n} nodes (the public node set), k = {args.k}, epsilon = {args.epsilon:g}, delta = {args.delta:g}, "
+        f"approach chebyshev (the graph default)"
+    )
+    print(
+        f"# the released graph: randomized response on the {pairs} node pairs with all of epsilon (pure "
+        f"epsilon-edge-DP, delta unused), each pair flipped with probability r = 1 - exp(-1/t) = {r:.3g} "
+        f"(t = floor(e^epsilon) = {t:.4g}); then the {args.k} greedy hypervolume picks of the released graph "
+        "(post-processing, no further budget)"
+    )
+    print(
+        f"# expected false edges per node (n - 1) r = {false_degree(n, args.epsilon):.3g} (used when at "
+        f"most 2); expected flipped pairs {expected:.3g}; probability that no pair is flipped about "
+        f"{math.exp(-expected):.3g} "
+        "(docs/pareto.md, 'The released graph at large epsilon')"
+    )
+    print(
+        "# at this epsilon each edge has little protection: the graph itself can be published; "
+        "approach='staircase' runs the private staircase instead"
+    )
     return 0

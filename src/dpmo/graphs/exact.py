@@ -30,6 +30,7 @@ __all__ = [
     "pareto_scores",
     "aggregate_scores",
     "top_k_exact",
+    "greedy_hypervolume_picks",
     "pareto_front",
 ]
 
@@ -162,7 +163,8 @@ def top_k_exact(
     sort by: they spread ``k`` picks along the front of (degree, ego density), so their reference is the
     greedy hypervolume algorithm that the staircase imitates privately (``docs/pareto.md``): each round
     takes the node that adds the largest area to the region the earlier picks dominate above ``(0, 0)``
-    (only front nodes add any; ties, and the rounds after the front adds nothing, in the fixed order below).
+    (only front nodes add any; ties in the fixed order below; once the front adds nothing, its other nodes --
+    duplicates of its points -- come before the dominated ones: :func:`greedy_hypervolume_picks`).
 
     Ties are broken by a fixed rule that does not depend on the order of the input: larger degree first,
     then larger ego density, then smaller original id (for networkx graphs whose labels cannot be sorted,
@@ -220,17 +222,55 @@ def top_k_exact(
 
 
 def _greedy_hypervolume(g: Graph, k: int, low: float, formula: str) -> np.ndarray:
-    """Indices of the greedy hypervolume picks (reference ``(0, 0)``), then the fixed order.
+    """Indices of the greedy hypervolume picks of ``g`` (:func:`greedy_hypervolume_picks`)."""
+    ed = g.ego_density(low_degree=low, formula=formula)
+    return greedy_hypervolume_picks(g.degree, ed, k)
 
-    In the fixed order (degree desc, ego density desc, index asc) a node is a *corner* of the front when its
-    ego density exceeds that of every node before it: the distinct non-dominated points, by degree desc and
-    ego density asc; any other node adds no area once its corner is picked, so the greedy rounds look at the
-    corners only. Between picked corners ``L`` (larger degree) and ``R`` (smaller degree) a corner ``p`` adds
-    the box ``(deg_R, deg_p] x (ed_L, ed_p]`` exactly (0 where there is no such pick).
+
+def greedy_hypervolume_picks(degree, ego_density, k: int) -> np.ndarray:
+    """Indices of ``k`` greedy hypervolume picks of the points ``(degree, ego_density)`` (NOT PRIVATE).
+
+    Reference ``(0, 0)``; ties in the fixed order (degree desc, ego density desc, index asc). In that order
+    a node is a *corner* of the front when its ego density exceeds that of every node before it: the
+    distinct non-dominated points, by degree desc and ego density asc; any other node adds no area once its
+    corner is picked, so the greedy rounds look at the corners only. Between picked corners ``L`` (larger
+    degree) and ``R`` (smaller degree) a corner ``p`` adds the box ``(deg_R, deg_p] x (ed_L, ed_p]``
+    exactly (0 where there is no such pick). Once the front adds nothing, the remaining picks are the
+    front's other nodes (duplicates of its points), then the dominated nodes, each in the fixed order: no
+    pick is dominated while a front node is left.
+
+    Parameters
+    ----------
+    degree, ego_density : array_like, shape (n,)
+        The two objectives (maximised), finite.
+    k : int
+        ``1 <= k <= n``.
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (k,)
+        Distinct indices, in the greedy order.
+
+    Notes
+    -----
+    O(n log n) for the order, then O(k f) for ``f`` corners.
+
+    Examples
+    --------
+    >>> greedy_hypervolume_picks([5, 3, 1, 3], [0.1, 0.5, 1.0, 0.4], 2).tolist()  # 1.5, then 0.5 more
+    [1, 2]
     """
-    deg = g.degree.astype(np.float64)
-    ed = np.asarray(g.ego_density(low_degree=low, formula=formula), dtype=np.float64)
-    order = _exact_order(g, deg, low, formula)  # degree desc, then ego density desc, then index
+    deg = np.asarray(degree, dtype=np.float64)
+    ed = np.asarray(ego_density, dtype=np.float64)
+    n = deg.size
+    if deg.ndim != 1 or ed.shape != deg.shape:
+        raise ValueError(
+            f"degree and ego_density must be 1-D of the same length, got {deg.shape} and {ed.shape}"
+        )
+    if not (np.isfinite(deg).all() and np.isfinite(ed).all()):
+        raise ValueError("degree and ego_density must be finite")
+    k = check_k(k, n)
+    order = np.lexsort((np.arange(n), -ed, -deg))  # degree desc, then ego density desc, then index
     eds = ed[order]
     before = np.concatenate([[-np.inf], np.maximum.accumulate(eds)[:-1]])
     corners = order[eds > before]
@@ -250,9 +290,15 @@ def _greedy_hypervolume(g: Graph, k: int, low: float, formula: str) -> np.ndarra
             break
         chosen[j] = True
         picks.append(int(corners[j]))
-    taken = np.zeros(g.n_nodes, dtype=bool)
+    taken = np.zeros(n, dtype=bool)
     taken[picks] = True
-    rest = order[~taken[order]][: k - len(picks)]
+    # after the corners: the front's other nodes (duplicates of its points) first, then the dominated ones
+    ds = deg[order]
+    new_run = np.r_[True, (ds[1:] != ds[:-1]) | (eds[1:] != eds[:-1])]  # runs of equal points
+    run_start = np.flatnonzero(new_run)[np.cumsum(new_run) - 1]
+    on_front = (eds > before)[run_start]  # the run's first node is a corner
+    left = ~taken[order]
+    rest = np.concatenate([order[left & on_front], order[left & ~on_front]])[: k - len(picks)]
     return np.concatenate([np.asarray(picks, dtype=np.intp), rest.astype(np.intp)])
 
 

@@ -42,6 +42,7 @@ from .exact import PAPER_WEIGHTS, check_weights
 from .graph import Graph
 from .io import public_graph
 from .objectives import objectives
+from .pair_response import pair_count, released_graph_picks, uses_released_graph
 
 __all__ = ["APPROACHES", "SENSITIVITIES", "top_k", "selection_scores"]
 
@@ -161,9 +162,15 @@ def top_k(
         picks are close to random (``docs/graphs.md``), DP-MOTkIN-Agg's are useful; the paper's experiments
         pass their approach explicitly.
         Pareto score (:func:`dpmo.priv_pareto`), weighted sum (:func:`dpmo.priv_agg`), or PrivChebyshev
-        (not in the paper): ``"chebyshev"`` without ``directions``, ``aspirations`` and ``shares`` (and
-        ``"staircase"``) runs the private staircase, whose aspirations come from private releases of the
-        degree sequence and of the earlier picks
+        (not in the paper): ``"chebyshev"`` without ``directions``, ``aspirations`` and ``shares`` is the
+        graph's front-covering default. Where the public rule
+        :func:`dpmo.graphs.pair_response.uses_released_graph` holds (a node's expected false edges
+        ``(n - 1) r <= 2``: from epsilon about 6.3 at ``n = 10^3``, 8.6 at ``10^4``, 10.9 at ``10^5``) it
+        releases the graph by randomized response on every node pair with all of epsilon and returns the
+        greedy hypervolume picks of the released graph (:mod:`dpmo.graphs.pair_response`; one budget
+        record; at negligible noise the exact greedy picks of :func:`dpmo.graphs.top_k_exact`). Otherwise,
+        and always with ``"staircase"``, it runs the private staircase, whose aspirations come from private
+        releases of the degree sequence and of the earlier picks
         (:class:`dpmo.graphs.chebyshev.GraphStaircaseApproach`; ``docs/pareto.md``) -- for ``k = 3`` at
         epsilon 1-2 its top-first plan (the two highest degrees nearly free, then one ego-density round with
         the rest), between 2 and 5 one of the two by a public coin drawn from ``rng``
@@ -254,7 +261,8 @@ def top_k(
             f"directions, aspirations and shares are settings of approach='chebyshev' only; approach "
             f"{approach!r} takes none of them"
         )
-    staircase = approach == "staircase" or (approach == "chebyshev" and not fixed)
+    default_plan = approach == "chebyshev" and not fixed  # the graph's front-covering default
+    staircase = approach == "staircase" or default_plan
     if staircase:  # PrivChebyshev with private, data-adaptive aspirations (the graph default, docs/pareto.md)
         appr = None  # its plan depends on the call's epsilon: made below, once the budget is resolved
     elif approach == "chebyshev":  # PrivChebyshev with public settings (graph defaults for the unset ones)
@@ -269,6 +277,17 @@ def top_k(
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     check_delta(delta)  # kept as given: a Fraction reaches the budget exactly
     budget, epsilon = resolve_budget(epsilon, budget, delta=delta)  # up front: raises before anything
+    if default_plan and uses_released_graph(n, epsilon):  # large epsilon: the released graph (public rule)
+        eps = budget.spend(
+            epsilon,
+            f"top_k: randomized response on the {pair_count(n)} node pairs (the released graph; its greedy "
+            "hypervolume picks are post-processing)",
+            mechanism="randomized_response",
+            sensitivity=1,
+            candidates=pair_count(n),
+        )
+        idx = released_graph_picks(g, k, eps, rng=rng, exact=exact, low=low, formula=formula)
+        return g.ids[idx]
     if staircase:  # the top-first plan or the staircase (a public coin on some epsilons), before any spend
         appr = graph_staircase_approach(n, k, formula, epsilon=float(epsilon), rng=rng)
     # The multi-objective pipeline, with its speed cache bound to the graph's objectives: the Pareto
