@@ -210,25 +210,8 @@ def sample_geometric(size: int, x, rng=None) -> np.ndarray:
     probability ``1 - e^-x``. Sampled by groups of binary digits with public thresholds (see this module);
     :func:`sample_discrete_laplace` is the difference of two such variables.
 
-    Parameters
-    ----------
-    size : int
-        Number of independent draws, >= 0.
-    x : float or fractions.Fraction
-        ``> 0``, read as the exact rational it is.
-    rng : None, int, numpy.random.Generator or RandomBits
-        As in :class:`RandomBits` (None: the operating system's secure source).
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (size,)
-        (of Python ints, dtype object, when ``x < 45 / 2^62``, where a value may not fit in int64).
-
-    Notes
-    -----
-    Time: ``size max(ceil(N / 4), 1)`` random words and O(size N) vectorised integer work,
-    ``N = ceil(log2(45 / x))``, the same for every draw whatever its value; more only on an event of
-    probability at most ``size max(ceil(N / 4), 1) 2^-60``.
+    ``size``, ``x``, ``rng``, the values' dtype and the cost are those of :func:`sample_discrete_laplace`
+    for half as many draws (``size max(ceil(N / 4), 1)`` random words).
 
     Examples
     --------
