@@ -34,7 +34,8 @@ from .._validation import check_random_state
 from ..mechanisms.exact.bits import RandomBits
 from ..mechanisms.exact.enclosures import decimal_enclosure
 from ..mechanisms.exact.laplace import sample_geometric
-from .centrality import ego_density_from_counts
+from .centrality import csr_degree, csr_triangles, ego_density_from_counts
+from .csr import csr_from_pairs
 from .exact import greedy_hypervolume_picks
 from .graph import Graph
 
@@ -49,11 +50,15 @@ __all__ = [
     "pair_endpoints",
     "sample_flips",
     "released_counts",
+    "FEW_FLIPS",
     "released_graph_picks",
 ]
 
 #: The released graph is used when a node's expected number of false edges, ``(n - 1) r``, is at most this.
 MAX_FALSE_DEGREE = 2.0
+#: Up to this many flipped pairs the objectives are updated pair by pair, beyond it recounted on the
+#: released graph (:func:`released_counts`; the same counts, a speed choice).
+FEW_FLIPS = 256
 #: The largest ``t`` used: a flip probability of about ``2^-128`` (no flip among ``2^61`` pairs but with
 #: probability below ``2^-66``).
 T_MAX = 2**128
@@ -171,13 +176,19 @@ def sample_flips(n: int, epsilon, rng=None, exact: bool = True) -> np.ndarray:
 
 
 def released_counts(g: Graph, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Degrees and ``T`` (edges among the neighbours) of ``g`` with the pairs ``(u[i], v[i])`` flipped.
+    """Degrees and ``T`` (edges among the neighbours) of ``g`` with the distinct pairs ``(u[i], v[i])``,
+    ``u < v``, flipped.
 
-    Toggling ``(a, b)`` changes the degrees of ``a`` and ``b`` by one and ``T`` of ``a``, ``b`` by the
-    number of their common neighbours ``c``, and ``T`` of each ``c`` by one (the edge ``(a, b)`` is among
-    ``c``'s neighbours exactly then). Applied one pair at a time on the current neighbour sets of the
-    endpoints. Cost: O(sum of the endpoints' degrees), plus copies of the two O(n) arrays.
+    Up to :data:`FEW_FLIPS` pairs: toggling ``(a, b)`` changes the degrees of ``a`` and ``b`` by one and
+    ``T`` of ``a``, ``b`` by the number of their common neighbours ``c``, and ``T`` of each ``c`` by one (the
+    edge ``(a, b)`` is among ``c``'s neighbours exactly then), applied one pair at a time on the current
+    neighbour sets of the endpoints: O(sum of the endpoints' degrees) plus copies of two O(n) arrays. More
+    pairs: the released graph's CSR is built (the symmetric difference of the edge codes) and counted by the
+    compiled kernels, O(n + E log E + E sqrt(E)). The choice depends on the number of flips only (noise,
+    not data); both give the same counts.
     """
+    if len(u) > FEW_FLIPS:
+        return _rebuilt_counts(g, np.asarray(u, dtype=np.int64), np.asarray(v, dtype=np.int64))
     degree = g.degree.astype(np.int64, copy=True)
     tri = g.triangles.astype(np.int64, copy=True)
     indptr, indices = g.indptr, g.indices
@@ -206,6 +217,15 @@ def released_counts(g: Graph, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray,
         if common:
             tri[np.fromiter(common, dtype=np.int64, count=len(common))] += step
     return degree, tri
+
+
+def _rebuilt_counts(g: Graph, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`released_counts` by building the released graph (many flips)."""
+    n = g.n_nodes
+    e = g.edges().astype(np.int64)
+    codes = np.setxor1d(e[:, 0] * n + e[:, 1], u * n + v, assume_unique=True)
+    indptr, indices = csr_from_pairs(codes // n, codes % n, n)
+    return csr_degree(indptr).astype(np.int64), csr_triangles(indptr, indices).astype(np.int64)
 
 
 def released_graph_picks(
