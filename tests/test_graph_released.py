@@ -250,3 +250,23 @@ def test_at_negligible_noise_the_picks_are_the_greedy_hypervolume_picks(n, seed,
     idx = g.index(got)
     assert len(set(idx.tolist())) == k
     assert dominated[idx].sum() == max(0, k - int((~dominated).sum()))
+
+
+# ----------------------------------------------------------------------------------------- command line
+def test_the_command_line_names_the_released_graph(tmp_path, capsys):
+    from dpmo.cli import main
+
+    path = tmp_path / "edges.txt"
+    path.write_text("0 1\n1 2\n2 0\n2 3\n")
+    base = ["topk", str(path), "-k", "2", "--n-nodes", "6", "--seed", "1", "--approach"]
+    assert main([*base, "chebyshev", "--epsilon", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "released graph" in out and "1 recorded mechanism call" in out
+    assert main([*base, "staircase", "--epsilon", "20"]) == 0
+    assert "released graph" not in capsys.readouterr().out
+    # --explain: public figures only (the file is never opened), the rule's figures at this n and epsilon
+    assert main([*base, "chebyshev", "--epsilon", "20", "--explain", "--n-nodes", "10000"]) == 0
+    out = capsys.readouterr().out
+    assert "randomized response on the 49995000 node pairs" in out and "little protection" in out
+    assert main([*base, "chebyshev", "--epsilon", "5", "--explain", "--n-nodes", "10000"]) == 0
+    assert "randomized response" not in capsys.readouterr().out

@@ -165,9 +165,12 @@ def topk_command(args) -> int:
             exact=exact_sampling(args),
             delta=args.delta,
         )
+        method = f"DP-MOTkIN-{args.approach.capitalize()}-{args.sensitivity}"
+        if any(s.mechanism == "randomized_response" for s in budget.ledger):
+            method = "DP-MOTkIN-Chebyshev on the released graph (randomized response on the node pairs)"
         print(
-            f"# {args.k} nodes by DP-MOTkIN-{args.approach.capitalize()}-{args.sensitivity}, "
-            f"{_budget_text(args)} (edge DP on the public node set; {_spent(budget)})"
+            f"# {args.k} nodes by {method}, {_budget_text(args)} "
+            f"(edge DP on the public node set; {_spent(budget)})"
         )
         print("node")
         for v in picks:
