@@ -6,6 +6,7 @@ import decimal
 import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,9 +21,12 @@ EXACT = ["exponential", "gumbel", "permute_and_flip"]
 
 
 def exp_neg(x: Fraction, digits: int = 80) -> Fraction:
-    """exp(-x) to ``digits`` significant digits (an independent reference: decimal at high precision)."""
-    ctx = decimal.Context(prec=digits, Emin=-(10**9), Emax=10**9)
-    return Fraction(ctx.exp(-ctx.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))))
+    """exp(-x) to ``digits`` significant digits (an independent reference: mpmath at high precision; the
+    former reference, decimal with a unary minus, rounded ``-x`` to 28 digits as the code under test did)."""
+    with mpmath.workdps(digits + 10):
+        m = mpmath.exp(-(mpmath.mpf(x.numerator) / x.denominator))
+        man, exp = m.man_exp
+    return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
 def chi_p(counts, probs):

@@ -200,7 +200,9 @@ def decimal_enclosure(x: Fraction, L: int, bits: int) -> tuple[Fraction, Fractio
     x_lo = down.divide(num, den)
     x_hi = up.divide(num, den)
     ctx = decimal.Context(**kw)  # exp is correctly rounded (half-even) whatever the rounding mode
-    e_lo = ctx.next_minus(ctx.next_minus(ctx.exp(-x_hi)))
-    e_hi = ctx.next_plus(ctx.next_plus(ctx.exp(-x_lo)))
+    # ctx.minus, not unary minus: ``-d`` rounds to the thread's context (28 digits by default), which put
+    # the bounds off by about 1e-28 relative (both on one side of exp(-x) beyond 93 bits)
+    e_lo = ctx.next_minus(ctx.next_minus(ctx.exp(ctx.minus(x_hi))))
+    e_hi = ctx.next_plus(ctx.next_plus(ctx.exp(ctx.minus(x_lo))))
     scale = Fraction(1 << L)
     return max(Fraction(e_lo), Fraction(0)) * scale, Fraction(e_hi) * scale
