@@ -31,26 +31,28 @@ mpmath = pytest.importorskip("mpmath")
 
 
 # ------------------------------------------------------------------------------------------ the flip law
-@pytest.mark.parametrize("eps", [0.01, 0.5, 0.6931, 0.6932, 1.0, 2.5, 10.0, 37.3, 50.0, 88.0, 88.8, 1e6])
-def test_flip_scale_is_the_largest_integer_at_most_e_to_the_epsilon(eps):
+@pytest.mark.parametrize("eps", [1e-39, 1e-12, 0.01, 0.5, 1.0, 2.5, 10.0, 37.3, 50.0, 88.0, 88.8, 1e6])
+def test_flip_rate_gives_the_optimal_flip_probability_within_epsilon_dp(eps):
     mpmath.mp.dps = 400
-    t = pr.flip_scale(eps)
-    bound = mpmath.exp(mpmath.mpf(eps))  # eps is a binary float: exact in mpf
-    assert 1 <= t <= pr.T_MAX
-    assert mpmath.mpf(t) <= bound
-    if t < pr.T_MAX:
-        assert mpmath.mpf(t + 1) > bound
-    # the ratio of a pair's two released probabilities is below e^epsilon whenever t >= 2
-    if t >= 2:
-        r = 1 - mpmath.exp(-mpmath.mpf(1) / t)
-        assert r < 0.5 and (1 - r) / r <= bound
+    x = pr.flip_rate(eps)
+    e = mpmath.mpf(eps)  # a binary float: exact in mpf
+    lowest = mpmath.log1p(mpmath.exp(-e))  # ln(1 + e^-eps): the optimal randomized response's rate
+    xm = mpmath.mpf(x.numerator) / x.denominator
+    assert xm >= lowest
+    assert xm == mpmath.mpf(2) ** -128 if eps > 88.7 else xm - lowest < mpmath.mpf(2) ** -150
+    r = -mpmath.expm1(-xm)
+    # both ratios of a pair's released probabilities are at most e^epsilon
+    assert (1 - r) / r <= mpmath.exp(e) and r / (1 - r) <= mpmath.exp(e)
+    assert pr.flip_probability(eps) >= r  # the float rounded up: never fewer flips than the law
 
 
-def test_flip_scale_refuses_a_non_positive_epsilon():
-    with pytest.raises(ValueError, match="epsilon"):
-        pr.flip_scale(0.0)
-    with pytest.raises(ValueError, match="ln 2"):
-        pr.sample_flips(10, 0.5, rng=0)
+def test_flip_rate_refuses_an_epsilon_below_its_precision():
+    for bad in (0.0, -1.0, 1e-41):
+        with pytest.raises(ValueError, match="epsilon"):
+            pr.flip_rate(bad)
+    with pytest.raises(ValueError, match="1e-40"):
+        pr.sample_flips(10, 1e-50, rng=0)
+    assert not pr.uses_released_graph(3, 1e-50)
 
 
 def test_the_rule_uses_public_figures_and_grows_with_epsilon():
@@ -62,8 +64,9 @@ def test_the_rule_uses_public_figures_and_grows_with_epsilon():
         uses = [pr.uses_released_graph(n, e) for n in (2, 10, 100, 10**3, 10**4, 10**5, 10**6)]
         assert uses == sorted(uses, reverse=True)  # more nodes need more epsilon
     lam = pr.false_degree(10**4, 10.0)
-    assert lam == pytest.approx((10**4 - 1) * (1 - math.exp(-1 / math.floor(math.exp(10.0)))))
+    assert lam == pytest.approx((10**4 - 1) / (1 + math.exp(10.0)))
     assert pr.uses_released_graph(10**4, 10.0) == (lam <= pr.MAX_FALSE_DEGREE)
+    assert pr.uses_released_graph(10**4, 7.2) and not pr.uses_released_graph(10**4, 7.0)  # lambda 8 at 7.14
 
 
 def test_pair_endpoints_number_the_pairs_row_by_row():
@@ -267,6 +270,6 @@ def test_the_command_line_names_the_released_graph(tmp_path, capsys):
     # --explain: public figures only (the file is never opened), the rule's figures at this n and epsilon
     assert main([*base, "chebyshev", "--epsilon", "20", "--explain", "--n-nodes", "10000"]) == 0
     out = capsys.readouterr().out
-    assert "randomized response on the 49995000 node pairs" in out and "little protection" in out
-    assert main([*base, "chebyshev", "--epsilon", "5", "--explain", "--n-nodes", "10000"]) == 0
+    assert "randomized response on the 49995000 node pairs" in out and "not printed" in out
+    assert main([*base, "chebyshev", "--epsilon", "6", "--explain", "--n-nodes", "10000"]) == 0
     assert "randomized response" not in capsys.readouterr().out

@@ -352,7 +352,7 @@ def explain_topk(args, n: int) -> int:
         print(
             "# agg can be the safer choice at epsilon 0.5-2 on graphs with few triangles (random, "
             "block-model graphs), where the top degrees barely stand above the rest; from the epsilon at "
-            "which a node's expected false edges are at most 2, approach chebyshev releases the graph "
+            "which a node's expected false edges are at most 8, approach chebyshev releases the graph "
             "instead (docs/pareto.md, 'The released graph at large epsilon')"
         )
         if args.k == 1:
@@ -390,9 +390,9 @@ def _explain_released_graph(args, n: int) -> int:
     """``dpmo topk --explain`` when the graph default releases the graph (public figures only)."""
     import math
 
-    from ..graphs.pair_response import false_degree, flip_probability, flip_scale, pair_count
+    from ..graphs.pair_response import MAX_FALSE_DEGREE, false_degree, flip_probability, pair_count
 
-    t, r, pairs = flip_scale(args.epsilon), flip_probability(args.epsilon), pair_count(n)
+    r, pairs = flip_probability(args.epsilon), pair_count(n)
     expected = pairs * r
     print(
         f"# dpmo topk --explain: public figures only (the graph file was not opened, nothing was spent): "
@@ -401,18 +401,18 @@ def _explain_released_graph(args, n: int) -> int:
     )
     print(
         f"# the released graph: randomized response on the {pairs} node pairs with all of epsilon (pure "
-        f"epsilon-edge-DP, delta unused), each pair flipped with probability r = 1 - exp(-1/t) = {r:.3g} "
-        f"(t = floor(e^epsilon) = {t:.4g}); then the {args.k} greedy hypervolume picks of the released graph "
+        f"epsilon-edge-DP, delta unused), each pair flipped with probability r = 1 / (1 + e^epsilon) = "
+        f"{r:.3g} (rounded up); then the {args.k} greedy hypervolume picks of the released graph "
         "(post-processing, no further budget)"
     )
     print(
         f"# expected false edges per node (n - 1) r = {false_degree(n, args.epsilon):.3g} (used when at "
-        f"most 2); expected flipped pairs {expected:.3g}; probability that no pair is flipped about "
-        f"{math.exp(-expected):.3g} "
+        f"most {MAX_FALSE_DEGREE:g}); expected flipped pairs {expected:.3g}; probability that no pair is "
+        f"flipped about {math.exp(-expected):.3g} "
         "(docs/pareto.md, 'The released graph at large epsilon')"
     )
     print(
-        "# at this epsilon each edge has little protection: the graph itself can be published; "
+        "# the released graph itself is not printed, only its picks (post-processing of it); "
         "approach='staircase' runs the private staircase instead"
     )
     return 0

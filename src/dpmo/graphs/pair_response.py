@@ -2,29 +2,32 @@
 
 Under edge differential privacy the graph itself can be released: each of the ``N = n (n - 1) / 2`` pairs of
 the public node set is flipped (an edge removed, a non-edge added) independently with probability
-``r = 1 - e^(-1/t)`` for an integer ``2 <= t <= e^epsilon`` (Warner's randomized response, one bit per
-pair). Neighbouring graphs differ in one pair, whose released bit has probabilities ``1 - r`` and ``r``
-either way round, so every released graph's probability changes by a factor at most
-``(1 - r) / r = 1 / (e^(1/t) - 1) < t <= e^epsilon``: epsilon-edge-DP. The ``k`` picks are then the greedy
-hypervolume picks of (degree, ego density) *on the released graph* (:func:`dpmo.graphs.exact.
-greedy_hypervolume_picks`), post-processing that costs no budget. Proof and measurements:
-``docs/pareto.md``, "The released graph at large epsilon".
+``r = 1 - e^-x``, ``x`` a rational at least ``ln(1 + e^-epsilon)`` (:func:`flip_rate`; ``r`` is then the
+optimal ``1 / (1 + e^epsilon)`` of Warner's randomized response, rounded up). Neighbouring graphs differ in
+one pair, whose released bit has probabilities ``1 - r`` and ``r`` either way round, so every released
+graph's probability changes by a factor at most ``max((1 - r) / r, r / (1 - r)) <= e^epsilon``:
+epsilon-edge-DP. The ``k`` picks are then the greedy hypervolume picks of (degree, ego density) *on the
+released graph* (:func:`dpmo.graphs.exact.greedy_hypervolume_picks`), post-processing that costs no budget.
+Proof and measurements: ``docs/pareto.md``, "The released graph at large epsilon".
 
 The flips do not depend on the graph (the released graph is ``G`` xor a random set of pairs), so they are
 sampled without reading it: exactly from the geometric gaps between flipped pairs
-(:func:`dpmo.mechanisms.exact.laplace.sample_geometric`, ``P(gap >= j) = e^(-j/t)``), or with numpy's
+(:func:`dpmo.mechanisms.exact.laplace.sample_geometric`, ``P(gap >= j) = e^(-j x)``), or with numpy's
 binomial count and a uniform subset of that size (the same law). Only then are the objectives of the
 flipped pairs' endpoints and common neighbours updated.
 
 When it runs (:func:`uses_released_graph`, public quantities only): a node gets a false edge from each of
 its ``n - 1`` pairs with probability ``r``, so ``lambda = (n - 1) r`` false edges on average; the released
-graph is used when ``lambda <= MAX_FALSE_DEGREE`` (and ``t >= 2``). The constant was chosen on the
-generated families of ``benchmarks/bench_front_robust.py`` (the released graph beat the staircase on every
-generated case up to ``lambda`` about 7; 2 leaves a margin), not on GitHub or Enron.
+graph is used when ``lambda <= MAX_FALSE_DEGREE`` (8). The constant was chosen on generated families (the
+robustness benchmark's, and held-out ones): the released graph's picks were ahead of the staircase's or
+level on every generated case up to ``lambda`` about 10, and behind on some from 16-26; not on GitHub or
+Enron.
 """
 
 from __future__ import annotations
 
+import decimal
+import functools
 import math
 from fractions import Fraction
 
@@ -41,8 +44,9 @@ from .graph import Graph
 
 __all__ = [
     "MAX_FALSE_DEGREE",
-    "T_MAX",
-    "flip_scale",
+    "X_MIN",
+    "MIN_EPSILON",
+    "flip_rate",
     "flip_probability",
     "false_degree",
     "uses_released_graph",
@@ -55,39 +59,60 @@ __all__ = [
 ]
 
 #: The released graph is used when a node's expected number of false edges, ``(n - 1) r``, is at most this.
-MAX_FALSE_DEGREE = 2.0
+MAX_FALSE_DEGREE = 8.0
 #: Up to this many flipped pairs the objectives are updated pair by pair, beyond it recounted on the
 #: released graph (:func:`released_counts`; the same counts, a speed choice).
 FEW_FLIPS = 256
-#: The largest ``t`` used: a flip probability of about ``2^-128`` (no flip among ``2^61`` pairs but with
-#: probability below ``2^-66``).
-T_MAX = 2**128
+#: The smallest rate used, ``2^-128``: a flip probability of about ``2^-128`` (no flip among ``2^61`` pairs
+#: but with probability below ``2^-66``), from epsilon ``128 ln 2`` (about 88.7) on.
+X_MIN = Fraction(1, 2**128)
+#: Below this epsilon the rate is not computed (its rounding, below ``2^-159``, must stay below epsilon).
+MIN_EPSILON = Fraction(1, 10**40)
 _LN2_UP = Fraction(6931471805599454, 10**16)  # > ln 2
+_DIGITS = 160
 
 
-def flip_scale(epsilon) -> int:
-    """``t``: the largest integer at most ``e^epsilon`` (certified), capped at :data:`T_MAX`.
+def flip_rate(epsilon) -> Fraction:
+    """``x``: the flip probability is ``r = 1 - e^-x``, with ``ln(1 + e^-epsilon) <= x`` (certified).
 
-    The flip probability is ``r = 1 - e^(-1/t)``; any ``t <= e^epsilon`` with ``t >= 2`` is epsilon-DP. O(1)
-    (one decimal ``exp`` at 256 bits).
+    Then ``r`` is at least the optimal randomized response's ``1 / (1 + e^epsilon)`` and
+    ``(1 - r) / r = 1 / (e^x - 1) <= e^epsilon``; ``x`` exceeds ``ln(1 + e^-epsilon)`` by less than
+    ``2^-158``, so ``r / (1 - r) = e^x - 1 <= e^epsilon`` too (``ln(1 + e^epsilon) - ln(1 + e^-epsilon) =
+    epsilon``, above :data:`MIN_EPSILON`). Rounded up to a binary fraction of 160 significant bits;
+    :data:`X_MIN` from epsilon ``128 ln 2``. O(1), cached.
 
     Examples
     --------
-    >>> flip_scale(1.0), flip_scale(50.0), flip_scale(1000.0) == T_MAX  # e^50 = 5184705528587072464087.45...
-    (2, 5184705528587072464087, True)
+    >>> import math
+    >>> x = flip_rate(1.0)
+    >>> 0 <= float(x) - math.log1p(math.exp(-1.0)) < 1e-15, flip_rate(100.0) == X_MIN
+    (True, True)
     """
     eps = Fraction(epsilon)
-    if eps <= 0:
-        raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
-    if eps >= 128 * _LN2_UP:  # e^eps >= 2^128
-        return T_MAX
-    _, hi = decimal_enclosure(eps, 0, 256)  # hi >= e^-eps, so 1 / hi <= e^eps
-    return max(1, min(T_MAX, math.floor(1 / hi)))
+    if not eps >= MIN_EPSILON:
+        raise ValueError(f"epsilon must be at least 1e-40 for the released graph, got {epsilon!r}")
+    return _rate(eps)
+
+
+@functools.lru_cache(maxsize=256)
+def _rate(eps: Fraction) -> Fraction:
+    if eps >= 128 * _LN2_UP:  # ln(1 + e^-eps) <= e^-eps <= 2^-128
+        return X_MIN
+    _, hi = decimal_enclosure(eps, 0, 600)  # hi >= e^-eps, within 2^-592
+    kw = {"prec": _DIGITS, "Emin": -(10**9), "Emax": 10**9}
+    up = decimal.Context(rounding=decimal.ROUND_CEILING, **kw)
+    one_plus = up.add(
+        decimal.Decimal(1), up.divide(decimal.Decimal(hi.numerator), decimal.Decimal(hi.denominator))
+    )
+    ctx = decimal.Context(**kw)  # ln is correctly rounded (half-even) whatever the rounding mode
+    y = Fraction(ctx.next_plus(ctx.next_plus(ctx.ln(one_plus))))  # >= ln(1 + hi) >= ln(1 + e^-eps)
+    shift = 160 - math.floor(math.log2(y))  # y in (0, ln 2]: a binary fraction of about 160 bits
+    return Fraction(math.ceil(y * 2**shift), 2**shift)
 
 
 def flip_probability(epsilon) -> float:
-    """``r = 1 - e^(-1/t)`` with ``t = flip_scale(epsilon)``, as a float (``-expm1(-1/t)``)."""
-    return -math.expm1(-1.0 / flip_scale(epsilon))
+    """``r = 1 - e^-x`` with ``x = flip_rate(epsilon)``, as a float rounded up (``-expm1(-x)``)."""
+    return -math.expm1(-float(flip_rate(epsilon))) * (1.0 + 2.0**-50)
 
 
 def false_degree(n: int, epsilon) -> float:
@@ -96,17 +121,19 @@ def false_degree(n: int, epsilon) -> float:
 
 
 def uses_released_graph(n: int, epsilon) -> bool:
-    """Whether the graph default releases the graph: ``n >= 2``, ``t >= 2`` and ``(n - 1) r <= 2``.
+    """Whether the graph default releases the graph: ``n >= 2`` and ``(n - 1) r <= MAX_FALSE_DEGREE`` (8).
 
-    Public: ``n`` and ``epsilon`` only. For example from epsilon 4.6 at ``n = 200``, 6.3 at ``10^3``,
-    8.6 at ``10^4``, 9.9 at 37,700 (GitHub's size) and 10.9 at ``10^5``.
+    Public: ``n`` and ``epsilon`` only (``epsilon`` below :data:`MIN_EPSILON`: no). For example from
+    epsilon 1.1 at ``n = 34``, 3.2 at 200, 4.8 at ``10^3``, 7.1 at ``10^4``, 8.5 at 37,700 (GitHub's size),
+    9.4 at ``10^5`` and 11.7 at ``10^6``.
 
     Examples
     --------
-    >>> uses_released_graph(10_000, 5.0), uses_released_graph(10_000, 10.0), uses_released_graph(10**6, 10.0)
+    >>> uses_released_graph(10_000, 5.0), uses_released_graph(10_000, 8.0), uses_released_graph(10**6, 8.0)
     (False, True, False)
     """
-    return int(n) >= 2 and flip_scale(epsilon) >= 2 and false_degree(n, epsilon) <= MAX_FALSE_DEGREE
+    eps = Fraction(epsilon)
+    return int(n) >= 2 and eps >= MIN_EPSILON and false_degree(n, eps) <= MAX_FALSE_DEGREE
 
 
 def pair_count(n: int) -> int:
@@ -144,27 +171,25 @@ def sample_flips(n: int, epsilon, rng=None, exact: bool = True) -> np.ndarray:
     """The flipped pairs' numbers, sorted: each of the ``N`` pairs independently with probability ``r``.
 
     Never reads a graph. ``exact``: the gaps between flips are exact geometric variables with
-    ``P(gap >= j) = e^(-j/t)`` from ``rng`` as in :class:`dpmo.mechanisms.exact.bits.RandomBits` (None: the
-    operating system's secure source); else ``K ~ Binomial(N, r)`` (numpy, ``r`` the float
-    :func:`flip_probability`) and ``K`` distinct numbers drawn uniformly (``rng`` as in SPEC 7: None, an
-    int or a numpy Generator).
+    ``P(gap >= j) = e^(-j x)``, ``x = flip_rate(epsilon)``, from ``rng`` as in
+    :class:`dpmo.mechanisms.exact.bits.RandomBits` (None: the operating system's secure source); else
+    ``K ~ Binomial(N, r)`` (numpy, ``r`` the float :func:`flip_probability`) and ``K`` distinct numbers drawn
+    uniformly (``rng`` as in SPEC 7: None, an int or a numpy Generator).
 
     Cost: O(K) for ``K`` flips (expected ``N r``) plus one batch of the exact sampler; the work and the
     random words depend on ``n``, ``epsilon`` and the draws only.
     """
     n_pairs = pair_count(n)
-    t = flip_scale(epsilon)
-    if t < 2:
-        raise ValueError(f"randomized response needs epsilon >= ln 2 (t >= 2), got {epsilon!r}")
+    x = flip_rate(epsilon)
+    r = flip_probability(epsilon)
     if n_pairs == 0:
         return np.zeros(0, dtype=np.int64)
     if not exact:
         gen = check_random_state(rng)
-        k = int(gen.binomial(n_pairs, -math.expm1(-1.0 / t)))
+        k = int(gen.binomial(n_pairs, r))
         return np.sort(gen.choice(n_pairs, size=k, replace=False).astype(np.int64))
     source = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    x = Fraction(1, t)
-    batch = min(n_pairs, math.ceil(n_pairs * -math.expm1(-1.0 / t))) + 16  # public: n and epsilon only
+    batch = min(n_pairs, math.ceil(n_pairs * r)) + 16  # public: n and epsilon only
     out: list[int] = []
     pos = -1
     while True:

@@ -165,7 +165,8 @@ def top_k(
         (not in the paper): ``"chebyshev"`` without ``directions``, ``aspirations`` and ``shares`` is the
         graph's front-covering default. Where the public rule
         :func:`dpmo.graphs.pair_response.uses_released_graph` holds (a node's expected false edges
-        ``(n - 1) r <= 2``: from epsilon about 6.3 at ``n = 10^3``, 8.6 at ``10^4``, 10.9 at ``10^5``) it
+        ``(n - 1) r <= 8``, ``r = 1 / (1 + e^epsilon)``: from epsilon about 4.8 at ``n = 10^3``, 7.1 at
+        ``10^4``, 9.4 at ``10^5``) it
         releases the graph by randomized response on every node pair with all of epsilon and returns the
         greedy hypervolume picks of the released graph (:mod:`dpmo.graphs.pair_response`; one budget
         record; at negligible noise the exact greedy picks of :func:`dpmo.graphs.top_k_exact`). Otherwise,
