@@ -14,9 +14,9 @@ Each graph is loaded once (its utilities and dampened scores are cached on it). 
 the file are skipped.
 
 Methods: ``staircase`` (``top_k(approach="chebyshev")``'s data-adaptive default: the released graph where
-:func:`dpmo.graphs.pair_response.uses_released_graph` holds (from epsilon 9.9 on GitHub and Enron); below,
-for k = 3 the top-first plan at epsilon 1-2, a public coin between it and the staircase on (2, 5), else the
-private staircase of :mod:`dpmo.staircase`), ``staircase-only`` (the staircase at every epsilon, the
+:func:`dpmo.graphs.pair_response.uses_released_graph` holds (from epsilon 8.44-8.46 on GitHub and Enron);
+below, for k = 3 the top-first plan at epsilon 1-2, a public coin between it and the staircase on (2, 5), else
+the private staircase of :mod:`dpmo.staircase`), ``staircase-only`` (the staircase at every epsilon, the
 default before the top-first plan), ``chebyshev-fixed`` (PrivChebyshev with the fixed graph settings
 :func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`, the default before it), ``pareto-local`` and
 ``pareto-global`` (PrivPareto), ``two-stage`` (:func:`dpmo.graphs.top_k_two_stage`, 30-node shortlist).

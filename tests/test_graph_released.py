@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 from itertools import combinations
 from unittest import mock
 
@@ -33,7 +34,11 @@ mpmath = pytest.importorskip("mpmath")
 # ------------------------------------------------------------------------------------------ the flip law
 @pytest.mark.parametrize("eps", [1e-39, 1e-12, 0.01, 0.5, 1.0, 2.5, 10.0, 37.3, 50.0, 88.0, 88.8, 1e6])
 def test_flip_rate_gives_the_optimal_flip_probability_within_epsilon_dp(eps):
-    mpmath.mp.dps = 400
+    with mpmath.workdps(400):
+        _check_rate(eps)
+
+
+def _check_rate(eps):
     x = pr.flip_rate(eps)
     e = mpmath.mpf(eps)  # a binary float: exact in mpf
     lowest = mpmath.log1p(mpmath.exp(-e))  # ln(1 + e^-eps): the optimal randomized response's rate
@@ -74,12 +79,42 @@ def test_pair_endpoints_number_the_pairs_row_by_row():
         u, v = pr.pair_endpoints(np.arange(pr.pair_count(n)), n)
         assert list(zip(u.tolist(), v.tolist(), strict=True)) == list(combinations(range(n), 2))
     rng = np.random.default_rng(0)
-    for n in (2**20 + 3, 2**31 - 1):
+    for n in (2**20 + 3, 380_017_146, 536_870_913, 2**31 - 1):
         N = pr.pair_count(n)
-        idx = np.r_[0, 1, N - 1, N - 2, rng.integers(0, N, 200)]
+        rows = np.arange(n - 201, n - 1)  # every pair of the last 200 rows, where the float estimate cancels
+        starts = rows * (2 * n - rows - 1) // 2
+        tail = np.concatenate(
+            [np.arange(a, a + n - 1 - r) for a, r in zip(starts.tolist(), rows.tolist(), strict=True)]
+        )
+        idx = np.r_[0, 1, N - 1, N - 2, rng.integers(0, N, 2_000), tail]
         u, v = pr.pair_endpoints(idx, n)
         assert ((0 <= u) & (u < v) & (v < n)).all()
         assert (u * (2 * n - u - 1) // 2 + v - u - 1 == idx).all()
+        assert len(set(zip(u[-tail.size :].tolist(), v[-tail.size :].tolist(), strict=True))) == tail.size
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_every_pair_is_flipped_with_probability_r(exact):
+    """Each of the 10 pairs on 5 nodes (the first and the last too) is flipped with probability r."""
+    n, eps, draws = 5, 1.0, 3_000
+    r = pr.flip_probability(eps)
+    rng = np.random.default_rng(11)
+    counts = np.zeros(pr.pair_count(n))
+    for _ in range(draws):
+        np.add.at(counts, pr.sample_flips(n, eps, rng=rng, exact=exact), 1)
+    sd = math.sqrt(r * (1 - r) / draws)
+    assert np.all(np.abs(counts / draws - r) < 5 * sd), counts / draws
+
+
+def test_the_rule_is_read_at_the_epsilon_the_sampler_runs_at():
+    """An exact epsilon just above the rule's floor whose float is below it: the staircase, nothing spent
+    on a release that then fails."""
+    g = graphs.load_graph(np.array([[0, 1], [1, 2]]), nodes=3)
+    eps = pr.MIN_EPSILON + Fraction(1, 10**60)
+    assert float(eps) < pr.MIN_EPSILON <= eps
+    b = dpmo.Budget(eps)
+    graphs.top_k(g, 1, None, approach="chebyshev", budget=b, rng=0, exact=False)
+    assert all(s.mechanism != "randomized_response" for s in b.ledger)
 
 
 @pytest.mark.parametrize("exact", [False, True])

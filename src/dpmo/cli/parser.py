@@ -143,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         approach=_defaults.GRAPH_APPROACH,
         approach_help="agg = weighted sum, pareto = Pareto score (near-random on real graphs), chebyshev = "
         "picks spread along the front (no dominated pick without noise): where a node's expected false "
-        "edges (n - 1) / (1 + e^epsilon) are at most 8 (epsilon 4.8 at 10^3 nodes, 7.1 at 10^4) "
+        "edges (n - 1) / (1 + e^epsilon) are at most 8 (from epsilon 4.82 at 10^3 nodes, 7.13 at 10^4) "
         "the graph released by randomized response on every node pair and its greedy hypervolume picks, "
         "below that the private staircase; staircase = the private staircase at every epsilon; agg can be "
         "ahead at epsilon 0.5-2 on graphs with few triangles, where the top degrees barely stand out, and "

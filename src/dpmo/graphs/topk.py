@@ -34,6 +34,7 @@ from .._validation import check_choice, check_epsilon, check_exact, check_k, che
 from ..accounting import check_delta
 from ..budget import resolve_budget
 from ..calls import check_budget_first
+from ..epsilons import float_at_most
 from ..mechanisms import MECHANISMS
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from .centrality import check_convention
@@ -165,11 +166,13 @@ def top_k(
         (not in the paper): ``"chebyshev"`` without ``directions``, ``aspirations`` and ``shares`` is the
         graph's front-covering default. Where the public rule
         :func:`dpmo.graphs.pair_response.uses_released_graph` holds (a node's expected false edges
-        ``(n - 1) r <= 8``, ``r = 1 / (1 + e^epsilon)``: from epsilon about 4.8 at ``n = 10^3``, 7.1 at
-        ``10^4``, 9.4 at ``10^5``) it
+        ``(n - 1) r <= 8``, ``r = 1 / (1 + e^epsilon)``: from epsilon 4.82 at ``n = 10^3``, 7.13 at
+        ``10^4``, 9.44 at ``10^5``) it
         releases the graph by randomized response on every node pair with all of epsilon and returns the
         greedy hypervolume picks of the released graph (:mod:`dpmo.graphs.pair_response`; one budget
-        record; at negligible noise the exact greedy picks of :func:`dpmo.graphs.top_k_exact`). Otherwise,
+        record; at negligible noise the exact greedy picks of :func:`dpmo.graphs.top_k_exact`;
+        ``sensitivity``, ``weights`` and ``mechanism`` do not apply to it, though they are still checked).
+        Otherwise,
         and always with ``"staircase"``, it runs the private staircase, whose aspirations come from private
         releases of the degree sequence and of the earlier picks
         (:class:`dpmo.graphs.chebyshev.GraphStaircaseApproach`; ``docs/pareto.md``) -- for ``k = 3`` at
@@ -278,7 +281,8 @@ def top_k(
     rng = None if exact and rng is None else check_random_state(rng)  # None: the OS's secure source
     check_delta(delta)  # kept as given: a Fraction reaches the budget exactly
     budget, epsilon = resolve_budget(epsilon, budget, delta=delta)  # up front: raises before anything
-    if default_plan and uses_released_graph(n, epsilon):  # large epsilon: the released graph (public rule)
+    # large epsilon: the released graph (a public rule, at the float the sampler will run at)
+    if default_plan and uses_released_graph(n, float_at_most(epsilon)):
         eps = budget.spend(
             epsilon,
             f"top_k: randomized response on the {pair_count(n)} node pairs (the released graph; its greedy "
