@@ -12,6 +12,7 @@ import dpmo
 from dpmo import graphs
 from dpmo.chebyshev import chebyshev_scores, default_directions, priv_chebyshev
 from dpmo.graphs.chebyshev import chebyshev_round_scores, graph_chebyshev_settings
+from dpmo.graphs.pair_response import released_graph_picks, uses_released_graph
 from dpmo.mechanisms import probabilities_by_row
 
 PAIRS = list(combinations(range(5), 2))
@@ -83,10 +84,12 @@ def test_top_k_equals_priv_chebyshev_and_settings_are_public():
         idx = priv_chebyshev(objs, 1.0, k=3, directions=W, aspirations=A, shares=S, rng=seed)
         np.testing.assert_array_equal(ids, g.ids[idx])
         assert len(set(ids.tolist())) == 3
-        # without settings: the private staircase (docs/pareto.md), the same as approach="staircase"
+        # without settings: the graph default, here (8 nodes, epsilon 1: a node's expected false edges 1.9)
+        # the released graph's greedy picks (docs/pareto.md, "The released graph at large epsilon")
+        assert uses_released_graph(g.n_nodes, 1.0)
         np.testing.assert_array_equal(
             graphs.top_k(g, 3, 1.0, approach="chebyshev", rng=seed),
-            graphs.top_k(g, 3, 1.0, approach="staircase", rng=seed),
+            g.ids[released_graph_picks(g, 3, 1.0, rng=seed)],
         )
     assert S.sum() == pytest.approx(1.0) and W[0].tolist() == [1.0, 0.0]
     np.testing.assert_allclose(A[1:, 0], [2 * 8**0.5, 2 * 8**0.25])

@@ -152,7 +152,7 @@ def test_no_epsilon_is_spent_on_the_option():
 
     g = graphs.load_graph(nx.barabasi_albert_graph(300, 3, seed=4), nodes=300)
     budget = dpmo.Budget(5.0)
-    ids = graphs.top_k(g, 3, 5.0, approach="chebyshev", rng=1, budget=budget)
+    ids = graphs.top_k(g, 3, 5.0, approach="staircase", rng=1, budget=budget)
     assert len(set(ids.tolist())) == 3
     ledger = budget.ledger
     assert [r.mechanism for r in ledger] == ["laplace", "exponential", "laplace", "exponential", "laplace",

@@ -78,12 +78,13 @@ def test_graph_plans_have_positive_shares_summing_to_one_for_every_k(k):
 
 
 def test_graph_default_takes_many_picks_and_spends_exactly_epsilon():
-    """``graphs.top_k(approach="chebyshev")`` with k = 20 and 40 (a ValueError from inside the pipeline
+    """``graphs.top_k(approach="staircase")`` (the graph default below the released graph's epsilon) with k =
+    20 and 40 (a ValueError from inside the pipeline
     before): distinct picks, one record per step, the ledger summing to the call's epsilon."""
     g = graphs.load_graph(nx.barabasi_albert_graph(400, 3, seed=1), nodes=400)
     for k in (20, 40):
         budget = dpmo.Budget(10.0)
-        ids = graphs.top_k(g, k, 5.0, approach="chebyshev", rng=0, budget=budget)
+        ids = graphs.top_k(g, k, 5.0, approach="staircase", rng=0, budget=budget)
         assert len(set(ids.tolist())) == k
         assert len(budget.ledger) == 2 * k and budget.spent_exact == Fraction(5)
         assert [r.mechanism for r in budget.ledger[2::2]] == ["laplace"] * (k - 1)
