@@ -75,8 +75,9 @@ def mechanism_kind(mechanism) -> str:
     """The accountant's kind of a mechanism name: ``"bounded_range"`` or ``"pure"``.
 
     ``"exponential"`` and ``"gumbel"`` (the same distribution, Durfee and Rogers 2019) are bounded-range;
-    ``"permute_and_flip"`` and ``"laplace"`` (report-noisy-max, or the Laplace mechanism of a count) get
-    pure credit. The kinds themselves are accepted as names. Anything else raises ``ValueError``.
+    ``"permute_and_flip"``, ``"laplace"`` (report-noisy-max, or the Laplace mechanism of a count) and
+    ``"randomized_response"`` (the released graph of :mod:`dpmo.graphs.pair_response`) get pure credit.
+    The kinds themselves are accepted as names. Anything else raises ``ValueError``.
 
     Examples
     --------

@@ -220,7 +220,8 @@ def top_k(
     delta : float, default 0
         ``0``: pure epsilon-edge-DP. ``> 0``: the k rounds together are ``(epsilon, delta)``-edge-DP, each
         at the accountant's epsilon (``"chebyshev"``: its shares scaled together by
-        :func:`dpmo.accounting.scaled_epsilons`); ``docs/privacy-accounting.md``, "Approximate DP".
+        :func:`dpmo.accounting.scaled_epsilons`); ``docs/privacy-accounting.md``, "Approximate DP". The
+        released graph of the default is pure epsilon-edge-DP whatever ``delta`` (delta unused).
 
     Returns
     -------
