@@ -132,6 +132,24 @@ def test_sample_flips_flips_each_pair_with_probability_r(exact):
     assert pr.sample_flips(10**4, 50.0, rng=1, exact=exact).size == 0
 
 
+def test_the_exact_sampler_draws_a_public_number_of_words():
+    """Timing (docs/core.md): the exact flip sampler draws flip_batch(n, epsilon) gaps, so the same number of
+    random words, whatever the flips it returns (outside an event of probability below 2^-60)."""
+    from dpmo.mechanisms.exact.bits import RandomBits
+
+    n, eps = 60, 3.0
+    used = set()
+    sizes = set()
+    for seed in range(40):
+        source = RandomBits(np.random.default_rng(seed))
+        words = source.words
+        calls = []
+        source.words = lambda m, _w=words, _c=calls: (_c.append(m), _w(m))[1]  # count the words drawn
+        sizes.add(pr.sample_flips(n, eps, rng=source).size)
+        used.add(sum(calls))
+    assert len(sizes) > 5 and len(used) == 1  # different flips, the same words
+
+
 def test_sample_flips_reads_the_secure_source_by_default():
     a, b = (pr.sample_flips(200, 4.0) for _ in range(2))  # rng None: fresh OS entropy
     assert a.size > 0 and b.size > 0 and not np.array_equal(a, b)
@@ -155,16 +173,17 @@ def test_exact_geometric_gaps_follow_their_law():
     st.floats(0.0, 1.0),
     st.floats(0.0, 1.0),
     st.sampled_from([-1, 3, 10**9]),
+    st.sampled_from([None, 0, 70]),
 )
-def test_released_counts_are_those_of_the_flipped_graph(n, seed, density, share, few):
+def test_released_counts_are_those_of_the_flipped_graph(n, seed, density, share, few, pad):
     rng = np.random.default_rng(seed)
     pairs = np.array(list(combinations(range(n), 2)), dtype=np.int64)
     present = rng.random(len(pairs)) < density
     g = graphs.Graph.from_edges(pairs[present].reshape(-1, 2), nodes=n)
     flips = np.flatnonzero(rng.random(len(pairs)) < share)
     u, v = pr.pair_endpoints(flips, n)
-    with mock.patch.object(pr, "FEW_FLIPS", few):  # both paths: pair by pair, and the rebuilt graph
-        degree, tri = pr.released_counts(g, u, v)
+    with mock.patch.object(pr, "FEW_FLIPS", few):  # every path: pair by pair, the rebuilt graph, padded
+        degree, tri = pr.released_counts(g, u, v, pad=pad)  # and the exact path's padded codes
     toggled = present.copy()
     toggled[flips] ^= True
     h = graphs.Graph.from_edges(pairs[toggled].reshape(-1, 2), nodes=n)

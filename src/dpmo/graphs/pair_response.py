@@ -55,6 +55,7 @@ __all__ = [
     "sample_flips",
     "released_counts",
     "FEW_FLIPS",
+    "flip_batch",
     "released_graph_picks",
 ]
 
@@ -183,8 +184,9 @@ def sample_flips(n: int, epsilon, rng=None, exact: bool = True) -> np.ndarray:
     ``K ~ Binomial(N, r)`` (numpy, ``r`` the float :func:`flip_probability`) and ``K`` distinct numbers drawn
     uniformly (``rng`` as in SPEC 7: None, an int or a numpy Generator).
 
-    Cost: O(K) for ``K`` flips (expected ``N r``) plus one batch of the exact sampler; the work and the
-    random words depend on ``n``, ``epsilon`` and the draws only.
+    Cost: the exact sampler draws :func:`flip_batch` gaps at once (about ``N r``), so its work and random
+    words depend on ``n`` and epsilon only, except on an event of probability below ``2^-60``; the float
+    path is O(K) for ``K`` flips.
     """
     n_pairs = pair_count(n)
     x = flip_rate(epsilon)
@@ -196,18 +198,31 @@ def sample_flips(n: int, epsilon, rng=None, exact: bool = True) -> np.ndarray:
         k = int(gen.binomial(n_pairs, r))
         return np.sort(gen.choice(n_pairs, size=k, replace=False).astype(np.int64))
     source = rng if isinstance(rng, RandomBits) else RandomBits(rng)
-    batch = min(n_pairs, math.ceil(n_pairs * r)) + 16  # public: n and epsilon only
-    out: list[int] = []
+    m = flip_batch(n, epsilon)  # public: n and epsilon only
+    out = []
     pos = -1
-    while True:
-        for gap in sample_geometric(batch, x, source).tolist():
-            pos += 1 + int(gap)
-            if pos >= n_pairs:
-                return np.asarray(out, dtype=np.int64)
-            out.append(pos)
+    while True:  # one pass but with probability below 2^-60 (more flips than m): the same law either way
+        gaps = sample_geometric(m, x, source)
+        ends = pos + np.cumsum(gaps.astype(object) + 1)  # positions of the next m flips (Python ints)
+        inside = ends < n_pairs  # a fixed amount of vectorised work, whatever the flips
+        out.append(ends[inside].astype(np.int64))
+        if not inside[-1]:
+            return np.concatenate(out)
+        pos = ends[-1]
 
 
-def released_counts(g: Graph, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def flip_batch(n: int, epsilon) -> int:
+    """``m``: how many gaps the exact sampler draws at once, ``ceil(mu + 12 sqrt(mu) + 60)`` for
+    ``mu = N r`` flips expected: more than ``m - 1`` flips has probability below ``2^-60`` (a Poisson tail;
+    the binomial count is smaller in convex order), so the sampler's work and words depend on ``n`` and
+    epsilon only outside that event (``docs/core.md``, "Timing")."""
+    mu = pair_count(n) * flip_probability(epsilon)
+    return math.ceil(mu + 12.0 * math.sqrt(mu) + 60.0)
+
+
+def released_counts(
+    g: Graph, u: np.ndarray, v: np.ndarray, pad: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Degrees and ``T`` (edges among the neighbours) of ``g`` with the distinct pairs ``(u[i], v[i])``,
     ``u < v``, flipped.
 
@@ -217,10 +232,12 @@ def released_counts(g: Graph, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray,
     neighbour sets of the endpoints: O(sum of the endpoints' degrees) plus copies of two O(n) arrays. More
     pairs: the released graph's CSR is built (the symmetric difference of the edge codes) and counted by the
     compiled kernels, O(n + E log E + E sqrt(E)). The choice depends on the number of flips only (noise,
-    not data); both give the same counts.
+    not data); both give the same counts. ``pad`` (the exact path: :func:`flip_batch`): always the rebuilt
+    graph, the flips padded to ``pad`` codes, so that the work depends on the true graph's edge count (as
+    every graph computation here does) and on the released graph, not on the number of flips.
     """
-    if len(u) > FEW_FLIPS:
-        return _rebuilt_counts(g, np.asarray(u, dtype=np.int64), np.asarray(v, dtype=np.int64))
+    if len(u) > FEW_FLIPS or pad is not None:
+        return _rebuilt_counts(g, np.asarray(u, dtype=np.int64), np.asarray(v, dtype=np.int64), pad)
     degree = g.degree.astype(np.int64, copy=True)
     tri = g.triangles.astype(np.int64, copy=True)
     indptr, indices = g.indptr, g.indices
@@ -251,11 +268,15 @@ def released_counts(g: Graph, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray,
     return degree, tri
 
 
-def _rebuilt_counts(g: Graph, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`released_counts` by building the released graph (many flips)."""
+def _rebuilt_counts(g: Graph, u: np.ndarray, v: np.ndarray, pad: int | None = None):
+    """:func:`released_counts` by building the released graph (many flips, or ``pad`` codes)."""
     n = g.n_nodes
     e = g.edges().astype(np.int64)
-    codes = np.setxor1d(e[:, 0] * n + e[:, 1], u * n + v, assume_unique=True)
+    flips = u * n + v
+    if pad is not None and pad > flips.size:  # codes n^2 + i: no pair's, removed below
+        flips = np.concatenate([flips, n * n + np.arange(pad - flips.size, dtype=np.int64)])
+    codes = np.setxor1d(e[:, 0] * n + e[:, 1], flips, assume_unique=True)
+    codes = codes[: np.searchsorted(codes, n * n)]
     indptr, indices = csr_from_pairs(codes // n, codes % n, n)
     return csr_degree(indptr).astype(np.int64), csr_triangles(indptr, indices).astype(np.int64)
 
@@ -276,6 +297,7 @@ def released_graph_picks(
     """
     flips = sample_flips(g.n_nodes, epsilon, rng=rng, exact=exact)
     u, v = pair_endpoints(flips, g.n_nodes)
-    degree, tri = released_counts(g, u, v)
+    # exact: the count update's work depends on the true edge count and the released graph only
+    degree, tri = released_counts(g, u, v, pad=flip_batch(g.n_nodes, epsilon) if exact else None)
     ed = ego_density_from_counts(degree, tri, low, formula)
     return greedy_hypervolume_picks(degree, ed, k)
