@@ -327,3 +327,16 @@ def test_the_command_line_names_the_released_graph(tmp_path, capsys):
     assert "randomized response on the 49995000 node pairs" in out and "not printed" in out
     assert main([*base, "chebyshev", "--epsilon", "6", "--explain", "--n-nodes", "10000"]) == 0
     assert "randomized response" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("n", "eps"), [(20_000, 8.0), (2**31 - 1, 40.0)])
+def test_the_exact_sampler_across_chunks_and_at_the_largest_n(n, eps):
+    """More gaps than one chunk of 2^16 (20,000 nodes at epsilon 8: about 67,000 flips), and pair numbers
+    beyond 2^46 (Python ints): sorted distinct flips in range, as many as expected."""
+    N, r = pr.pair_count(n), pr.flip_probability(eps)
+    counts = []
+    for seed in range(3):
+        f = pr.sample_flips(n, eps, rng=seed)
+        assert f.dtype == np.int64 and (np.diff(f) > 0).all() and (f.size == 0 or (f[0] >= 0 and f[-1] < N))
+        counts.append(f.size)
+    assert abs(np.mean(counts) - N * r) < 5 * math.sqrt(N * r / 3) + 1

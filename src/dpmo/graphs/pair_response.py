@@ -44,6 +44,7 @@ from .graph import Graph
 
 __all__ = [
     "MAX_FALSE_DEGREE",
+    "MAX_FLIPS",
     "X_MIN",
     "MIN_EPSILON",
     "flip_rate",
@@ -61,6 +62,9 @@ __all__ = [
 
 #: The released graph is used when a node's expected number of false edges, ``(n - 1) r``, is at most this.
 MAX_FALSE_DEGREE = 8.0
+#: At most this many flips expected (``N r``): the released graph's extra edges bound its memory (about 8
+#: million, from about 2 million nodes on the rule asks more epsilon than ``lambda <= 8`` does).
+MAX_FLIPS = 2**23
 #: Up to this many flipped pairs the objectives are updated pair by pair, beyond it recounted on the
 #: released graph (:func:`released_counts`; the same counts, a speed choice).
 FEW_FLIPS = 256
@@ -123,7 +127,8 @@ def false_degree(n: int, epsilon) -> float:
 
 
 def uses_released_graph(n: int, epsilon) -> bool:
-    """Whether the graph default releases the graph: ``n >= 2`` and ``(n - 1) r <= MAX_FALSE_DEGREE`` (8).
+    """Whether the graph default releases the graph: ``n >= 2``, ``(n - 1) r <= MAX_FALSE_DEGREE`` (8) and
+    ``N r <= MAX_FLIPS`` (memory).
 
     Public: ``n`` and ``epsilon`` only (``epsilon`` below :data:`MIN_EPSILON`: no). For example from
     epsilon 1.14 at ``n = 34``, 3.18 at 200, 4.82 at ``10^3``, 7.13 at ``10^4``, 8.46 at 37,700 (GitHub's
@@ -135,7 +140,12 @@ def uses_released_graph(n: int, epsilon) -> bool:
     (False, True, False)
     """
     eps = Fraction(epsilon)
-    return int(n) >= 2 and eps >= MIN_EPSILON and false_degree(n, eps) <= MAX_FALSE_DEGREE
+    return (
+        int(n) >= 2
+        and eps >= MIN_EPSILON
+        and false_degree(n, eps) <= MAX_FALSE_DEGREE
+        and pair_count(n) * flip_probability(eps) <= MAX_FLIPS
+    )
 
 
 def pair_count(n: int) -> int:
@@ -199,16 +209,19 @@ def sample_flips(n: int, epsilon, rng=None, exact: bool = True) -> np.ndarray:
         return np.sort(gen.choice(n_pairs, size=k, replace=False).astype(np.int64))
     source = rng if isinstance(rng, RandomBits) else RandomBits(rng)
     m = flip_batch(n, epsilon)  # public: n and epsilon only
+    # chunks of c gaps, each capped at N: below 2^46 pairs a chunk's cumulative sum fits in int64
+    c = min(m, 1 << 16)
+    wide = n_pairs >= 1 << 46  # beyond: Python ints (n above about 1.2e7)
     out = []
     pos = -1
     while True:  # one pass but with probability below 2^-60 (more flips than m): the same law either way
-        gaps = sample_geometric(m, x, source)
-        ends = pos + np.cumsum(gaps.astype(object) + 1)  # positions of the next m flips (Python ints)
-        inside = ends < n_pairs  # a fixed amount of vectorised work, whatever the flips
-        out.append(ends[inside].astype(np.int64))
-        if not inside[-1]:
+        for size in [c] * (m // c) + ([m % c] if m % c else []):  # a fixed amount of work per pass
+            gaps = np.minimum(sample_geometric(size, x, source), n_pairs)
+            ends = pos + np.cumsum(gaps.astype(object if wide else np.int64) + 1)
+            out.append(ends[ends < n_pairs].astype(np.int64))
+            pos = min(int(ends[-1]), n_pairs)
+        if pos >= n_pairs:
             return np.concatenate(out)
-        pos = ends[-1]
 
 
 def flip_batch(n: int, epsilon) -> int:
