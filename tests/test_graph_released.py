@@ -340,3 +340,18 @@ def test_the_exact_sampler_across_chunks_and_at_the_largest_n(n, eps):
         assert f.dtype == np.int64 and (np.diff(f) > 0).all() and (f.size == 0 or (f[0] >= 0 and f[-1] < N))
         counts.append(f.size)
     assert abs(np.mean(counts) - N * r) < 5 * math.sqrt(N * r / 3) + 1
+
+
+def test_public_functions_name_bad_arguments():
+    for bad in ("5", True, None):
+        with pytest.raises(TypeError, match="epsilon"):
+            pr.uses_released_graph(100, bad)
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="epsilon"):
+            pr.flip_rate(bad)
+    for bad in ("5", 5.0, True):
+        with pytest.raises(TypeError, match="n must"):
+            pr.uses_released_graph(bad, 5.0)
+    with pytest.raises(ValueError, match="n must"):
+        pr.sample_flips(0, 5.0, rng=0)
+    assert pr.uses_released_graph(100, 10**400) and pr.flip_rate(Fraction(10**400, 3)) == pr.X_MIN

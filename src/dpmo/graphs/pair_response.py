@@ -29,11 +29,12 @@ from __future__ import annotations
 import decimal
 import functools
 import math
+import numbers
 from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_random_state
+from .._validation import check_int, check_random_state
 from ..mechanisms.exact.bits import RandomBits
 from ..mechanisms.exact.enclosures import decimal_enclosure
 from ..mechanisms.exact.laplace import sample_geometric
@@ -94,10 +95,21 @@ def flip_rate(epsilon) -> Fraction:
     >>> flip_rate(100.0) == X_MIN
     True
     """
-    eps = Fraction(epsilon)
+    eps = _exact_epsilon(epsilon)
     if not eps >= MIN_EPSILON:
         raise ValueError(f"epsilon must be at least 1e-40 for the released graph, got {epsilon!r}")
     return _rate(eps)
+
+
+def _exact_epsilon(epsilon) -> Fraction:
+    """``epsilon`` as the exact rational it is: a finite real number (int, float, Fraction, numpy scalar)."""
+    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(
+        epsilon, (numbers.Real, np.integer, np.floating)
+    ):
+        raise TypeError(f"epsilon must be a real number, got {type(epsilon).__name__}")
+    if isinstance(epsilon, (float, np.floating)) and not math.isfinite(epsilon):  # ints, Fractions: finite
+        raise ValueError(f"epsilon must be finite, got {epsilon!r}")
+    return Fraction(epsilon)
 
 
 @functools.lru_cache(maxsize=256)
@@ -139,9 +151,9 @@ def uses_released_graph(n: int, epsilon) -> bool:
     >>> uses_released_graph(10_000, 5.0), uses_released_graph(10_000, 8.0), uses_released_graph(10**6, 8.0)
     (False, True, False)
     """
-    eps = Fraction(epsilon)
+    eps = _exact_epsilon(epsilon)
     return (
-        int(n) >= 2
+        check_int(n, "n") >= 2
         and eps >= MIN_EPSILON
         and false_degree(n, eps) <= MAX_FALSE_DEGREE
         and pair_count(n) * flip_probability(eps) <= MAX_FLIPS
@@ -198,7 +210,7 @@ def sample_flips(n: int, epsilon, rng=None, exact: bool = True) -> np.ndarray:
     words depend on ``n`` and epsilon only, except on an event of probability below ``2^-60``; the float
     path is O(K) for ``K`` flips.
     """
-    n_pairs = pair_count(n)
+    n_pairs = pair_count(check_int(n, "n"))
     x = flip_rate(epsilon)
     r = flip_probability(epsilon)
     if n_pairs == 0:
