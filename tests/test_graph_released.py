@@ -354,4 +354,8 @@ def test_public_functions_name_bad_arguments():
             pr.uses_released_graph(bad, 5.0)
     with pytest.raises(ValueError, match="n must"):
         pr.sample_flips(0, 5.0, rng=0)
-    assert pr.uses_released_graph(100, 10**400) and pr.flip_rate(Fraction(10**400, 3)) == pr.X_MIN
+    with pytest.raises(ValueError, match="float64 range"):  # as every epsilon of the library
+        pr.uses_released_graph(100, 10**400)
+    assert pr.flip_rate(Fraction(10**300, 3)) == pr.X_MIN and pr.flip_rate(np.float32(2.5)) == pr.flip_rate(
+        2.5
+    )

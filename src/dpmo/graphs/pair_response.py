@@ -34,7 +34,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._validation import check_int, check_random_state
+from .._validation import check_int, check_random_state, check_real
 from ..mechanisms.exact.bits import RandomBits
 from ..mechanisms.exact.enclosures import decimal_enclosure
 from ..mechanisms.exact.laplace import sample_geometric
@@ -102,14 +102,12 @@ def flip_rate(epsilon) -> Fraction:
 
 
 def _exact_epsilon(epsilon) -> Fraction:
-    """``epsilon`` as the exact rational it is: a finite real number (int, float, Fraction, numpy scalar)."""
-    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(
-        epsilon, (numbers.Real, np.integer, np.floating)
-    ):
-        raise TypeError(f"epsilon must be a real number, got {type(epsilon).__name__}")
-    if isinstance(epsilon, (float, np.floating)) and not math.isfinite(epsilon):  # ints, Fractions: finite
+    """``epsilon`` as the exact binary rational the sampler runs at (a float's own value, not its decimal
+    ``repr`` as :func:`dpmo.epsilons.exact_epsilon` reads a budget's): checked by
+    :func:`dpmo._validation.check_real` (a real number within the float range), and finite."""
+    if not math.isfinite(check_real(epsilon, "epsilon")):
         raise ValueError(f"epsilon must be finite, got {epsilon!r}")
-    return Fraction(epsilon)
+    return Fraction(epsilon) if isinstance(epsilon, numbers.Rational) else Fraction(float(epsilon))
 
 
 @functools.lru_cache(maxsize=256)
@@ -296,14 +294,22 @@ def released_counts(
 def _rebuilt_counts(g: Graph, u: np.ndarray, v: np.ndarray, pad: int | None = None):
     """:func:`released_counts` by building the released graph (many flips, or ``pad`` codes)."""
     n = g.n_nodes
-    e = g.edges().astype(np.int64)
+    edges = g.cached("edge-codes", lambda: _edge_codes(g))  # the true graph's, once per graph
     flips = u * n + v
     if pad is not None and pad > flips.size:  # codes n^2 + i: no pair's, removed below
         flips = np.concatenate([flips, n * n + np.arange(pad - flips.size, dtype=np.int64)])
-    codes = np.setxor1d(e[:, 0] * n + e[:, 1], flips, assume_unique=True)
+    codes = np.setxor1d(edges, flips, assume_unique=True)
     codes = codes[: np.searchsorted(codes, n * n)]
     indptr, indices = csr_from_pairs(codes // n, codes % n, n)
     return csr_degree(indptr).astype(np.int64), csr_triangles(indptr, indices).astype(np.int64)
+
+
+def _edge_codes(g: Graph) -> np.ndarray:
+    """The edges' pair codes ``u n + v`` (``u < v``), sorted, read-only."""
+    e = g.edges().astype(np.int64)
+    codes = e[:, 0] * g.n_nodes + e[:, 1]
+    codes.setflags(write=False)
+    return codes
 
 
 def released_graph_picks(
