@@ -5,8 +5,9 @@ a 10-bit code, bit ``p`` set when the pair ``PAIRS[p]`` is an edge; ``FLIPS[p][c
 through pair ``p``. So ``CODES`` (all 1,024 graphs) with ``FLIPS`` lists every neighbouring pair twice.
 Also: the degrees of a random graph on ``n`` nodes and of its neighbour through one drawn pair
 (:func:`draw_degrees_and_neighbour`, for hypothesis), the scores of variants of one round on every graph
-(:func:`scores_on_every_graph`), and public histories of the graph staircase (:func:`round_scores`,
-:func:`round_two_scores`).
+(:func:`scores_on_every_graph`), public histories of the graph staircase (:func:`round_scores`,
+:func:`round_two_scores`), and the law of any function of the released graph under randomized response on
+every pair (:func:`released_law`, :func:`worst_log_ratio`).
 """
 
 from __future__ import annotations
@@ -147,3 +148,29 @@ def round_scores(appr, objs, sensitivity: str, cache, r: int, eps: float, chosen
     s, sens = rounds.scores(list(chosen), np.setdiff1d(np.arange(5), list(chosen)))
     assert sens == 1.0
     return s
+
+
+@functools.cache
+def pair_distances() -> np.ndarray:
+    """The number of pairs in which two 5-node graphs differ, for every two graphs (1,024 x 1,024)."""
+    diff = CODES[:, None] ^ CODES[None, :]
+    d = np.zeros(diff.shape, dtype=np.int64)
+    for p in range(len(PAIRS)):
+        d += (diff >> p) & 1
+    return d
+
+
+def released_law(out: np.ndarray, n_out: int, r: float) -> np.ndarray:
+    """``P(output | G)`` for every graph ``G`` (rows) when each pair is flipped independently with
+    probability ``r`` and the output is ``out[H]`` (one of ``n_out`` output numbers) of the released graph
+    ``H``: ``P(H | G) = r^d (1 - r)^(10 - d)``, ``d`` the pairs where ``H`` and ``G`` differ."""
+    d = pair_distances()
+    P = np.exp(d * np.log(r) + (len(PAIRS) - d) * np.log1p(-r))  # P(H | G), rows G
+    M = np.zeros((CODES.size, n_out))
+    M[CODES, out] = 1.0
+    return P @ M
+
+
+def worst_log_ratio(law: np.ndarray) -> float:
+    """The largest ``ln P(o | G) - ln P(o | G')`` over every output ``o`` and one-pair neighbours."""
+    return max(float(np.max(np.log(law) - np.log(law[f]))) for f in FLIPS)

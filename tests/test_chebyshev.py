@@ -12,6 +12,7 @@ import dpmo
 from dpmo import graphs
 from dpmo.chebyshev import chebyshev_scores, default_directions, priv_chebyshev
 from dpmo.graphs.chebyshev import chebyshev_round_scores, graph_chebyshev_settings
+from dpmo.graphs.chebyshev_fixed import released_chebyshev_picks
 from dpmo.graphs.pair_response import released_graph_picks, uses_released_graph
 from dpmo.mechanisms import probabilities_by_row
 
@@ -74,25 +75,34 @@ def test_negative_control_understated_sensitivity():
 
 
 def test_top_k_equals_priv_chebyshev_and_settings_are_public():
-    g = graphs.load_graph(
-        np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 5], [5, 3], [0, 6], [6, 7]]), nodes=8
-    )
-    objs = graphs.objectives(g)
-    W, A, S = graph_chebyshev_settings(g.n_nodes, 3)
+    edges = np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4], [4, 5], [5, 3], [0, 6], [6, 7]])
+    # 40 public nodes (32 without edges): at epsilon 1 a node's expected false edges are 10.5, above the
+    # released graph's rule, so the settings' rounds run
+    big = graphs.load_graph(edges, nodes=40)
+    assert not uses_released_graph(big.n_nodes, 1.0)
+    objs = graphs.objectives(big)
+    W, A, S = graph_chebyshev_settings(big.n_nodes, 3)
+    g = graphs.load_graph(edges, nodes=8)
     for seed in range(5):
-        ids = graphs.top_k(g, 3, 1.0, approach="chebyshev", shares=S, rng=seed)  # the fixed settings
+        ids = graphs.top_k(big, 3, 1.0, approach="chebyshev", shares=S, rng=seed)  # the fixed settings
         idx = priv_chebyshev(objs, 1.0, k=3, directions=W, aspirations=A, shares=S, rng=seed)
-        np.testing.assert_array_equal(ids, g.ids[idx])
+        np.testing.assert_array_equal(ids, big.ids[idx])
         assert len(set(ids.tolist())) == 3
-        # without settings: the graph default, here (8 nodes, epsilon 1: a node's expected false edges 1.9)
-        # the released graph's greedy picks (docs/pareto.md, "The released graph at large epsilon")
+        # 8 nodes, epsilon 1 (a node's expected false edges 1.9): the released graph, without settings its
+        # greedy picks, with settings the gated picks along them (docs/pareto.md, "The released graph at
+        # large epsilon")
         assert uses_released_graph(g.n_nodes, 1.0)
         np.testing.assert_array_equal(
             graphs.top_k(g, 3, 1.0, approach="chebyshev", rng=seed),
             g.ids[released_graph_picks(g, 3, 1.0, rng=seed)],
         )
+        W8, A8, S8 = graph_chebyshev_settings(g.n_nodes, 3)
+        np.testing.assert_array_equal(
+            graphs.top_k(g, 3, 1.0, approach="chebyshev", shares=S8, rng=seed),
+            g.ids[released_chebyshev_picks(g, 3, 1.0, directions=W8, aspirations=A8, rng=seed)],
+        )
     assert S.sum() == pytest.approx(1.0) and W[0].tolist() == [1.0, 0.0]
-    np.testing.assert_allclose(A[1:, 0], [2 * 8**0.5, 2 * 8**0.25])
+    np.testing.assert_allclose(A[1:, 0], [2 * 40**0.5, 2 * 40**0.25])
 
 
 def test_contract_and_reproducibility():
@@ -182,9 +192,10 @@ def test_one_pipeline_records_the_shares_of_every_chebyshev_entry_point():
     assert [r.epsilon for r in b.ledger] == [Fraction("0.7") / 3] * 3 and b.spent == 0.7
     # graphs with the fixed settings: the graph's public shares (0.1 for the degree round, equal parts of
     # the rest); the staircase's records are tested in tests/test_staircase.py
-    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4]]), nodes=6)
+    # (40 public nodes: below the released graph's rule at epsilon 1)
+    g = graphs.load_graph(np.array([[0, 1], [1, 2], [2, 0], [2, 3], [3, 4]]), nodes=40)
     b = dpmo.Budget(1.0)
-    W = graph_chebyshev_settings(6, 3)[0]
+    W = graph_chebyshev_settings(40, 3)[0]
     graphs.top_k(g, 3, 1.0, approach="chebyshev", directions=W, rng=0, budget=b)
     parts = [float(r.epsilon) for r in b.ledger]
     assert parts == pytest.approx([0.1, 0.45, 0.45]) and b.spent == 1.0

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
-from _five_node_graphs import CODES, FLIPS, PAIRS, graph
+from _five_node_graphs import CODES, graph, released_law, worst_log_ratio
 from dpmo import graphs
 from dpmo.graphs import pair_response as pr
 from dpmo.graphs.exact import greedy_hypervolume_picks
@@ -211,31 +211,9 @@ def _picks_of_every_graph(k: int) -> tuple[np.ndarray, int]:
     return out, len(outs)
 
 
-@functools.cache
-def _distances() -> np.ndarray:
-    """The number of pairs in which two 5-node graphs differ, for every two graphs."""
-    diff = CODES[:, None] ^ CODES[None, :]
-    d = np.zeros(diff.shape, dtype=np.int64)
-    for p in range(len(PAIRS)):
-        d += (diff >> p) & 1
-    return d
-
-
 def _law(k: int, r: float) -> np.ndarray:
     """``P(output | G)`` for every graph ``G`` (rows) when each pair is flipped with probability ``r``."""
-    out, n_out = _picks_of_every_graph(k)
-    d = _distances()
-    P = np.exp(d * math.log(r) + (len(PAIRS) - d) * math.log1p(-r))  # P(H | G), rows G
-    M = np.zeros((CODES.size, n_out))
-    M[CODES, out] = 1.0
-    return P @ M
-
-
-def _worst_ratio(law: np.ndarray) -> float:
-    worst = 0.0
-    for p in range(len(PAIRS)):
-        worst = max(worst, float(np.max(np.log(law) - np.log(law[FLIPS[p]]))))
-    return worst
+    return released_law(*_picks_of_every_graph(k), r)
 
 
 @pytest.mark.parametrize("k", [1, 2])
@@ -243,9 +221,9 @@ def _worst_ratio(law: np.ndarray) -> float:
 def test_exact_audit_on_every_five_node_graph(k, eps):
     law = _law(k, pr.flip_probability(eps))
     assert np.allclose(law.sum(axis=1), 1.0)
-    assert _worst_ratio(law) <= eps + 1e-9
+    assert worst_log_ratio(law) <= eps + 1e-9
     # negative control: a flip probability a quarter of the rule's breaks epsilon-DP
-    assert _worst_ratio(_law(k, pr.flip_probability(eps) / 4)) > eps + 0.5
+    assert worst_log_ratio(_law(k, pr.flip_probability(eps) / 4)) > eps + 0.5
 
 
 @pytest.mark.parametrize("exact", [False, True])

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._validation import check_k
 from .pareto.consistent import RESOLVE, dominated_among, escape_or_copy, resolution
 
-__all__ = ["dominance", "pareto_gate", "gate_on", "gated_scores"]
+__all__ = ["dominance", "pareto_gate", "gate_on", "gated_scores", "gated_argmax_picks"]
 
 
 def dominance(W) -> np.ndarray:
@@ -129,3 +130,60 @@ def gated_scores(score, span: float, scale: float, W, e, chosen, remaining, epsi
     else:
         dm = cache["dominance"]
     return score + gamma * pareto_gate(W, chosen, remaining, dm), S
+
+
+def gated_argmax_picks(W, round_scores, k: int) -> np.ndarray:
+    """The gated rounds without noise (NOT PRIVATE by itself: apply it to released values only).
+
+    Round ``j`` takes, among the candidates not yet picked, the one with the largest gate
+    ``G = min(H, 2 - 2 Dm)`` (:func:`pareto_gate`: a non-dominated candidate that equals no earlier pick,
+    then a copy of one, then a dominated candidate) and, within the largest gate, the largest score
+    ``round_scores(j)`` (an array over all ``n`` candidates); exact ties go to the smaller index. This is
+    what the gated rounds of :func:`gated_scores` return as their noise vanishes, so no pick is dominated
+    while a non-dominated candidate is left, whatever the scores.
+
+    Parameters
+    ----------
+    W : array_like, shape (m, n)
+        The objectives, larger is better.
+    round_scores : callable
+        ``round_scores(j)`` for ``j = 0 .. k - 1``: finite scores of shape (n,).
+    k : int
+        Number of picks, ``1 <= k <= n``.
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (k,)
+        Distinct indices, in pick order.
+
+    Notes
+    -----
+    O(n log^(m - 1) n) once for the dominance, then per round the scores plus O(j n m).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.chebyshev_gate import gated_argmax_picks
+    >>> W = np.array([[10.0, 9.0, 0.0, 20.0], [10.0, 9.0, 20.0, 0.0]])
+    >>> gated_argmax_picks(W, lambda j: W.min(axis=0), 2).tolist()  # (9, 9) is in the shadow of (10, 10)
+    [0, 2]
+    """
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2 or not np.isfinite(W).all():
+        raise ValueError(f"W must be a finite 2-D array (objectives x candidates), got shape {W.shape}")
+    n = W.shape[1]
+    k = check_k(k, n)
+    dm = dominance(W)
+    taken = np.zeros(n, dtype=bool)
+    picks: list[int] = []
+    for j in range(k):
+        remaining = np.flatnonzero(~taken)
+        gate = pareto_gate(W, picks, remaining, dm)
+        s = np.asarray(round_scores(j), dtype=np.float64)
+        if s.shape != (n,) or np.isnan(s).any():
+            raise ValueError(f"round_scores({j}) must be {n} scores, not NaN, got shape {s.shape}")
+        s = s[remaining]
+        best = remaining[np.lexsort((remaining, -s, -gate))[0]]
+        picks.append(int(best))
+        taken[best] = True
+    return np.asarray(picks, dtype=np.intp)

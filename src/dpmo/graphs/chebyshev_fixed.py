@@ -12,13 +12,19 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_int
-from ..chebyshev import ChebyshevApproach, chebyshev_selection_scores, priv_chebyshev
+from ..chebyshev import ChebyshevApproach, chebyshev_scores, chebyshev_selection_scores, priv_chebyshev
+from ..chebyshev_gate import gated_argmax_picks
+from .graph import Graph
+from .objectives import statistics_objectives
+from .pair_response import released_statistics
 
 __all__ = [
     "DEGREE_ROUND_SHARE",
     "graph_chebyshev_settings",
     "graph_chebyshev_approach",
     "top_k_chebyshev",
+    "released_chebyshev_picks",
+    "gated_chebyshev_picks",
     "chebyshev_round_scores",
 ]
 
@@ -99,6 +105,61 @@ def top_k_chebyshev(
         budget=budget,
         exact=exact,
         delta=delta,
+    )
+
+
+def gated_chebyshev_picks(
+    degree, ego_density, k: int, directions, aspirations, sensitivity: str = "local", formula: str = "paper"
+) -> np.ndarray:
+    """Indices of the ``k`` picks of PrivChebyshev with public settings *without noise*, Pareto-gated (NOT
+    PRIVATE: apply it to released statistics only).
+
+    Round ``j`` scores every node along ``directions[j]`` from ``aspirations[j]`` exactly as a private round
+    does (:func:`dpmo.chebyshev.chebyshev_scores` of :func:`dpmo.graphs.statistics_objectives`, dampened
+    with the admissible functions for ``"local"``) and takes the best node allowed by the Pareto gate
+    (:func:`dpmo.chebyshev_gate.gated_argmax_picks`): a node that no node dominates and whose point no
+    earlier pick has, then a copy of an earlier pick's point, then a dominated node. No pick is dominated
+    while a non-dominated node is left. ``directions`` and ``aspirations``: shape (k, 2), or (2,) for every
+    round (degree, ego density). O(k (n + dampening loops)) plus O(n log n).
+    """
+    objs = statistics_objectives(degree, ego_density, formula=formula)
+    W = np.vstack([objs[0].values, objs[1].values]).astype(np.float64)
+    Wd, A = (np.broadcast_to(np.asarray(x, dtype=np.float64), (k, 2)) for x in (directions, aspirations))
+    return gated_argmax_picks(W, lambda j: chebyshev_scores(objs, Wd[j], A[j], sensitivity), k)
+
+
+def released_chebyshev_picks(
+    g: Graph,
+    k: int,
+    epsilon: float,
+    *,
+    directions=None,
+    aspirations=None,
+    sensitivity: str = "local",
+    rng=None,
+    exact: bool = True,
+    low: float = 0.0,
+    formula: str = "paper",
+) -> np.ndarray:
+    """Indices of the ``k`` picks of PrivChebyshev with public settings on the released graph (the caller
+    records epsilon).
+
+    One randomized-response release of every node pair (:func:`dpmo.graphs.pair_response.released_statistics`,
+    epsilon-edge-DP), then :func:`gated_chebyshev_picks` of the released degrees and ego densities along the
+    settings (:func:`graph_chebyshev_settings` for those left None; ``shares`` do not apply: there are no
+    rounds to share epsilon between), post-processing. At negligible noise these are the gated picks of the
+    true graph. ``docs/pareto.md``, "The released graph at large epsilon".
+    """
+    W, A, _ = graph_chebyshev_settings(g.n_nodes, k)
+    degree, ed = released_statistics(g, epsilon, rng=rng, exact=exact, low=low, formula=formula)
+    return gated_chebyshev_picks(
+        degree,
+        ed,
+        k,
+        W if directions is None else directions,
+        A if aspirations is None else aspirations,
+        sensitivity,
+        formula,
     )
 
 

@@ -56,6 +56,7 @@ __all__ = [
     "pair_endpoints",
     "sample_flips",
     "released_counts",
+    "released_statistics",
     "FEW_FLIPS",
     "flip_batch",
     "released_graph_picks",
@@ -312,6 +313,29 @@ def _edge_codes(g: Graph) -> np.ndarray:
     return codes
 
 
+def released_statistics(
+    g: Graph,
+    epsilon: float,
+    *,
+    rng=None,
+    exact: bool = True,
+    low: float = 0.0,
+    formula: str = "paper",
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(degree, ego density)`` of every node of the released graph: one randomized-response release of
+    every node pair (the caller records epsilon), then post-processing.
+
+    ``epsilon`` is the float the budget returned for this release (never above the recorded one). ``low``
+    and ``formula`` as in :func:`dpmo.graphs.ego_density`. Cost: :func:`sample_flips`, then
+    :func:`released_counts` (``O(n + E log E + E sqrt(E))`` on the exact path).
+    """
+    flips = sample_flips(g.n_nodes, epsilon, rng=rng, exact=exact)
+    u, v = pair_endpoints(flips, g.n_nodes)
+    # exact: the count update's work depends on the true edge count and the released graph only
+    degree, tri = released_counts(g, u, v, pad=flip_batch(g.n_nodes, epsilon) if exact else None)
+    return degree, ego_density_from_counts(degree, tri, low, formula)
+
+
 def released_graph_picks(
     g: Graph,
     k: int,
@@ -322,13 +346,7 @@ def released_graph_picks(
     low: float = 0.0,
     formula: str = "paper",
 ) -> np.ndarray:
-    """Indices of the ``k`` greedy hypervolume picks of the released graph (the caller records epsilon).
-
-    ``epsilon`` is the float the budget returned for this release (never above the recorded one).
-    """
-    flips = sample_flips(g.n_nodes, epsilon, rng=rng, exact=exact)
-    u, v = pair_endpoints(flips, g.n_nodes)
-    # exact: the count update's work depends on the true edge count and the released graph only
-    degree, tri = released_counts(g, u, v, pad=flip_batch(g.n_nodes, epsilon) if exact else None)
-    ed = ego_density_from_counts(degree, tri, low, formula)
+    """Indices of the ``k`` greedy hypervolume picks of the released graph (the caller records epsilon;
+    :func:`released_statistics`, then :func:`dpmo.graphs.exact.greedy_hypervolume_picks`)."""
+    degree, ed = released_statistics(g, epsilon, rng=rng, exact=exact, low=low, formula=formula)
     return greedy_hypervolume_picks(degree, ed, k)

@@ -39,6 +39,7 @@ from ..mechanisms import MECHANISMS
 from ..selection import SelectionCache, approaches, get_approach, select_multiobjective
 from .centrality import check_convention
 from .chebyshev import graph_chebyshev_approach, graph_staircase_approach
+from .chebyshev_fixed import released_chebyshev_picks
 from .exact import PAPER_WEIGHTS, check_weights
 from .graph import Graph
 from .io import public_graph
@@ -202,8 +203,12 @@ def top_k(
     directions, aspirations, shares : optional
         Public settings of ``approach="chebyshev"`` (see :func:`dpmo.priv_chebyshev`; objectives in the
         order degree, ego density); giving any of them selects PrivChebyshev with public settings instead
-        of the staircase (not Pareto-consistent: at negligible noise it can pick a node an earlier pick
-        dominates; ``docs/graphs.md``). Refused with the other approaches.
+        of the staircase (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings` for the others). Where
+        :func:`dpmo.graphs.pair_response.uses_released_graph` holds, its rounds run without noise on the
+        released graph, Pareto-gated (:func:`dpmo.graphs.chebyshev_fixed.released_chebyshev_picks`: one
+        budget record; ``shares`` and ``mechanism`` do not apply), so that at negligible noise no pick is
+        dominated while a non-dominated node is left; below it, ``k`` private rounds at the ``shares``
+        (``docs/graphs.md``). Refused with the other approaches.
     exact : bool, default True
         Sample exactly (the default; ``False`` opts in to the faster floating-point sampler, measured
         in ``docs/core.md``): :func:`dpmo.select` with ``exact=True``; rng None then reads the OS's secure
@@ -283,16 +288,33 @@ def top_k(
     check_delta(delta)  # kept as given: a Fraction reaches the budget exactly
     budget, epsilon = resolve_budget(epsilon, budget, delta=delta)  # up front: raises before anything
     # large epsilon: the released graph (a public rule, at the float the sampler will run at)
-    if default_plan and uses_released_graph(n, float_at_most(epsilon)):
+    if (default_plan or fixed) and uses_released_graph(n, float_at_most(epsilon)):
+        if fixed:
+            appr.round_shares(k, 2)  # the public settings checked before the spend
+        picks = "greedy hypervolume picks" if default_plan else "gated Chebyshev picks along the settings"
         eps = budget.spend(
             epsilon,
-            f"top_k: randomized response on the {pair_count(n)} node pairs (the released graph; its greedy "
-            "hypervolume picks are post-processing)",
+            f"top_k: randomized response on the {pair_count(n)} node pairs (the released graph; its {picks} "
+            "are post-processing)",
             mechanism="randomized_response",
             sensitivity=1,
             candidates=pair_count(n),
         )
-        idx = released_graph_picks(g, k, eps, rng=rng, exact=exact, low=low, formula=formula)
+        if default_plan:
+            idx = released_graph_picks(g, k, eps, rng=rng, exact=exact, low=low, formula=formula)
+        else:
+            idx = released_chebyshev_picks(
+                g,
+                k,
+                eps,
+                directions=directions,
+                aspirations=aspirations,
+                sensitivity=sensitivity,
+                rng=rng,
+                exact=exact,
+                low=low,
+                formula=formula,
+            )
         return g.ids[idx]
     if staircase:  # the top-first plan or the staircase (a public coin on some epsilons), before any spend
         appr = graph_staircase_approach(n, k, formula, epsilon=float(epsilon), rng=rng)

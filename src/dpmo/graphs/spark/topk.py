@@ -86,9 +86,11 @@ def top_k(
     approach : {"agg", "chebyshev", "pareto", "staircase"}, default "agg"
         As in :func:`dpmo.graphs.top_k`. ``"agg"`` and ``"chebyshev"`` run in Spark; ``"pareto"``,
         ``"staircase"`` (and any other registered approach) collect the statistics and run on the driver.
-        ``"chebyshev"`` here is PrivChebyshev with the fixed public graph settings
-        (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`), which is what
-        ``graphs.top_k(..., approach="chebyshev", shares=graph_chebyshev_settings(n, k)[2])`` runs; the
+        ``"chebyshev"`` here is the rounds of PrivChebyshev with the fixed public graph settings
+        (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`) at every epsilon, which is what
+        ``graphs.top_k(..., approach="chebyshev", shares=graph_chebyshev_settings(n, k)[2])`` runs below
+        :func:`dpmo.graphs.pair_response.uses_released_graph` (above it that call releases the graph; no
+        Spark path does); the
         in-memory default of ``"chebyshev"``, the private staircase (releases between rounds; for ``k = 3``
         at epsilon 1-5 the top-first plan, chosen as :func:`dpmo.graphs.chebyshev.graph_staircase_approach`
         does; ``docs/pareto.md``), is ``approach="staircase"`` here (on the driver,
@@ -128,8 +130,8 @@ def top_k(
     Notes
     -----
     Privacy: the output has exactly the distribution of :func:`dpmo.graphs.top_k` with the same arguments
-    (``"chebyshev"``: with the fixed settings, see ``approach``; up to the last bits of rounding of the
-    dampened scores), hence its guarantee: epsilon-edge-DP.
+    (``"chebyshev"``: of :func:`dpmo.priv_chebyshev` with the fixed settings, see ``approach``; up to the
+    last bits of rounding of the dampened scores), hence its guarantee: epsilon-edge-DP.
     ``docs/spark.md`` gives the argument (Gumbel top-k, Durfee and Rogers 2019; independent noise per
     round for the other mechanisms and for PrivChebyshev).
 
