@@ -38,6 +38,7 @@ pyspark = pytest.importorskip("pyspark", reason='pyspark is not installed: pip i
 
 from dpmo.graphs import spark as dpmo_spark  # noqa: E402
 from dpmo.graphs.chebyshev import chebyshev_round_scores, graph_chebyshev_settings  # noqa: E402
+from dpmo.graphs.pair_response import uses_released_graph  # noqa: E402
 from dpmo.graphs.spark import statistics as spark_statistics  # noqa: E402
 from dpmo.graphs.spark.scores import ScoreSpec, round_sensitivity, score_frame  # noqa: E402
 from dpmo.selection import round_parts  # noqa: E402
@@ -282,8 +283,8 @@ def test_budget_is_checked_before_any_spark_job(spark, spark_jobs, small, monkey
 
 def _fixed_rounds(g, k: int, epsilon: float, **kw) -> np.ndarray:
     """The ids :func:`dpmo.priv_chebyshev` picks with the fixed graph settings: what ``graphs.top_k(...,
-    approach="chebyshev", shares=...)`` runs below the released graph's rule (on these 10 nodes it always
-    releases the graph), and what the Spark path runs at every epsilon."""
+    approach="chebyshev", shares=...)`` and the Spark path run below the released graph's rule (on these
+    10 nodes both always release the graph; the law tests here sample the rounds directly)."""
     W, A, S = graph_chebyshev_settings(g.n_nodes, k)
     idx = dpmo.priv_chebyshev(graphs.objectives(g), epsilon, k=k, directions=W, aspirations=A, shares=S, **kw)
     return g.ids[idx]
@@ -295,24 +296,26 @@ def _fixed_rounds(g, k: int, epsilon: float, **kw) -> np.ndarray:
 @pytest.mark.slow
 def test_budget_records_match_the_in_memory_ones(spark, small, approach, delta, monkeypatch):
     edges, g = small
+    # 40 public nodes (30 without edges) at epsilon 1: below the released graph's rule, so "chebyshev" runs
+    # its rounds (its released graph: tests/test_graphs_spark_small.py)
+    n, eps = 40, 1.0
+    assert not uses_released_graph(n, eps)
+    g = graphs.load_graph(g.edges(), nodes=n)
     b_small, b_spark = dpmo.Budget(2.0, delta=delta), dpmo.Budget(2.0, delta=delta)
     b_mem = dpmo.Budget(2.0, delta=delta)
-    settings = {"nodes": SMALL_N, "approach": approach, "rng": 3, "delta": delta}
-    small_picks = dpmo_spark.top_k(edges, 3, 1.5, budget=b_small, **settings)  # small: on the driver
+    settings = {"nodes": n, "approach": approach, "rng": 3, "delta": delta}
+    small_picks = dpmo_spark.top_k(edges, 3, eps, budget=b_small, **settings)  # small: on the driver
     monkeypatch.setattr(dpmo_spark.small, "SMALL_NODES", 0)  # the executors
-    picks = dpmo_spark.top_k(edges, 3, 1.5, budget=b_spark, **settings)
-    # Spark runs the rounds of PrivChebyshev with the fixed graph settings (in memory: the staircase by
-    # default, and with settings on 10 nodes the released graph, docs/pareto.md)
-    if approach == "chebyshev":
-        _fixed_rounds(g, 3, 1.5, budget=b_mem, rng=3, delta=delta)
-    else:
-        graphs.top_k(g, 3, 1.5, approach=approach, budget=b_mem, rng=3, delta=delta)
+    picks = dpmo_spark.top_k(edges, 3, eps, budget=b_spark, **settings)
+    # Spark runs PrivChebyshev with the fixed graph settings (the in-memory default is the staircase)
+    fixed = {"directions": graph_chebyshev_settings(n, 3)[0]} if approach == "chebyshev" else {}
+    graphs.top_k(g, 3, eps, approach=approach, budget=b_mem, rng=3, delta=delta, **fixed)
     for p in (picks, small_picks):
-        assert len(set(p)) == 3 and set(p) <= set(range(SMALL_N))
+        assert len(set(p)) == 3 and set(p) <= set(range(n))
     got = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_spark.ledger]
     want = [(r.epsilon, r.mechanism, r.sensitivity, r.candidates) for r in b_mem.ledger]
-    assert got == want
-    assert b_spark.spent_exact == Fraction(1.5)
+    assert got == want and (approach == "agg" or len(got) == 3)
+    assert b_spark.spent_exact == Fraction(eps)
     # the small graph's path records exactly what the executors' path records (labels included)
     assert list(b_small.ledger) == list(b_spark.ledger) and b_small.spent_exact == b_spark.spent_exact
     assert b_small.spent_delta == b_spark.spent_delta
@@ -482,10 +485,14 @@ def test_staircase_on_the_driver_is_the_in_memory_staircase(spark, small):
 
 def test_exact_sampling_on_the_driver_gives_the_in_memory_answers(spark, small):
     edges, g = small
-    got = dpmo_spark.top_k(edges, 3, 1.0, nodes=SMALL_N, approach="chebyshev", exact=True, rng=4)
-    # Spark runs the rounds of PrivChebyshev with the fixed graph settings
-    want = _fixed_rounds(g, 3, 1.0, exact=True, rng=4)
-    assert got == want.tolist()
+    # Spark runs PrivChebyshev with the fixed graph settings (the in-memory default is the staircase): on
+    # 10 nodes the released graph, on 40 public nodes at epsilon 1 its rounds (sampled on the driver)
+    for n in (SMALL_N, 40):
+        got = dpmo_spark.top_k(edges, 3, 1.0, nodes=n, approach="chebyshev", exact=True, rng=4)
+        fixed = graph_chebyshev_settings(n, 3)[0]
+        h = graphs.load_graph(g.edges(), nodes=n)
+        want = graphs.top_k(h, 3, 1.0, approach="chebyshev", directions=fixed, exact=True, rng=4)
+        assert got == want.tolist()
 
 
 def test_the_spark_path_keeps_the_float_sampler_by_default():

@@ -116,33 +116,18 @@ SEEDED = [
 @pytest.mark.parametrize("approach, sensitivity, mechanism", SEEDED)
 @pytest.mark.slow
 def test_the_picks_are_the_in_memory_pipelines(spark, approach, sensitivity, mechanism):
-    # for every seed the very picks of dpmo.graphs.top_k (the float sampler, Spark's default; for
-    # "chebyshev" the rounds of dpmo.priv_chebyshev with the fixed graph settings, which graphs.top_k with
-    # settings runs below the released graph's rule; on 10 nodes it always releases the graph): the small
-    # path samples the in-memory law, which the Spark path's law tests (tests/test_graphs_spark.py)
-    # compare the executors' picks with
-    edges, g = _edges(spark, PAIRS), graphs.load_graph(np.array(PAIRS), nodes=N)
+    # for every seed the very picks of dpmo.graphs.top_k (the float sampler, Spark's default; PrivChebyshev
+    # with the fixed graph settings, here on 40 public nodes at epsilon 1: its rounds, below the released
+    # graph's rule): the small path samples the in-memory law, which the Spark path's law tests
+    # (tests/test_graphs_spark.py) compare the executors' picks with
+    n, eps = (40, 1.0) if approach == "chebyshev" else (N, 2.0)
+    edges, g = _edges(spark, PAIRS), graphs.load_graph(np.array(PAIRS), nodes=n)
+    fixed = {"directions": graph_chebyshev_settings(n, 3)[0]} if approach == "chebyshev" else {}
     settings = {"approach": approach, "sensitivity": sensitivity, "mechanism": mechanism}
-    W, A, S = graph_chebyshev_settings(N, 3)
     seen = set()
     for seed in range(4):
-        got = dpmo_spark.top_k(edges, 3, 2.0, nodes=N, rng=seed, **settings)
-        if approach == "chebyshev":
-            idx = dpmo.priv_chebyshev(
-                graphs.objectives(g),
-                2.0,
-                k=3,
-                directions=W,
-                aspirations=A,
-                shares=S,
-                rng=seed,
-                exact=False,
-                sensitivity=sensitivity,
-                mechanism=mechanism,
-            )
-            want = g.ids[idx]
-        else:
-            want = graphs.top_k(g, 3, 2.0, rng=seed, exact=False, **settings)
+        got = dpmo_spark.top_k(edges, 3, eps, nodes=n, rng=seed, **settings)
+        want = graphs.top_k(g, 3, eps, rng=seed, exact=False, **settings, **fixed)
         assert got == want.tolist()
         seen.add(tuple(got))
     assert len(seen) > 1  # random picks, not a fixed answer
@@ -174,3 +159,37 @@ def test_the_driver_receives_the_distinct_edges_only(spark):
         e, ns = prepare(_edges(spark, [(int(a), int(b)) for a, b in pairs]).repartition(3), nodes, "t")
         codes = sorted(r.code for r in small.edge_codes(e, ns, None if ns.is_range else ns.ids).collect())
         assert codes == want and len(codes) <= n * (n + 1) // 2
+
+
+@pytest.mark.slow
+def test_chebyshev_releases_the_graph_where_the_in_memory_call_does(spark, monkeypatch):
+    """Where the released graph's rule holds (always on 10 nodes), "chebyshev" releases the graph on both
+    paths, with the in-memory call's picks for the same seed (the fixed settings' gated picks) and one
+    budget record; a bad endpoint is refused before anything is spent."""
+    from dpmo.graphs.chebyshev_fixed import gated_chebyshev_picks
+    from dpmo.graphs.pair_response import uses_released_graph
+
+    edges, g = _edges(spark, PAIRS), graphs.load_graph(np.array(PAIRS), nodes=N)
+    S = graph_chebyshev_settings(N, 3)[2]
+    assert uses_released_graph(N, 3.0)
+    for seed, eps, exact in ((0, 3.0, False), (1, 1e6, False), (2, 3.0, True)):  # the small path
+        b = dpmo.Budget(eps)
+        got = dpmo_spark.top_k(edges, 3, None, nodes=N, approach="chebyshev", rng=seed, exact=exact, budget=b)
+        want = graphs.top_k(g, 3, eps, approach="chebyshev", shares=S, rng=seed, exact=exact)
+        assert got == want.tolist()
+        assert [r.mechanism for r in b.ledger] == ["randomized_response"] and b.spent == eps
+    ids = np.arange(N) * 3 + 1  # ids that are not 0 .. n-1: numbered by the broadcast join
+    named = _edges(spark, [(int(ids[a]), int(ids[b])) for a, b in PAIRS])
+    monkeypatch.setattr(dpmo_spark.small, "SMALL_NODES", 0)  # the executors
+    # seed 4: its flips move the picks away from the true graph's gated picks (3, 5, 0): the executors
+    # apply the very flips the in-memory call draws
+    b = dpmo.Budget(3.0)
+    got = dpmo_spark.top_k(named, 3, 3.0, nodes=ids, approach="chebyshev", rng=4, budget=b)
+    want = graphs.top_k(g, 3, 3.0, approach="chebyshev", shares=S, rng=4, exact=False)
+    W, A, _ = graph_chebyshev_settings(N, 3)
+    assert want.tolist() != gated_chebyshev_picks(g.degree, g.ego_density(), 3, W, A).tolist()
+    assert got == ids[want].tolist() and [r.mechanism for r in b.ledger] == ["randomized_response"]
+    b = dpmo.Budget(3.0)
+    with pytest.raises(ValueError, match="an edge names a node that is not in nodes"):
+        dpmo_spark.top_k(edges, 2, 3.0, nodes=8, approach="chebyshev", budget=b)
+    assert not b.ledger

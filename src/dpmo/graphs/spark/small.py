@@ -43,9 +43,11 @@ __all__ = [
     "OUTSIDE_CODE",
     "SMALL_EDGES",
     "SMALL_NODES",
+    "driver_pairs",
     "driver_statistics",
     "edge_codes",
     "is_small",
+    "node_ids",
 ]
 
 #: A graph is small when its node set admits at most this many edges, or Spark estimates its edge table at
@@ -84,7 +86,7 @@ def is_small(e: DataFrame, ns: NodeSet) -> bool:
     return rows is not None and rows <= SMALL_EDGES
 
 
-def edge_codes(e: DataFrame, ns: NodeSet, ids=None) -> DataFrame:
+def edge_codes(e: DataFrame, ns: NodeSet, ids=None, *, one_partition: bool = True) -> DataFrame:
     """The distinct codes of the edges of ``e`` (columns ``u``, ``v``): ``a n + b`` for the positions ``a <=
     b`` of the endpoints in the sorted node set (``ids``, its sorted ids; None for ``0 .. n-1``),
     :data:`OUTSIDE_CODE` for an edge with an endpoint outside it, :data:`NULL_CODE` for a null endpoint.
@@ -92,7 +94,9 @@ def edge_codes(e: DataFrame, ns: NodeSet, ids=None) -> DataFrame:
     One Spark SQL query, no Python worker: the edge table in one partition (``coalesce(1)``, no shuffle),
     the ids numbered by a broadcast join with the node set when they are not ``0 .. n-1`` (the broadcast
     may be a second, small job, as Spark plans the local table), and a hash aggregate of the distinct
-    codes: at most ``n (n + 1) / 2 + 2`` rows, whatever the table holds.
+    codes: at most ``n (n + 1) / 2 + 2`` rows, whatever the table holds. ``one_partition=False`` keeps the
+    table's partitions (a large graph's codes, left on the executors: the released graph of
+    :mod:`dpmo.graphs.spark.released`).
 
     Examples
     --------
@@ -111,7 +115,7 @@ def edge_codes(e: DataFrame, ns: NodeSet, ids=None) -> DataFrame:
 
     n = int(ns.n)
     u, v = F.col("u"), F.col("v")
-    rows = e.coalesce(1)
+    rows = e.coalesce(1) if one_partition else e
     if ids is None:
         a, b = u, v
         outside = (F.least(u, v) < 0) | (F.greatest(u, v) >= n)
@@ -133,9 +137,32 @@ def edge_codes(e: DataFrame, ns: NodeSet, ids=None) -> DataFrame:
     return rows.select(code.cast("long").alias("code")).distinct()
 
 
+def driver_pairs(e: DataFrame, ns: NodeSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The node set's ids (sorted) and the edges of ``e`` as positions ``(a, b)`` in them (``a < b``,
+    distinct, self-loops dropped), collected in one Spark job (:func:`edge_codes`); ``ValueError`` for an
+    endpoint that is null or outside the node set, naming neither. Cost: one pass over the edges in one
+    Spark task; on the driver at most ``n (n + 1) / 2 + 2`` codes."""
+    n = int(ns.n)
+    ids = node_ids(ns)
+    codes = edge_codes(e, ns, None if ns.is_range else ids).toArrow().column("code").to_numpy()
+    if codes.size and codes.min() < 0:
+        refuse_endpoint(None if (codes == NULL_CODE).any() else OUTSIDE_CODE, ns)
+    a, b = codes // n, codes % n
+    keep = a != b  # self-loops dropped, as in dpmo.graphs.csr
+    return ids, a[keep], b[keep]
+
+
+def node_ids(ns: NodeSet) -> np.ndarray:
+    """The public node set's ids, sorted (collected when it is a DataFrame; at most ``SMALL_NODES`` or the
+    driver path's limit)."""
+    if ns.is_range:
+        return np.arange(int(ns.n), dtype=np.int64)
+    return ns.ids if ns.ids is not None else _collected_ids(ns)
+
+
 def driver_statistics(e: DataFrame, ns: NodeSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The node set's ids (sorted), degrees and ego densities, computed on the driver from the edges of
-    ``e`` collected in one Spark job (:func:`edge_codes`); ``ValueError`` for an endpoint that is null or
+    ``e`` collected in one Spark job (:func:`driver_pairs`); ``ValueError`` for an endpoint that is null or
     outside the node set, naming neither.
 
     Equal to :func:`dpmo.graphs.spark.node_statistics` sorted by node (the same kernels as
@@ -154,18 +181,8 @@ def driver_statistics(e: DataFrame, ns: NodeSet) -> tuple[np.ndarray, np.ndarray
     >>> ids.tolist(), degree.tolist(), ego.tolist()
     ([0, 1, 2, 3, 4], [2, 2, 3, 1, 0], [1.0, 1.0, 0.3333333333333333, 0.0, 0.0])
     """
-    n = int(ns.n)
-    if ns.is_range:
-        ids, members = np.arange(n, dtype=np.int64), None
-    else:
-        ids = ns.ids if ns.ids is not None else _collected_ids(ns)
-        members = ids
-    codes = edge_codes(e, ns, members).toArrow().column("code").to_numpy()
-    if codes.size and codes.min() < 0:
-        refuse_endpoint(None if (codes == NULL_CODE).any() else OUTSIDE_CODE, ns)
-    a, b = codes // n, codes % n
-    keep = a != b  # self-loops dropped, as in dpmo.graphs.csr
-    indptr, indices = csr_from_pairs(a[keep], b[keep], n)
+    ids, a, b = driver_pairs(e, ns)
+    indptr, indices = csr_from_pairs(a, b, int(ns.n))
     degree = np.diff(indptr)
     ego = ego_density_from_counts(degree, csr_triangles(indptr, indices), 0.0, "paper")
     return ids, degree, ego

@@ -11,6 +11,9 @@ neighbours: graphs on the same public node set that differ in one edge), with th
 * ``approach="pareto"`` (the Pareto score of a node depends on all the others) and ``exact=True``: the
   statistics are collected to the driver (``n <= DRIVER_MAX_NODES``) and the in-memory pipeline
   (:func:`dpmo.select_multiobjective`) runs there, exactly as in :func:`dpmo.graphs.top_k`;
+* ``approach="chebyshev"`` where the released graph's rule holds: the graph released by randomized response
+  (flips drawn on the driver, the released graph's statistics on the executors) and the settings' gated
+  picks on the driver (:mod:`dpmo.graphs.spark.released`);
 * a **small** graph (:func:`dpmo.graphs.spark.small.is_small`: at most 2^16 edges possible on the public
   node set or estimated by Spark's plan statistics), whatever the approach: its distinct edges reach the
   driver in one Spark job, and the statistics and the picks are computed there as above (Spark's cost per
@@ -29,6 +32,7 @@ from ..._validation import check_choice, check_epsilon, check_exact, check_k, ch
 from ...accounting import check_delta
 from ...budget import resolve_budget
 from ...calls import check_budget_first, releases_on_error, resolve_call
+from ...epsilons import float_at_most
 from ...mechanisms import MECHANISMS
 from ...selection import SENSITIVITIES, approaches, get_approach, round_parts, select_multiobjective
 from ...spark.sampling import driver_entropy, executor_rounds, private_picks, round_recorder
@@ -36,7 +40,9 @@ from ...spark.session import library_call
 from ..chebyshev import graph_chebyshev_approach, graph_staircase_approach
 from ..exact import check_weights
 from ..objectives import statistics_objectives
+from ..pair_response import pair_count, uses_released_graph
 from .inputs import parquet_pieces, session_of
+from .released import released_chebyshev_ids
 from .scores import SPARK_APPROACHES, ScoreSpec, round_sensitivity, score_frame
 from .small import driver_statistics, is_small
 from .statistics import prepare, statistics
@@ -86,11 +92,12 @@ def top_k(
     approach : {"agg", "chebyshev", "pareto", "staircase"}, default "agg"
         As in :func:`dpmo.graphs.top_k`. ``"agg"`` and ``"chebyshev"`` run in Spark; ``"pareto"``,
         ``"staircase"`` (and any other registered approach) collect the statistics and run on the driver.
-        ``"chebyshev"`` here is the rounds of PrivChebyshev with the fixed public graph settings
-        (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`) at every epsilon, which is what
-        ``graphs.top_k(..., approach="chebyshev", shares=graph_chebyshev_settings(n, k)[2])`` runs below
-        :func:`dpmo.graphs.pair_response.uses_released_graph` (above it that call releases the graph; no
-        Spark path does); the
+        ``"chebyshev"`` here is PrivChebyshev with the fixed public graph settings
+        (:func:`dpmo.graphs.chebyshev.graph_chebyshev_settings`), which is what
+        ``graphs.top_k(..., approach="chebyshev", shares=graph_chebyshev_settings(n, k)[2])`` runs: its
+        rounds, or where :func:`dpmo.graphs.pair_response.uses_released_graph` holds (and ``n <=
+        DRIVER_MAX_NODES``) the settings' gated picks on the released graph
+        (:mod:`dpmo.graphs.spark.released`: one record, the same picks for the same ``rng``); the
         in-memory default of ``"chebyshev"``, the private staircase (releases between rounds; for ``k = 3``
         at epsilon 1-5 the top-first plan, chosen as :func:`dpmo.graphs.chebyshev.graph_staircase_approach`
         does; ``docs/pareto.md``), is ``approach="staircase"`` here (on the driver,
@@ -130,8 +137,8 @@ def top_k(
     Notes
     -----
     Privacy: the output has exactly the distribution of :func:`dpmo.graphs.top_k` with the same arguments
-    (``"chebyshev"``: of :func:`dpmo.priv_chebyshev` with the fixed settings, see ``approach``; up to the
-    last bits of rounding of the dampened scores), hence its guarantee: epsilon-edge-DP.
+    (``"chebyshev"``: with the fixed settings, see ``approach``; up to the last bits of rounding of the
+    dampened scores), hence its guarantee: epsilon-edge-DP.
     ``docs/spark.md`` gives the argument (Gumbel top-k, Durfee and Rogers 2019; independent noise per
     round for the other mechanisms and for PrivChebyshev).
 
@@ -187,6 +194,24 @@ def top_k(
             )
         shares = appr.round_shares(k, 2)  # public; checks the Chebyshev settings
         small = is_small(e, ns)  # public: n and Spark's estimate of the plan, no job
+        if approach == "chebyshev" and n <= DRIVER_MAX_NODES:  # large epsilon: the released graph
+            _, total = resolve_budget(epsilon, budget, delta=delta)  # checked only: nothing spent yet
+            if uses_released_graph(n, float_at_most(total)):
+                budget, total = resolve_budget(epsilon, budget, delta=delta)
+
+                def record() -> float:  # the whole epsilon, right before the flips are drawn
+                    return budget.spend(
+                        total,
+                        f"{_LABEL}: randomized response on the {pair_count(n)} node pairs (the released "
+                        "graph; its gated Chebyshev picks along the graph settings are post-processing)",
+                        mechanism="randomized_response",
+                        sensitivity=1,
+                        candidates=pair_count(n),
+                    )
+
+                return released_chebyshev_ids(
+                    e, ns, k, record, small=small, sensitivity=sensitivity, rng=gen, exact=exact
+                )
         # up front: raises before anything is computed (delta > 0: the accountant's epsilons of the rounds,
         # planned here for the executors, in the pipeline on the driver)
         parts = None
