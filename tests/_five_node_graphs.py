@@ -174,3 +174,15 @@ def released_law(out: np.ndarray, n_out: int, r: float) -> np.ndarray:
 def worst_log_ratio(law: np.ndarray) -> float:
     """The largest ``ln P(o | G) - ln P(o | G')`` over every output ``o`` and one-pair neighbours."""
     return max(float(np.max(np.log(law) - np.log(law[f]))) for f in FLIPS)
+
+
+def assert_first_pick_follows(law_row: np.ndarray, first: dict, draw, draws: int) -> None:
+    """``draw()`` (the first pick of one call, a node 0..4) follows the law of the first pick given by
+    ``law_row`` (the probability of each output number) and ``first`` (output number -> its first pick):
+    every node's frequency over ``draws`` calls within 5 standard deviations."""
+    node_law = np.zeros(5)
+    for j, p in enumerate(law_row):
+        node_law[first[j]] += p
+    got = np.bincount([int(draw()) for _ in range(draws)], minlength=5)
+    sd = np.sqrt(node_law * (1 - node_law) / draws)
+    assert np.all(np.abs(got / draws - node_law) <= 5 * sd + 1e-12)

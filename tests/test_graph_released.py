@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpmo
-from _five_node_graphs import CODES, graph, released_law, worst_log_ratio
+from _five_node_graphs import CODES, assert_first_pick_follows, graph, released_law, worst_log_ratio
 from dpmo import graphs
 from dpmo.graphs import pair_response as pr
 from dpmo.graphs.exact import greedy_hypervolume_picks
@@ -236,20 +236,13 @@ def test_top_k_draws_from_the_audited_law(exact):
     for code in CODES:  # output number -> the pick (k = 1)
         h = graph(int(code))
         first.setdefault(int(out[code]), int(greedy_hypervolume_picks(h.degree, h.ego_density(), k)[0]))
-    node_law = np.zeros(5)
     code = 0b1000111011  # a graph with a triangle and a pendant path
-    for j, p in enumerate(law[code]):
-        node_law[first[j]] += p
     rng = np.random.default_rng(7)
-    got = np.bincount(
-        [
-            int(graphs.top_k(graph(code), k, eps, approach="chebyshev", rng=rng, exact=exact)[0])
-            for _ in range(draws)
-        ],
-        minlength=5,
-    )
-    sd = np.sqrt(node_law * (1 - node_law) / draws)
-    assert np.all(np.abs(got / draws - node_law) <= 5 * sd + 1e-12)
+
+    def draw() -> int:
+        return graphs.top_k(graph(code), k, eps, approach="chebyshev", rng=rng, exact=exact)[0]
+
+    assert_first_pick_follows(law[code], first, draw, draws)
 
 
 # ---------------------------------------------------------------------------------------- through top_k
