@@ -275,16 +275,17 @@ def test_the_robustness_benchmark_runs_and_resumes(tmp_path, capsys):
 
     out = tmp_path / "r.csv"
     args = ["--runs", "2", "--sizes", "60", "--generators", "ba", "star-clique", "--approaches", "agg",
-            "chebyshev", "--epsilons", "1", "1e6", "--out", str(out)]  # fmt: skip
+            "chebyshev", "chebyshev-fixed", "--epsilons", "1", "1e6", "--out", str(out)]  # fmt: skip
     main(args)
     rows = list(csv.DictReader(out.open()))
-    assert len(rows) == 2 * 2 * 2
+    assert len(rows) == 2 * 3 * 2
     assert {r["case"] for r in rows} == {"ba-60", "star-clique-60"}
     for r in rows:
         assert 0.0 <= float(r["hv_ratio"]) <= 1.0 + 1e-9 and 0.0 <= float(r["dominated_share"]) <= 1.0
-        if r["approach"] == "chebyshev" and float(r["epsilon"]) == 1e6:
+        if r["approach"] in ("chebyshev", "chebyshev-fixed") and float(r["epsilon"]) == 1e6:
             assert float(r["dominated_share"]) == 0.0
     text = capsys.readouterr().out
-    assert "| ba-60 | chebyshev |" in text and "worst shortfall vs agg" in text
+    assert "| ba-60 | chebyshev |" in text and "| ba-60 | chebyshev-fixed |" in text
+    assert text.count("worst shortfall vs agg") == 2  # the targets of the default and of the fixed settings
     main(args)
-    assert len(list(csv.DictReader(out.open()))) == 8  # resumed: nothing added
+    assert len(list(csv.DictReader(out.open()))) == 12  # resumed: nothing added
