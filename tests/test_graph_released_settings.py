@@ -156,6 +156,37 @@ def test_settings_check_before_one_release_of_the_whole_epsilon():
     assert [s.epsilon for s in b3.ledger] == pytest.approx([0.4, 0.8, 0.8])
 
 
+def _brute_gated(W: np.ndarray, S: list) -> list:
+    """The gate's order by brute force: per round, a new front point, then a copy, then a dominated node;
+    the largest score within the class, ties to the smaller index."""
+    dom, picks = _dominated(W), []
+    for s in S:
+        left = [r for r in range(W.shape[1]) if r not in picks]
+        seen = {tuple(W[:, p]) for p in picks}
+        new = [r for r in left if not dom[r] and tuple(W[:, r]) not in seen]
+        copies = [r for r in left if not dom[r] and tuple(W[:, r]) in seen]
+        picks.append(min(new or copies or left, key=lambda r: (-s[r], r)))
+    return picks
+
+
+def test_each_round_scores_along_its_own_settings():
+    """Round j uses direction j and aspiration j: the picks equal the brute-force gate over the private
+    rounds' own scores (chebyshev_round_scores, computed from graphs.objectives, not from the statistics),
+    and reversing the rounds' settings changes them on this graph (the check is not vacuous)."""
+    from dpmo.graphs.chebyshev import chebyshev_round_scores
+
+    g = graphs.load_graph(nx.barabasi_albert_graph(300, 3, seed=2), nodes=300)
+    k = 3
+    W, A, _ = graph_chebyshev_settings(g.n_nodes, k)
+    objs = graphs.objectives(g)
+    d, e = g.degree.astype(float), np.asarray(g.ego_density())
+    for sensitivity in ("local", "global"):
+        S = [chebyshev_round_scores(objs, g.n_nodes, k, j, sensitivity)[0] for j in range(k)]
+        got = gated_chebyshev_picks(g.degree, e, k, W, A, sensitivity).tolist()
+        assert got == _brute_gated(np.vstack([d, e]), S)
+    assert got != gated_chebyshev_picks(g.degree, e, k, W[::-1], A[::-1], sensitivity).tolist()
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     st.integers(8, 50),
@@ -164,11 +195,15 @@ def test_settings_check_before_one_release_of_the_whole_epsilon():
     st.booleans(),
     st.sampled_from(["local", "global"]),
     st.floats(0.0, 1.0),
+    st.sampled_from([(0.0, "paper"), (1.0, "paper"), (0.0, "published"), (1.0, "published")]),
 )
-def test_at_negligible_noise_the_settings_picks_are_gated_and_exact(n, seed, k, cliques, sensitivity, w):
-    """Pareto-consistent and convergent: at epsilon 1e6, with any public settings, the picks are the gated
-    picks of the true graph (the settings' exact limit), and no pick is dominated while a non-dominated node
-    is left."""
+def test_at_negligible_noise_the_settings_picks_are_gated_and_exact(
+    n, seed, k, cliques, sensitivity, w, conv
+):
+    """Pareto-consistent and convergent: at epsilon 1e6, with any public settings and ego-density
+    convention, the picks are the gated picks of the true graph (the settings' exact limit), and no pick is
+    dominated while a non-dominated node is left."""
+    low, formula = conv
     G = nx.gnp_random_graph(n, 4.0 / n, seed=seed)
     if cliques:  # equal points: two cliques of 4 nodes
         G.add_edges_from((a, b) for c in (0, 4) for a in range(c, c + 4) for b in range(a + 1, c + 4))
@@ -176,11 +211,12 @@ def test_at_negligible_noise_the_settings_picks_are_gated_and_exact(n, seed, k, 
     k = min(k, n)
     user = {"directions": [w, 1.0 - w] if 0 < w < 1 else [1.0, 1.0], "aspirations": [2.0, 0.0]}
     got = graphs.top_k(
-        g, k, 1e6, approach="chebyshev", rng=seed, exact=False, sensitivity=sensitivity, **user
-    )
+        g, k, 1e6, approach="chebyshev", rng=seed, exact=False, sensitivity=sensitivity,
+        low_degree=low, formula=formula, **user,
+    )  # fmt: skip
     idx = g.index(got)
-    d, e = g.degree, np.asarray(g.ego_density())
-    ref = gated_chebyshev_picks(d, e, k, user["directions"], user["aspirations"], sensitivity)
+    d, e = g.degree, np.asarray(g.ego_density(low_degree=low, formula=formula))
+    ref = gated_chebyshev_picks(d, e, k, user["directions"], user["aspirations"], sensitivity, formula)
     assert np.array_equal(idx, ref)
     dom = _dominated(np.vstack([d.astype(float), e]))
     assert len(set(idx.tolist())) == k

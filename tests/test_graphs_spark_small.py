@@ -172,10 +172,12 @@ def test_chebyshev_releases_the_graph_where_the_in_memory_call_does(spark, monke
     edges, g = _edges(spark, PAIRS), graphs.load_graph(np.array(PAIRS), nodes=N)
     S = graph_chebyshev_settings(N, 3)[2]
     assert uses_released_graph(N, 3.0)
-    for seed, eps, exact in ((0, 3.0, False), (1, 1e6, False), (2, 3.0, True)):  # the small path
+    cases = ((0, 3.0, False, "local"), (1, 1e6, False, "global"), (2, 3.0, True, "global"))
+    for seed, eps, exact, sens in cases:  # the small path
         b = dpmo.Budget(eps)
-        got = dpmo_spark.top_k(edges, 3, None, nodes=N, approach="chebyshev", rng=seed, exact=exact, budget=b)
-        want = graphs.top_k(g, 3, eps, approach="chebyshev", shares=S, rng=seed, exact=exact)
+        kw = {"rng": seed, "exact": exact, "sensitivity": sens}
+        got = dpmo_spark.top_k(edges, 3, None, nodes=N, approach="chebyshev", budget=b, **kw)
+        want = graphs.top_k(g, 3, eps, approach="chebyshev", shares=S, **kw)
         assert got == want.tolist()
         assert [r.mechanism for r in b.ledger] == ["randomized_response"] and b.spent == eps
     ids = np.arange(N) * 3 + 1  # ids that are not 0 .. n-1: numbered by the broadcast join
@@ -190,6 +192,10 @@ def test_chebyshev_releases_the_graph_where_the_in_memory_call_does(spark, monke
     assert want.tolist() != gated_chebyshev_picks(g.degree, g.ego_density(), 3, W, A).tolist()
     assert got == ids[want].tolist() and [r.mechanism for r in b.ledger] == ["randomized_response"]
     b = dpmo.Budget(3.0)
+    with pytest.raises(ValueError, match="an edge names a node that is not in nodes"):
+        dpmo_spark.top_k(edges, 2, 3.0, nodes=8, approach="chebyshev", budget=b)
+    assert not b.ledger
+    monkeypatch.undo()  # the small path refuses before the spend too
     with pytest.raises(ValueError, match="an edge names a node that is not in nodes"):
         dpmo_spark.top_k(edges, 2, 3.0, nodes=8, approach="chebyshev", budget=b)
     assert not b.ledger

@@ -138,9 +138,10 @@ def gated_argmax_picks(W, round_scores, k: int) -> np.ndarray:
     Round ``j`` takes, among the candidates not yet picked, the one with the largest gate
     ``G = min(H, 2 - 2 Dm)`` (:func:`pareto_gate`: a non-dominated candidate that equals no earlier pick,
     then a copy of one, then a dominated candidate) and, within the largest gate, the largest score
-    ``round_scores(j)`` (an array over all ``n`` candidates); exact ties go to the smaller index. This is
-    what the gated rounds of :func:`gated_scores` return as their noise vanishes, so no pick is dominated
-    while a non-dominated candidate is left, whatever the scores.
+    ``round_scores(j)`` (an array over all ``n`` candidates); exact ties go to the smaller index. Up to
+    those ties (which noisy rounds break at random) this is what the gated rounds of :func:`gated_scores`
+    return as their noise vanishes, and no pick is dominated while a non-dominated candidate is left,
+    whatever the scores.
 
     Parameters
     ----------
@@ -158,7 +159,9 @@ def gated_argmax_picks(W, round_scores, k: int) -> np.ndarray:
 
     Notes
     -----
-    O(n log^(m - 1) n) once for the dominance, then per round the scores plus O(j n m).
+    O(n log^(m - 1) n) once for the dominance and the equal points, then per round the scores plus
+    O(n log n) for the order (a non-dominated candidate is weakly dominated by an earlier pick only when it
+    equals it, so the gate needs no escape test).
 
     Examples
     --------
@@ -173,17 +176,22 @@ def gated_argmax_picks(W, round_scores, k: int) -> np.ndarray:
         raise ValueError(f"W must be a finite 2-D array (objectives x candidates), got shape {W.shape}")
     n = W.shape[1]
     k = check_k(k, n)
-    dm = dominance(W)
+    # the gate's three values without its O(j n m) escape test: a non-dominated candidate can be weakly
+    # dominated by an earlier pick only if it equals it (anything else would dominate it), so G is 2 on the
+    # non-dominated candidates whose point no pick has, 1 on the non-dominated copies, 0 on the dominated
+    front = dominance(W) == 0.0
+    point = np.unique(W.T, axis=0, return_inverse=True)[1].ravel()  # equal columns, one number
+    point_taken = np.zeros(int(point.max()) + 1 if n else 0, dtype=bool)
     taken = np.zeros(n, dtype=bool)
     picks: list[int] = []
     for j in range(k):
-        remaining = np.flatnonzero(~taken)
-        gate = pareto_gate(W, picks, remaining, dm)
         s = np.asarray(round_scores(j), dtype=np.float64)
         if s.shape != (n,) or np.isnan(s).any():
             raise ValueError(f"round_scores({j}) must be {n} scores, not NaN, got shape {s.shape}")
-        s = s[remaining]
-        best = remaining[np.lexsort((remaining, -s, -gate))[0]]
+        gate = np.where(front, np.where(point_taken[point], 1, 2), 0)
+        remaining = np.flatnonzero(~taken)
+        best = remaining[np.lexsort((remaining, -s[remaining], -gate[remaining]))[0]]
         picks.append(int(best))
         taken[best] = True
+        point_taken[point[best]] = True
     return np.asarray(picks, dtype=np.intp)

@@ -65,8 +65,11 @@ def released_chebyshev_ids(
         degree, ego = released_statistics(g, record(), rng=rng, exact=exact)
     else:
         ids = node_ids(ns)
-        codes = edge_codes(e, ns, None if ns.is_range else ids, one_partition=False)
-        worst = codes.agg(F.min("code").alias("worst")).first()["worst"]  # one job: the flags are negative
+        # the distinct codes, kept on the executors (one read of the edges for the check and the join)
+        codes = edge_codes(e, ns, None if ns.is_range else ids, one_partition=False).localCheckpoint(
+            eager=True
+        )
+        worst = codes.agg(F.min("code").alias("worst")).first()["worst"]  # the flags are negative
         if worst is not None and worst < 0:
             refuse_endpoint(None if worst == NULL_CODE else OUTSIDE_CODE, ns)
         flips = sample_flips(n, record(), rng=rng, exact=exact)

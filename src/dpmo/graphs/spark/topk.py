@@ -85,7 +85,8 @@ def top_k(
         Number of nodes, ``1 <= k <= n``.
     epsilon : float
         Total privacy budget (> 0); the rounds share it as in :func:`dpmo.graphs.top_k` (``epsilon / k``
-        each; ``"chebyshev"``: the graph's public shares).
+        each; ``"chebyshev"``: the graph's public shares, or all of it for the released graph where its rule
+        holds).
     nodes : int, array_like or pyspark.sql.DataFrame
         The **public** node set (ids ``0 .. n-1`` for an int ``n``, the ids, or a one-column DataFrame of
         ids). Required: refused without it (:data:`dpmo.graphs.nodes.NODES_REQUIRED`).
