@@ -220,3 +220,19 @@ def test_at_negligible_noise_the_settings_picks_are_gated_and_exact(
     dom = _dominated(np.vstack([d.astype(float), e]))
     assert len(set(idx.tolist())) == k
     assert dom[idx].sum() == max(0, k - int((~dom).sum()))
+
+
+def test_gated_chebyshev_picks_name_bad_arguments():
+    d, e = np.array([3, 2, 1]), np.array([0.1, 0.5, 1.0])
+    with pytest.raises(ValueError, match="directions"):
+        gated_chebyshev_picks(d, e, 2, [[1.0, 0.0]] * 3, [0.0, 0.0])
+    with pytest.raises(ValueError, match="directions"):
+        gated_chebyshev_picks(d, e, 2, [-1.0, 1.0], [0.0, 0.0])
+    with pytest.raises(ValueError, match="aspirations"):
+        gated_chebyshev_picks(d, e, 2, [1.0, 1.0], [0.0, np.nan])
+    with pytest.raises(TypeError, match="aspirations"):
+        gated_chebyshev_picks(d, e, 2, [1.0, 1.0], ["a", "b"])
+    with pytest.raises(ValueError, match="sensitivity"):
+        gated_chebyshev_picks(d, e, 2, [1.0, 1.0], [0.0, 0.0], "medium")
+    with pytest.raises(ValueError, match="k"):
+        gated_chebyshev_picks(d, e, 4, [1.0, 1.0], [0.0, 0.0])

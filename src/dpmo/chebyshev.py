@@ -45,6 +45,8 @@ __all__ = [
     "priv_chebyshev",
     "chebyshev_scores",
     "chebyshev_selection_scores",
+    "check_aspirations",
+    "check_directions",
     "dampened_excess",
     "default_directions",
     "objective_scale",
@@ -126,6 +128,19 @@ def _check_directions(directions, k: int, m: int) -> np.ndarray:
     if np.any(W.max(axis=1) <= 0):
         raise ValueError("every direction needs at least one positive entry")
     return W
+
+
+def check_directions(directions, k: int, m: int) -> np.ndarray:
+    """The public directions of ``k`` rounds over ``m`` objectives as a (k, m) array: an (m,) array serves
+    every round, None gives :func:`default_directions`; ``ValueError`` / ``TypeError`` naming
+    ``directions`` for a wrong shape, a negative or non-finite weight, or a row without a positive one."""
+    return _check_directions(directions, k, m)
+
+
+def check_aspirations(aspirations, k: int, m: int) -> np.ndarray:
+    """The public aspirations of ``k`` rounds over ``m`` objectives as a (k, m) array (an (m,) array serves
+    every round, None gives 0); ``ValueError`` / ``TypeError`` naming ``aspirations`` otherwise."""
+    return _matrix(aspirations, "aspirations", k, m, default=0.0)
 
 
 def dampened_excess(

@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int
-from ..chebyshev import ChebyshevApproach, chebyshev_scores, chebyshev_selection_scores, priv_chebyshev
+from .._validation import check_choice, check_int, check_k
+from ..chebyshev import (
+    ChebyshevApproach,
+    chebyshev_scores,
+    chebyshev_selection_scores,
+    check_aspirations,
+    check_directions,
+    priv_chebyshev,
+)
 from ..chebyshev_gate import gated_argmax_picks
+from ..pareto import SENSITIVITY_MODES
 from .graph import Graph
 from .objectives import statistics_objectives
 from .pair_response import released_statistics
@@ -123,8 +131,11 @@ def gated_chebyshev_picks(
     round (degree, ego density). O(k (n + dampening loops)) plus O(n log n).
     """
     objs = statistics_objectives(degree, ego_density, formula=formula)
+    k = check_k(k, objs[0].n)
+    Wd = check_directions(directions, k, 2)  # ValueError / TypeError naming the setting
+    A = check_aspirations(aspirations, k, 2)
+    sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
     W = np.vstack([objs[0].values, objs[1].values]).astype(np.float64)
-    Wd, A = (np.broadcast_to(np.asarray(x, dtype=np.float64), (k, 2)) for x in (directions, aspirations))
     return gated_argmax_picks(W, lambda j: chebyshev_scores(objs, Wd[j], A[j], sensitivity), k)
 
 
