@@ -30,13 +30,14 @@ import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from ...spark.session import sql_conf
 from ..chebyshev_fixed import gated_chebyshev_picks, graph_chebyshev_settings
 from ..csr import csr_from_pairs
 from ..graph import Graph
 from ..pair_response import pair_endpoints, released_statistics, sample_flips
 from .inputs import NodeSet
 from .small import NULL_CODE, OUTSIDE_CODE, driver_pairs, edge_codes, node_ids
-from .statistics import prepare, refuse_endpoint, statistics
+from .statistics import edge_partitions, prepare, refuse_endpoint, statistics
 
 __all__ = ["released_chebyshev_ids"]
 
@@ -65,23 +66,25 @@ def released_chebyshev_ids(
         degree, ego = released_statistics(g, record(), rng=rng, exact=exact)
     else:
         ids = node_ids(ns)
-        # the distinct codes, kept on the executors (one read of the edges for the check and the join)
-        codes = edge_codes(e, ns, None if ns.is_range else ids, one_partition=False).localCheckpoint(
-            eager=True
-        )
-        worst = codes.agg(F.min("code").alias("worst")).first()["worst"]  # the flags are negative
-        if worst is not None and worst < 0:
-            refuse_endpoint(None if worst == NULL_CODE else OUTSIDE_CODE, ns)
-        flips = sample_flips(n, record(), rng=rng, exact=exact)
-        degree, ego = _executor_statistics(codes, n, flips)
+        # the distinct codes, kept on the executors (one read of the edges for the check and the join), with
+        # the statistics pipeline's number of shuffle partitions (Spark's default, 200, costs seconds a stage)
+        p = edge_partitions(e, ns)  # the released graph has about as many edges: m plus a few flips
+        with sql_conf(e.sparkSession, {"spark.sql.shuffle.partitions": p}):
+            codes = edge_codes(e, ns, None if ns.is_range else ids, one_partition=False)
+            codes = codes.localCheckpoint(eager=True)
+            worst = codes.agg(F.min("code").alias("worst")).first()["worst"]  # the flags are negative
+            if worst is not None and worst < 0:
+                refuse_endpoint(None if worst == NULL_CODE else OUTSIDE_CODE, ns)
+            flips = sample_flips(n, record(), rng=rng, exact=exact)
+            degree, ego = _executor_statistics(codes, n, flips, p)
     idx = gated_chebyshev_picks(degree, ego, k, W, A, sensitivity)
     return ids[idx].tolist()
 
 
-def _executor_statistics(codes: DataFrame, n: int, flips: np.ndarray):
+def _executor_statistics(codes: DataFrame, n: int, flips: np.ndarray, partitions: int):
     """Degrees and ego densities (by position in the sorted node set) of the graph of the edge ``codes``
     (:func:`dpmo.graphs.spark.small.edge_codes`, checked) with the pairs numbered ``flips`` toggled, computed
-    on the executors."""
+    on the executors with ``partitions`` hash partitions."""
     edges = codes.where(F.expr(f"code div {n} != pmod(code, {n})")).select(F.col("code").alias("edge"))
     u, v = pair_endpoints(flips, n)
     # the flips' codes (at most a few million: the rule's MAX_FLIPS), through Arrow when Spark enables it
@@ -91,6 +94,9 @@ def _executor_statistics(codes: DataFrame, n: int, flips: np.ndarray):
         F.coalesce(F.col("edge"), F.col("flip")).alias("code")
     )
     pairs = released.select(F.expr(f"code div {n}").alias("u"), F.expr(f"pmod(code, {n})").alias("v"))
-    e2, ns2 = prepare(pairs, n, "top_k")
-    table = statistics(e2, ns2).select("node", "degree", "ego_density").orderBy("node").toPandas()
+    # computed once (the pipeline reads its edges in several steps); the partitions given, not read from
+    # Spark's size estimate of the join, which can be far off and make millions of tiny tasks
+    e2, ns2 = prepare(pairs.localCheckpoint(eager=True), n, "top_k")
+    table = statistics(e2, ns2, partitions=partitions)
+    table = table.select("node", "degree", "ego_density").orderBy("node").toPandas()
     return table["degree"].to_numpy(np.int64), table["ego_density"].to_numpy()

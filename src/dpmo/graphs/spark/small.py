@@ -29,6 +29,7 @@ duplicate and reverse edges merged on the driver, as :mod:`dpmo.graphs.csr` does
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
@@ -95,8 +96,8 @@ def edge_codes(e: DataFrame, ns: NodeSet, ids=None, *, one_partition: bool = Tru
     the ids numbered by a broadcast join with the node set when they are not ``0 .. n-1`` (the broadcast
     may be a second, small job, as Spark plans the local table), and a hash aggregate of the distinct
     codes: at most ``n (n + 1) / 2 + 2`` rows, whatever the table holds. ``one_partition=False`` keeps the
-    table's partitions (a large graph's codes, left on the executors: the released graph of
-    :mod:`dpmo.graphs.spark.released`).
+    table's partitions and numbers other ids by a shuffle join, not a broadcast (a large graph's codes, left
+    on the executors: the released graph of :mod:`dpmo.graphs.spark.released`).
 
     Examples
     --------
@@ -121,12 +122,16 @@ def edge_codes(e: DataFrame, ns: NodeSet, ids=None, *, one_partition: bool = Tru
         outside = (F.least(u, v) < 0) | (F.greatest(u, v) >= n)
     else:
         kind = e.schema["u"].dataType
-        index = T.StructType([T.StructField("id", kind, False), T.StructField("pos", T.LongType(), False)])
-        ids = ids.tolist() if isinstance(ids, np.ndarray) else list(ids)
-        table = e.sparkSession.createDataFrame(list(zip(ids, range(n), strict=True)), index)
+        ids = np.asarray(ids)
+        table = e.sparkSession.createDataFrame(  # through Arrow when Spark enables it: no Python row per id
+            pd.DataFrame({"id": ids.astype(str) if kind == T.StringType() else ids.astype(np.int64),
+                          "pos": np.arange(n, dtype=np.int64)}),
+            "id string, pos long" if kind == T.StringType() else "id long, pos long",
+        ).select(F.col("id").cast(kind).alias("id"), "pos")  # fmt: skip
         for end, pos in (("u", "a"), ("v", "b")):
-            side = F.broadcast(table.select(F.col("id").alias(end), F.col("pos").alias(pos)))
-            rows = rows.join(side, end, "left")
+            side = table.select(F.col("id").alias(end), F.col("pos").alias(pos))
+            # one task's table is broadcast; on the executors (a large node set) a shuffle join
+            rows = rows.join(F.broadcast(side) if one_partition else side, end, "left")
         a, b = F.col("a"), F.col("b")
         outside = a.isNull() | b.isNull()
     code = (
