@@ -119,7 +119,9 @@ def _matrix(x, name: str, k: int, m: int, *, default: float | None) -> np.ndarra
     return arr
 
 
-def _check_directions(directions, k: int, m: int) -> np.ndarray:
+def check_directions(directions, k: int, m: int) -> np.ndarray:
+    """``directions`` of ``k`` rounds, ``m`` objectives, as (k, m) (an (m,) row for every round; None:
+    :func:`default_directions`); errors name ``directions`` (shape, sign, finiteness, a positive entry)."""
     if directions is None:
         return default_directions(k, m)
     W = _matrix(directions, "directions", k, m, default=None)
@@ -130,16 +132,8 @@ def _check_directions(directions, k: int, m: int) -> np.ndarray:
     return W
 
 
-def check_directions(directions, k: int, m: int) -> np.ndarray:
-    """The public directions of ``k`` rounds over ``m`` objectives as a (k, m) array: an (m,) array serves
-    every round, None gives :func:`default_directions`; ``ValueError`` / ``TypeError`` naming
-    ``directions`` for a wrong shape, a negative or non-finite weight, or a row without a positive one."""
-    return _check_directions(directions, k, m)
-
-
 def check_aspirations(aspirations, k: int, m: int) -> np.ndarray:
-    """The public aspirations of ``k`` rounds over ``m`` objectives as a (k, m) array (an (m,) array serves
-    every round, None gives 0); ``ValueError`` / ``TypeError`` naming ``aspirations`` otherwise."""
+    """``aspirations`` of ``k`` rounds as (k, m) (an (m,) row for every round; None: 0); errors name them."""
     return _matrix(aspirations, "aspirations", k, m, default=0.0)
 
 
@@ -280,7 +274,7 @@ def chebyshev_scores(objectives, direction, aspiration=None, sensitivity: str = 
     sensitivity = check_choice(sensitivity, SENSITIVITY_MODES, "sensitivity")
     if direction is None:
         raise ValueError(f"direction is required: {m} non-negative weights, one of them positive")
-    W = _check_directions(direction, 1, m)
+    W = check_directions(direction, 1, m)
     if aspiration is None:
         A = _aspiration_default(objs)[None, :]
     else:
@@ -485,9 +479,9 @@ class ChebyshevApproach(Approach):
 
     def round_shares(self, k: int, m: int):
         if self.directions is not None:
-            _check_directions(self.directions, k, m)
+            check_directions(self.directions, k, m)
         if self.aspirations is not None:
-            _matrix(self.aspirations, "aspirations", k, m, default=0.0)
+            check_aspirations(self.aspirations, k, m)
         return None if self.shares is None else check_shares(self.shares, k)
 
     def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:

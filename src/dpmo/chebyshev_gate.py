@@ -159,9 +159,9 @@ def gated_argmax_picks(W, round_scores, k: int) -> np.ndarray:
 
     Notes
     -----
-    O(n log^(m - 1) n) once for the dominance and the equal points, then per round the scores plus
-    O(n log n) for the order (a non-dominated candidate is weakly dominated by an earlier pick only when it
-    equals it, so the gate needs no escape test).
+    O(n log^(m - 1) n) once for the dominance and the equal points, then per round the scores plus O(n)
+    (a non-dominated candidate is weakly dominated by an earlier pick only when it equals it, so the gate
+    needs no escape test).
 
     Examples
     --------
@@ -188,9 +188,9 @@ def gated_argmax_picks(W, round_scores, k: int) -> np.ndarray:
         s = np.asarray(round_scores(j), dtype=np.float64)
         if s.shape != (n,) or np.isnan(s).any():
             raise ValueError(f"round_scores({j}) must be {n} scores, not NaN, got shape {s.shape}")
-        gate = np.where(front, np.where(point_taken[point], 1, 2), 0)
-        remaining = np.flatnonzero(~taken)
-        best = remaining[np.lexsort((remaining, -s[remaining], -gate[remaining]))[0]]
+        gate = np.where(taken, -1, np.where(front, np.where(point_taken[point], 1, 2), 0))
+        allowed = np.flatnonzero(gate == gate.max())  # the highest class left, in index order
+        best = allowed[int(np.argmax(s[allowed]))]  # the first of the largest: ties to the smaller index
         picks.append(int(best))
         taken[best] = True
         point_taken[point[best]] = True

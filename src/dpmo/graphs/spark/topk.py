@@ -196,9 +196,9 @@ def top_k(
         shares = appr.round_shares(k, 2)  # public; checks the Chebyshev settings
         small = is_small(e, ns)  # public: n and Spark's estimate of the plan, no job
         if approach == "chebyshev" and n <= DRIVER_MAX_NODES:  # large epsilon: the released graph
-            _, total = resolve_budget(epsilon, budget, delta=delta)  # checked only: nothing spent yet
+            resolved, total = resolve_budget(epsilon, budget, delta=delta)  # checked: nothing spent yet
             if uses_released_graph(n, float_at_most(total)):
-                budget, total = resolve_budget(epsilon, budget, delta=delta)
+                budget = resolved
 
                 def record() -> float:  # the whole epsilon, right before the flips are drawn
                     return budget.spend(
