@@ -628,7 +628,7 @@ def test_chebyshev_gate_keeps_picks_off_earlier_picks_shadow(monkeypatch):
         _staircase_on_front(vals, spec, 2, range(10), ChebyshevApproach(ties=False))
     with pytest.raises(TypeError, match="ties"):
         ChebyshevApproach(ties=1)
-    monkeypatch.setattr(cg, "gate_on", lambda *args: False)
+    monkeypatch.setattr(cg, "gate_weights", lambda *args: None)
     with pytest.raises(AssertionError):
         _staircase_on_front(vals, spec, 2, range(10), "chebyshev")
 

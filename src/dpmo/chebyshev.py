@@ -398,7 +398,7 @@ class _ChebyshevRounds(Rounds):
         self.objectives, self.sensitivity, self._cache = objectives, sensitivity, {}
         self.directions, self.aspirations = directions, aspirations
         self.epsilon = None  # of the current round (told by the pipeline)
-        self.ties = True  # the Pareto gate at negligible noise (declared ranges only)
+        self.ties = True  # the Pareto gate at negligible noise
         self._gate: dict = {}  # the gate's dominance of every candidate (the same in every round)
         local = sensitivity == "local"
         self._unit = "dampened objectives" if local else "objectives / their global sensitivities"
@@ -413,19 +413,20 @@ class _ChebyshevRounds(Rounds):
             a = _row(self.aspirations, j, m, 0.0)
         self.score_name = f"Chebyshev scalarisation of the {self._unit} along {w.tolist()}"
         s = _round(self.objectives, a, w, self.sensitivity, self._cache)[remaining]
-        if not self.ties or self.epsilon is None or any(o.bounds is None for o in self.objectives):
+        if not self.ties or self.epsilon is None:
             return s, 1.0
-        # declared ranges: the Pareto gate at negligible noise (docs/pareto.md, "The Pareto gate");
-        # inside the ranges two scores differ by at most (1 + rho m') / S_c in these units (S_c: _round's)
+        # the Pareto gate at negligible noise (docs/pareto.md, "The Pareto gate"): inside declared ranges two
+        # scores differ by at most (1 + rho m') / S_c; without, the span the resolution allows (gate_span)
         Z, d = range_units(self.objectives, self.sensitivity, self._cache)
         used = np.flatnonzero(w > 0)
         rho = AUGMENT / used.size
         e = np.minimum(d, 1.0)
         S_c = float(np.max((w[used].min() / w[used]) * d[used]) + rho * np.sum(d[used]))
-        span = (1.0 + rho * used.size) / S_c
+        ranged = all(o.bounds is not None for o in self.objectives)
+        span = (1.0 + rho * used.size) / S_c if ranged else None
         if not gate_on(remaining.size, self.epsilon, S_c, span, e[used]):
             return s, 1.0  # the usual case: no O(n m) work for a gate that is off
-        W = np.clip(Z, 0.0, 1.0) / e[:, None]
+        W = (np.clip(Z, 0.0, 1.0) if ranged else Z) / e[:, None]
         out = gated_scores(s, span, S_c, W, e[used], chosen, remaining, self.epsilon, self._gate)
         if out[1] != 1.0:
             self.score_name += " + Pareto gate (negligible noise)"
@@ -455,11 +456,11 @@ class ChebyshevApproach(Approach):
         (:func:`default_directions`, round ``j`` takes the ``j``-th one whatever ``k``), aspirations 0 and
         the pipeline's equal shares ``epsilon / k``.
     ties : bool, default True
-        With declared bounds on every objective, a round whose noise is negligible adds the Pareto gate of
-        :func:`dpmo.chebyshev_gate.gated_scores` (``gamma G``, ``G`` 0 on the dominated candidates and the
-        copies of earlier picks, 1 on the others; still sensitivity 1), so that no pick is dominated, not
-        even by an earlier pick, and the allowed candidates are ranked by the scalarisation alone
-        (``docs/pareto.md``, "The Pareto gate"). ``False``: the scalarisation alone.
+        A round with negligible noise adds the gate :func:`dpmo.chebyshev_gate.gated_scores` (``gamma
+        G``, ``G`` 0 on the dominated candidates, 1 on copies of earlier picks, 2 on the others; sensitivity
+        1): no pick is dominated, not even by an earlier pick (without a declared range on every objective:
+        while the scores span at most :func:`dpmo.chebyshev_gate.gate_span`), and the allowed candidates are
+        ranked by the scalarisation alone (``docs/pareto.md``, "The Pareto gate"). ``False``: no gate.
 
     Notes
     -----

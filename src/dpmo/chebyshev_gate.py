@@ -18,6 +18,10 @@ the gate decides *whether* a
 candidate may be picked (a copy only when no new front point is left) and the Chebyshev score alone,
 undistorted, *which* of the allowed ones. ``G`` lies in [0, 2], so it moves by at most 2 between
 neighbours, and ``s`` has sensitivity 1. Proofs: ``docs/pareto.md``, "The Pareto gate".
+
+Without a declared range on some objective (and in the corner staircase, :mod:`dpmo.staircase`) the scores
+have no public span; ``sigma`` is then :func:`gate_span`, the largest the round's resolution allows, and the
+picks stay on the front while the scores span at most that (``docs/pareto.md``, "Without declared ranges").
 """
 
 from __future__ import annotations
@@ -27,7 +31,15 @@ import numpy as np
 from ._validation import check_k
 from .pareto.consistent import RESOLVE, dominated_among, escape_or_copy, resolution
 
-__all__ = ["dominance", "pareto_gate", "gate_on", "gated_scores", "gated_argmax_picks"]
+__all__ = [
+    "dominance",
+    "pareto_gate",
+    "gate_span",
+    "gate_weights",
+    "gate_on",
+    "gated_scores",
+    "gated_argmax_picks",
+]
 
 
 def dominance(W) -> np.ndarray:
@@ -72,14 +84,68 @@ def pareto_gate(W, chosen, remaining, dm=None) -> np.ndarray:
     return G
 
 
-def gate_on(n_left: int, epsilon: float | None, scale: float, span: float, e) -> bool:
+def gate_span(n_left: int, epsilon: float | None, scale: float, e) -> float:
+    """The largest ``span`` for which :func:`gate_on` holds: ``(e_min (1 - 2 x) / (x scale) - 1) / 2``
+    (0.0 when the round cannot resolve a unit at all). Without declared ranges a round's scores have no
+    public span; its gate then takes this one, the largest weight the round's resolution allows
+    (:func:`gate_weights`). Public: ``n_left``, epsilon, ``scale`` and ``e``.
+
+    Examples
+    --------
+    >>> from dpmo.chebyshev_gate import gate_span
+    >>> round(gate_span(400, 1e6 / 3, 1.01, [1.0])), gate_span(400, 50 / 3, 1.01, [1.0])
+    (6879, 0.0)
+    """
+    if epsilon is None or not epsilon > 0:
+        return 0.0
+    x = resolution(n_left, epsilon, RESOLVE)
+    if not 2.0 * x < 1.0:
+        return 0.0
+    return max((float(np.min(e)) * (1.0 - 2.0 * x) / (x * float(scale)) - 1.0) / 2.0, 0.0)
+
+
+def gate_weights(n_left: int, epsilon: float | None, scale: float, span, e) -> tuple[float, float] | None:
+    """``(gamma, S)`` of a gated round, or None when the gate is off (:func:`gate_on`).
+
+    ``x = resolution(n_left, epsilon, RESOLVE)``, ``S = (1 + 2 span) / (1 - 2 x)``, ``gamma = span + x
+    S``. ``span`` the most two of the round's scores can differ (declared ranges), or None (no declared
+    range on some objective): then :func:`gate_span`, and the gate is on when that covers one
+    sensitivity unit of the finest objective (``gate_span >= e_min / scale``). The gate then keeps every
+    pick on the front whenever the scores of the candidates left span at most ``gate_span``: about
+    ``eps_j / (4 (ln n_j + 6))`` sensitivity units, a public bound that grows with the round's epsilon
+    (``docs/pareto.md``, "Without declared ranges"). All public.
+
+    Examples
+    --------
+    >>> from dpmo.chebyshev_gate import gate_weights
+    >>> gamma, S = gate_weights(400, 1e6 / 3, 1.01, None, [1.0])
+    >>> round(gamma), round(S), gate_weights(400, 100.0, 1.01, None, [1.0])
+    (6880, 13761, None)
+    """
+    if span is None:
+        span = gate_span(n_left, epsilon, scale, e)
+        if not span * float(scale) >= float(np.min(e)):
+            return None
+    elif epsilon is None or not epsilon > 0:
+        return None
+    x = resolution(n_left, epsilon, RESOLVE)
+    if not 2.0 * x < 1.0:
+        return None
+    S = (1.0 + 2.0 * float(span)) / (1.0 - 2.0 * x)
+    if x * S * float(scale) > float(np.min(e)) * (1.0 + 1e-12):
+        return None
+    return float(span) + x * S, S
+
+
+def gate_on(n_left: int, epsilon: float | None, scale: float, span, e) -> bool:
     """The public condition ``x S scale <= min_i e_i`` under which a Chebyshev round has the gate.
 
     ``x = resolution(n_left, epsilon, RESOLVE)``, ``S = (1 + 2 span) / (1 - 2 x)`` the gated round's
     sensitivity, ``scale`` the Chebyshev score's divisor (range units per unit of ``C``) and ``e`` the
     round's objectives' sensitivities in range units: after the division by ``S`` the gated round still
     resolves (a lead of ``x``) a Chebyshev lead of one sensitivity unit of the finest objective, i.e. the
-    gate costs nothing that the data's own granularity can show. Requires ``2 x < 1``.
+    gate costs nothing that the data's own granularity can show. Requires ``2 x < 1``. ``span`` None (no
+    declared ranges): :func:`gate_weights`.
 
     Examples
     --------
@@ -88,25 +154,20 @@ def gate_on(n_left: int, epsilon: float | None, scale: float, span: float, e) ->
     >>> gate_on(400, 50 / 3, 0.0025, 405.0, e), gate_on(400, 1e6 / 3, 0.0025, 405.0, e)
     (False, True)
     """
-    if epsilon is None or not epsilon > 0:
-        return False
-    x = resolution(n_left, epsilon, RESOLVE)
-    if not 2.0 * x < 1.0:
-        return False
-    S = (1.0 + 2.0 * span) / (1.0 - 2.0 * x)
-    return x * S * float(scale) <= float(np.min(e))
+    return gate_weights(n_left, epsilon, scale, span, e) is not None
 
 
-def gated_scores(score, span: float, scale: float, W, e, chosen, remaining, epsilon, cache=None):
+def gated_scores(score, span, scale: float, W, e, chosen, remaining, epsilon, cache=None):
     """``(score + gamma G, S)`` when :func:`gate_on` holds, else ``(score, 1.0)``.
 
     ``score`` the ``remaining`` candidates' Chebyshev scores (sensitivity 1, at most ``span`` apart inside
-    the declared ranges, ``scale`` its divisor); ``W`` (m, n) every objective in sensitivity units, clipped
-    to its declared range; ``e`` the round's objectives' sensitivities in range units. ``S = (1 + 2 span)
-    / (1 - 2 x)``, ``gamma = span + x S``: ``S = 1 + 2 gamma`` bounds the change of the sum (``G`` moves by
-    at most 2), and one unit of ``G`` (``gamma``) outweighs what ``score`` can take back by ``x S``, a lead
-    of ``x`` after the division. All weights are public. ``cache``: an optional dict keeping
-    :func:`dominance` of ``W`` across the rounds (key ``"dominance"``).
+    the declared ranges, or ``span`` None: :func:`gate_weights`; ``scale`` its divisor); ``W`` (m, n) every
+    objective, larger is better (only its dominance order is read); ``e`` the round's objectives'
+    sensitivities in range units. ``S = (1 + 2 span) / (1 - 2 x)``, ``gamma = span + x S``: ``S = 1 + 2
+    gamma`` bounds the change of the sum (``G`` moves by at most 2), and one unit of ``G`` (``gamma``)
+    outweighs what ``score`` can take back by ``x S``, a lead of ``x`` after the division. All weights are
+    public. ``cache``: an optional dict keeping :func:`dominance` of ``W`` across the rounds (key
+    ``"dominance"``).
 
     Examples
     --------
@@ -118,11 +179,10 @@ def gated_scores(score, span: float, scale: float, W, e, chosen, remaining, epsi
     (True, 41.0)
     """
     remaining = np.asarray(remaining, dtype=np.intp)
-    if not gate_on(remaining.size, epsilon, scale, span, e):
+    weights = gate_weights(remaining.size, epsilon, scale, span, e)
+    if weights is None:
         return score, 1.0
-    x = resolution(remaining.size, epsilon, RESOLVE)
-    S = (1.0 + 2.0 * span) / (1.0 - 2.0 * x)
-    gamma = span + x * S
+    gamma, S = weights
     if cache is None or "dominance" not in cache:
         dm = dominance(W)
         if cache is not None:

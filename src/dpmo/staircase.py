@@ -39,6 +39,7 @@ import numpy as np
 
 from ._validation import check_int
 from .chebyshev import AUGMENT, dampened_excess
+from .chebyshev_gate import gated_scores
 from .greedy_hypervolume import (
     HypervolumeRounds,
     hypervolume_gains,
@@ -236,6 +237,7 @@ class StaircaseRounds(Rounds):
         self._keep, self._cache = keep, dict(keep)
         self.points: list[np.ndarray] = []  # released (conservative) points, in the order made
         self.augment = False  # the generic approach sets it: + AUGMENT / m times the sum (docs/pareto.md)
+        self._gate: dict = {}  # the Pareto gate's dominance of every candidate (with the augmentation)
         self.epsilon = None  # of the current round (told by the pipeline)
         self.score_name = "staircase Chebyshev scalarisation of the dampened objectives"
 
@@ -290,14 +292,21 @@ class StaircaseRounds(Rounds):
         for corner in self.corners():
             t = np.min(D - corner[:, None], axis=0)
             s = t if s is None else np.maximum(s, t)
-        if self.augment:  # + rho * sum_i D_i (sensitivity rho m): strictly larger for a dominating candidate
-            m = D.shape[0]
-            rho = AUGMENT / m
-            with np.errstate(over="ignore", invalid="ignore"):
-                s = np.clip(
-                    (s + rho * np.sum(np.clip(D, -_LIM, _LIM), axis=0)) / (1.0 + rho * m), -_LIM, _LIM
-                )
-        return self.margin(s, remaining), 1.0
+        if not self.augment:
+            return self.margin(s, remaining), 1.0
+        # + rho * sum_i D_i (sensitivity rho m): strictly larger for a dominating candidate
+        m = D.shape[0]
+        rho = AUGMENT / m
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = np.clip((s + rho * np.sum(np.clip(D, -_LIM, _LIM), axis=0)) / (1.0 + rho * m), -_LIM, _LIM)
+        # the Pareto gate at negligible noise, without declared ranges (docs/pareto.md, "Without declared
+        # ranges"): the largest weight the round's resolution allows, dominance of the dampened values
+        out = gated_scores(
+            s, None, 1.0 + rho * m, self.dampened(), np.ones(m), chosen, remaining, self.epsilon, self._gate
+        )
+        if out[1] != 1.0 and "Pareto gate" not in self.score_name:
+            self.score_name += " + Pareto gate (negligible noise)"
+        return out
 
 
 def discrete_laplace_sd(x: float) -> float:

@@ -299,9 +299,9 @@ def _front_covering_lines(args, n: int) -> list[str]:
         "agg (equal weights over the declared ranges, --weights 1/(HIGH-LOW) each) is the safer choice when "
         "one weighted sum is what you want, when every staircase round's weight above is 1, or with "
         "objectives without declared ranges; at negligible noise, with declared ranges, the picks of "
-        "staircase, chebyshev and pareto are front rows while an unpicked front row is left (values on "
-        "their sensitivity grid; without ranges chebyshev's are only never dominated by an unpicked row; "
-        "docs/pareto.md)"
+        "staircase, chebyshev and pareto are front rows while an unpicked front row is left (without "
+        "ranges, staircase's and chebyshev's while every column's width in sensitivity units is within "
+        "the gate's span, about eps_j / (4 (ln n_j + 6)); docs/pareto.md, 'Without declared ranges')"
     )
     return ["# " + line for line in lines]
 

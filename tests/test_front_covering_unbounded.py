@@ -1,0 +1,267 @@
+"""Issue 38 (tables without declared ranges): the Pareto gate of ``chebyshev`` and of the corner staircase.
+
+Without a declared range on some objective the scores have no public span; the gate then takes the largest
+weight the round's resolution allows (``dpmo.chebyshev_gate.gate_span``; docs/pareto.md, "Without declared
+ranges"). Checked here:
+
+* the rule itself (public weights, the gated round's sensitivity, the span it covers);
+* exact audits of the gated rounds (``chebyshev`` and the corner staircase, no bounds) on every small
+  database of ``test_privacy_multiobjective`` (add/remove one record), local and global, with a negative
+  control;
+* the property on generated tables without bounds: at epsilon 1e6 no pick is dominated while a front row
+  is left, whenever the public condition (the columns' widths in sensitivity units within the gate's span)
+  holds; controls where the rounds without the gate pick a dominated row.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dpmo
+import dpmo.chebyshev_gate as cg
+from dpmo.chebyshev import AUGMENT, ChebyshevApproach
+from dpmo.pareto.consistent import RESOLVE, resolution
+from dpmo.staircase import StaircaseApproach, StaircaseRounds
+from test_front_covering import (
+    COLUMNS,
+    _on_front_while_front_rows_left,
+    _strictly_dominated,
+    tables,
+)
+from test_privacy_multiobjective import CONFIGS, N_CAND, audit_neighbours
+from test_privacy_multiobjective import objectives as db_objectives
+
+HISTORIES = [[], [0], [1, 3], [4, 2, 0]]
+
+
+# ------------------------------------------------------------------------------------------------ the rule
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 10**6),
+    st.floats(1e-3, 1e9),
+    st.floats(0.01, 10.0),
+    st.lists(st.floats(1e-4, 1.0), min_size=1, max_size=4),
+)
+def test_gate_weights_without_ranges(n_left, epsilon, scale, e):
+    """``span=None``: on exactly when :func:`gate_span` covers one unit of the finest objective; then ``S = 1
+    + 2 gamma`` (the gated round's sensitivity, ``G`` moving by at most 2), the round still resolves one
+    unit (``x S scale <= e_min``), one unit of ``G`` outweighs any lead of at most ``gate_span`` by ``x S``,
+    and a larger epsilon never gives a smaller span."""
+    x = resolution(n_left, epsilon, RESOLVE)
+    span = cg.gate_span(n_left, epsilon, scale, e)
+    got = cg.gate_weights(n_left, epsilon, scale, None, e)
+    assert span >= 0.0
+    assert cg.gate_span(n_left, 2.0 * epsilon, scale, e) >= span
+    if got is None:
+        assert span * scale < min(e) or 2 * x >= 1
+        assert not cg.gate_on(n_left, epsilon, scale, None, e)
+        return
+    gamma, S = got
+    assert span * scale >= min(e) and cg.gate_on(n_left, epsilon, scale, None, e)
+    assert math.isclose(S, 1.0 + 2.0 * gamma, rel_tol=1e-9)
+    assert x * S * scale <= min(e) * (1 + 1e-9)
+    assert gamma - span >= x * S - 1e-9 * gamma  # (the difference of two large floats)
+    # the declared-range rule at the same span gives the same weights
+    assert cg.gate_weights(n_left, epsilon, scale, span, e) == pytest.approx(got, rel=1e-9)
+
+
+def test_gate_span_grows_with_epsilon_and_is_off_at_moderate_budgets():
+    """400 rows, k = 3, sensitivity units: off at epsilon 50 and 300 (per round 17 and 100), on from about
+    eps_j = 120; at epsilon 1e6 it covers about ``eps_j / (4 (ln n_j + 6))`` units (6,880)."""
+    assert cg.gate_weights(400, 50 / 3, 1.01, None, [1.0]) is None
+    assert cg.gate_weights(400, 100.0, 1.01, None, [1.0]) is None
+    assert cg.gate_weights(400, 200.0, 1.01, None, [1.0]) is not None
+    span = cg.gate_span(400, 1e6 / 3, 1.01, [1.0])
+    assert 0.95 < span * 1.01 / ((1e6 / 3) / (4 * (math.log(400) + RESOLVE))) < 1.0
+
+
+# --------------------------------------------------------------------------------------------- exact audits
+def _cheb_scores(c, names, kind, sensitivity, chosen, w, understate=1.0):
+    """One chebyshev round without bounds with its gate on (eps_j = 1e4), divided to sensitivity 1."""
+    objs = db_objectives(c, names, kind)
+    rounds = ChebyshevApproach(directions=w).rounds(objs, None, sensitivity, None)
+    rounds.begin(len(chosen), 1e4)
+    s, sens = rounds.scores(list(chosen), np.setdiff1d(np.arange(N_CAND), chosen))
+    assert sens > 1.0 and "Pareto gate" in rounds.score_name
+    return s / sens * understate
+
+
+def _corner_scores(c, names, kind, sensitivity, chosen, understate=1.0):
+    """One round of the corner staircase without bounds with its gate on (eps_j = 1e4): the released points
+    of the earlier picks are public (fixed here), their exact values private (they move with ``c``)."""
+    objs = db_objectives(c, names, kind)
+    m = len(objs)
+    rounds = StaircaseRounds(objs, sensitivity, np.zeros(m), 1.0, {})
+    rounds.augment = True
+    rounds.points = [np.linspace(1.5, -0.5, m) + 0.25 * j for j in range(len(chosen))]
+    rounds.begin(len(chosen), 1e4)
+    s, sens = rounds.scores(list(chosen), np.setdiff1d(np.arange(N_CAND), chosen))
+    assert sens > 1.0 and "Pareto gate" in rounds.score_name
+    return s / sens * understate
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sensitivity", ["local", "global"])
+def test_exact_audit_of_the_gates_without_ranges(sensitivity):
+    """Every gated round (chebyshev along two directions, the corner staircase; four public histories)
+    moves every score by at most 1 after its division, and the exact output laws of the exponential
+    mechanism and permute-and-flip are within e^epsilon, on all 120 databases and their neighbours."""
+    names, kind = CONFIGS[2]
+    m = len(names)
+    worst = 0.0
+    for chosen in HISTORIES:
+        fns = [lambda c, ch=chosen: _corner_scores(c, names, kind, sensitivity, ch)]
+        for w in ([1.0] * m, [1.0] + [3.0] * (m - 1)):
+            fns.append(lambda c, ch=chosen, w=w: _cheb_scores(c, names, kind, sensitivity, ch, w))
+        for fn in fns:
+            moved, excess = audit_neighbours(fn)
+            assert moved <= 1.0 + 1e-9
+            assert excess <= 1e-9
+            worst = max(worst, moved)
+    assert worst > 0.05  # not vacuous: the gated scores move
+
+
+def test_exact_audit_of_the_gates_without_ranges_fast():
+    """The fast tier's part: global sensitivity, one history, both approaches."""
+    names, kind = CONFIGS[2]
+    for fn in (
+        lambda c: _cheb_scores(c, names, kind, "global", HISTORIES[2], [1.0, 3.0, 3.0]),
+        lambda c: _corner_scores(c, names, kind, "global", HISTORIES[2]),
+    ):
+        moved, excess = audit_neighbours(fn, eps_list=(4.0,))
+        assert 0.05 < moved <= 1.0 + 1e-9
+        assert excess <= 1e-9
+
+
+def test_negative_control_of_the_gates_without_ranges_audit():
+    """The audit catches the gated rounds with their sensitivity understated by 4."""
+    names, kind = CONFIGS[2]
+    for fn in (
+        lambda c: _cheb_scores(c, names, kind, "global", HISTORIES[1], [1.0, 1.0, 1.0], understate=4.0),
+        lambda c: _corner_scores(c, names, kind, "global", HISTORIES[1], understate=4.0),
+    ):
+        _, excess = audit_neighbours(fn, eps_list=(4.0,))
+        assert excess > 0.5
+
+
+# ---------------------------------------------------------------------------- the property at epsilon 1e6
+def _unbounded(vals, spec, keep=()):
+    """The objectives without bounds (the columns in ``keep`` keep theirs)."""
+    return [
+        dpmo.Objective(v, u, bounds=b if i in keep else None, name=f"o{i}")
+        for i, (v, (u, b)) in enumerate(zip(vals, spec, strict=True))
+    ]
+
+
+def _smallest_round_epsilon(approach, objs, k: int, epsilon: float) -> float:
+    """The smallest epsilon of a round in the approach's public plan."""
+    if approach != "staircase":
+        return epsilon / k
+    appr = StaircaseApproach().resolved(objs)
+    return epsilon * min(s.share for s in appr.steps(k, len(objs)) if s.kind == "round")
+
+
+def _covered(vals, spec, objs, approach: str, k: int, epsilon: float) -> bool:
+    """The public condition of the gate's guarantee in every round: the columns' widths in sensitivity
+    units (the most two scores can differ) within :func:`dpmo.chebyshev_gate.gate_span` at the round's
+    epsilon (the largest ``n_j``, the smallest ``eps_j``; the scores' divisor at least 1)."""
+    width = max((b[1] - b[0]) / u for u, b in spec)
+    eps_j = _smallest_round_epsilon(approach, objs, k, epsilon)
+    return width * (1.0 + AUGMENT) <= cg.gate_span(vals.shape[1], eps_j, 1.0 + AUGMENT, [1.0])
+
+
+def _front(vals):
+    return [i for i in range(vals.shape[1]) if not _strictly_dominated(vals, i, np.arange(vals.shape[1]))]
+
+
+def _check_on_front(vals, spec, k, seed):
+    n = vals.shape[1]
+    k = min(k, n)
+    objs = _unbounded(vals, spec)
+    front = _front(vals)
+    for approach in ("chebyshev", "staircase"):
+        assert _covered(vals, spec, objs, approach, k, 1e6)
+        for sens in ("local", "global"):
+            picks = dpmo.select_multiobjective(
+                objs, 1e6, approach=approach, k=k, rng=seed, exact=False, sensitivity=sens
+            ).tolist()
+            _on_front_while_front_rows_left(vals, picks, front)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.integers(1, 4), st.integers(0, 2**16))
+def test_no_dominated_pick_without_ranges_at_negligible_noise(table, k, seed):
+    """epsilon 1e6, no bounds declared: every pick of chebyshev and of the corner staircase (local and
+    global) is a front row while an unpicked front row is left (2 to 5 objectives, mixed units, ties,
+    minimised columns, heavy tails; the public condition of the gate's guarantee asserted)."""
+    vals, spec = table
+    _check_on_front(vals, spec, k, seed)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(fine=100), st.integers(1, 4), st.integers(0, 2**16))
+def test_no_dominated_pick_without_ranges_off_the_grid(table, k, seed):
+    """The same on values a hundred times finer than their sensitivities (the gate reads strict excesses)."""
+    vals, spec = table
+    _check_on_front(vals, spec, k, seed)
+
+
+def test_gates_without_ranges_are_needed(monkeypatch):
+    """Controls: without the gate, chebyshev picks (9, 9), in the shadow of its first pick (10, 10), and the
+    corner staircase picks (10, 9), which its first pick dominates but which escapes the released point by
+    its confidence margin; with the gate neither does, in any of 10 seeds."""
+    cheb = (np.array([[10.0, 9.0, 0.0, 20.0], [10.0, 9.0, 20.0, 0.0]]), "chebyshev", 1)
+    corner = (np.array([[10.0, 10.0, 0.0], [10.0, 9.0, 15.0]]), "staircase", 1)
+    for vals, approach, bad in (cheb, corner):
+        objs = [dpmo.Objective(v, 1.0) for v in vals]
+        for seed in range(10):
+            picks = dpmo.select_multiobjective(objs, 1e6, approach=approach, k=2, rng=seed, exact=False)
+            assert bad not in picks.tolist(), (approach, picks)
+    monkeypatch.setattr(cg, "gate_weights", lambda *args: None)
+    for vals, approach, bad in (cheb, corner):
+        objs = [dpmo.Objective(v, 1.0) for v in vals]
+        picks = dpmo.select_multiobjective(objs, 1e6, approach=approach, k=2, rng=0, exact=False)
+        assert bad in picks.tolist(), (approach, picks)
+
+
+def test_gate_off_at_moderate_budgets_without_ranges():
+    """Below the switch the rounds are the former ones, seed for seed: epsilon 50 on 40 rows, k = 3."""
+    rng = np.random.default_rng(3)
+    unit, width = COLUMNS[1]
+    objs = [dpmo.Objective(rng.integers(0, int(width), 40).astype(float), unit) for _ in range(3)]
+    for approach, plain in (("chebyshev", ChebyshevApproach(ties=False)), ("staircase", None)):
+        for seed in range(5):
+            a = dpmo.select_multiobjective(objs, 50.0, approach=approach, k=3, rng=seed, exact=False)
+            if plain is not None:
+                b = dpmo.select_multiobjective(objs, 50.0, approach=plain, k=3, rng=seed, exact=False)
+                assert a.tolist() == b.tolist()
+    rounds = StaircaseApproach().resolved(objs).rounds(objs, None, "local", None)
+    rounds.begin(0, 50.0 / 3)
+    assert rounds.scores([], np.arange(40))[1] == 1.0
+
+
+def test_the_benchmark_without_ranges_runs(capsys):
+    """``benchmarks/front_unbounded.py`` (the measurements of docs/pareto.md, "Without declared ranges") runs
+    at a tiny size, and at epsilon 1e6 its first tables get no dominated pick beyond the forced ones."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "front_unbounded.py"
+    spec = importlib.util.spec_from_file_location("front_unbounded", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(["--tables", "2", "--runs", "2", "--epsilons", "1e6"])
+    out = capsys.readouterr().out
+    assert "| table | approach | 1e+06 |" in out and "dominated picks, staircase: 1e+06:" in out
+    rs = np.random.default_rng(11)
+    for _ in range(2):
+        P, objs = mod.random_table(rs)
+        front = np.flatnonzero(~mod.dominated_rows(P)).tolist()
+        for approach in ("chebyshev", "staircase"):
+            picks = dpmo.select_multiobjective(objs, 1e6, approach=approach, k=3, rng=0, exact=False)
+            _on_front_while_front_rows_left(P.T, picks.tolist(), front)
