@@ -265,3 +265,32 @@ def test_the_benchmark_without_ranges_runs(capsys):
         for approach in ("chebyshev", "staircase"):
             picks = dpmo.select_multiobjective(objs, 1e6, approach=approach, k=3, rng=0, exact=False)
             _on_front_while_front_rows_left(P.T, picks.tolist(), front)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(max_m=4), st.integers(0, 2**16), st.integers(-6, 6), st.data())
+def test_unit_free_without_ranges(table, seed, power, data):
+    """Without bounds, multiplying an objective and its sensitivity by 2^power gives the same picks with
+    the same seed, at epsilon 2 and at 1e6 (the gate on: its weights read sensitivities in their own units,
+    and its dominance no unit)."""
+    vals, spec = table
+    i = data.draw(st.integers(0, vals.shape[0] - 1))
+    c = 2.0**power
+    scaled = [
+        (v * c, u * c) if j == i else (v, u) for j, (v, (u, _)) in enumerate(zip(vals, spec, strict=True))
+    ]
+    k = min(3, vals.shape[1])
+    for epsilon in (2.0, 1e6):
+        for approach in ("chebyshev", "staircase"):
+            a = dpmo.select_multiobjective(
+                _unbounded(vals, spec), epsilon, approach=approach, k=k, rng=seed, exact=False
+            )
+            b = dpmo.select_multiobjective(
+                [dpmo.Objective(v, u, name=f"o{j}") for j, (v, u) in enumerate(scaled)],
+                epsilon,
+                approach=approach,
+                k=k,
+                rng=seed,
+                exact=False,
+            )
+            assert a.tolist() == b.tolist(), (approach, epsilon)
