@@ -415,17 +415,17 @@ class _ChebyshevRounds(Rounds):
         s = _round(self.objectives, a, w, self.sensitivity, self._cache)[remaining]
         if not self.ties or self.epsilon is None:
             return s, 1.0
-        # the Pareto gate at negligible noise (docs/pareto.md, "The Pareto gate"): inside declared ranges two
-        # scores differ by at most (1 + rho m') / S_c; without, the span the resolution allows (gate_span)
-        Z, d = range_units(self.objectives, self.sensitivity, self._cache)
-        used = np.flatnonzero(w > 0)
+        # the Pareto gate at negligible noise (docs/pareto.md, "The Pareto gate"): public weights from d, the
+        # sensitivities in range units; span (1 + rho m') / S_c inside declared ranges, else gate_span's
+        d = np.array([float(o.global_sensitivity) / objective_scale(o)[1] for o in self.objectives])
+        used, e = np.flatnonzero(w > 0), np.minimum(d, 1.0)
         rho = AUGMENT / used.size
-        e = np.minimum(d, 1.0)
         S_c = float(np.max((w[used].min() / w[used]) * d[used]) + rho * np.sum(d[used]))
         ranged = all(o.bounds is not None for o in self.objectives)
-        span = (1.0 + rho * used.size) / S_c if ranged else None
+        span = (1.0 + rho * used.size) / S_c if ranged else None  # None: gate_span (no declared range)
         if not gate_on(remaining.size, self.epsilon, S_c, span, e[used]):
             return s, 1.0  # the usual case: no O(n m) work for a gate that is off
+        Z = range_units(self.objectives, self.sensitivity, self._cache)[0]
         W = (np.clip(Z, 0.0, 1.0) if ranged else Z) / e[:, None]
         out = gated_scores(s, span, S_c, W, e[used], chosen, remaining, self.epsilon, self._gate)
         if out[1] != 1.0:

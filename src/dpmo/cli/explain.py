@@ -243,6 +243,25 @@ def explain_select(args, path: Path, weights) -> int:
     return 0
 
 
+def _gate_without_ranges_line(args, n: int, m: int) -> str:
+    """The Pareto gate without declared ranges, round by round: on or off, and the column width (in
+    sensitivity units) up to which no pick is dominated (``dpmo.chebyshev_gate.gate_span``; public: n, k,
+    epsilon, the plan's shares; at the plan's own shares, so a lower bound where delta > 0 raises them)."""
+    from ..chebyshev import AUGMENT
+    from ..chebyshev_gate import gate_span
+    from ..selection import selection_plan
+
+    plan = [st for st in selection_plan(args.approach, args.k, m) if st.kind == "round"]
+    spans = [gate_span(n - j, args.epsilon * st.share, 1.0 + AUGMENT, [1.0]) for j, st in enumerate(plan)]
+    on = [f"{j + 1} ({s:,.0f})" for j, s in enumerate(spans) if s * (1.0 + AUGMENT) >= 1.0]
+    return "Pareto gate without ranges (docs/pareto.md, 'Without declared ranges'): " + (
+        f"on in rounds {', '.join(on)}: no pick dominated while every column spans at most that many "
+        "sensitivity units"
+        if on
+        else "off (the noise is not negligible)"
+    )
+
+
 def _front_covering_lines(args, n: int) -> list[str]:
     """What ``chebyshev`` / ``staircase`` compare and when ``agg`` is the safer choice (public figures:
     the declared sensitivities and ranges, n, k, epsilon; ``docs/pareto.md``, "Which approach")."""
@@ -263,6 +282,8 @@ def _front_covering_lines(args, n: int) -> list[str]:
                 else ""
             )
         )
+        if all(b is None for b in bounds):
+            lines.append(_gate_without_ranges_line(args, n, len(specs)))
     else:
         d = [s[1] / (b[1] - b[0]) for s, b in zip(specs, bounds, strict=True)]
         res = ", ".join(f"{s[0]} {1 / di:.4g}" for s, di in zip(specs, d, strict=True))
