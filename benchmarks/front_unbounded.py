@@ -9,6 +9,7 @@ denominator the best k-point hypervolume of the exact front), its standard error
 that some row dominates.
 
     python benchmarks/front_unbounded.py --runs 10            # docs/pareto.md, "Without declared ranges"
+    python benchmarks/front_unbounded.py --runs 10 --bounded-share 0.5   # mixed: half the ranges declared
     PYTHONPATH=<old checkout>/src python benchmarks/front_unbounded.py --runs 10   # the code before
 """
 
@@ -25,21 +26,23 @@ from dpmo.hypervolume import best_hypervolume, hypervolume
 EPSILONS = (50.0, 200.0, 1000.0, 1e4, 1e6)
 
 
-def random_table(rs: np.random.Generator):
-    """``(values (n, m) in sensitivity units, larger is better; objectives without bounds)``."""
+def random_table(rs: np.random.Generator, bounded_share: float = 0.0):
+    """``(values (n, m) in sensitivity units, larger is better; objectives)``: without bounds, or each column
+    with its generator's public range with probability ``bounded_share`` (mixed tables)."""
     n, m = int(rs.integers(100, 300)), int(rs.integers(2, 4))
     cols, objs = [], []
     for _ in range(m):
         kind = rs.integers(3)
         if kind == 0:
-            v, s = np.round(rs.uniform(0.5, 1.0, n), 3), 0.001
+            v, s, b = np.round(rs.uniform(0.5, 1.0, n), 3), 0.001, (0.5, 1.0)
         elif kind == 1:
-            v, s = rs.integers(0, 300, n).astype(float), 1.0
+            v, s, b = rs.integers(0, 300, n).astype(float), 1.0, (0.0, 300.0)
         else:
-            v, s = np.minimum(np.round(rs.pareto(1.5, n) * 10), 2000.0), 1.0
+            v, s, b = np.minimum(np.round(rs.pareto(1.5, n) * 10), 2000.0), 1.0, (0.0, 2000.0)
         if rs.random() < 0.3:  # a minimised column, declared by its negation
-            v = -v
-        objs.append(dpmo.Objective(v, s))
+            v, b = -v, (-b[1], -b[0])
+        declared = bounded_share > 0 and rs.random() < bounded_share
+        objs.append(dpmo.Objective(v, s, bounds=b if declared else None))
         cols.append(v / s)
     return np.stack(cols, axis=1), objs
 
@@ -49,12 +52,12 @@ def dominated_rows(P: np.ndarray) -> np.ndarray:
     return np.array([bool(np.any(np.all(P >= p, 1) & np.any(P > p, 1))) for p in P])
 
 
-def run(tables: int, runs: int, k: int, epsilons, approaches, seed: int = 11):
+def run(tables: int, runs: int, k: int, epsilons, approaches, seed: int = 11, bounded_share: float = 0.0):
     """Rows ``(table, approach, epsilon, mean ratio, standard error, dominated picks)``."""
     rs = np.random.default_rng(seed)
     rows = []
     for t in range(tables):
-        P, objs = random_table(rs)
+        P, objs = random_table(rs, bounded_share)
         lo = P.min(axis=0)
         Z = (P - lo) / np.maximum(P.max(axis=0) - lo, 1e-12)
         dom = dominated_rows(P)
@@ -81,9 +84,17 @@ def main(argv=None) -> None:
     ap.add_argument("-k", type=int, default=3)
     ap.add_argument("--approaches", nargs="+", default=["chebyshev", "staircase"])
     ap.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
+    ap.add_argument(
+        "--bounded-share",
+        type=float,
+        default=0.0,
+        help="each column declares its range with this probability",
+    )
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
-    rows = run(args.tables, args.runs, args.k, args.epsilons, args.approaches)
+    rows = run(
+        args.tables, args.runs, args.k, args.epsilons, args.approaches, bounded_share=args.bounded_share
+    )
     print("| table | approach | " + " | ".join(f"{e:g}" for e in args.epsilons) + " |")
     print("|---|---|" + "---|" * len(args.epsilons))
     cells: dict = {}
