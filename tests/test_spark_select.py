@@ -167,6 +167,46 @@ def test_the_driver_paths_give_the_picks_of_dpmo_select(spark, table_csv, capsys
     assert _cli([*argv, "--spark"], capsys) == _cli(argv, capsys)
 
 
+@pytest.mark.slow
+def test_chebyshev_with_its_gate_runs_on_the_driver_with_the_in_memory_picks(spark, table_csv, capsys):
+    # at epsilon 1e6 a chebyshev round has the Pareto gate, which reads every candidate: the selection runs
+    # the in-memory pipeline on the driver, so the same seed gives the in-memory command's picks
+    argv = ["select", str(table_csv), "-k", "3", "--epsilon", "1e6", "--objective", "a=1"]
+    argv += ["--objective", "b=2:min", "--approach", "chebyshev", "--float-sampler", "--id-column", "id"]
+    for seed in ("5", "6"):
+        assert _cli([*argv, "--seed", seed, "--spark"], capsys) == _cli([*argv, "--seed", seed], capsys)
+
+
+def test_the_gate_routing_is_never_false_where_a_round_has_the_gate():
+    """``_may_gate`` (public: n, k, epsilon, delta) is True wherever a round of the in-memory chebyshev on
+    such a table (no ranges) has its gate, at the rounds' own epsilons (the accountant's with delta > 0);
+    and False at moderate budgets, where the executors keep the selection."""
+    from dpmo.chebyshev import ChebyshevApproach
+    from dpmo.selection import round_parts
+
+    appr = ChebyshevApproach()
+    rng = np.random.default_rng(0)
+    seen = 0
+    for _ in range(60):
+        n, k = int(rng.integers(1, 400)), int(rng.integers(1, 6))
+        k = min(k, n)
+        eps = float(10 ** rng.uniform(0, 4))
+        delta = float(rng.choice([0.0, 1e-6]))
+        objs = [dpmo.Objective(rng.integers(0, 50, n).astype(float), 1.0) for _ in range(2)]
+        parts = dpmo.accounting.scaled_epsilons(eps, [1.0] * k, delta=delta) if delta else round_parts(eps, k)
+        rounds = appr.rounds(objs, None, "global", None)
+        gated = False
+        for j in range(k):
+            rounds.begin(j, float(parts[j]))
+            gated |= rounds.scores(list(range(j)), np.arange(j, n))[1] > 1.0
+        assert spark_tables._may_gate(appr, n, k, eps, delta) or not gated, (n, k, eps, delta)
+        seen += gated
+    assert seen >= 5  # not vacuous: the gate is on in some of these selections
+    assert not spark_tables._may_gate(appr, 400, 3, 50.0, 0.0)
+    assert not spark_tables._may_gate(ChebyshevApproach(ties=False), 10, 3, 1e6, 0.0)
+    assert spark_tables._may_gate(appr, 10, 3, 1e6, 0.0)
+
+
 # ------------------------------------------------------------------------------------------ budget
 @pytest.mark.parametrize("delta", [0.0, 1e-6])
 @pytest.mark.parametrize("approach", ["agg", "chebyshev"])

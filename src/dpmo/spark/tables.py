@@ -8,7 +8,8 @@ candidate computed on the private data, with its declared global sensitivity: th
   library's own functions per partition), the noise on the executors and the ``k`` picks by
   report-noisy-max whose few best candidates reach the driver (:mod:`dpmo.spark.sampling`, shared with
   :func:`dpmo.graphs.spark.top_k`);
-* ``approach="pareto"`` (the Pareto score of a candidate depends on all the others) and ``exact=True``:
+* ``approach="pareto"`` (the Pareto score of a candidate depends on all the others), ``exact=True`` and
+  ``chebyshev`` where a round's Pareto gate may be on (it reads every candidate: :func:`_may_gate`):
   the objective columns are collected to the driver (at most :data:`DRIVER_MAX_ROWS` rows) and the
   in-memory pipeline (:func:`dpmo.select_multiobjective`, the one ``dpmo select`` calls) runs there.
 
@@ -33,6 +34,7 @@ from ..aggregate import AggregateApproach
 from ..budget import Budget, resolve_budget
 from ..calls import releases_on_error, resolve_call
 from ..chebyshev import ChebyshevApproach, default_directions
+from ..chebyshev_gate import gate_weights
 from ..epsilons import exact_epsilon
 from ..mechanisms import MECHANISMS
 from ..selection import SENSITIVITIES, get_approach, round_parts, select_multiobjective
@@ -293,6 +295,8 @@ def _run(
     values = [column(c).cast("double").alias(f"o{i}") for i, c in enumerate(names)]
     key = F.monotonically_increasing_id() if id_column is None else column(id_column)
     on_executors = not exact and isinstance(appr, (AggregateApproach, ChebyshevApproach))
+    if on_executors and n <= DRIVER_MAX_ROWS and _may_gate(appr, n, k, total, delta):
+        on_executors = False  # the Pareto gate reads every candidate: the in-memory law, on the driver
     if not on_executors:
         if n > DRIVER_MAX_ROWS:
             raise ValueError(
@@ -358,6 +362,18 @@ def _run(
         scores, k, rounds, static=static, mechanism=mechanism, entropy=entropy, before=before, trials=trials
     )
     return picks if id_column is not None else _row_numbers(picks, scan.partition_rows)
+
+
+def _may_gate(appr, n: int, k: int, total, delta) -> bool:
+    """Whether a round of ``chebyshev`` may have its Pareto gate (``docs/pareto.md``, "Without declared
+    ranges"; the table's objectives declare no range here): the gate's condition at an upper bound on every
+    round's epsilon (the whole epsilon; with ``delta > 0``, whose accountant may give a round slightly more,
+    twice it plus 1), the fewest candidates left and the smallest divisor (1), so never False where a round's
+    gate is on. Public: ``n``, ``k``, epsilon, ``delta``."""
+    if not isinstance(appr, ChebyshevApproach) or not appr.ties:
+        return False
+    upper = float(total) if not delta else 2.0 * float(total) + 1.0
+    return gate_weights(max(n - k + 1, 1), upper, 1.0, None, [1.0]) is not None
 
 
 def _score_name(spec: ScoreSpec, j: int) -> str:
