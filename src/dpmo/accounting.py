@@ -273,12 +273,7 @@ def _scale_bounds_cached(epsilon: float, delta: float, shares: tuple, kinds: tup
         coarse = base
     else:
         coarse, above = _largest(fits, base, 6, 1.08, 1e-3)
-        # where the two grids are one for bounded-range steps (the work cap, large k) the coarse search's
-        # first failure bounds the fine search, which then only refines the bracket (12 recursions in place
-        # of 17 at k = 1,000); equal pure steps have one exact grid at every k and keep the former search
-        step = _adaptive.grid_step(epsilon, above * s, kinds, finest=6)
-        one = "bounded_range" in kinds and step == _grid_step(epsilon, above * s, kinds)
-        known = above if one and not fits(above) else None
+        known = _known_failure(epsilon, s, kinds, coarse, above, fits)
     if fits(coarse):
         out["adaptive"] = _largest(fits, coarse, 64, 1.004, 2e-4, known)[0]
     elif fits(base):
@@ -288,6 +283,24 @@ def _scale_bounds_cached(epsilon: float, delta: float, shares: tuple, kinds: tup
             lo, hi = (mid, hi) if fits(mid) else (lo, mid)
         out["adaptive"] = lo
     return tuple(out.items())
+
+
+def _known_failure(epsilon: float, s: np.ndarray, kinds: tuple, coarse: float, above: float, fits):
+    """``above`` (the coarse search's first failing scale) where it also bounds the search on the default
+    grid, else None. That holds for bounded-range steps where the work cap (large k) makes the coarse grid
+    the default one at ``above`` and the default grid has the same steps per epsilon there as at ``coarse``
+    (it switches at isolated scales, where ``fits`` is not monotone): the fine search then only refines the
+    bracket (12 recursions in place of 17 at k = 1,000). Equal pure steps have one exact grid at every k and
+    keep the upward search."""
+    if "bounded_range" not in kinds:
+        return None
+    step = _adaptive.grid_step(epsilon, above * s, kinds, finest=6)
+    at_coarse = _grid_step(epsilon, coarse * s, kinds)
+    if step is None or at_coarse is None or step != _grid_step(epsilon, above * s, kinds):
+        return None
+    if round(coarse * float(s.min()) / at_coarse) != round(above * float(s.min()) / step):
+        return None
+    return None if fits(above) else above
 
 
 def _zcdp_useful_below(delta: float, R: float) -> float:

@@ -425,8 +425,8 @@ class _ChebyshevRounds(Rounds):
         span = (1.0 + rho * used.size) / S_c if ranged else None  # None: gate_span (no declared range)
         if not gate_on(remaining.size, self.epsilon, S_c, span, e[used]):
             return s, 1.0  # the usual case: no O(n m) work for a gate that is off
-        Z = range_units(self.objectives, self.sensitivity, self._cache)[0]
-        W = (np.clip(Z, 0.0, 1.0) if ranged else Z) / e[:, None]
+        # the gate reads dominance only, unit-free: of the values as declared (not their rounded quotients)
+        W = np.stack([o.values for o in self.objectives])
         out = gated_scores(s, span, S_c, W, e[used], chosen, remaining, self.epsilon, self._gate)
         if out[1] != 1.0:
             self.score_name += " + Pareto gate (negligible noise)"

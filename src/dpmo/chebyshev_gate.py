@@ -26,6 +26,8 @@ picks stay on the front while the scores span at most that (``docs/pareto.md``, 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._validation import check_k
@@ -111,8 +113,9 @@ def gate_weights(n_left: int, epsilon: float | None, scale: float, span, e) -> t
     S``. ``span`` the most two of the round's scores can differ (declared ranges), or None (no declared
     range on some objective): then :func:`gate_span`, and the gate is on when that covers one
     sensitivity unit of the finest objective (``gate_span >= e_min / scale``). The gate then keeps every
-    pick on the front whenever the scores of the candidates left span at most ``gate_span``: about
-    ``eps_j / (4 (ln n_j + 6))`` sensitivity units, a public bound that grows with the round's epsilon
+    pick on the front whenever the scores of the candidates left span at most ``gate_span``: with no range
+    declared (``e = 1``, ``scale`` about 1) about ``eps_j / (4 (ln n_j + 6))`` sensitivity units, a public
+    bound that grows with the round's epsilon; with some ranges declared ``e_min`` scales it down
     (``docs/pareto.md``, "Without declared ranges"). All public.
 
     Examples
@@ -134,7 +137,8 @@ def gate_weights(n_left: int, epsilon: float | None, scale: float, span, e) -> t
     S = (1.0 + 2.0 * float(span)) / (1.0 - 2.0 * x)
     if x * S * float(scale) > float(np.min(e)) * (1.0 + 1e-12):
         return None
-    return float(span) + x * S, S
+    gamma = float(span) + x * S
+    return gamma, max(S, math.nextafter(1.0 + 2.0 * gamma, math.inf))  # S >= 1 + 2 gamma, exactly
 
 
 def gate_on(n_left: int, epsilon: float | None, scale: float, span, e) -> bool:

@@ -300,10 +300,9 @@ class StaircaseRounds(Rounds):
         with np.errstate(over="ignore", invalid="ignore"):
             s = np.clip((s + rho * np.sum(np.clip(D, -_LIM, _LIM), axis=0)) / (1.0 + rho * m), -_LIM, _LIM)
         # the Pareto gate at negligible noise, without declared ranges (docs/pareto.md, "Without declared
-        # ranges"): the largest weight the round's resolution allows, dominance of the dampened values
-        out = gated_scores(
-            s, None, 1.0 + rho * m, self.dampened(), np.ones(m), chosen, remaining, self.epsilon, self._gate
-        )
+        # ranges"): the largest weight the round's resolution allows; dominance of the values as declared
+        W = np.stack([o.values for o in self.objectives])
+        out = gated_scores(s, None, 1.0 + rho * m, W, np.ones(m), chosen, remaining, self.epsilon, self._gate)
         if out[1] != 1.0 and "Pareto gate" not in self.score_name:
             self.score_name += " + Pareto gate (negligible noise)"
         return out

@@ -284,6 +284,12 @@ def _front_covering_lines(args, n: int) -> list[str]:
         )
         if all(b is None for b in bounds):
             lines.append(_gate_without_ranges_line(args, n, len(specs)))
+        else:
+            lines.append(
+                "Pareto gate with some ranges declared: its span is set by the finest declared resolution, "
+                "so only narrow undeclared columns are covered at negligible noise; declare every range "
+                "(docs/pareto.md, 'Without declared ranges')"
+            )
     else:
         d = [s[1] / (b[1] - b[0]) for s, b in zip(specs, bounds, strict=True)]
         res = ", ".join(f"{s[0]} {1 / di:.4g}" for s, di in zip(specs, d, strict=True))
@@ -320,9 +326,10 @@ def _front_covering_lines(args, n: int) -> list[str]:
         "agg (equal weights over the declared ranges, --weights 1/(HIGH-LOW) each) is the safer choice when "
         "one weighted sum is what you want, when every staircase round's weight above is 1, or with "
         "objectives without declared ranges; at negligible noise, with declared ranges, the picks of "
-        "staircase, chebyshev and pareto are front rows while an unpicked front row is left (without "
-        "ranges, staircase's and chebyshev's while every column's width in sensitivity units is within "
-        "the gate's span, about eps_j / (4 (ln n_j + 6)); docs/pareto.md, 'Without declared ranges')"
+        "staircase, chebyshev and pareto are front rows while an unpicked front row is left (with no range "
+        "declared, staircase's and chebyshev's while every column's width in sensitivity units is within "
+        "the gate's span, about eps_j / (4 (ln n_j + 6)); with some declared, a much smaller one; "
+        "docs/pareto.md, 'Without declared ranges')"
     )
     return ["# " + line for line in lines]
 
