@@ -443,6 +443,11 @@ def test_cli_explain_gate_threshold_and_mixed_tables(tmp_path, capsys):
     assert main([*base, "--epsilon", repr(hi), "--objective", "a=1", "--objective", "b=0.001"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if "Pareto gate without ranges" in x)
     assert "off" in line
-    assert main([*base, "--epsilon", "1e6", "--objective", "a=1@0:300", "--objective", "b=0.001"]) == 0
+    mixed = ["--epsilon", "1e6", "--objective", "a=1@0:300", "--objective", "b=0.001"]
+    assert main([*base, *mixed]) == 0
     out = capsys.readouterr().out
     assert "Pareto gate with some ranges declared" in out and "Pareto gate without ranges" not in out
+    # the corner staircase ignores the declared ranges: its gate is the one without ranges
+    assert main([*base[:-3], "--approach", "staircase", "--explain", *mixed]) == 0
+    out = capsys.readouterr().out
+    assert "Pareto gate without ranges" in out and "with some ranges declared" not in out

@@ -282,7 +282,7 @@ def _front_covering_lines(args, n: int) -> list[str]:
                 else ""
             )
         )
-        if all(b is None for b in bounds):
+        if args.approach == "staircase" or all(b is None for b in bounds):  # the corner staircase: no ranges
             lines.append(_gate_without_ranges_line(args, n, len(specs)))
         else:
             lines.append(
@@ -328,7 +328,7 @@ def _front_covering_lines(args, n: int) -> list[str]:
         "objectives without declared ranges; at negligible noise, with declared ranges, the picks of "
         "staircase, chebyshev and pareto are front rows while an unpicked front row is left (with no range "
         "declared, staircase's and chebyshev's while every column's width in sensitivity units is within "
-        "the gate's span, about eps_j / (4 (ln n_j + 6)); with some declared, a much smaller one; "
+        "the gate's span, about eps_j / (4 (ln n_j + 6)); chebyshev with some declared, a much smaller one; "
         "docs/pareto.md, 'Without declared ranges')"
     )
     return ["# " + line for line in lines]
