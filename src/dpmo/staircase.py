@@ -237,7 +237,7 @@ class StaircaseRounds(Rounds):
         self._keep, self._cache = keep, dict(keep)
         self.points: list[np.ndarray] = []  # released (conservative) points, in the order made
         self.augment = False  # the generic approach sets it: + AUGMENT / m times the sum (docs/pareto.md)
-        self._gate: dict = {}  # the Pareto gate's dominance of every candidate (with the augmentation)
+        self._gate: dict = {}  # the Pareto gate's dominance of every candidate (the same in every round)
         self.epsilon = None  # of the current round (told by the pipeline)
         self.score_name = "staircase Chebyshev scalarisation of the dampened objectives"
 
@@ -302,6 +302,7 @@ class StaircaseRounds(Rounds):
         # the Pareto gate at negligible noise, without declared ranges (docs/pareto.md, "Without declared
         # ranges"): the largest weight the round's resolution allows; dominance of the values as declared
         W = np.stack([o.values for o in self.objectives])
+        s = self.margin(s, remaining)
         out = gated_scores(s, None, 1.0 + rho * m, W, np.ones(m), chosen, remaining, self.epsilon, self._gate)
         if out[1] != 1.0 and "Pareto gate" not in self.score_name:
             self.score_name += " + Pareto gate (negligible noise)"
