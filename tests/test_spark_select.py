@@ -173,8 +173,7 @@ def test_chebyshev_with_its_gate_runs_on_the_driver_with_the_in_memory_picks(spa
     # the in-memory pipeline on the driver, so the same seed gives the in-memory command's picks
     argv = ["select", str(table_csv), "-k", "3", "--epsilon", "1e6", "--objective", "a=1"]
     argv += ["--objective", "b=2:min", "--approach", "chebyshev", "--float-sampler", "--id-column", "id"]
-    for seed in ("5", "6"):
-        assert _cli([*argv, "--seed", seed, "--spark"], capsys) == _cli([*argv, "--seed", seed], capsys)
+    assert _cli([*argv, "--seed", "5", "--spark"], capsys) == _cli([*argv, "--seed", "5"], capsys)
 
 
 def test_the_gate_routing_is_never_false_where_a_round_has_the_gate():
