@@ -22,6 +22,7 @@ import numpy as np
 
 import dpmo
 from dpmo.hypervolume import best_hypervolume, hypervolume
+from dpmo.pareto.consistent import dominated_among
 
 EPSILONS = (50.0, 200.0, 1000.0, 1e4, 1e6)
 
@@ -48,8 +49,8 @@ def random_table(rs: np.random.Generator, bounded_share: float = 0.0):
 
 
 def dominated_rows(P: np.ndarray) -> np.ndarray:
-    """Rows of ``P`` (n, m) that another row dominates."""
-    return np.array([bool(np.any(np.all(P >= p, 1) & np.any(P > p, 1))) for p in P])
+    """Rows of ``P`` (n, m) that another row dominates (the library's exact count, O(n log n) for m <= 2)."""
+    return dominated_among(P.T)
 
 
 def run(tables: int, runs: int, k: int, epsilons, approaches, seed: int = 11, bounded_share: float = 0.0):

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ._validation import check_k
-from .pareto.consistent import RESOLVE, dominated_among, escape_or_copy, resolution
+from .pareto.consistent import RESOLVE, copy_groups, dominated_among, escape_or_copy, resolution
 
 __all__ = [
     "dominance",
@@ -244,7 +244,7 @@ def gated_argmax_picks(W, round_scores, k: int) -> np.ndarray:
     # dominated by an earlier pick only if it equals it (anything else would dominate it), so G is 2 on the
     # non-dominated candidates whose point no pick has, 1 on the non-dominated copies, 0 on the dominated
     front = dominance(W) == 0.0
-    point = _point_labels(W)  # equal columns, one number
+    point = copy_groups(W)  # equal columns, one number (a sort: np.unique(axis=0) took 2.5x as long)
     point_taken = np.zeros(int(point.max()) + 1 if n else 0, dtype=bool)
     taken = np.zeros(n, dtype=bool)
     picks: list[int] = []
@@ -259,15 +259,3 @@ def gated_argmax_picks(W, round_scores, k: int) -> np.ndarray:
         taken[best] = True
         point_taken[point[best]] = True
     return np.asarray(picks, dtype=np.intp)
-
-
-def _point_labels(W: np.ndarray) -> np.ndarray:
-    """One label per column of ``W`` (m, n), equal for equal columns (``==``, so ``-0.0`` equals ``0.0``):
-    a lexicographic sort, O(m n log n) (``np.unique(W.T, axis=0)`` took 3.1 s on 10^6 columns, this 0.6 s)."""
-    n = W.shape[1]
-    order = np.lexsort(W[::-1])
-    Ws = W[:, order]
-    new = np.r_[True, np.any(Ws[:, 1:] != Ws[:, :-1], axis=0)] if n else np.zeros(0, dtype=bool)
-    labels = np.empty(n, dtype=np.intp)
-    labels[order] = np.cumsum(new) - 1
-    return labels

@@ -301,7 +301,9 @@ class StaircaseRounds(Rounds):
             s = np.clip((s + rho * np.sum(np.clip(D, -_LIM, _LIM), axis=0)) / (1.0 + rho * m), -_LIM, _LIM)
         # the Pareto gate at negligible noise, without declared ranges (docs/pareto.md, "Without declared
         # ranges"): the largest weight the round's resolution allows; dominance of the values as declared
-        W = np.stack([o.values for o in self.objectives])
+        if "values" not in self._gate:  # stacked once per selection
+            self._gate["values"] = np.stack([o.values for o in self.objectives])
+        W = self._gate["values"]
         s = self.margin(s, remaining)
         out = gated_scores(s, None, 1.0 + rho * m, W, np.ones(m), chosen, remaining, self.epsilon, self._gate)
         if out[1] != 1.0 and "Pareto gate" not in self.score_name:

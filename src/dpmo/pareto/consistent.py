@@ -31,6 +31,7 @@ __all__ = [
     "negligible_noise",
     "escape_or_copy",
     "dominated_among",
+    "copy_groups",
     "resolution",
     "ConsistentParetoRounds",
     "RESOLVE",
@@ -134,13 +135,29 @@ def dominated_among(points) -> np.ndarray:
     if q == 0:
         return np.zeros(0, dtype=bool)
     weak = count_columns(P, None)  # columns >= r everywhere, r and its copies included
+    group = copy_groups(P)
+    return weak > np.bincount(group)[group]
+
+
+def copy_groups(points) -> np.ndarray:
+    """One label per column of ``points`` (shape (m, q)), equal exactly for equal columns (``==``: ``-0.0``
+    equals ``0.0``): a lexicographic sort, O(m q log q).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dpmo.pareto.consistent import copy_groups
+    >>> copy_groups(np.array([[3.0, 1.0, 3.0, -0.0], [1.0, 2.0, 1.0, 0.0]])).tolist()
+    [2, 1, 2, 0]
+    """
+    P = np.asarray(points, dtype=np.float64)
+    q = P.shape[1]
     order = np.lexsort(P[::-1])
     S = P[:, order]
-    new = np.r_[True, np.any(S[:, 1:] != S[:, :-1], axis=0)]  # first column of each group of copies
-    group = np.cumsum(new) - 1
-    copies = np.empty(q, dtype=np.int64)
-    copies[order] = np.bincount(group)[group]
-    return weak > copies
+    new = np.r_[True, np.any(S[:, 1:] != S[:, :-1], axis=0)] if q else np.zeros(0, dtype=bool)
+    labels = np.empty(q, dtype=np.intp)
+    labels[order] = np.cumsum(new) - 1
+    return labels
 
 
 class ConsistentParetoRounds(Rounds):
