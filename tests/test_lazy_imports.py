@@ -177,6 +177,7 @@ LAYERS = {
     "_numbers": 0, "_prefetch": 0, "_kernel_args": 0, "_status": 0, "zcdp": 0,
     "accounting": 0, "adaptive_composition": 0, "budget_calls": 0, "calls": 0, "_fork": 0, "_lazy": 0,
     "mechanisms": 1, "sensitivity": 1, "dampening": 1, "breakpoints": 1, "preview": 1, "audit": 1,
+    "ranges": 1,
     "selection": 2, "steps": 2, "registry": 2,
     "pareto": 3, "aggregate": 3, "chebyshev": 3, "staircase": 3, "hypervolume": 3, "metrics": 3,
     "greedy_hypervolume": 3, "chebyshev_gate": 3,

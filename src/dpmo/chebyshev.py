@@ -21,9 +21,9 @@ negatively, i.e. they move the scalarisation's zero to the region of interest. E
 besides the data (directions, aspirations, shares, which candidates were chosen before) is public.
 
 No overflow, whatever the public aspirations and sensitivities: ``u_i - a_ji`` and ``(u_i - a_ji) / Delta_i``
-saturate at the largest float of their sign (as does :func:`dpmo.dampen`). Clipping is 1-Lipschitz, so each
-``D_ij`` keeps global sensitivity 1 and an admissible local function for ``u_i`` stays admissible for the
-clipped difference; the call never refuses or warns because of the values.
+saturate at the largest float of their sign (as does :func:`dpmo.dampen`); clipping is 1-Lipschitz, so each
+``D_ij`` keeps sensitivity 1 and an admissible local function stays admissible: never a refusal or warning
+from the values (a warning when only some objectives declare a range: :mod:`dpmo.ranges`).
 """
 
 from __future__ import annotations
@@ -37,23 +37,16 @@ from ._validation import check_choice, check_int, check_real, check_shares
 from .chebyshev_gate import gate_on, gated_scores
 from .dampening import dampen, dampen_over, saturate
 from .pareto import SENSITIVITY_MODES, check_objectives
+from .ranges import warn_mixed_ranges
 from .selection import Approach, Rounds, register_approach, select_multiobjective
 
 _MAX = float(np.finfo(np.float64).max)
 
 __all__ = [
-    "priv_chebyshev",
-    "chebyshev_scores",
-    "chebyshev_selection_scores",
-    "check_aspirations",
-    "check_directions",
-    "dampened_excess",
-    "default_directions",
-    "objective_scale",
-    "range_units",
-    "ChebyshevApproach",
-    "AUGMENT",
-]
+    "priv_chebyshev", "chebyshev_scores", "chebyshev_selection_scores", "check_aspirations",
+    "check_directions", "dampened_excess", "default_directions", "objective_scale", "range_units",
+    "ChebyshevApproach", "AUGMENT",
+]  # fmt: skip
 
 #: Augmentation of the Chebyshev scalarisation: ``rho = AUGMENT / m'`` (``m'`` objectives in the round), so
 #: that the augmentation term moves a score by at most ``AUGMENT`` of the declared range (``docs/pareto.md``,
@@ -486,6 +479,7 @@ class ChebyshevApproach(Approach):
         return None if self.shares is None else check_shares(self.shares, k)
 
     def rounds(self, objectives, weights, sensitivity, cache) -> Rounds:
+        warn_mixed_ranges(objectives, "chebyshev")  # declarations only, public
         rounds = _ChebyshevRounds(list(objectives), sensitivity, self.directions, self.aspirations)
         rounds.ties = self.ties
         return rounds

@@ -48,6 +48,7 @@ from .greedy_hypervolume import (
     tie_weights,
 )
 from .mechanisms.exact import sample_discrete_laplace
+from .ranges import warn_mixed_ranges
 from .selection import Approach, Rounds, register_approach
 from .steps import Step
 
@@ -419,6 +420,7 @@ class StaircaseApproach(Approach):
             )
         if self.score != "auto" or type(self) is not StaircaseApproach:
             return self
+        warn_mixed_ranges(objectives, "staircase")  # the ranges left unused (declarations only)
         out = copy.copy(self)
         out.score = "hypervolume" if has_bounds else "corners"
         return out

@@ -12,10 +12,13 @@ unchanged) with the same seed, so ``dpmo select --seed S`` prints the ids of
 from __future__ import annotations
 
 import csv
+import sys
+import warnings
 from pathlib import Path
 
 from .. import _choices
 from .._extras import require
+from ..ranges import MixedRangesWarning, mixed_ranges
 from .args import (
     CLIError,
     absent_column_error,
@@ -120,6 +123,25 @@ def read_candidates(path, objectives, id_column: str | None, delimiter: str = ",
     return ids, values
 
 
+def _note_mixed_ranges(objectives, approach: str) -> None:
+    """One stderr line when ``chebyshev`` or ``staircase`` gets ranges on some objectives only
+    (:mod:`dpmo.ranges`; the declarations are public)."""
+    declared, undeclared = mixed_ranges(objectives)
+    if approach not in ("chebyshev", "staircase") or not (declared and undeclared):
+        return
+    what = (
+        "the declared ranges are not used (every column in units of its sensitivity)"
+        if approach == "staircase"
+        else "columns in range units and in sensitivity units are compared, and without noise the Pareto "
+        "gate covers only narrow undeclared columns"
+    )
+    print(
+        f"dpmo: warning: --approach {approach}: {', '.join(undeclared)} declare(s) no range, so {what}; "
+        "give every --objective a range, COL=SENS@LOW:HIGH (dpmo select --explain)",
+        file=sys.stderr,
+    )
+
+
 def select_command(args) -> int:
     """``dpmo select``: private selection of k candidates of a table by several objectives."""
     if args.id_column is not None and args.id_column in [c for c, _, _ in args.objective]:
@@ -173,18 +195,21 @@ def select_command(args) -> int:
         for spec in args.objective
         for c in (spec[0],)
     ]
-    picks = select_multiobjective(
-        objectives,
-        args.epsilon,
-        approach=args.approach,
-        sensitivity=args.sensitivity,
-        weights=weights,
-        mechanism=args.mechanism,
-        k=args.k,
-        rng=args.seed,
-        exact=exact,
-        delta=args.delta,
-    )
+    _note_mixed_ranges(objectives, args.approach)
+    with warnings.catch_warnings():  # said above in the command line's words
+        warnings.simplefilter("ignore", MixedRangesWarning)
+        picks = select_multiobjective(
+            objectives,
+            args.epsilon,
+            approach=args.approach,
+            sensitivity=args.sensitivity,
+            weights=weights,
+            mechanism=args.mechanism,
+            k=args.k,
+            rng=args.seed,
+            exact=exact,
+            delta=args.delta,
+        )
     for i in picks:
         print(ids[int(i)])
     return 0
