@@ -174,7 +174,7 @@ def test_pickle_and_joblib_processes_resolve_lazy_names():
 #: Layer of each top-level module or package of dpmo: a module may import its own layer and below.
 LAYERS = {
     "_defaults": 0, "_choices": 0, "_extras": 0, "_validation": 0, "epsilons": 0, "ledger": 0, "budget": 0,
-    "_numbers": 0, "_prefetch": 0, "_kernel_args": 0, "_status": 0, "zcdp": 0,
+    "_numbers": 0, "_prefetch": 0, "_kernel_args": 0, "_status": 0, "zcdp": 0, "_warnings": 0,
     "accounting": 0, "adaptive_composition": 0, "budget_calls": 0, "calls": 0, "_fork": 0, "_lazy": 0,
     "mechanisms": 1, "sensitivity": 1, "dampening": 1, "breakpoints": 1, "preview": 1, "audit": 1,
     "ranges": 1,

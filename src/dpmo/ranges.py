@@ -13,9 +13,7 @@ Reads the declarations and the objectives' names only (public), never a value.
 
 from __future__ import annotations
 
-import os
-import sys
-import warnings
+from ._warnings import warn_at_caller
 
 __all__ = ["MixedRangesWarning", "mixed_ranges", "warn_mixed_ranges"]
 
@@ -48,20 +46,10 @@ def mixed_ranges(objectives) -> tuple[list[str], list[str]]:
     return declared, undeclared
 
 
-def _caller_level() -> int:
-    """The ``stacklevel`` of the first frame outside this package, seen from :func:`warn_mixed_ranges`: the
-    warning names the user's line that started the selection, not the pipeline's."""
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    frame, level = sys._getframe(2), 2  # 1: warn_mixed_ranges
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def warn_mixed_ranges(objectives, approach: str) -> bool:
     """Warn (:class:`MixedRangesWarning`) when some but not all ``objectives`` declare a range, with what
-    ``approach`` (``"chebyshev"`` or ``"staircase"``) does then; True when it warned. O(m) plus the stack's
-    depth."""
+    ``approach`` (``"chebyshev"`` or ``"staircase"``) does then; True when it warned.
+    O(m) plus the stack's depth."""
     declared, undeclared = mixed_ranges(objectives)
     if not (declared and undeclared):
         return False
@@ -76,10 +64,9 @@ def warn_mixed_ranges(objectives, approach: str) -> bool:
             "ranges, and without noise the Pareto gate covers only undeclared columns much narrower than "
             "the finest declared resolution (docs/pareto.md, 'Without declared ranges')"
         )
-    warnings.warn(
+    warn_at_caller(
         f"approach={approach!r}: {', '.join(undeclared)} declare(s) no range while "
         f"{', '.join(declared)} do(es), {what}; declare bounds=(low, high) on every objective",
         MixedRangesWarning,
-        stacklevel=_caller_level(),
     )
     return True

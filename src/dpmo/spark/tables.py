@@ -29,6 +29,7 @@ from pyspark.sql import types as T
 
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
+from .._warnings import warn_at_caller
 from ..accounting import check_delta
 from ..aggregate import AggregateApproach
 from ..budget import Budget, resolve_budget
@@ -295,8 +296,11 @@ def _run(
     values = [column(c).cast("double").alias(f"o{i}") for i, c in enumerate(names)]
     key = F.monotonically_increasing_id() if id_column is None else column(id_column)
     on_executors = not exact and isinstance(appr, (AggregateApproach, ChebyshevApproach))
-    if on_executors and n <= DRIVER_MAX_ROWS and _may_gate(appr, n, k, total, delta):
-        on_executors = False  # the Pareto gate reads every candidate: the in-memory law, on the driver
+    if on_executors and _may_gate(appr, n, k, total, delta):
+        if n <= DRIVER_MAX_ROWS:
+            on_executors = False  # the Pareto gate reads every candidate: the in-memory law, on the driver
+        else:
+            warn_at_caller(gate_off_message(n), UserWarning)
     if not on_executors:
         if n > DRIVER_MAX_ROWS:
             raise ValueError(
@@ -362,6 +366,17 @@ def _run(
         scores, k, rounds, static=static, mechanism=mechanism, entropy=entropy, before=before, trials=trials
     )
     return picks if id_column is not None else _row_numbers(picks, scan.partition_rows)
+
+
+def gate_off_message(n: int) -> str:
+    """What :func:`select` warns when ``chebyshev``'s Pareto gate may be on but the table has more than
+    :data:`DRIVER_MAX_ROWS` rows (public: ``n``): the rounds run on the executors without the gate."""
+    return (
+        f"approach='chebyshev' at this epsilon would have its Pareto gate (no pick dominated without noise, "
+        f"docs/pareto.md), which runs on the driver, but the table has {n} rows, more than DRIVER_MAX_ROWS = "
+        f"{DRIVER_MAX_ROWS}: the rounds run on the executors without it, and a pick may be dominated; raise "
+        "dpmo.spark.tables.DRIVER_MAX_ROWS with the driver's memory to keep it"
+    )
 
 
 def _may_gate(appr, n: int, k: int, total, delta) -> bool:
