@@ -277,7 +277,7 @@ def _front_covering_lines(args, n: int) -> list[str]:
             f"objectives without a declared range ({missing}) are compared in units of their sensitivities; "
             "declare COL=SENS@LOW:HIGH when the columns are in different units"
             + (
-                "; without ranges on every objective the staircase runs chebyshev"
+                "; without ranges on every objective the staircase runs the corner staircase"
                 if args.approach == "staircase"
                 else ""
             )

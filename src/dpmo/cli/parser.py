@@ -313,9 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
         approach="pareto",
         approach_help="pareto = PrivPareto, agg = PrivAgg (needs --weights), chebyshev = PrivChebyshev "
         "(augmented, along fixed directions), staircase = private greedy hypervolume (every objective needs "
-        "@LOW:HIGH; without ranges it runs chebyshev). Picks are Pareto-optimal when the noise is "
-        "negligible (pareto always, chebyshev and staircase with ranges); agg is the safer choice when one "
-        "weighted sum is what you want, at "
+        "@LOW:HIGH; without ranges the corner staircase, in sensitivity units; ranges on some objectives "
+        "only: a warning). Picks are Pareto-optimal when the noise is negligible (pareto always, chebyshev "
+        "and staircase with ranges, without ranges while every column spans at most the gate's width, "
+        "--explain); agg is the safer choice when one weighted sum is what you want, at "
         "small epsilon (below about 1 per pick), or with few rows per sensitivity unit (docs/pareto.md, "
         "'Which approach')",
         weights=None,
