@@ -74,9 +74,10 @@ def test_a_released_pick_at_or_above_a_degree_takes_it_off_offer(ba):
     assert np.array_equal(s, s0)
 
 
-def _top_first_last(objs, chosen, call_eps):
+def _top_first_last(objs, chosen, call_eps, lift: bool = True):
     appr = GraphStaircaseApproach(3, epsilon=1.5, top_first=True)
     appr.epsilon = call_eps  # None: the gate of the option is off, the plan the same
+    appr.outrank_edge = lift  # False: no lift of the upper edge (tests/test_graph_outranked_edge.py)
     eps3 = float(appr.steps(3, 2)[3].share) * 1.5
     rounds = appr.rounds(objs, None, "local", None)
     rounds.receive(0, [], rounds.statistic(0, []), 1e9)
@@ -89,16 +90,19 @@ def _top_first_last(objs, chosen, call_eps):
 
 def test_the_top_first_plans_last_round_offers_the_largest_degree_its_top_rounds_missed(ba):
     """The top rounds took the 6th and 9th degrees: the last round (epsilon 1.09 at the call's 1.5) puts more
-    than 0.3 of its mass on the largest degree (0.36); without the option its window's upper edge leaves it
-    nothing (under 1e-6). With the largest degree already picked, the second largest (27 edges below it, ``L``
-    about 9) gets no more than without the option."""
+    than 0.3 of its mass on the largest degree (0.36); without the option and the upper edge's lift its
+    window's upper edge leaves it nothing (under 1e-6), with the lift alone 0.006. With the largest degree
+    already picked, the second largest (27 edges below it, ``L`` about 9) gets no more than without the
+    option."""
     objs, order = ba
     top = int(order[0])
     chosen = [int(order[5]), int(order[8])]
     p, rem = _top_first_last(objs, chosen, 1.5)
     assert p[np.searchsorted(rem, top)] > 0.3
-    p0, _ = _top_first_last(objs, chosen, None)
+    p0, _ = _top_first_last(objs, chosen, None, lift=False)
     assert p0[np.searchsorted(rem, top)] < 1e-6
+    p1, _ = _top_first_last(objs, chosen, None)  # the lift alone: it outranks both top picks, a little
+    assert 1e-6 < p1[np.searchsorted(rem, top)] < p[np.searchsorted(rem, top)]
     chosen = [top, int(order[5])]
     p, rem = _top_first_last(objs, chosen, 1.5)
     p0, _ = _top_first_last(objs, chosen, None)

@@ -45,7 +45,7 @@ from .hypervolume_rounds import (
     point_box,
 )
 from .round_one import hub_threshold, weak_round_epsilon
-from .staircase_corners import corner_scores
+from .staircase_corners import corner_scores, outranked_edge
 from .staircase_rules import (
     CORNER_TIE,
     DEGREE_MARGIN,
@@ -89,15 +89,14 @@ class _GraphStaircaseRounds(StaircaseRounds):
 
     def __init__(self, objectives, sensitivity, keep, appr):
         super().__init__(objectives, sensitivity, np.zeros(2), appr.confidence, keep)
-        self.appr, self.round = appr, 0
-        self.ranks = degree_ranks(objectives[0].n)
+        self.appr, self.round, self.ranks = appr, 0, degree_ranks(objectives[0].n)
         self.degrees_at_ranks = None  # released degrees of the ranks (upper confidence bounds)
-        self.signal = None  # released floor(q max D_ego) / q (the staircase plan only), see staircase_rules
-        self.threshold = 0.0
+        self.signal, self.threshold = None, 0.0  # released floor(q max D_ego) / q (the staircase plan only)
         self.boxes: list[tuple[float, float]] = []  # released (degree+, ego density-) of picks, no margin
         self.q, self.pick_sd = 1, 0.0  # the last pick release's grid (pick_quantum) and degree noise sd
         self.picks: list[int] = []  # the released picks' nodes, in the order of self.points (public)
         self.covers: list[float] = []  # released pick degree + 1 sd, at most its corner (with_top_degree)
+        self.taken: list[int] = []  # the picks so far (public), set by scores() for margin()
 
     def release(self, r, chosen, epsilon, rng):
         """Discrete Laplace releases, basic composition. Before round 1: the degrees of the ranks (L1
@@ -261,7 +260,7 @@ class _GraphStaircaseRounds(StaircaseRounds):
             key = (i, 0.0, self.sensitivity)
             if key in self._cache:
                 self._keep.setdefault(key, self._cache[key])
-        t = blend_weight(remaining.size, self.epsilon)
+        t, self.taken = blend_weight(remaining.size, self.epsilon), list(chosen)
         s = self.margin(s[remaining], remaining)
         if self.round > 0 or self.signal is None:  # the largest degree on offer until picked (k = 3)
             s = with_top_degree(s, self.objectives[0].values, remaining, self.epsilon, self.appr, self)
@@ -306,13 +305,14 @@ class _GraphStaircaseRounds(StaircaseRounds):
         return (scores + rho * (D[0] + D[1]) + a) / (1.0 + 2.0 * rho + b)
 
     def margin(self, scores, remaining):
-        W = self._window()
-        deg = self.objectives[0].values[remaining]
+        W, deg = self._window(), self.objectives[0].values[remaining]
         out = scores if W is None else np.minimum(scores, deg - W)
         if self.appr.top_first and self.degrees_at_ranks is not None:  # the upper edge of the last round
             high = ego_window_for(self.objectives[0].n, self.appr.ego_window)[0]
-            if high < self.objectives[0].n:
-                out = np.minimum(out, self._degree_at(high) - deg)
+            if high < self.objectives[0].n:  # lifted for nodes above a top pick's degree (outranked_edge)
+                top = self.taken[: self.appr.top_picks] if self.appr.outrank_edge else []
+                edge = outranked_edge(self._degree_at(high), self.objectives[0].values, remaining, top)
+                out = np.minimum(out, edge)
         return out
 
     def _degree_at(self, rank: float) -> float:
@@ -353,8 +353,8 @@ class GraphStaircaseApproach(StaircaseApproach):
     staircase round at the floor ``(0, 0)``, ``min(degree, D_ego)``, in the window of degree ranks
     :func:`ego_window_for` (no release between rounds). With pure epsilon-DP each top round runs at
     :func:`top_pick_epsilon` of the released degrees when that is less, the rest going to the last round
-    (:meth:`_GraphStaircaseRounds.reallocate`). At epsilon 1-2 one well-funded ego-density round buys more
-    hypervolume than two poorly funded ones (``docs/pareto.md``).
+    (:meth:`_GraphStaircaseRounds.reallocate`); a node above a top pick's degree is not kept from the last
+    round (:func:`~dpmo.graphs.staircase_corners.outranked_edge`).
     """
 
     name = "staircase"
@@ -369,12 +369,12 @@ class GraphStaircaseApproach(StaircaseApproach):
                 f"epsilon={epsilon!r}"
             )
         self.top_first, self.epsilon = bool(top_first), None if epsilon is None else float(epsilon)
-        self.top_picks = TOP_PICKS
         self.top_quantile_share, self.ego_window = TOP_QUANTILE_SHARE, None  # None: ego_window_for's rule
         self.quantile_share, self.first_round, self.signal_share = QUANTILE_SHARE, FIRST_ROUND, SIGNAL_SHARE
-        self.window_first, self.window_gap = WINDOW_FIRST, WINDOW_GAP
+        self.window_first, self.window_gap, self.top_picks = WINDOW_FIRST, WINDOW_GAP, TOP_PICKS
         self.degree_margin, self.rank_confidence = DEGREE_MARGIN, RANK_CONFIDENCE
-        self.pick_cap = True  # staircase_corners.pick_degree_caps on (False: the former rounds, for audits)
+        # staircase_corners' pick_degree_caps and outranked_edge on (False: the former rounds, for audits)
+        self.pick_cap, self.outrank_edge = True, True
 
     def release_share_at(self, k: int) -> float:
         """A pick release's share: :func:`~dpmo.staircase.release_share_for`, :data:`PICK_SHARE` at k = 3."""

@@ -15,7 +15,8 @@ that does not depend on epsilon: it does not fade as epsilon grows (``docs/stair
 ``b``: the degree excess by ``deg(r) - deg(b)``, the ego excess by ``|deg(r) - deg(b)|``. Each has sensitivity
 1 (``b`` public, its degree not) and is 0 for ``b``'s duplicates; neither bounds a node whose degree stands
 farther from ``b`` than its excess (the front's other points, as a rule). Proof and measurements:
-``docs/pareto.md``, "A pick's duplicates capped at its corners".
+``docs/pareto.md``, "A pick's duplicates capped at its corners". The same comparisons lift the upper edge
+of the top-first plan's last round for a node that outranks a top pick (:func:`outranked_edge`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 
 from ..chebyshev import dampened_excess
 
-__all__ = ["degree_distance", "pick_degree_caps", "corner_scores"]
+__all__ = ["degree_distance", "pick_degree_caps", "corner_scores", "outranked_edge"]
 
 
 def degree_distance(degrees, pick: int) -> np.ndarray:
@@ -99,3 +100,29 @@ def corner_scores(objectives, corners, sensitivity, cache, tie: float, points=()
         t = (np.minimum(D0, D1) + c * np.minimum(np.abs(D0 - D1), 1.0)) / (1.0 + 2.0 * c)
         best = t if best is None else np.maximum(best, t)
     return best
+
+
+def outranked_edge(edge: float, degrees, remaining, top) -> np.ndarray:
+    """The upper edge of the top-first plan's last round (the term ``edge - deg(r)`` of its window), lifted
+    for a node that outranks a top pick: ``max(edge - deg(r), max_{b in top} (deg(r) - deg(b)))`` for
+    every node ``r`` of ``remaining`` (``edge`` the released degree at the edge's rank, public; ``top`` the
+    top rounds' picks, public). The edge leaves the highest degrees to the top rounds; a node of higher
+    degree than one they took was left by them, and the last round may take it (``docs/pareto.md``, "The
+    top-first plan's last round after a missed top pick"). Sensitivity 1 for every ``r`` not in ``top``:
+    ``edge - deg(r)`` and each ``deg(r) - deg(b)`` move by at most 1 (:func:`degree_distance`), so does
+    their maximum. O(n).
+
+    Examples
+    --------
+    >>> from dpmo.graphs.staircase_corners import outranked_edge
+    >>> outranked_edge(30.0, [999, 1, 31, 31, 1], [2, 3, 4], [0, 1]).tolist()  # a leaf was a top pick
+    [30.0, 30.0, 29.0]
+    >>> outranked_edge(30.0, [999, 31, 31, 1], [2, 3], [0, 1]).tolist()  # the clique's node was
+    [0.0, 29.0]
+    """
+    deg = np.asarray(degrees, dtype=np.float64)
+    d = deg[np.asarray(remaining, dtype=np.intp)]
+    out = float(edge) - d
+    if len(top):
+        out = np.maximum(out, d - float(np.min(deg[np.asarray(top, dtype=np.intp)])))
+    return out
