@@ -13,7 +13,7 @@ import pytest
 
 import dpmo
 from dpmo.cli import main
-from dpmo.ranges import MixedRangesWarning, mixed_ranges
+from dpmo.ranges import MixedRangesWarning, mixed_ranges, mixed_ranges_note
 
 
 def _table(seed: int, bounds_a=(0.5, 1.0), bounds_b=None):
@@ -88,5 +88,7 @@ def test_cli_says_it_in_one_line_on_stderr_and_prints_only_the_picks(tmp_path, c
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"dpmo: warning: --approach {approach}: 'b'")
     assert "COL=SENS@LOW:HIGH" in lines[0]
+    objs = [dpmo.Objective([0.7], 0.001, name="a", bounds=(0.5, 1.0)), dpmo.Objective([3.0], 1.0, name="b")]
+    assert mixed_ranges_note(objs, approach) in lines[0]  # the library's wording, not a second one
     assert main([*base, "--objective", "a=0.001@0.5:1", "--objective", "b=1@0:300", "--seed", "0"]) == 0
     assert capsys.readouterr().err == ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ._warnings import warn_at_caller
 
-__all__ = ["MixedRangesWarning", "mixed_ranges", "warn_mixed_ranges"]
+__all__ = ["MixedRangesWarning", "mixed_ranges", "mixed_ranges_note", "warn_mixed_ranges"]
 
 
 class MixedRangesWarning(UserWarning):
@@ -46,27 +46,44 @@ def mixed_ranges(objectives) -> tuple[list[str], list[str]]:
     return declared, undeclared
 
 
-def warn_mixed_ranges(objectives, approach: str) -> bool:
-    """Warn (:class:`MixedRangesWarning`) when some but not all ``objectives`` declare a range, with what
-    ``approach`` (``"chebyshev"`` or ``"staircase"``) does then; True when it warned.
-    O(m) plus the stack's depth."""
+def mixed_ranges_note(objectives, approach: str) -> str | None:
+    """What ``approach`` (``"chebyshev"`` or ``"staircase"``) does with ranges on some ``objectives`` only,
+    in one sentence naming the columns; None when every objective or none declares one. The one wording of
+    :func:`warn_mixed_ranges` and of ``dpmo select``'s stderr line (each adds how to declare a range in its
+    own terms). O(m).
+
+    Examples
+    --------
+    >>> import dpmo
+    >>> from dpmo.ranges import mixed_ranges_note
+    >>> a, b = dpmo.Objective([1.0], 1.0, name="a", bounds=(0, 5)), dpmo.Objective([2.0], 0.1, name="b")
+    >>> mixed_ranges_note([a, b], "staircase")[:45], mixed_ranges_note([a], "chebyshev")
+    ("'b' declare(s) no range while 'a' do(es), so ", None)
+    """
     declared, undeclared = mixed_ranges(objectives)
     if not (declared and undeclared):
-        return False
+        return None
     if approach == "staircase":
         what = (
-            "so the declared ranges are not used: every objective is compared in units of its sensitivity "
+            "the declared ranges are not used: every objective is compared in units of its sensitivity "
             "(the corner staircase, docs/pareto.md, 'Which approach')"
         )
     else:
         what = (
-            "so these are compared in units of their sensitivities with the others in units of their "
-            "ranges, and without noise the Pareto gate covers only undeclared columns much narrower than "
-            "the finest declared resolution (docs/pareto.md, 'Without declared ranges')"
+            "these are compared in units of their sensitivities with the others in units of their ranges, "
+            "and without noise the Pareto gate covers only undeclared columns much narrower than the finest "
+            "declared resolution (docs/pareto.md, 'Without declared ranges')"
         )
+    return f"{', '.join(undeclared)} declare(s) no range while {', '.join(declared)} do(es), so {what}"
+
+
+def warn_mixed_ranges(objectives, approach: str) -> bool:
+    """Warn (:class:`MixedRangesWarning`, at the user's line) with :func:`mixed_ranges_note` when some but
+    not all ``objectives`` declare a range; True when it warned. O(m) plus the stack's depth."""
+    note = mixed_ranges_note(objectives, approach)
+    if note is None:
+        return False
     warn_at_caller(
-        f"approach={approach!r}: {', '.join(undeclared)} declare(s) no range while "
-        f"{', '.join(declared)} do(es), {what}; declare bounds=(low, high) on every objective",
-        MixedRangesWarning,
+        f"approach={approach!r}: {note}; declare bounds=(low, high) on every objective", MixedRangesWarning
     )
     return True

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .. import _choices
 from .._extras import require
-from ..ranges import MixedRangesWarning, mixed_ranges
+from ..ranges import MixedRangesWarning, mixed_ranges_note
 from .args import (
     CLIError,
     absent_column_error,
@@ -125,21 +125,14 @@ def read_candidates(path, objectives, id_column: str | None, delimiter: str = ",
 
 def _note_mixed_ranges(objectives, approach: str) -> None:
     """One stderr line when ``chebyshev`` or ``staircase`` gets ranges on some objectives only
-    (:mod:`dpmo.ranges`; the declarations are public)."""
-    declared, undeclared = mixed_ranges(objectives)
-    if approach not in ("chebyshev", "staircase") or not (declared and undeclared):
-        return
-    what = (
-        "the declared ranges are not used (every column in units of its sensitivity)"
-        if approach == "staircase"
-        else "columns in range units and in sensitivity units are compared, and without noise the Pareto "
-        "gate covers only narrow undeclared columns"
-    )
-    print(
-        f"dpmo: warning: --approach {approach}: {', '.join(undeclared)} declare(s) no range, so {what}; "
-        "give every --objective a range, COL=SENS@LOW:HIGH (dpmo select --explain)",
-        file=sys.stderr,
-    )
+    (:func:`dpmo.ranges.mixed_ranges_note`; the declarations are public)."""
+    note = mixed_ranges_note(objectives, approach) if approach in ("chebyshev", "staircase") else None
+    if note is not None:
+        print(
+            f"dpmo: warning: --approach {approach}: {note}; give every --objective a range, "
+            "COL=SENS@LOW:HIGH (dpmo select --explain)",
+            file=sys.stderr,
+        )
 
 
 def select_command(args) -> int:
