@@ -269,6 +269,18 @@ def test_topk_explain_never_opens_the_graph(capsys):
     assert "k = 1: no front to cover" in out and "agg was the safer choice" in out and "never falls" in out
 
 
+def test_explain_says_where_k_2_falls_or_agg_was_safer(capsys):
+    """``dpmo topk --approach chebyshev --explain`` at ``k = 2``: the fall from epsilon 1 to 2 (the staircase
+    plan) and agg's lead on a hub joined to a clique (the released graph, epsilon 10 on 1,000 nodes), each
+    only at ``k = 2`` and only on its own path (docs/staircase-measurements.md, "Other k")."""
+    fall, safer = "k = 2: the ratio fell from epsilon 1 to 2", "k = 2: agg was the safer choice at epsilon 10"
+    base = ["topk", "g.csv", "--n-nodes", "1000", "--approach", "chebyshev", "--explain"]
+    for k, eps, want in (("2", "2", fall), ("2", "10", safer), ("3", "2", None), ("3", "10", None)):
+        out = _explain([*base, "-k", k, "--epsilon", eps], capsys)
+        for line in (fall, safer):
+            assert (line in out) == (line == want), (k, eps, line)
+
+
 def test_explain_says_where_pareto_runs_its_negligible_noise_rule(capsys, tmp_path):
     """``--approach pareto``: the note appears exactly when the public condition holds in some round
     (epsilon per pick >= 6 (ln n_round + 20): about 154 on 300 nodes), for topk and select."""

@@ -383,6 +383,12 @@ def explain_topk(args, n: int) -> int:
             "which a node's expected false edges are at most 8, approach chebyshev releases the graph "
             "instead (docs/pareto.md, 'The released graph at large epsilon')"
         )
+        if args.k == 2:
+            print(
+                "# k = 2: the ratio fell from epsilon 1 to 2 on preferential-attachment graphs of 200-1,000 "
+                "nodes (round 1 then aims at the dense end and misses the largest degree more often); agg "
+                "does not fall there (docs/staircase-measurements.md, 'Other k')"
+            )
         if args.k == 1:
             print(
                 "# k = 1: no front to cover; one round with all of epsilon, a degree prior at epsilon 0.2 "
@@ -443,4 +449,10 @@ def _explain_released_graph(args, n: int) -> int:
         "# the released graph itself is not printed, only its picks (post-processing of it); "
         "approach='staircase' runs the private staircase instead"
     )
+    if args.k == 2:
+        print(
+            "# k = 2: agg was the safer choice at epsilon 10 on a hub joined to a clique of about sqrt(n) "
+            "nodes (0.99-1.00 against 1.00): a clique member with a few false edges looks like a new front "
+            "point as large as the hub's (docs/staircase-measurements.md, 'Other k')"
+        )
     return 0

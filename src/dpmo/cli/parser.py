@@ -147,8 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
         "the graph released by randomized response on every node pair and its greedy hypervolume picks, "
         "below that the private staircase; staircase = the private staircase at every epsilon; agg can be "
         "ahead at epsilon 0.5-2 on graphs with few triangles, where the top degrees barely stand out, and "
-        "for one pick (-k 1) on small preferential-attachment graphs below the released graph's epsilon "
-        "(--explain)",
+        "for one pick (-k 1) on small preferential-attachment graphs below the released graph's epsilon, "
+        "and for two (-k 2) on a hub joined to a clique at epsilon 10 (--explain)",
         weights=_defaults.GRAPH_WEIGHTS,
         weight_names=("W_DEGREE", "W_EGO"),
     )
