@@ -386,8 +386,9 @@ def explain_topk(args, n: int) -> int:
         if args.k == 2:
             print(
                 "# k = 2: the ratio fell from epsilon 1 to 2 on preferential-attachment graphs of 200-1,000 "
-                "nodes (round 1 then aims at the dense end and misses the largest degree more often); agg "
-                "does not fall there (docs/staircase-measurements.md, 'Other k')"
+                "nodes (after a first pick that is not the largest degree, round 2 then aims at the dense "
+                "end, which it cannot yet single out, instead of taking the largest degree); agg does not "
+                "fall there (docs/staircase-measurements.md, 'Other k')"
             )
         if args.k == 1:
             print(
