@@ -191,17 +191,17 @@ def run_cell(case, approach: str, eps: float, runs: int) -> dict:
     }
 
 
-def table_rows(approaches, epsilons, runs: int) -> list[dict]:
+def table_rows(approaches, epsilons, runs: int, k: int = 3) -> list[dict]:
     """The tables side's rows (``benchmarks/front_tables.py``'s ``run_tables``, the general-tables side of
     issue 38: generated candidate tables with 2-5 objectives, mixed scales, ties, minimised columns and heavy
-    tails), or an empty list without that module."""
+    tails) for ``k`` picks, or an empty list without that module."""
     try:
         import front_tables  # noqa: PLC0415 - optional
     except ImportError:
         print("tables: benchmarks/front_tables.py not found; skipped", flush=True)
         return []
     out = []
-    for row in front_tables.run_tables(list(approaches), list(epsilons), runs):
+    for row in front_tables.run_tables(list(approaches), list(epsilons), runs, k=k):
         if isinstance(row, dict):
             out.append(row)
             continue
@@ -309,7 +309,7 @@ def main(argv=None) -> None:
                     f.flush()
                     print(row, flush=True)
         if a.part in ("tables", "all"):
-            for row in table_rows([x for x in a.approaches if x in APPROACHES], a.epsilons, a.runs):
+            for row in table_rows([x for x in a.approaches if x in APPROACHES], a.epsilons, a.runs, a.k):
                 if (row["case"], row["approach"], float(row["epsilon"])) in seen:
                     continue
                 w.writerow({key: row.get(key, "") for key in FIELDS})

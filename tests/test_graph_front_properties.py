@@ -289,3 +289,19 @@ def test_the_robustness_benchmark_runs_and_resumes(tmp_path, capsys):
     assert text.count("worst shortfall vs agg") == 2  # the targets of the default and of the fixed settings
     main(args)
     assert len(list(csv.DictReader(out.open()))) == 12  # resumed: nothing added
+
+
+def test_the_robustness_benchmark_passes_k_to_the_tables(monkeypatch):
+    """``--k`` reaches the tables' side too (``front_tables.run_tables(..., k=K)``), not only the graphs."""
+    import bench_front_robust
+    import front_tables
+
+    seen = []
+
+    def fake(approaches, epsilons, runs, k=3, **_):
+        seen.append(k)
+        return [("t", approaches[0], epsilons[0], 0.5, 0.0, 0.0)]
+
+    monkeypatch.setattr(front_tables, "run_tables", fake)
+    rows = bench_front_robust.table_rows(["agg"], [1.0], 2, 5)
+    assert seen == [5] and rows[0]["case"] == "t" and rows[0]["hv_ratio"] == 0.5
