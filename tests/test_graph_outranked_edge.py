@@ -133,3 +133,11 @@ def test_exact_audit_of_the_last_round_with_the_lift_on_all_graphs_with_five_nod
         graph_chebyshev.outranked_edge = original
     with pytest.raises(AssertionError):
         audit_scores(bad, (0.5, 4.0))
+
+
+@pytest.mark.parametrize(
+    ("remaining", "top", "name"), [([0], [5], "top"), ([-1], [1], "remaining"), ([0.5], [1], "remaining")]
+)
+def test_outranked_edge_names_indices_out_of_range(remaining, top, name):
+    with pytest.raises(ValueError, match=f"^{name} must be node indices in 0 .. 1"):
+        outranked_edge(1.0, [1, 2], remaining, top)

@@ -92,3 +92,9 @@ def test_cli_says_it_in_one_line_on_stderr_and_prints_only_the_picks(tmp_path, c
     assert mixed_ranges_note(objs, approach) in lines[0]  # the library's wording, not a second one
     assert main([*base, "--objective", "a=0.001@0.5:1", "--objective", "b=1@0:300", "--seed", "0"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("bad", [None, 3, "ab"])
+def test_mixed_ranges_refuses_what_is_not_a_sequence_of_objectives(bad):
+    with pytest.raises(TypeError, match="objectives must be a sequence"):
+        mixed_ranges(bad)

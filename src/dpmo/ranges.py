@@ -27,7 +27,7 @@ class MixedRangesWarning(UserWarning):
 def mixed_ranges(objectives) -> tuple[list[str], list[str]]:
     """``(declared, undeclared)``: the labels of the objectives with and without a declared range (their
     names when those tell them apart, else ``objective i``, from 1); both non-empty exactly when the table is
-    mixed. O(m).
+    mixed. O(m). A ``TypeError`` names ``objectives`` when it is not a sequence.
 
     Examples
     --------
@@ -37,6 +37,9 @@ def mixed_ranges(objectives) -> tuple[list[str], list[str]]:
     >>> mixed_ranges([a, b]), mixed_ranges([a, a, b])
     ((["'a'"], ["'b'"]), (['objective 1', 'objective 2'], ['objective 3']))
     """
+    if isinstance(objectives, (str, bytes)) or not hasattr(objectives, "__iter__"):
+        raise TypeError(f"objectives must be a sequence of dpmo.Objective, got {type(objectives).__name__}")
+    objectives = list(objectives)
     names = [getattr(o, "name", None) for o in objectives]
     named = None not in names and len(set(names)) == len(names)
     declared, undeclared = [], []

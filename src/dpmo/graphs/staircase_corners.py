@@ -121,8 +121,19 @@ def outranked_edge(edge: float, degrees, remaining, top) -> np.ndarray:
     [0.0, 29.0]
     """
     deg = np.asarray(degrees, dtype=np.float64)
-    d = deg[np.asarray(remaining, dtype=np.intp)]
+    rem, tops = _node_indices(remaining, deg.size, "remaining"), _node_indices(top, deg.size, "top")
+    d = deg[rem]
     out = float(edge) - d
-    if len(top):
-        out = np.maximum(out, d - float(np.min(deg[np.asarray(top, dtype=np.intp)])))
+    if tops.size:
+        out = np.maximum(out, d - float(np.min(deg[tops])))
     return out
+
+
+def _node_indices(x, n: int, name: str) -> np.ndarray:
+    """``x`` as node indices in ``0 .. n - 1`` (a ``ValueError`` naming ``name`` otherwise)."""
+    idx = np.asarray(x)
+    if idx.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    if idx.ndim != 1 or idx.dtype.kind not in "iu" or idx.min() < 0 or idx.max() >= n:
+        raise ValueError(f"{name} must be node indices in 0 .. {n - 1} (1-D integers), got {x!r:.80}")
+    return idx.astype(np.intp)
