@@ -387,8 +387,9 @@ def explain_topk(args, n: int) -> int:
             print(
                 "# k = 2: the ratio fell from epsilon 1 to 2 on preferential-attachment graphs of 200-1,000 "
                 "nodes (after a first pick that is not the largest degree, round 2 then aims at the dense "
-                "end, which it cannot yet single out, instead of taking the largest degree); agg does not "
-                "fall there (docs/staircase-measurements.md, 'Other k')"
+                "end, which it cannot yet single out, instead of taking the largest degree), and from 0.5 to "
+                "1 on GitHub and Enron, where the largest degree goes on offer; agg does not fall there "
+                "(docs/staircase-measurements.md, 'Other k')"
             )
         if args.k == 1:
             print(
