@@ -19,13 +19,14 @@ import pkgutil
 import re
 import subprocess
 import sys
-import warnings
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import dpmo
 from dpmo.chebyshev import chebyshev_selection_scores, default_directions
@@ -207,23 +208,76 @@ def test_the_gate_routing_is_never_false_where_a_round_has_the_gate():
     assert spark_tables._may_gate(appr, 10, 3, 1e6, 0.0)
 
 
-def test_above_the_driver_limit_the_gate_is_off_and_the_call_says_so(table, monkeypatch):
-    """Where the gate may be on but the table has more rows than DRIVER_MAX_ROWS (lowered here to 4 for the
-    six rows), chebyshev runs on the executors without the gate and warns at the caller's line (public: n
-    and the budget); within the limit nothing is said (at moderate budgets ``_may_gate`` is False: the
-    routing test above)."""
-    kw = dict(
-        objectives={"a": 1.0, "b": (2.0, "min")}, id_column="id", approach="chebyshev", rng=3, exact=False
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_the_executors_gated_scores_are_the_in_memory_ones(data):
+    """Round ``j``'s gated scores as the executors compute them (:func:`dpmo.spark.gated.gated_score_batches`
+    on two batches, the front reduced from the batches' fronts) equal those of the in-memory chebyshev
+    rounds on the same rows and picks, with the same sensitivity ``S`` (:func:`round_gates`): ties, a
+    minimised column, 2-3 objectives, local and global sensitivity."""
+    import pandas as pd
+
+    from dpmo.chebyshev import ChebyshevApproach
+    from dpmo.spark.gated import _front_batches, gated_score_batches, reduce_front, round_gates
+    from dpmo.spark.scores import ScoreSpec, table_objectives
+
+    m = data.draw(st.integers(2, 3))
+    n = data.draw(st.integers(4, 12))
+    sensitivity = data.draw(st.sampled_from(["local", "global"]))
+    cols = {f"o{i}": np.array(data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)), float)
+            for i in range(m)}  # fmt: skip
+    inner = [(f"o{i}", float(data.draw(st.sampled_from([0.5, 1.0, 2.0]))), "min" if i == 1 else "max")
+             for i in range(m)]  # fmt: skip
+    k = min(3, n)
+    j = data.draw(st.integers(0, k - 1))
+    chosen = data.draw(st.lists(st.integers(0, n - 1), min_size=j, max_size=j, unique=True))
+    remaining = np.setdiff1d(np.arange(n), chosen)
+    eps = 1e6
+    objs = table_objectives(cols, inner)
+    rounds = ChebyshevApproach().rounds(objs, None, sensitivity, None)
+    rounds.begin(j, eps)
+    want, S = rounds.scores(list(chosen), remaining)
+    appr = ChebyshevApproach()
+    spec = ScoreSpec("chebyshev", sensitivity, None, *spark_tables._chebyshev_settings(appr, k, m))
+    gates = round_gates(inner, spec, n, k, [eps] * k)
+    assert (gates[j] is None) == (S == 1.0) and (gates[j] is None or gates[j][1] == S)
+    frame = pd.DataFrame({"id": np.arange(n), **cols})
+    batches = [frame.iloc[: n // 2], frame.iloc[n // 2 :]]
+    front = reduce_front(np.concatenate([b.to_numpy().T for b in _front_batches(batches, inner)], axis=1))
+    W = np.stack([o.values for o in objs])
+    out = pd.concat(gated_score_batches(iter(batches), "id", inner, spec, j, W[:, chosen], list(chosen),
+                                        front, None if gates[j] is None else gates[j][0]))  # fmt: skip
+    assert out["id"].tolist() == remaining.tolist()
+    np.testing.assert_allclose(out["s0"].to_numpy(), want, rtol=1e-12, atol=0.0)
+
+
+@pytest.mark.slow
+def test_above_the_driver_limit_chebyshev_keeps_its_gate_on_the_executors(spark, monkeypatch):
+    """Where the gate is on and the table has more rows than DRIVER_MAX_ROWS (lowered here to 4 for six
+    rows), the gated rounds run on the executors: no pick is dominated (the in-memory rounds without the
+    gate take (9, 9), in the shadow of (10, 10), and (2, 2)), the picks are the in-memory ones, and so
+    are the budget records (labels, epsilons, sensitivities)."""
+    from dpmo.chebyshev import ChebyshevApproach
+
+    a, b = [10.0, 9.0, 0.0, 20.0, 1.0, 2.0], [10.0, 9.0, 20.0, 0.0, 1.0, 2.0]
+    ids = ["p", "q", "r", "s", "t", "u"]
+    df = spark.createDataFrame(list(zip(ids, a, b, strict=True)), "id string, a double, b double")
+    objs = [dpmo.Objective(np.array(a), 1.0, name="o0"), dpmo.Objective(np.array(b), 1.0, name="o1")]
+    ungated = dpmo.select_multiobjective(objs, 1e6, k=3, approach=ChebyshevApproach(ties=False), rng=0,
+                                         exact=False)  # fmt: skip
+    assert [ids[i] for i in ungated] == ["p", "q", "u"]  # the control: dominated picks without the gate
+    b_mem = dpmo.Budget(1e6)
+    mem = dpmo.select_multiobjective(
+        objs, 1e6, k=3, approach="chebyshev", rng=0, exact=False, budget=b_mem, what="spark.select"
     )
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        within = spark_tables.select(table, 2, 1e6, **kw)
-        assert not [w for w in seen if "DRIVER_MAX_ROWS" in str(w.message)]
-        monkeypatch.setattr(spark_tables, "DRIVER_MAX_ROWS", 4)
-        above = spark_tables.select(table, 2, 1e6, **kw)
-    said = [w for w in seen if "DRIVER_MAX_ROWS" in str(w.message)]
-    assert len(said) == 1 and said[0].filename == __file__ and "6 rows" in str(said[0].message)
-    assert len(within) == len(above) == 2 and set(above) <= set(IDS)
+    monkeypatch.setattr(spark_tables, "DRIVER_MAX_ROWS", 4)
+    b_spark = dpmo.Budget(1e6)
+    got = spark_tables.select(df, 3, 1e6, objectives={"a": 1.0, "b": 1.0}, id_column="id",
+                              approach="chebyshev", rng=5, budget=b_spark)  # fmt: skip
+    assert got[0] == "p" and set(got) == {ids[i] for i in mem} == {"p", "r", "s"}
+    records = [[(r.what, r.epsilon, r.sensitivity, r.candidates) for r in b.ledger] for b in (b_spark, b_mem)]
+    assert records[0] == records[1]
+    assert all("Pareto gate" in r.what for r in b_spark.ledger)
 
 
 # ------------------------------------------------------------------------------------------ budget

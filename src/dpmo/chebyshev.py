@@ -34,7 +34,7 @@ import numpy as np
 
 from . import _defaults
 from ._validation import check_choice, check_int, check_real, check_shares
-from .chebyshev_gate import gate_on, gated_scores
+from .chebyshev_gate import gate_on, gated_scores, round_gate_parameters
 from .dampening import dampen, dampen_over, saturate
 from .pareto import SENSITIVITY_MODES, check_objectives
 from .ranges import warn_mixed_ranges
@@ -411,16 +411,13 @@ class _ChebyshevRounds(Rounds):
         # the Pareto gate at negligible noise (docs/pareto.md, "The Pareto gate"): public weights from d, the
         # sensitivities in range units; span (1 + rho m') / S_c inside declared ranges, else gate_span's
         d = np.array([float(o.global_sensitivity) / objective_scale(o)[1] for o in self.objectives])
-        used, e = np.flatnonzero(w > 0), np.minimum(d, 1.0)
-        rho = AUGMENT / used.size
-        S_c = float(np.max((w[used].min() / w[used]) * d[used]) + rho * np.sum(d[used]))
         ranged = all(o.bounds is not None for o in self.objectives)
-        span = (1.0 + rho * used.size) / S_c if ranged else None  # None: gate_span (no declared range)
-        if not gate_on(remaining.size, self.epsilon, S_c, span, e[used]):
+        _, e, S_c, span = round_gate_parameters(w, d, ranged, AUGMENT)  # span None: gate_span (no range)
+        if not gate_on(remaining.size, self.epsilon, S_c, span, e):
             return s, 1.0  # the usual case: no O(n m) work for a gate that is off
         # the gate reads dominance only, unit-free: of the values as declared (not their rounded quotients)
         W = np.stack([o.values for o in self.objectives])
-        out = gated_scores(s, span, S_c, W, e[used], chosen, remaining, self.epsilon, self._gate)
+        out = gated_scores(s, span, S_c, W, e, chosen, remaining, self.epsilon, self._gate)
         if out[1] != 1.0:
             self.score_name += " + Pareto gate (negligible noise)"
         return out

@@ -39,6 +39,7 @@ __all__ = [
     "gate_span",
     "gate_weights",
     "gate_on",
+    "round_gate_parameters",
     "gated_scores",
     "gated_argmax_picks",
 ]
@@ -159,6 +160,31 @@ def gate_on(n_left: int, epsilon: float | None, scale: float, span, e) -> bool:
     (False, True)
     """
     return gate_weights(n_left, epsilon, scale, span, e) is not None
+
+
+def round_gate_parameters(direction, d, ranged: bool, augment: float):
+    """``(used, e, S_c, span)`` of a Chebyshev round along ``direction`` (public): the objectives it weighs
+    (``used``, the indices with a positive weight), their sensitivities in range units capped at 1 (``e``,
+    from ``d``, every objective's sensitivity over its unit), the Chebyshev score's divisor ``S_c =
+    max_i (w_min / w_i) d_i + rho sum_i d_i`` with ``rho = augment / |used|``, and the score's span inside
+    the declared ranges, ``(1 + rho |used|) / S_c``, or None when some objective declares no range
+    (``ranged`` False: :func:`gate_span` then). The in-memory rounds
+    (:class:`dpmo.chebyshev.ChebyshevApproach`) and :func:`dpmo.spark.select` read the gate's weights
+    (:func:`gate_weights`) from these. O(m).
+
+    Examples
+    --------
+    >>> from dpmo.chebyshev_gate import round_gate_parameters
+    >>> used, e, S_c, span = round_gate_parameters([1.0, 1.0], [1.0, 1.0], False, 0.01)
+    >>> used.tolist(), e.tolist(), S_c, span
+    ([0, 1], [1.0, 1.0], 1.01, None)
+    """
+    w, d = np.asarray(direction, dtype=np.float64), np.asarray(d, dtype=np.float64)
+    used = np.flatnonzero(w > 0)
+    rho = float(augment) / used.size
+    S_c = float(np.max((w[used].min() / w[used]) * d[used]) + rho * np.sum(d[used]))
+    span = (1.0 + rho * used.size) / S_c if ranged else None
+    return used, np.minimum(d, 1.0)[used], S_c, span
 
 
 def gated_scores(score, span, scale: float, W, e, chosen, remaining, epsilon, cache=None):

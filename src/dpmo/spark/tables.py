@@ -11,7 +11,9 @@ candidate computed on the private data, with its declared global sensitivity: th
 * ``approach="pareto"`` (the Pareto score of a candidate depends on all the others), ``exact=True`` and
   ``chebyshev`` where a round's Pareto gate may be on (it reads every candidate: :func:`_may_gate`):
   the objective columns are collected to the driver (at most :data:`DRIVER_MAX_ROWS` rows) and the
-  in-memory pipeline (:func:`dpmo.select_multiobjective`, the one ``dpmo select`` calls) runs there.
+  in-memory pipeline (:func:`dpmo.select_multiobjective`, the one ``dpmo select`` calls) runs there;
+  ``chebyshev`` on a larger table runs its gated rounds on the executors, one pass each
+  (:mod:`dpmo.spark.gated`).
 
 Every epsilon is recorded in the :class:`dpmo.Budget` on the driver, right before the executors are asked
 to draw the noise it pays for; the budget never leaves the driver.
@@ -29,7 +31,6 @@ from pyspark.sql import types as T
 
 from .. import _defaults
 from .._validation import check_choice, check_epsilon, check_exact, check_k, check_random_state
-from .._warnings import warn_at_caller
 from ..accounting import check_delta
 from ..aggregate import AggregateApproach
 from ..budget import Budget, resolve_budget
@@ -40,6 +41,7 @@ from ..epsilons import exact_epsilon
 from ..mechanisms import MECHANISMS
 from ..selection import SENSITIVITIES, get_approach, round_parts, select_multiobjective
 from .checks import check_table_objectives, check_table_schema, column, scan_table
+from .gated import gated_picks, round_gates
 from .sampling import driver_entropy, executor_rounds, private_picks, round_recorder
 from .scores import ScoreSpec, table_objectives, table_score_batches, table_sensitivities
 from .session import estimated_rows, library_call, worker_udfs
@@ -296,11 +298,9 @@ def _run(
     values = [column(c).cast("double").alias(f"o{i}") for i, c in enumerate(names)]
     key = F.monotonically_increasing_id() if id_column is None else column(id_column)
     on_executors = not exact and isinstance(appr, (AggregateApproach, ChebyshevApproach))
-    if on_executors and _may_gate(appr, n, k, total, delta):
-        if n <= DRIVER_MAX_ROWS:
-            on_executors = False  # the Pareto gate reads every candidate: the in-memory law, on the driver
-        else:
-            warn_at_caller(gate_off_message(n), UserWarning)
+    gated = on_executors and _may_gate(appr, n, k, total, delta)
+    if gated and n <= DRIVER_MAX_ROWS:
+        on_executors = False  # the Pareto gate reads every candidate: the in-memory law, on the driver
     if not on_executors:
         if n > DRIVER_MAX_ROWS:
             raise ValueError(
@@ -340,6 +340,9 @@ def _run(
             else:
                 budget.spend(parts[0], f"{_LABEL}: round 1 of 1 (one candidate left, no data used)")
         return [[only] for _ in range(trials)]
+    rounds = executor_rounds(static, total, parts, k, sens)
+    gates = round_gates(inner, spec, n, k, [r[1] for r in rounds]) if gated else [None] * k
+    per_round = any(g is not None for g in gates)  # above DRIVER_MAX_ROWS: the gated rounds, one pass each
     before = round_recorder(
         budget,
         total=total,
@@ -348,35 +351,27 @@ def _run(
         n=n,
         static=static,
         mechanism=mechanism,
-        sensitivities=sens,
+        sensitivities=[sens[j] if g is None else g[1] for j, g in enumerate(gates)] if per_round else sens,
         label=_LABEL,
-        score_name=partial(_score_name, spec),
-        trials=trials,
+        score_name=partial(_score_name, spec, gates),
+        trials=1 if per_round else trials,
     )
     frame = df.select(key.alias("id"), *values)
+    if per_round:
+        picks = gated_picks(frame, "id", inner, spec, n, k, rounds, gates, mechanism=mechanism,
+                            entropy=driver_entropy(gen), before=before, trials=trials)  # fmt: skip
+        return picks if id_column is not None else _row_numbers(picks, scan.partition_rows)
     fields = [T.StructField("id", frame.schema["id"].dataType, False)]
     fields += [T.StructField(f"s{j}", T.DoubleType(), False) for j in range(spec.columns)]
     with worker_udfs(df.sparkSession):
         scores = frame.mapInPandas(
             partial(table_score_batches, key="id", objectives=inner, spec=spec), T.StructType(fields)
         )
-    rounds = executor_rounds(static, total, parts, k, sens)
     entropy = driver_entropy(gen)
     picks = private_picks(
         scores, k, rounds, static=static, mechanism=mechanism, entropy=entropy, before=before, trials=trials
     )
     return picks if id_column is not None else _row_numbers(picks, scan.partition_rows)
-
-
-def gate_off_message(n: int) -> str:
-    """What :func:`select` warns when ``chebyshev``'s Pareto gate may be on but the table has more than
-    :data:`DRIVER_MAX_ROWS` rows (public: ``n``): the rounds run on the executors without the gate."""
-    return (
-        f"approach='chebyshev' at this epsilon would have its Pareto gate (no pick dominated without noise, "
-        f"docs/pareto.md), which runs on the driver, but the table has {n} rows, more than DRIVER_MAX_ROWS = "
-        f"{DRIVER_MAX_ROWS}: the rounds run on the executors without it, and a pick may be dominated; raise "
-        "dpmo.spark.tables.DRIVER_MAX_ROWS with the driver's memory to keep it"
-    )
 
 
 def _may_gate(appr, n: int, k: int, total, delta) -> bool:
@@ -391,12 +386,14 @@ def _may_gate(appr, n: int, k: int, total, delta) -> bool:
     return gate_weights(max(n - k + 1, 1), upper, 1.0, None, [1.0]) is not None
 
 
-def _score_name(spec: ScoreSpec, j: int) -> str:
-    """What round ``j`` samples from, in the words of the in-memory pipeline's budget records."""
+def _score_name(spec: ScoreSpec, gates, j: int) -> str:
+    """What round ``j`` samples from, in the words of the in-memory pipeline's budget records (``gates``:
+    :func:`dpmo.spark.gated.round_gates`, None where the gate is off)."""
     if spec.approach == "agg":
         return "dampened aggregate" if spec.sensitivity == "local" else "aggregate"
     unit = "dampened objectives" if spec.sensitivity == "local" else "objectives / their global sensitivities"
-    return f"Chebyshev scalarisation of the {unit} along {spec.directions[j].tolist()}"
+    gate = " + Pareto gate (negligible noise)" if gates[j] is not None else ""
+    return f"Chebyshev scalarisation of the {unit} along {spec.directions[j].tolist()}{gate}"
 
 
 def _row_numbers(picks: list[list], partition_rows: dict[int, int]) -> list[list]:
