@@ -121,7 +121,9 @@ def select(
         As in :func:`dpmo.select_multiobjective` (the default of ``dpmo select``). ``"agg"`` and
         ``"chebyshev"`` (or a configured :class:`dpmo.chebyshev.ChebyshevApproach`) run on the
         executors; ``"pareto"`` (and any other registered approach) on the driver, for at most
-        :data:`DRIVER_MAX_ROWS` rows.
+        :data:`DRIVER_MAX_ROWS` rows. ``"chebyshev"`` at a budget where a round's Pareto gate may be on
+        (``docs/pareto.md``, "Without declared ranges") runs on the driver up to that many rows and
+        above it on the executors, one pass per round (:mod:`dpmo.spark.gated`).
     weights : sequence of float, optional
         One per objective, required by ``"agg"`` (refused by the others).
     sensitivity : {"local", "global"}, default "local"
@@ -166,7 +168,9 @@ def select(
     Cost: one scan of the table (the checks), then for ``"agg"`` / ``"chebyshev"`` the scores (O(rows m)
     per partition), one pass for the ``k`` largest scores and one of noise; the driver receives O(k)
     rows per partition (O(k^2) for the per-round plans). The driver path collects ``rows x (m + 1)``
-    values and costs what :func:`dpmo.select_multiobjective` costs.
+    values and costs what :func:`dpmo.select_multiobjective` costs. The gated rounds above
+    :data:`DRIVER_MAX_ROWS`: one pass for the table's front (the batches' fronts reach the driver), then
+    four passes per round.
 
     Examples
     --------
