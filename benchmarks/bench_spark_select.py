@@ -16,6 +16,11 @@ PrivAgg (weights 1, 1, sensitivities 1 and 2, ``b`` minimised) and the float sam
 * ``spark_agg`` and ``spark_chebyshev``: :func:`dpmo.spark.select` in a local Spark session (``local[2]``,
   shuffle partitions as given), with the id column;
 
+and with ``--gated``, ``chebyshev`` at ``epsilon = 1e6`` with ``k = 3``, where its Pareto gate is on:
+``spark_chebyshev_gated_driver`` (the table's columns to the driver, the in-memory pipeline: the path up to
+``DRIVER_MAX_ROWS`` rows) and ``spark_chebyshev_gated_executors`` (``DRIVER_MAX_ROWS`` lowered below the
+table's rows: the gated rounds on the executors, one pass each, :mod:`dpmo.spark.gated`);
+
 each ``--repeat`` times after one warm-up call, reporting the wall time and the CPU seconds (user + system)
 of every process involved (this one, the JVM, the Python workers; polled from ``/proc``, as
 ``bench_spark.py`` does), their medians, and the load average. Nothing is asserted (timings do not belong in
@@ -107,7 +112,9 @@ def _timed(poller: MemoryPoller, fn, repeat: int) -> dict:
     }
 
 
-def run(parquet: str, repeat: int, partitions: int, driver_memory: str, what: list[str]) -> dict:
+def run(
+    parquet: str, repeat: int, partitions: int, driver_memory: str, what: list[str], gated: bool = False
+) -> dict:
     import pyarrow.parquet as pq
 
     poller = MemoryPoller()
@@ -144,9 +151,27 @@ def run(parquet: str, repeat: int, partitions: int, driver_memory: str, what: li
                 )
 
             result[f"spark_{approach}"] = _timed(poller, call, repeat)
+        if gated:
+            from dpmo.spark import tables as spark_tables
+
+            limit = spark_tables.DRIVER_MAX_ROWS
+
+            def gated_call():
+                return dpmo_spark.select(
+                    df, 3, 1e6, objectives=objectives, id_column="id", approach="chebyshev"
+                )
+
+            result["spark_chebyshev_gated_driver"] = _timed(poller, gated_call, repeat)
+            spark_tables.DRIVER_MAX_ROWS = rows - 1
+            try:
+                result["spark_chebyshev_gated_executors"] = _timed(poller, gated_call, repeat)
+            finally:
+                spark_tables.DRIVER_MAX_ROWS = limit
         result["shuffle_partitions"] = partitions
     result["memory_and_cpu"] = poller.stop()
-    for key in ("memory_library", "memory_cli", "spark_agg", "spark_chebyshev"):
+    keys = ("memory_library", "memory_cli", "spark_agg", "spark_chebyshev", "spark_chebyshev_gated_driver",
+            "spark_chebyshev_gated_executors")  # fmt: skip
+    for key in keys:
         if key in result:
             result[key]["cpu_us_per_row"] = round(result[key]["median_cpu_s"] / rows * 1e6, 3)
     return result
@@ -166,11 +191,12 @@ def main(argv=None) -> int:
     r.add_argument("--partitions", type=int, default=4)
     r.add_argument("--driver-memory", default="4g")
     r.add_argument("--what", nargs="+", choices=("memory", "spark"), default=["memory", "spark"])
+    r.add_argument("--gated", action="store_true", help="also chebyshev with its Pareto gate (epsilon 1e6)")
     args = parser.parse_args(argv)
     if args.cmd == "generate":
         result = generate(int(args.rows), args.out)
     else:
-        result = run(args.parquet, args.repeat, args.partitions, args.driver_memory, args.what)
+        result = run(args.parquet, args.repeat, args.partitions, args.driver_memory, args.what, args.gated)
     print(json.dumps(result, indent=2))
     return 0
 
