@@ -17,7 +17,8 @@ imports pyspark; ``from dpmo import spark`` does.
 
 Layout: :mod:`.tables` (:func:`select`), :mod:`.checks` (the table's checks), :mod:`.scores` (the
 per-candidate scores of PrivAgg and PrivChebyshev), :mod:`.sampling` (the Spark passes, the plans of the
-``k`` picks and their budget records), :mod:`.noise` (report-noisy-max kernels), :mod:`.session` (what
+``k`` picks and their budget records), :mod:`.gated` (PrivChebyshev's Pareto gate above the driver's limit,
+one pass per round), :mod:`.noise` (report-noisy-max kernels), :mod:`.session` (what
 every call on Spark does first: the workers' Python checked before any job, shuffle partitions chosen
 from the data and the cores when the user has not set them, quiet output; with :mod:`.workers`) and
 :mod:`.blocks` (shuffles of numpy arrays in blocks). :mod:`dpmo.graphs.spark`
