@@ -251,6 +251,18 @@ def test_the_executors_gated_scores_are_the_in_memory_ones(data):
     np.testing.assert_allclose(out["s0"].to_numpy(), want, rtol=1e-12, atol=0.0)
 
 
+def test_the_gated_helpers_refuse_bad_arguments_by_name():
+    from dpmo.spark.gated import reduce_front, round_gates
+    from dpmo.spark.scores import ScoreSpec
+
+    for bad in (np.array([1.0, 2.0]), np.array([[1.0, np.nan]])):
+        with pytest.raises(ValueError, match="^P must be a finite 2-D array"):
+            reduce_front(bad)
+    spec = ScoreSpec("chebyshev", "global", None, np.ones((1, 1)), np.zeros((1, 1)))
+    with pytest.raises(ValueError, match="one entry per round"):
+        round_gates([("a", 1.0, "max")], spec, 10, 2, [1.0, 1.0])
+
+
 @pytest.mark.slow
 def test_above_the_driver_limit_chebyshev_keeps_its_gate_on_the_executors(spark, monkeypatch):
     """Where the gate is on and the table has more rows than DRIVER_MAX_ROWS (lowered here to 4 for six

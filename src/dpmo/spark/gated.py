@@ -95,6 +95,8 @@ def reduce_front(P) -> np.ndarray:
     [[0.0, 3.0], [2.0, 1.0]]
     """
     P = np.asarray(P, dtype=np.float64)
+    if P.ndim != 2 or not np.isfinite(P).all():
+        raise ValueError(f"P must be a finite 2-D array (objectives x points), got shape {P.shape}")
     if P.shape[1] == 0:
         return P
     P = np.unique(P, axis=1)
@@ -116,6 +118,8 @@ def round_gates(objectives, spec: ScoreSpec, n: int, k: int, epsilons) -> list[t
     >>> [g is None for g in round_gates([("a", 1.0, "max"), ("b", 1.0, "max")], spec, 400, 2, [1.0, 1e6])]
     [True, False]
     """
+    if len(epsilons) < k or len(spec.directions) < k:
+        raise ValueError(f"epsilons and spec.directions need one entry per round (k = {k})")
     placeholder = table_objectives({c: np.zeros(1) for c, _, _ in objectives}, objectives)
     d = np.array([float(o.global_sensitivity) / objective_scale(o)[1] for o in placeholder])
     out = []
