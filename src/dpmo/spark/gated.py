@@ -7,10 +7,10 @@ earlier picks. Both read other candidates, so these rounds cannot draw their noi
 pass (:mod:`dpmo.spark.sampling`). :func:`gated_picks` runs them as the in-memory pipeline does, on a table
 too large for the driver (above :data:`dpmo.spark.tables.DRIVER_MAX_ROWS` rows):
 
-* ``Dm``: every partition keeps the candidates that no other candidate of its batch dominates (a candidate
-  the whole table leaves undominated is among them); the driver reduces them to the table's non-dominated
-  points ``F`` (:func:`front_points`), and a candidate is dominated exactly when a point of ``F`` dominates
-  it (dominance is transitive and the table is finite);
+* ``Dm``: every partition keeps the candidates that no other candidate of the partition dominates (a
+  candidate the whole table leaves undominated is among them); the driver reduces them to the table's
+  non-dominated points ``F`` (:func:`front_points`), and a candidate is dominated exactly when a point of
+  ``F`` dominates it (dominance is transitive and the table is finite);
 * round ``j``: the picks so far (their values) and ``F`` go to the executors, which compute each remaining
   candidate's Chebyshev score plus ``gamma G`` (:func:`gated_score_batches`: the library's own
   functions); the round's noise is drawn from them as the sequential plan draws it
@@ -21,8 +21,8 @@ declarations (:func:`dpmo.chebyshev_gate.gate_weights`), never from the data; a 
 samples its plain Chebyshev score with sensitivity 1, as in memory. The picks have the law of
 :func:`dpmo.select_multiobjective` on the same rows. Cost: one pass for the fronts, then per round one pass of
 scores, one of their best value, one of noise and one to read the pick's values; the driver holds the
-non-dominated points of the partitions' batches (the table's front, and at most every row for a table
-with no dominated row).
+non-dominated points of every partition (the table's front, and at most every row for a table with no
+dominated row).
 """
 
 from __future__ import annotations
@@ -54,18 +54,24 @@ def _declared(batch, objectives) -> np.ndarray:
 
 
 def _front_batches(batches, objectives):
-    """mapInPandas: the declared values of every batch's candidates that no other of the batch dominates."""
+    """mapInPandas: the declared values of the partition's candidates that no other of the partition
+    dominates (each batch's front merged into the partition's, so the driver gets one front per
+    partition)."""
+    front = None
     for batch in batches:
         if len(batch) == 0:
             continue
         W = _declared(batch, objectives)
-        keep = ~dominated_among(W)
-        yield pd.DataFrame({f"w{i}": W[i, keep] for i in range(W.shape[0])})
+        W = W if front is None else np.concatenate([front, W], axis=1)
+        front = reduce_front(W)
+    if front is not None:
+        yield pd.DataFrame({f"w{i}": front[i] for i in range(front.shape[0])})
 
 
 def front_points(frame: DataFrame, objectives) -> np.ndarray:
     """The table's non-dominated points, values as declared, shape (m, f) (duplicates kept once): every
-    batch's own front on the executors, reduced on the driver. O(rows log^(m - 1) rows) on the executors.
+    partition's own front on the executors, reduced on the driver. O(rows log^(m - 1) rows) on the
+    executors.
 
     Examples
     --------
