@@ -62,8 +62,8 @@ def _front_batches(batches, objectives):
         if len(batch) == 0:
             continue
         W = _declared(batch, objectives)
-        W = W if front is None else np.concatenate([front, W], axis=1)
-        front = reduce_front(W)
+        W = W[:, ~dominated_among(W)]  # the batch's front, then merged with the partition's so far
+        front = reduce_front(W if front is None else np.concatenate([front, W], axis=1))
     if front is not None:
         yield pd.DataFrame({f"w{i}": front[i] for i in range(front.shape[0])})
 
