@@ -136,8 +136,13 @@ def test_exact_audit_of_the_last_round_with_the_lift_on_all_graphs_with_five_nod
 
 
 @pytest.mark.parametrize(
-    ("remaining", "top", "name"), [([0], [5], "top"), ([-1], [1], "remaining"), ([0.5], [1], "remaining")]
+    ("remaining", "top", "name", "error"),
+    [
+        ([0], [5], "top", ValueError),
+        ([-1], [1], "remaining", ValueError),
+        ([0.5], [1], "remaining", TypeError),
+    ],
 )
-def test_outranked_edge_names_indices_out_of_range(remaining, top, name):
-    with pytest.raises(ValueError, match=f"^{name} must be node indices in 0 .. 1"):
+def test_outranked_edge_names_indices_out_of_range(remaining, top, name, error):
+    with pytest.raises(error, match=f"^{name} must "):
         outranked_edge(1.0, [1, 2], remaining, top)

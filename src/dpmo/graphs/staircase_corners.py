@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_indices
 from ..chebyshev import dampened_excess
 
 __all__ = ["degree_distance", "pick_degree_caps", "corner_scores", "outranked_edge"]
@@ -121,19 +122,9 @@ def outranked_edge(edge: float, degrees, remaining, top) -> np.ndarray:
     [0.0, 29.0]
     """
     deg = np.asarray(degrees, dtype=np.float64)
-    rem, tops = _node_indices(remaining, deg.size, "remaining"), _node_indices(top, deg.size, "top")
+    rem, tops = check_indices(remaining, deg.size, "remaining"), check_indices(top, deg.size, "top")
     d = deg[rem]
     out = float(edge) - d
     if tops.size:
         out = np.maximum(out, d - float(np.min(deg[tops])))
     return out
-
-
-def _node_indices(x, n: int, name: str) -> np.ndarray:
-    """``x`` as node indices in ``0 .. n - 1`` (a ``ValueError`` naming ``name`` otherwise)."""
-    idx = np.asarray(x)
-    if idx.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    if idx.ndim != 1 or idx.dtype.kind not in "iu" or idx.min() < 0 or idx.max() >= n:
-        raise ValueError(f"{name} must be node indices in 0 .. {n - 1} (1-D integers), got {x!r:.80}")
-    return idx.astype(np.intp)

@@ -169,9 +169,10 @@ def gated_score_batches(batches, key: str, objectives, spec: ScoreSpec, j: int, 
             if len(batch) == 0:
                 continue
         cols = {c: batch[c].to_numpy(dtype=np.float64) for c, _, _ in objectives}
-        s = candidate_scores(table_objectives(cols, objectives), one)[0][0]
+        objs = table_objectives(cols, objectives)
+        s = candidate_scores(objs, one)[0][0]
         if gamma is not None:
-            W = _declared(batch, objectives)
+            W = np.stack([o.values for o in objs])  # as declared: the values the scores were made from
             dm = dominated_among(np.concatenate([front, W], axis=1))[front.shape[1] :]
             G = 1.0 - dm.astype(np.float64)
             if picks.shape[1]:
